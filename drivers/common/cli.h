@@ -1,0 +1,47 @@
+/* Strict options for the drivers: --key=value on the command line and
+ * `key = value` lines in an input file (--input=FILE), one table for both.
+ * Unknown keys name the closest valid key, duplicates and malformed or
+ * out-of-range values are errors, command-line values override the file. */
+#ifndef HD_DRV_CLI_H
+#define HD_DRV_CLI_H
+
+#include <stddef.h>
+
+typedef enum {
+  CLI_INT,    /* long */
+  CLI_REAL,   /* double, finite */
+  CLI_STRING, /* char buffer of cap bytes */
+  CLI_CHOICE, /* int index into choices "a|b|c" */
+  CLI_FLAG,   /* int 0/1; "--x" alone means 1; values yes/no/1/0/true/false */
+  CLI_INTS,   /* up to cap longs, comma separated; *count gets the number */
+  CLI_REALS   /* up to cap doubles, comma separated */
+} cli_type;
+
+typedef struct cli_opt {
+  const char *name;
+  cli_type type;
+  void *dst;
+  const char *meta;    /* value placeholder for --help, or choices "a|b|c" */
+  const char *help;
+  double min, max;     /* inclusive range for numbers; min > max = no range */
+  int cap;             /* STRING: buffer size; INTS/REALS: capacity */
+  int *count;          /* INTS/REALS: how many were given */
+  int cli_only;        /* not accepted in input files */
+  int seen;            /* set by the parser: 0 default, 1 file, 2 command line */
+  int line;            /* input-file line that set it */
+} cli_opt;
+
+/* Parse argv (and the file named by the option "input", if the table has
+ * one and it is given).  Returns CLI_OK, CLI_ERROR (message in err, without
+ * the program name), or CLI_HELP / CLI_VERSION when those were asked for
+ * (the caller prints them). */
+enum { CLI_OK = 0, CLI_ERROR = -1, CLI_HELP = 1, CLI_VERSION = 2 };
+int cli_parse(cli_opt *opts, int argc, char **argv, char *err, size_t errlen);
+
+/* Print --help text for the table. */
+void cli_print_help(const cli_opt *opts, const char *prog, const char *summary);
+
+/* The option entry named name, or NULL. */
+cli_opt *cli_find(cli_opt *opts, const char *name);
+
+#endif

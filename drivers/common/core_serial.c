@@ -1,0 +1,3 @@
+/* Serial core: compiled with the same flags as OpenMP, loops on one thread. */
+#define HD_SERIAL 1
+#include "core_impl.h"

@@ -1,0 +1,156 @@
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void hd_dirname(const char *path, char *dir, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dir, n, ".");
+  } else if (slash == path) {
+    snprintf(dir, n, "/");
+  } else {
+    size_t len = (size_t)(slash - path);
+    if (len >= n) len = n - 1;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+  }
+}
+
+int hd_out_open(hd_out *o, const char *path, char *err, size_t n) {
+  char dir[4096];
+  const char *base = strrchr(path, '/');
+  int fd;
+  memset(o, 0, sizeof *o);
+  if (strlen(path) >= sizeof o->path) {
+    snprintf(err, n, "output path too long: %s", path);
+    return -1;
+  }
+  strcpy(o->path, path);
+  hd_dirname(path, dir, sizeof dir);
+  base = base ? base + 1 : path;
+  if (!*base) {
+    snprintf(err, n, "output path '%s' names a directory, not a file", path);
+    return -1;
+  }
+  if (strlen(dir) + strlen(base) + 10 >= sizeof o->tmp) {
+    snprintf(err, n, "output path too long: %s", path);
+    return -1;
+  }
+  memcpy(o->tmp, dir, strlen(dir));
+  sprintf(o->tmp + strlen(dir), "/.%s.XXXXXX", base);
+  fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    snprintf(err, n, "cannot write in directory '%s': %s", dir, strerror(errno));
+    o->tmp[0] = '\0';
+    return -1;
+  }
+  /* mkstemp creates 0600; outputs are ordinary files */
+  {
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+  }
+  o->f = fdopen(fd, "wb");
+  if (!o->f) {
+    snprintf(err, n, "cannot write '%s': %s", o->tmp, strerror(errno));
+    close(fd);
+    unlink(o->tmp);
+    o->tmp[0] = '\0';
+    return -1;
+  }
+  return 0;
+}
+
+int hd_out_write(hd_out *o, const void *p, size_t bytes) {
+  return fwrite(p, 1, bytes, o->f) == bytes ? 0 : -1;
+}
+
+int hd_out_commit(hd_out *o, char *err, size_t n) {
+  char dir[4096];
+  int fd;
+  if (!o->f) return 0;
+  if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
+    snprintf(err, n, "cannot write '%s': %s", o->path, strerror(errno));
+    hd_out_abort(o);
+    return -1;
+  }
+  if (fclose(o->f) != 0) {
+    o->f = NULL;
+    snprintf(err, n, "cannot write '%s': %s", o->path, strerror(errno));
+    hd_out_abort(o);
+    return -1;
+  }
+  o->f = NULL;
+  if (rename(o->tmp, o->path) != 0) {
+    snprintf(err, n, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
+    hd_out_abort(o);
+    return -1;
+  }
+  o->tmp[0] = '\0';
+  hd_dirname(o->path, dir, sizeof dir);
+  fd = open(dir, O_RDONLY);
+  if (fd >= 0) {
+    fsync(fd); /* make the rename durable; some file systems refuse, harmlessly */
+    close(fd);
+  }
+  return 0;
+}
+
+void hd_out_abort(hd_out *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  if (o->tmp[0]) unlink(o->tmp);
+  o->tmp[0] = '\0';
+}
+
+static int little_endian(void) {
+  const uint16_t one = 1;
+  return *(const unsigned char *)&one == 1;
+}
+
+int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays,
+                 int narrays) {
+  const int64_t cells = n[0] * n[1] * n[2];
+  uint64_t offset = 0;
+  int a, dim3 = n[2] > 1;
+  FILE *f = o->f;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"0 0 0\" "
+          "Spacing=\"%.17g %.17g %.17g\">\n"
+          "    <Piece Extent=\"0 %lld 0 %lld 0 %lld\">\n      <CellData Scalars=\"%s\">\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
+          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, (long long)n[0],
+          (long long)n[1], dim3 ? (long long)n[2] : 0LL, arrays[0].name);
+  for (a = 0; a < narrays; ++a) {
+    fprintf(f,
+            "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
+            arrays[a].single ? "Float32" : "Float64", arrays[a].name,
+            (unsigned long long)offset);
+    offset += sizeof(uint64_t) + (uint64_t)cells * (arrays[a].single ? 4 : 8);
+  }
+  fprintf(f, "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_");
+  for (a = 0; a < narrays; ++a) {
+    const uint64_t bytes = (uint64_t)cells * (arrays[a].single ? 4 : 8);
+    int64_t c;
+    if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
+    if (!arrays[a].single) {
+      if (hd_out_write(o, arrays[a].data, (size_t)bytes)) return -1;
+    } else {
+      float buf[4096];
+      for (c = 0; c < cells;) {
+        int m = 0;
+        for (; m < 4096 && c < cells; ++m, ++c) buf[m] = (float)arrays[a].data[c];
+        if (hd_out_write(o, buf, (size_t)m * sizeof(float))) return -1;
+      }
+    }
+  }
+  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,43 @@
+/* Driver outputs that never leave a half-written file behind.
+ *
+ * An hd_out writes into a temporary file in the target's directory; commit
+ * flushes, fsyncs, renames it over the target and fsyncs the directory.
+ * Drivers open all their outputs before the run (so an unwritable directory
+ * is reported at once) and commit them together at the end; on any failure
+ * they abort, which removes the temporaries and leaves old files untouched. */
+#ifndef HD_DRV_OUTPUT_H
+#define HD_DRV_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct hd_out {
+  FILE *f;
+  char path[4096];
+  char tmp[4096 + 16];
+} hd_out;
+
+int hd_out_open(hd_out *o, const char *path, char *err, size_t n);
+int hd_out_commit(hd_out *o, char *err, size_t n);
+void hd_out_abort(hd_out *o);
+
+/* Write bytes; returns 0 on success. */
+int hd_out_write(hd_out *o, const void *p, size_t bytes);
+
+/* One cell array of a VTK ImageData file. */
+typedef struct hd_vti_array {
+  const char *name;
+  const double *data; /* nx*ny*nz values, x fastest */
+  int single;         /* store as Float32 */
+} hd_vti_array;
+
+/* Cell-centred image of n[0] x n[1] x n[2] cells (n[2] = 1 for 2-D) with
+ * spacing dx and origin at 0, arrays in raw appended binary. */
+int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays,
+                 int narrays);
+
+/* Directory part of a path ("." when there is none), for messages. */
+void hd_dirname(const char *path, char *dir, size_t n);
+
+#endif

@@ -1,0 +1,34 @@
+/* Small host facts and helpers the drivers share. */
+#ifndef HD_DRV_SYS_H
+#define HD_DRV_SYS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Monotonic wall clock in seconds. */
+double hd_wtime(void);
+
+/* Host memory the system reports as available (bytes), 0 if unknown. */
+size_t hd_host_mem_available(void);
+
+/* Check that `bytes` of working memory fit on the backend (device memory
+ * for CUDA, available host memory otherwise).  Returns 0 if it fits;
+ * otherwise writes a one-line reason into err. */
+struct hd_ctx;
+struct hd_core_ops;
+int hd_check_memory(struct hd_ctx *ctx, const struct hd_core_ops *core, double bytes,
+                    char *err, size_t n);
+
+/* Rate-limited progress on stderr. */
+typedef struct hd_progress {
+  double start, last, every;
+  int tty;
+} hd_progress;
+void hd_progress_init(hd_progress *p, double every_seconds);
+/* Report step of total if `every` seconds passed since the last report;
+ * rate is in `unit` per second (e.g. "cell/s"). */
+void hd_progress_step(hd_progress *p, const char *prog, long step, long total, double work_done,
+                      const char *unit);
+void hd_progress_end(hd_progress *p);
+
+#endif

@@ -1,0 +1,121 @@
+/* Heat backend table, compiled once per backend and precision by the
+ * two-line heat_<backend>_<f|d> wrappers.  Allocation and launches only: the
+ * physics is hd/heat.h. */
+#include "heat_ops.h"
+
+#include <stdlib.h>
+
+#include <hd/heat.h>
+#include <hd/memory.h>
+
+typedef struct heat_state {
+  hd_heat_args a;
+  hd_real *buf[2];
+  int tuned;
+} heat_state;
+
+static void h_destroy(hd_ctx *ctx, void *state) {
+  heat_state *st = (heat_state *)state;
+  if (!st) return;
+  hd_dev_free(ctx, st->buf[0]);
+  hd_dev_free(ctx, st->buf[1]);
+  free(st);
+}
+
+static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
+  heat_state *st = (heat_state *)calloc(1, sizeof(heat_state));
+  hd_heat_init ic;
+  hd_grid g;
+  double dx[3];
+  size_t bytes;
+  hd_status s;
+  int d;
+  *out = NULL;
+  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory");
+  if (!hd_grid_init(&g, p->dim, p->n[0], p->n[1], p->n[2], 1)) {
+    free(st);
+    return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is empty or too large",
+                   p->n[0], p->n[1], p->n[2]);
+  }
+  for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)p->n[d];
+  if ((s = hd_heat_setup(ctx, &st->a, &g, p->alpha, p->dt, dx, p->q)) != HD_OK) {
+    free(st);
+    return s;
+  }
+  for (d = 0; d < HD_NFACES; ++d) {
+    st->a.bc[d].kind = p->bc_kind[d];
+    st->a.bc[d].value = (hd_real)p->bc_value[d];
+  }
+  st->tuned = 0; /* no hand-tuned kernel yet: the generic path */
+  bytes = (size_t)g.total * sizeof(hd_real);
+  if ((s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
+      (s = hd_dev_alloc(ctx, (void **)&st->buf[1], bytes)) != HD_OK ||
+      (s = hd_dev_zero(ctx, st->buf[0], bytes)) != HD_OK ||
+      (s = hd_dev_zero(ctx, st->buf[1], bytes)) != HD_OK)
+    goto fail;
+  memset(&ic, 0, sizeof ic);
+  ic.kind = p->init_kind;
+  ic.base = (hd_real)p->base;
+  ic.value = (hd_real)p->value;
+  ic.radius = (hd_real)p->radius;
+  for (d = 0; d < 3; ++d) {
+    ic.lo[d] = (hd_real)p->box_lo[d];
+    ic.hi[d] = (hd_real)p->box_hi[d];
+    ic.center[d] = (hd_real)p->center[d];
+    ic.mode[d] = p->mode[d];
+    ic.length[d] = (hd_real)p->length[d];
+  }
+  if ((s = hd_heat_initialise(ctx, st->buf[0], &g, &ic)) != HD_OK) goto fail;
+  st->a.t = st->buf[0];
+  st->a.t_next = st->buf[0];
+  if ((s = hd_heat_fill_ghosts(ctx, &st->a)) != HD_OK) goto fail;
+  st->a.t_next = st->buf[1];
+  st->a.q = NULL;
+  if ((s = hd_ctx_sync(ctx)) != HD_OK) goto fail;
+  *out = st;
+  return HD_OK;
+fail:
+  h_destroy(ctx, st);
+  return s;
+}
+
+static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
+  heat_state *st = (heat_state *)state;
+  long n;
+  for (n = 0; n < steps; ++n) {
+    hd_real *t = st->a.t_next;
+    hd_status s = hd_heat_step(ctx, &st->a);
+    if (s != HD_OK) return s;
+    st->a.t_next = (hd_real *)st->a.t;
+    st->a.t = t;
+  }
+  return HD_OK;
+}
+
+static hd_status h_stats(hd_ctx *ctx, void *state, hd_stats *out) {
+  heat_state *st = (heat_state *)state;
+  hd_field f;
+  f.f = st->a.t;
+  f.g = st->a.g;
+  return hd_field_stats(ctx, &f, hd_grid_interior(&f.g), out);
+}
+
+static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
+  heat_state *st = (heat_state *)state;
+  const hd_grid *g = &st->a.g;
+  const hd_range3 r = hd_grid_interior(g);
+  hd_real *host = (hd_real *)hd_host_alloc((size_t)g->total * sizeof(hd_real));
+  hd_idx i, j, k, m = 0;
+  hd_status s;
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "heat: no host memory for the field download");
+  s = hd_dev_download(ctx, host, st->a.t, (size_t)g->total * sizeof(hd_real));
+  if (s == HD_OK)
+    for (k = r.lo[2]; k < r.hi[2]; ++k)
+      for (j = r.lo[1]; j < r.hi[1]; ++j)
+        for (i = r.lo[0]; i < r.hi[0]; ++i) out[m++] = (double)host[hd_grid_at(g, i, j, k)];
+  hd_host_free(host);
+  return s;
+}
+
+const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 0,
+                                        h_create, h_advance, h_stats, h_download, h_destroy};

@@ -1,0 +1,3 @@
+#include "heat_ops.h"
+
+HD_DEFINE_OPS_GET(heat_ops, heat_ops)

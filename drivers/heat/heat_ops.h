@@ -1,0 +1,41 @@
+/* The heat driver's view of a backend: a problem in plain doubles, an
+ * opaque state, and a table of operations built once per backend and
+ * precision from heat_impl.h. */
+#ifndef HD_DRV_HEAT_OPS_H
+#define HD_DRV_HEAT_OPS_H
+
+#include <hd/heat.h>
+
+#include "backend.h"
+
+enum { HEAT_VARIANT_AUTO = 0, HEAT_VARIANT_GENERIC = 1, HEAT_VARIANT_TUNED = 2 };
+
+typedef struct heat_problem {
+  int dim;
+  long n[3];
+  double length[3];
+  double alpha, dt, q;
+  int bc_kind[6]; /* HD_HEAT_ADIABATIC or HD_HEAT_FIXED, per face */
+  double bc_value[6];
+  int init_kind; /* HD_HEAT_INIT_* */
+  double base, value;
+  double box_lo[3], box_hi[3], center[3], radius;
+  int mode[3];
+  int variant; /* HEAT_VARIANT_* */
+} heat_problem;
+
+typedef struct heat_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  int has_tuned; /* a hand-tuned kernel exists on this backend */
+  hd_status (*create)(hd_ctx *ctx, const heat_problem *p, void **state);
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  hd_status (*stats)(hd_ctx *ctx, void *state, hd_stats *out);
+  /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
+  hd_status (*download)(hd_ctx *ctx, void *state, double *out);
+  void (*destroy)(hd_ctx *ctx, void *state);
+} heat_ops;
+
+HD_DECLARE_OPS(heat_ops, heat_ops)
+
+#endif

@@ -1,0 +1,415 @@
+/* hd-heat: explicit 2-D/3-D heat conduction on the serial, OpenMP or CUDA
+ * backend.  Parses and checks everything, opens every output, then runs; an
+ * error at any point leaves existing files as they were.
+ * Exit status: 0 success, 1 run-time failure, 2 bad usage or input. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/heat.h>
+
+#include "cli.h"
+#include "heat_ops.h"
+#include "output.h"
+#include "sys.h"
+
+#define PROG "hd-heat"
+
+typedef struct heat_cli {
+  int backend, precision, init, variant, bench, vti; /* choices and flags */
+  long device, threads, dim, n[3], steps, csv_every;  /* integers */
+  int nn, nlen, nbox, ncenter, nmode;
+  long mode[3];
+  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius, progress;
+  char bc_all[64], bc_face[6][64], output[4000], input[4000];
+} heat_cli;
+
+static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
+
+static int usage_error(const char *msg) {
+  fprintf(stderr, PROG ": error: %s\n", msg);
+  return 2;
+}
+
+/* "adiabatic" or "fixed:T" */
+static int parse_bc(const char *s, int *kind, double *value, char *err, size_t n,
+                    const char *key) {
+  char *end;
+  if (!strcmp(s, "adiabatic")) {
+    *kind = HD_HEAT_ADIABATIC;
+    *value = 0.0;
+    return 0;
+  }
+  if (!strncmp(s, "fixed:", 6)) {
+    *value = strtod(s + 6, &end);
+    if (end != s + 6 && *end == '\0' && isfinite(*value)) {
+      *kind = HD_HEAT_FIXED;
+      return 0;
+    }
+  }
+  snprintf(err, n, "--%s: '%s' is not 'adiabatic' or 'fixed:TEMPERATURE'", key, s);
+  return -1;
+}
+
+/* Expand a list given with 1 or dim values into three axis values. */
+static int axis_list(const char *key, int count, int dim, double *v, char *err, size_t n) {
+  int d;
+  if (count != 1 && count != dim) {
+    snprintf(err, n, "--%s: give 1 or %d values for a %d-D run, not %d", key, dim, dim, count);
+    return -1;
+  }
+  for (d = count; d < 3; ++d) v[d] = v[0];
+  return 0;
+}
+
+static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
+  double nd[3];
+  int d, f;
+  memset(p, 0, sizeof *p);
+  p->dim = (int)c->dim;
+  for (d = 0; d < 3; ++d) nd[d] = (double)c->n[d];
+  if (axis_list("n", c->nn, p->dim, nd, err, n) || axis_list("length", c->nlen, p->dim, c->length, err, n))
+    return -1;
+  for (d = 0; d < 3; ++d) {
+    p->n[d] = d < p->dim ? (long)nd[d] : 1;
+    p->length[d] = d < p->dim ? c->length[d] : c->length[0] / (double)p->n[0];
+  }
+  p->alpha = c->alpha;
+  p->q = c->source;
+  for (f = 0; f < 6; ++f) {
+    const char *spec = c->bc_face[f][0] ? c->bc_face[f] : c->bc_all;
+    char key[16];
+    snprintf(key, sizeof key, c->bc_face[f][0] ? "bc-%s" : "bc", face_names[f]);
+    if (parse_bc(spec, &p->bc_kind[f], &p->bc_value[f], err, n, key)) return -1;
+    if (f >= 2 * p->dim && c->bc_face[f][0]) {
+      snprintf(err, n, "--bc-%s: a %d-D run has no %s face", face_names[f], p->dim, face_names[f]);
+      return -1;
+    }
+  }
+  p->init_kind = c->init;
+  p->base = c->t0;
+  p->value = c->thot;
+  p->radius = c->radius > 0 ? c->radius : 0.25 * p->length[0];
+  for (d = 0; d < 3; ++d) {
+    p->box_lo[d] = 0.25 * p->length[d];
+    p->box_hi[d] = 0.75 * p->length[d];
+    p->center[d] = 0.5 * p->length[d];
+    p->mode[d] = 1;
+  }
+  if (c->nbox) {
+    if (c->nbox != 2 * p->dim) {
+      snprintf(err, n, "--box: give %d values (lo,hi per axis) for a %d-D run", 2 * p->dim, p->dim);
+      return -1;
+    }
+    for (d = 0; d < p->dim; ++d) p->box_lo[d] = c->box[2 * d], p->box_hi[d] = c->box[2 * d + 1];
+  }
+  if (c->ncenter) {
+    if (c->ncenter != p->dim) {
+      snprintf(err, n, "--center: give %d values for a %d-D run", p->dim, p->dim);
+      return -1;
+    }
+    for (d = 0; d < p->dim; ++d) p->center[d] = c->center[d];
+  }
+  if (c->nmode) {
+    if (c->nmode != p->dim) {
+      snprintf(err, n, "--mode: give %d wave numbers for a %d-D run", p->dim, p->dim);
+      return -1;
+    }
+    for (d = 0; d < p->dim; ++d) p->mode[d] = (int)c->mode[d];
+  }
+  if (c->init == HD_HEAT_INIT_SINE)
+    for (d = 0; d < p->dim; ++d)
+      if (p->mode[d] < 1) {
+        snprintf(err, n, "--mode: sine modes need wave numbers >= 1");
+        return -1;
+      }
+  {
+    double dx[3], dtmax;
+    for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)p->n[d];
+    dtmax = hd_heat_dt_max(p->alpha, dx, p->dim);
+    p->dt = c->dt > 0 ? c->dt : 0.9 * dtmax;
+    if (p->dt > dtmax) {
+      snprintf(err, n,
+               "--dt: %g exceeds the explicit stability limit %g for alpha = %g on this grid "
+               "(need alpha*dt*sum(1/dx^2) <= 1/2)", p->dt, dtmax, p->alpha);
+      return -1;
+    }
+  }
+  p->variant = c->variant;
+  return 0;
+}
+
+static void print_version(void) {
+  printf(PROG " (hd) %s\nbackends: %s\nprecision: single double\n", PACKAGE_VERSION,
+         hd_backends_built());
+#ifdef HD_CUDA_ARCH_LIST
+  printf("cuda arch: %s\n", HD_CUDA_ARCH_LIST);
+#endif
+}
+
+int main(int argc, char **argv) {
+  heat_cli c;
+  heat_problem p;
+  const heat_ops *ops;
+  const hd_core_ops *core;
+  hd_ctx ctx;
+  hd_out vti, csv;
+  hd_stats st0, st;
+  hd_progress prog;
+  char err[1024], why[512], path[4096 + 8];
+  void *state = NULL;
+  double cells, dx[3], vol, t_start, wall = 0.0, cups, mem_gb = 0.0;
+  long step = 0;
+  int d, rc = 0, have_vti = 0, have_csv = 0;
+  cli_opt opts[] = {
+      {"input", CLI_STRING, c.input, "FILE", "read key = value lines from FILE", 1, 0, sizeof c.input, NULL, 1, 0, 0},
+      {"backend", CLI_CHOICE, &c.backend, "auto|serial|openmp|cuda", "backend (default: fastest available)", 1, 0, 0, NULL, 0, 0, 0},
+      {"device", CLI_INT, &c.device, "N", "CUDA device ordinal (default 0)", 0, 1024, 0, NULL, 0, 0, 0},
+      {"threads", CLI_INT, &c.threads, "N", "OpenMP threads (default: OMP_NUM_THREADS or all cores)", 1, 4096, 0, NULL, 0, 0, 0},
+      {"precision", CLI_CHOICE, &c.precision, "double|single", "floating-point precision (default double)", 1, 0, 0, NULL, 0, 0, 0},
+      {"dim", CLI_INT, &c.dim, "2|3", "dimension (default 2)", 2, 3, 0, NULL, 0, 0, 0},
+      {"n", CLI_INTS, c.n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c.nn, 0, 0, 0},
+      {"length", CLI_REALS, c.length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c.nlen, 0, 0, 0},
+      {"alpha", CLI_REAL, &c.alpha, "A", "thermal diffusivity (default 1)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"dt", CLI_REAL, &c.dt, "DT", "time step (default 0.9 x the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"steps", CLI_INT, &c.steps, "N", "time steps (default 1000)", 0, 1e15, 0, NULL, 0, 0, 0},
+      {"source", CLI_REAL, &c.source, "Q", "uniform heat source q (default 0)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc", CLI_STRING, c.bc_all, "adiabatic|fixed:T", "condition on every face (default adiabatic)", 1, 0, sizeof c.bc_all, NULL, 0, 0, 0},
+      {"bc-xlo", CLI_STRING, c.bc_face[0], "adiabatic|fixed:T", "condition on the x = 0 face", 1, 0, sizeof c.bc_face[0], NULL, 0, 0, 0},
+      {"bc-xhi", CLI_STRING, c.bc_face[1], "adiabatic|fixed:T", "condition on the x = Lx face", 1, 0, sizeof c.bc_face[1], NULL, 0, 0, 0},
+      {"bc-ylo", CLI_STRING, c.bc_face[2], "adiabatic|fixed:T", "condition on the y = 0 face", 1, 0, sizeof c.bc_face[2], NULL, 0, 0, 0},
+      {"bc-yhi", CLI_STRING, c.bc_face[3], "adiabatic|fixed:T", "condition on the y = Ly face", 1, 0, sizeof c.bc_face[3], NULL, 0, 0, 0},
+      {"bc-zlo", CLI_STRING, c.bc_face[4], "adiabatic|fixed:T", "condition on the z = 0 face (3-D)", 1, 0, sizeof c.bc_face[4], NULL, 0, 0, 0},
+      {"bc-zhi", CLI_STRING, c.bc_face[5], "adiabatic|fixed:T", "condition on the z = Lz face (3-D)", 1, 0, sizeof c.bc_face[5], NULL, 0, 0, 0},
+      {"init", CLI_CHOICE, &c.init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
+      {"t0", CLI_REAL, &c.t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
+      {"t-hot", CLI_REAL, &c.thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
+      {"box", CLI_REALS, c.box, "X0,X1,Y0,Y1[,Z0,Z1]", "hot box (default: the middle half of each axis)", 1, 0, 6, &c.nbox, 0, 0, 0},
+      {"center", CLI_REALS, c.center, "X,Y[,Z]", "sphere centre (default: domain centre)", 1, 0, 3, &c.ncenter, 0, 0, 0},
+      {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
+      {"output", CLI_STRING, c.output, "PREFIX", "write PREFIX.vti and PREFIX.csv (default heat)", 1, 0, sizeof c.output, NULL, 0, 0, 0},
+      {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"progress", CLI_REAL, &c.progress, "SECONDS", "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0},
+      {"variant", CLI_CHOICE, &c.variant, "auto|generic|tuned", "kernel variant (default auto: tuned where one exists)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bench", CLI_FLAG, &c.bench, NULL, "time the steps, print cell updates/s and GB/s, write nothing", 1, 0, 0, NULL, 1, 0, 0},
+      {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}};
+
+  memset(&c, 0, sizeof c);
+  c.backend = 0; /* auto */
+  c.dim = 2;
+  c.n[0] = c.n[1] = c.n[2] = 256;
+  c.nn = 1;
+  c.length[0] = c.length[1] = c.length[2] = 1.0;
+  c.nlen = 1;
+  c.alpha = 1.0;
+  c.steps = 1000;
+  c.init = HD_HEAT_INIT_BOX;
+  c.thot = 1.0;
+  c.vti = 1;
+  c.progress = 5.0;
+  strcpy(c.bc_all, "adiabatic");
+  strcpy(c.output, "heat");
+
+  switch (cli_parse(opts, argc, argv, err, sizeof err)) {
+    case CLI_HELP:
+      cli_print_help(opts, PROG,
+                     "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid.");
+      return 0;
+    case CLI_VERSION:
+      print_version();
+      return 0;
+    case CLI_ERROR:
+      return usage_error(err);
+    default:
+      break;
+  }
+  if (build_problem(&c, &p, err, sizeof err)) return usage_error(err);
+
+  cells = (double)p.n[0] * (double)p.n[1] * (double)p.n[2];
+  {
+    hd_grid g;
+    if (!hd_grid_init(&g, p.dim, p.n[0], p.n[1], p.n[2], 1) || cells > 9e18)
+      return usage_error("--n: the grid is too large to index");
+  }
+
+  if (hd_backend_open(c.backend - 1, (int)c.device, &ctx, &core, why, sizeof why) != HD_OK) {
+    fprintf(stderr, PROG ": error: %s\n", ctx.msg);
+    return c.backend == 0 ? 1 : 2;
+  }
+  ctx.threads = (int)c.threads;
+  ops = heat_ops_get(core->id, c.precision == 1);
+  if (!ops) {
+    fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.precision ? "single" : "double", core->name);
+    return 2;
+  }
+  if (c.variant == HEAT_VARIANT_TUNED && !ops->has_tuned) {
+    fprintf(stderr, PROG ": error: --variant=tuned: backend %s has no tuned heat kernel\n", core->name);
+    return 2;
+  }
+  {
+    /* two padded fields on the backend; for the output a padded host copy
+     * and the interior in double */
+    double padded = 1.0, dev_bytes, host_bytes;
+    for (d = 0; d < 3; ++d) padded *= (double)p.n[d] + (d < p.dim ? 2.0 : 0.0);
+    dev_bytes = 2.0 * padded * ops->real_size;
+    host_bytes = c.bench ? 0.0 : padded * ops->real_size + cells * 8.0;
+    err[0] = '\0';
+    if (core->id == HD_B_CUDA) {
+      if (!hd_check_memory(&ctx, core, dev_bytes, err, sizeof err) && host_bytes > 0 &&
+          hd_host_mem_available() && host_bytes > (double)hd_host_mem_available())
+        snprintf(err, sizeof err, "the output needs %.3g GB of host memory, %.3g GB available",
+                 host_bytes / 1e9, hd_host_mem_available() / 1e9);
+    } else {
+      hd_check_memory(&ctx, core, dev_bytes + host_bytes, err, sizeof err);
+    }
+    if (err[0]) {
+      fprintf(stderr, PROG ": error: grid too large for memory: %s\n", err);
+      core->destroy(&ctx);
+      return 2;
+    }
+    mem_gb = (dev_bytes + host_bytes) / 1e9;
+  }
+
+  memset(&vti, 0, sizeof vti);
+  memset(&csv, 0, sizeof csv);
+  if (!c.bench) {
+    if (c.vti) {
+      snprintf(path, sizeof path, "%s.vti", c.output);
+      if (hd_out_open(&vti, path, err, sizeof err)) {
+        core->destroy(&ctx);
+        return usage_error(err);
+      }
+      have_vti = 1;
+    }
+    snprintf(path, sizeof path, "%s.csv", c.output);
+    if (hd_out_open(&csv, path, err, sizeof err)) {
+      hd_out_abort(&vti);
+      core->destroy(&ctx);
+      return usage_error(err);
+    }
+    have_csv = 1;
+  }
+
+  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld", core->name, ctx.device_name,
+          ops->precision, p.n[0]);
+  for (d = 1; d < p.dim; ++d) fprintf(stderr, " x %ld", p.n[d]);
+  fprintf(stderr, " cells, %.3g GB%s%s\n", mem_gb, why[0] ? "; " : "", why);
+
+  for (d = 0; d < 3; ++d) dx[d] = p.length[d] / (double)p.n[d];
+  vol = dx[0] * (p.dim >= 2 ? dx[1] : 1.0) * (p.dim >= 3 ? dx[2] : 1.0);
+  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  if (ops->stats(&ctx, state, &st0) != HD_OK) goto runtime_error;
+
+  if (c.bench) {
+    long warm = c.steps > 10 ? c.steps / 10 : 1;
+    double bw = 0.0;
+    if (ops->advance(&ctx, state, warm) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
+    t_start = hd_wtime();
+    if (ops->advance(&ctx, state, c.steps) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
+    wall = hd_wtime() - t_start;
+    if (ops->stats(&ctx, state, &st) != HD_OK) goto runtime_error;
+    if (st.nonfinite) goto blowup;
+    ops->destroy(&ctx, state);
+    state = NULL;
+    if (core->copy_bandwidth(&ctx, (size_t)(cells * ops->real_size), 5, &bw) != HD_OK) bw = 0.0;
+    cups = cells * (double)c.steps / wall;
+    printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\ndim: %d\ncells: %.0f\n"
+           "steps: %ld\nwall_seconds: %.6g\ncell_updates_per_second: %.6g\n"
+           "effective_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\nfraction_of_copy: %.3f\n"
+           "bytes_per_cell_update: %d (one read, one write)\n",
+           core->name, ctx.device_name, ops->precision, p.dim, cells, c.steps, wall, cups,
+           cups * 2.0 * ops->real_size / 1e9, bw / 1e9,
+           bw > 0 ? cups * 2.0 * ops->real_size / bw : 0.0, (int)(2 * ops->real_size));
+    core->destroy(&ctx);
+    return 0;
+  }
+
+  {
+    long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
+    fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
+    fprintf(csv.f, "0,0,%.17g,%.17g,%.17g,%.17g\n", st0.min, st0.max, st0.sum / cells, st0.sum * vol);
+    hd_progress_init(&prog, c.progress);
+    t_start = hd_wtime();
+    for (step = 0; step < c.steps;) {
+      long chunk = every - step % every;
+      if (chunk > c.steps - step) chunk = c.steps - step;
+      if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
+      step += chunk;
+      if (step % every == 0 || step == c.steps) {
+        if (ops->stats(&ctx, state, &st) != HD_OK) goto runtime_error;
+        if (st.nonfinite) goto blowup;
+        fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
+                st.sum / cells, st.sum * vol);
+      }
+      hd_progress_step(&prog, PROG, step, c.steps, cells * (double)step, "cell/s");
+    }
+    if (core->sync(&ctx) != HD_OK) goto runtime_error;
+    wall = hd_wtime() - t_start;
+    hd_progress_end(&prog);
+    if (c.steps == 0) st = st0;
+  }
+
+  if (have_vti) {
+    double *field = (double *)malloc((size_t)cells * sizeof(double));
+    hd_vti_array arr;
+    int64_t n64[3];
+    if (!field) {
+      hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the output field");
+      goto runtime_error;
+    }
+    if (ops->download(&ctx, state, field) != HD_OK) {
+      free(field);
+      goto runtime_error;
+    }
+    for (d = 0; d < 3; ++d) n64[d] = p.n[d];
+    arr.name = "T";
+    arr.data = field;
+    arr.single = ops->real_size == 4;
+    if (hd_vti_write(&vti, n64, dx, &arr, 1)) {
+      free(field);
+      hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.output);
+      goto runtime_error;
+    }
+    free(field);
+  }
+  if ((have_vti && hd_out_commit(&vti, err, sizeof err)) || hd_out_commit(&csv, err, sizeof err)) {
+    hd_fail(&ctx, HD_ERR_IO, "%s", err);
+    goto runtime_error;
+  }
+  cups = wall > 0 ? cells * (double)c.steps / wall : 0.0;
+  printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ndim: %d\n", PACKAGE_VERSION,
+         core->name, ctx.device_name, ops->precision, p.dim);
+  printf("cells: %ld", p.n[0]);
+  for (d = 1; d < p.dim; ++d) printf(" x %ld", p.n[d]);
+  printf("\nalpha: %.17g\ndt: %.17g\ndt_limit: %.17g\nsteps: %ld\ntime: %.17g\n", p.alpha, p.dt,
+         hd_heat_dt_max(p.alpha, dx, p.dim), c.steps, p.dt * (double)c.steps);
+  printf("min: %.17g\nmax: %.17g\nmean: %.17g\ntotal_heat: %.17g\ntotal_heat_initial: %.17g\n",
+         st.min, st.max, st.sum / cells, st.sum * vol, st0.sum * vol);
+  printf("wall_seconds: %.6g\ncell_updates_per_second: %.6g\n", wall, cups);
+  printf("outputs: %s%s%s.csv\n", have_vti ? c.output : "", have_vti ? ".vti " : "", c.output);
+  ops->destroy(&ctx, state);
+  core->destroy(&ctx);
+  return 0;
+
+blowup:
+  fprintf(stderr, PROG ": error: non-finite temperature after step %ld (%lld bad cells, first at offset %lld); dt = %g, limit %g\n",
+          step, (long long)st.nonfinite, (long long)st.first_bad, p.dt, hd_heat_dt_max(p.alpha, dx, p.dim));
+  rc = 1;
+  goto cleanup;
+runtime_error:
+  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  rc = 1;
+cleanup:
+  if (have_vti) hd_out_abort(&vti);
+  if (have_csv) hd_out_abort(&csv);
+  if (state) ops->destroy(&ctx, state);
+  core->destroy(&ctx);
+  return rc;
+}

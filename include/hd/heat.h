@@ -1,0 +1,254 @@
+/* hd/heat.h - explicit heat conduction, dT/dt = alpha lap(T) + q.
+ *
+ * Cell-centred grid with one ghost layer (hd_grid, ghost = 1): cell (i, j, k)
+ * of the interior, i in [1, nx], has its centre at x = (i - 1/2) dx.  Forward
+ * Euler in time with the 5-point (2-D) or 7-point (3-D) Laplacian.
+ *
+ * Boundaries act through the ghost layer, as in seed 001: a ghost holds the
+ * value that makes the face condition hold, so every interior cell is updated
+ * by the same branch-free formula.
+ *   adiabatic  ghost = inner cell          (zero flux through the face)
+ *   fixed Tb   ghost = 2 Tb - inner cell   (face value Tb)
+ * The thread that computes a cell next to a face also writes that face's
+ * ghost of the new field, so one launch per step suffices: the launch
+ * boundary is the grid-wide barrier seed 001 was missing.
+ *
+ * Discrete eigenmodes.  With adiabatic faces cos(k pi x / L), with fixed
+ * faces (Tb = 0) sin(k pi x / L), sampled at cell centres, are exact
+ * eigenvectors of the discrete operator; one step multiplies them by
+ *   G = 1 - sum_d 4 c_d sin^2(k_d pi / (2 n_d)),   c_d = alpha dt / dx_d^2,
+ * (hd_heat_mode_factor).  Stability of forward Euler needs sum_d c_d <= 1/2,
+ * i.e. dt <= dx^2 / (2 alpha dim) on a cubic mesh (hd_heat_dt_max). */
+#ifndef HD_HEAT_H
+#define HD_HEAT_H
+
+#include "context.h"
+#include "index.h"
+#include "launch.h"
+#include "real.h"
+#include "reduce.h"
+
+enum { HD_HEAT_ADIABATIC = 0, HD_HEAT_FIXED = 1 };
+
+typedef struct hd_heat_bc {
+  int kind;       /* HD_HEAT_ADIABATIC or HD_HEAT_FIXED */
+  hd_real value;  /* face temperature for HD_HEAT_FIXED */
+} hd_heat_bc;
+
+typedef struct hd_heat_args {
+  const hd_real *t;   /* field at step n, ghosts valid */
+  hd_real *t_next;    /* field at step n + 1, ghosts written too */
+  const hd_real *q;   /* per-cell source (same layout) or NULL */
+  hd_grid g;          /* ghost = 1 */
+  hd_real c[3];       /* alpha dt / dx_d^2, 0 for inactive axes */
+  hd_real dtq;        /* dt * uniform source */
+  hd_real dt;         /* multiplies q[] */
+  hd_heat_bc bc[HD_NFACES];
+} hd_heat_args;
+
+/* ---- physics of one cell ------------------------------------------------ */
+
+HD_FN hd_real hd_heat_update_2d(hd_real t, hd_real xm, hd_real xp, hd_real ym,
+                                hd_real yp, const hd_real c[3], hd_real src) {
+  return t + c[0] * ((xm + xp) - HD_R(2) * t) + c[1] * ((ym + yp) - HD_R(2) * t) + src;
+}
+
+HD_FN hd_real hd_heat_update_3d(hd_real t, hd_real xm, hd_real xp, hd_real ym,
+                                hd_real yp, hd_real zm, hd_real zp,
+                                const hd_real c[3], hd_real src) {
+  return t + c[0] * ((xm + xp) - HD_R(2) * t) + c[1] * ((ym + yp) - HD_R(2) * t) +
+         c[2] * ((zm + zp) - HD_R(2) * t) + src;
+}
+
+/* Ghost value that imposes the face condition given the adjacent cell. */
+HD_FN hd_real hd_heat_ghost(const hd_heat_bc *bc, hd_real inner) {
+  return bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value - inner : inner;
+}
+
+HD_FN hd_real hd_heat_source(const hd_heat_args *a, hd_idx c) {
+  return a->q ? a->dtq + a->dt * a->q[c] : a->dtq;
+}
+
+/* Write the ghosts of cell c (interior index i, j, k) from its value v into
+ * out.  Cells away from faces write nothing. */
+HD_FN void hd_heat_put_ghosts(const hd_heat_args *a, hd_real *out, hd_idx c,
+                              hd_idx i, hd_idx j, hd_idx k, hd_real v) {
+  const hd_grid *g = &a->g;
+  if (i == 1) out[c - 1] = hd_heat_ghost(&a->bc[HD_XLO], v);
+  if (i == g->n[0]) out[c + 1] = hd_heat_ghost(&a->bc[HD_XHI], v);
+  if (g->dim >= 2) {
+    if (j == 1) out[c - g->stride[1]] = hd_heat_ghost(&a->bc[HD_YLO], v);
+    if (j == g->n[1]) out[c + g->stride[1]] = hd_heat_ghost(&a->bc[HD_YHI], v);
+  }
+  if (g->dim >= 3) {
+    if (k == 1) out[c - g->stride[2]] = hd_heat_ghost(&a->bc[HD_ZLO], v);
+    if (k == g->n[2]) out[c + g->stride[2]] = hd_heat_ghost(&a->bc[HD_ZHI], v);
+  }
+}
+
+HD_FN void hd_heat_point_2d(const hd_heat_args *a, hd_idx i, hd_idx j) {
+  const hd_real *HD_RESTRICT t = a->t;
+  const hd_idx sy = a->g.stride[1];
+  const hd_idx c = i + j * sy;
+  const hd_real v = hd_heat_update_2d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy],
+                                      a->c, hd_heat_source(a, c));
+  a->t_next[c] = v;
+  hd_heat_put_ghosts(a, a->t_next, c, i, j, 0, v);
+}
+
+HD_FN void hd_heat_point_3d(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_real *HD_RESTRICT t = a->t;
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx c = i + j * sy + k * sz;
+  const hd_real v = hd_heat_update_3d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy],
+                                      t[c - sz], t[c + sz], a->c, hd_heat_source(a, c));
+  a->t_next[c] = v;
+  hd_heat_put_ghosts(a, a->t_next, c, i, j, k, v);
+}
+
+/* Ghosts of the field a->t_next from its own interior (before the first
+ * step, or after the field was changed from outside). */
+HD_FN void hd_heat_ghost_point(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = hd_grid_at(&a->g, i, j, k);
+  hd_heat_put_ghosts(a, a->t_next, c, i, j, k, a->t_next[c]);
+}
+
+/* ---- initial conditions ------------------------------------------------- */
+
+enum {
+  HD_HEAT_INIT_UNIFORM = 0, /* base everywhere */
+  HD_HEAT_INIT_BOX,         /* value inside [lo, hi], base outside */
+  HD_HEAT_INIT_SPHERE,      /* value within radius of center, base outside */
+  HD_HEAT_INIT_COSINE,      /* base + value * prod cos(k pi x / L): adiabatic mode */
+  HD_HEAT_INIT_SINE         /* base + value * prod sin(k pi x / L): fixed mode */
+};
+
+typedef struct hd_heat_init {
+  int kind;
+  hd_real base, value;
+  hd_real lo[3], hi[3];      /* box corners */
+  hd_real center[3], radius; /* sphere */
+  int mode[3];               /* wave numbers k_d */
+  hd_real length[3];         /* domain size L_d */
+} hd_heat_init;
+
+typedef struct hd_heat_init_args {
+  hd_real *t;
+  hd_grid g;
+  hd_heat_init ic;
+} hd_heat_init_args;
+
+/* Initial temperature at a point x (physical coordinates). */
+HD_FN hd_real hd_heat_initial_value(const hd_heat_init *ic, int dim, const hd_real x[3]) {
+  const hd_real pi = HD_R(3.14159265358979323846);
+  hd_real p = HD_R(1), r2 = HD_R(0);
+  int d, inside = 1;
+  switch (ic->kind) {
+    case HD_HEAT_INIT_BOX:
+      for (d = 0; d < dim; ++d) inside = inside && x[d] >= ic->lo[d] && x[d] <= ic->hi[d];
+      return inside ? ic->value : ic->base;
+    case HD_HEAT_INIT_SPHERE:
+      for (d = 0; d < dim; ++d) r2 += (x[d] - ic->center[d]) * (x[d] - ic->center[d]);
+      return r2 <= ic->radius * ic->radius ? ic->value : ic->base;
+    case HD_HEAT_INIT_COSINE:
+    case HD_HEAT_INIT_SINE:
+      for (d = 0; d < dim; ++d) {
+        hd_real arg = (hd_real)ic->mode[d] * pi * x[d] / ic->length[d];
+        p *= ic->kind == HD_HEAT_INIT_COSINE ? hd_cos(arg) : hd_sin(arg);
+      }
+      return ic->base + ic->value * p;
+    default:
+      return ic->base;
+  }
+}
+
+HD_FN void hd_heat_init_point(const hd_heat_init_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_grid *g = &a->g;
+  hd_real x[3];
+  x[0] = ((hd_real)(i - 1) + HD_R(0.5)) * a->ic.length[0] / (hd_real)g->n[0];
+  x[1] = ((hd_real)(j - (g->dim >= 2)) + HD_R(0.5)) * a->ic.length[1] / (hd_real)g->n[1];
+  x[2] = ((hd_real)(k - (g->dim >= 3)) + HD_R(0.5)) * a->ic.length[2] / (hd_real)g->n[2];
+  a->t[hd_grid_at(g, i, j, k)] = hd_heat_initial_value(&a->ic, g->dim, x);
+}
+
+/* ---- scheme constants ---------------------------------------------------- */
+
+/* Largest stable forward-Euler step: sum_d alpha dt / dx_d^2 <= 1/2. */
+HD_FN double hd_heat_dt_max(double alpha, const double dx[3], int dim) {
+  double s = 0.0;
+  int d;
+  for (d = 0; d < dim; ++d) s += 1.0 / (dx[d] * dx[d]);
+  return 0.5 / (alpha * s);
+}
+
+/* Per-step amplification of the discrete eigenmode with wave numbers
+ * mode[d] on n[d] cells (either family, cosine or sine). */
+HD_FN double hd_heat_mode_factor(const double c[3], const int mode[3], const hd_idx n[3],
+                                 int dim) {
+  const double pi = 3.14159265358979323846;
+  double g = 1.0;
+  int d;
+  for (d = 0; d < dim; ++d) {
+    double s = sin(mode[d] * pi / (2.0 * (double)n[d]));
+    g -= 4.0 * c[d] * s * s;
+  }
+  return g;
+}
+
+/* ---- loops and host entry points ---------------------------------------- */
+
+HD_DEFINE_FOR_2D(hd_heat_step_2d, hd_heat_point_2d, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_step_3d, hd_heat_point_3d, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_ghosts_loop, hd_heat_ghost_point, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_init_loop, hd_heat_init_point, hd_heat_init_args)
+
+/* Fill a's scheme constants for time step dt, thermal diffusivity alpha and
+ * cell sizes dx; refuses a step above the stability limit. */
+HD_HOST_FN hd_status hd_heat_setup(hd_ctx *ctx, hd_heat_args *a, const hd_grid *g,
+                                   double alpha, double dt, const double dx[3],
+                                   double q) {
+  double dtmax;
+  int d;
+  if (g->dim < 2 || g->dim > 3 || g->ghost != 1)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: grid must be 2-D or 3-D with one ghost layer");
+  if (!(alpha > 0.0))
+    return hd_fail(ctx, HD_ERR_ARG, "heat: alpha = %g must be positive", alpha);
+  for (d = 0; d < g->dim; ++d)
+    if (!(dx[d] > 0.0))
+      return hd_fail(ctx, HD_ERR_ARG, "heat: cell size dx[%d] = %g must be positive", d, dx[d]);
+  if (!(dt > 0.0))
+    return hd_fail(ctx, HD_ERR_ARG, "heat: dt = %g must be positive", dt);
+  dtmax = hd_heat_dt_max(alpha, dx, g->dim);
+  if (dt > dtmax)
+    return hd_fail(ctx, HD_ERR_UNSTABLE,
+                   "heat: dt = %g exceeds the explicit stability limit %g "
+                   "(alpha = %g, sum alpha dt/dx^2 must be <= 1/2)", dt, dtmax, alpha);
+  a->g = *g;
+  for (d = 0; d < 3; ++d) a->c[d] = d < g->dim ? (hd_real)(alpha * dt / (dx[d] * dx[d])) : HD_R(0);
+  a->dt = (hd_real)dt;
+  a->dtq = (hd_real)(dt * q);
+  return HD_OK;
+}
+
+/* One step from a->t into a->t_next (interior and ghosts). */
+HD_HOST_FN hd_status hd_heat_step(hd_ctx *ctx, const hd_heat_args *a) {
+  const hd_range3 r = hd_grid_interior(&a->g);
+  return a->g.dim == 2 ? hd_heat_step_2d(ctx, a, r) : hd_heat_step_3d(ctx, a, r);
+}
+
+/* Set the ghosts of a->t_next from its interior and the face conditions. */
+HD_HOST_FN hd_status hd_heat_fill_ghosts(hd_ctx *ctx, const hd_heat_args *a) {
+  return hd_heat_ghosts_loop(ctx, a, hd_grid_interior(&a->g));
+}
+
+/* Initial field into t (interior only; call hd_heat_fill_ghosts after). */
+HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *g,
+                                        const hd_heat_init *ic) {
+  hd_heat_init_args a;
+  a.t = t;
+  a.g = *g;
+  a.ic = *ic;
+  return hd_heat_init_loop(ctx, &a, hd_grid_interior(g));
+}
+
+#endif /* HD_HEAT_H */

@@ -1,0 +1,159 @@
+/* hd/launch.h - one loop definition, three expansions.
+ *
+ * C has no lambdas, so a parallel loop is written as a point function and a
+ * by-value argument struct, and a macro turns them into a host entry point:
+ *
+ *   HD_FN void scale_pt(const scale_args *a, hd_idx i) { a->y[i] *= a->s; }
+ *   HD_DEFINE_FOR_1D(scale, scale_pt, scale_args)
+ *   ... hd_status s = scale(&ctx, &args, 0, n);
+ *
+ * In a CUDA unit the macro emits a __global__ kernel (grid-stride loops,
+ * 64-bit indices) and a wrapper that sizes the grid, launches and checks; in
+ * an OpenMP unit a `parallel for` loop nest (static schedule); in a serial
+ * unit the same loop nest without the pragma.  Point functions of one loop
+ * must be independent: iterations run concurrently and in any order.
+ * In CUDA units the struct holds device pointers.
+ *
+ *   1-D: fn(const T *a, hd_idx i)                 name(ctx, &a, i0, i1)
+ *   2-D: fn(const T *a, hd_idx i, hd_idx j)       name(ctx, &a, range) (k ignored)
+ *   3-D: fn(const T *a, hd_idx i, hd_idx j, hd_idx k)   name(ctx, &a, range)
+ * i is the contiguous (fastest) index. */
+#ifndef HD_LAUNCH_H
+#define HD_LAUNCH_H
+
+#include "context.h"
+#include "index.h"
+
+#if defined(HD_BACKEND_CUDA)
+
+#define HD_KERNEL static __global__ HD_UNUSED
+/* Kernel parameters whose address the point function takes stay in the
+ * constant parameter space instead of being copied to local memory. */
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ >= 12)
+#define HD_KPARAM(T) const __grid_constant__ T
+#else
+#define HD_KPARAM(T) const T
+#endif
+
+/* Block shape: the context's override, else 256 threads laid out along the
+ * contiguous axis first. */
+HD_HOST_FN void hd_block_shape(const hd_ctx *ctx, const hd_idx n[3], dim3 *block) {
+  if (ctx->block[0] > 0) {
+    block->x = (unsigned)ctx->block[0];
+    block->y = (unsigned)(ctx->block[1] > 0 ? ctx->block[1] : 1);
+    block->z = (unsigned)(ctx->block[2] > 0 ? ctx->block[2] : 1);
+  } else if (n[1] == 1 && n[2] == 1) {
+    block->x = 256, block->y = 1, block->z = 1;
+  } else if (n[2] == 1) {
+    block->x = 32, block->y = 8, block->z = 1;
+  } else {
+    block->x = 32, block->y = 4, block->z = 2;
+  }
+}
+
+HD_HOST_FN unsigned hd_grid_extent(hd_idx n, unsigned b, hd_idx cap) {
+  hd_idx g = (n + b - 1) / b;
+  return (unsigned)(g < cap ? g : cap);
+}
+
+/* Grid covering r (grid-stride loops cover what the limits cut off);
+ * returns 0 for an empty range. */
+HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
+                              dim3 *block) {
+  hd_idx n[3];
+  int d;
+  for (d = 0; d < 3; ++d) {
+    n[d] = r->hi[d] - r->lo[d];
+    if (n[d] <= 0) return 0;
+  }
+  hd_block_shape(ctx, n, block);
+  grid->x = hd_grid_extent(n[0], block->x, 2147483647);
+  grid->y = hd_grid_extent(n[1], block->y, 65535);
+  grid->z = hd_grid_extent(n[2], block->z, 65535);
+  return 1;
+}
+
+#define HD_GRID_LOOP_3D(r, body)                                                   \
+  do {                                                                             \
+    const hd_idx hd_si_ = (hd_idx)blockDim.x * gridDim.x;                          \
+    const hd_idx hd_sj_ = (hd_idx)blockDim.y * gridDim.y;                          \
+    const hd_idx hd_sk_ = (hd_idx)blockDim.z * gridDim.z;                          \
+    hd_idx i, j, k;                                                                \
+    for (k = (r).lo[2] + (hd_idx)blockIdx.z * blockDim.z + threadIdx.z;            \
+         k < (r).hi[2]; k += hd_sk_)                                               \
+      for (j = (r).lo[1] + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;          \
+           j < (r).hi[1]; j += hd_sj_)                                             \
+        for (i = (r).lo[0] + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;        \
+             i < (r).hi[0]; i += hd_si_) {                                         \
+          body;                                                                    \
+        }                                                                          \
+  } while (0)
+
+#define HD_DEFINE_FOR_3D(name, fn, T)                                              \
+  HD_KERNEL void name##_hd_kernel(HD_KPARAM(T) a, hd_range3 r) {                   \
+    HD_GRID_LOOP_3D(r, fn(&a, i, j, k));                                           \
+  }                                                                                \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r) {                \
+    dim3 grid, block;                                                              \
+    if (!hd_launch_dims(ctx, &r, &grid, &block)) return HD_OK;                     \
+    name##_hd_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, r);                   \
+    return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
+  }
+
+#define HD_DEFINE_FOR_1D(name, fn, T)                                              \
+  HD_KERNEL void name##_hd_kernel(HD_KPARAM(T) a, hd_idx i0, hd_idx i1) {          \
+    const hd_idx stride = (hd_idx)blockDim.x * gridDim.x;                          \
+    hd_idx i;                                                                      \
+    for (i = i0 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x; i < i1; i += stride) \
+      fn(&a, i);                                                                   \
+  }                                                                                \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \
+    unsigned b = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 256u;               \
+    if (i1 <= i0) return HD_OK;                                                    \
+    name##_hd_kernel<<<hd_grid_extent(i1 - i0, b, 2147483647), b, 0,               \
+                       hd_stream(ctx)>>>(*a, i0, i1);                              \
+    return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
+  }
+
+#else /* CPU backends: OpenMP and serial share the loop nest */
+
+#define HD_DEFINE_FOR_3D(name, fn, T)                                              \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r) {                \
+    hd_idx k, j;                                                                   \
+    (void)ctx;                                                                     \
+    if (hd_range3_count(&r) == 0) return HD_OK;                                    \
+    HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))      \
+    for (k = r.lo[2]; k < r.hi[2]; ++k)                                            \
+      for (j = r.lo[1]; j < r.hi[1]; ++j) {                                        \
+        hd_idx i;                                                                  \
+        HD_OMP_SIMD                                                                \
+        for (i = r.lo[0]; i < r.hi[0]; ++i) fn(a, i, j, k);                        \
+      }                                                                            \
+    return HD_OK;                                                                  \
+  }
+
+#define HD_DEFINE_FOR_1D(name, fn, T)                                              \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \
+    hd_idx i;                                                                      \
+    (void)ctx;                                                                     \
+    HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                 \
+    for (i = i0; i < i1; ++i) fn(a, i);                                            \
+    return HD_OK;                                                                  \
+  }
+
+#endif
+
+/* 2-D loops are 3-D loops over a single k plane. */
+#define HD_DEFINE_FOR_2D(name, fn, T)                                              \
+  HD_FN void name##_hd_pt3(const T *a, hd_idx i, hd_idx j, hd_idx k) {             \
+    (void)k;                                                                       \
+    fn(a, i, j);                                                                   \
+  }                                                                                \
+  HD_DEFINE_FOR_3D(name##_hd_3d, name##_hd_pt3, T)                                 \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r) {                \
+    r.lo[2] = 0;                                                                   \
+    r.hi[2] = 1;                                                                   \
+    return name##_hd_3d(ctx, a, r);                                                \
+  }
+
+#endif /* HD_LAUNCH_H */

@@ -1,0 +1,176 @@
+/* hd/memory.h - host and device buffers.
+ *
+ * "Device" memory is GPU memory in a CUDA unit and ordinary (64-byte
+ * aligned) host memory in a CPU unit, so the same driver code allocates,
+ * uploads and downloads on every backend.  A mirror is a device view of a
+ * host buffer: on CPU backends it is the host buffer itself and copies to and
+ * from it cost nothing. */
+#ifndef HD_MEMORY_H
+#define HD_MEMORY_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define HD_ALIGN 64
+
+/* 64-byte aligned host allocation without POSIX (works in strict C99):
+ * the original pointer is stored just below the aligned block. */
+HD_HOST_FN void *hd_host_alloc(size_t bytes) {
+  size_t extra = HD_ALIGN + sizeof(void *);
+  unsigned char *raw;
+  uintptr_t p;
+  if (bytes > SIZE_MAX - extra) return NULL;
+  raw = (unsigned char *)malloc(bytes + extra);
+  if (!raw) return NULL;
+  p = ((uintptr_t)(raw + sizeof(void *)) + (HD_ALIGN - 1)) & ~(uintptr_t)(HD_ALIGN - 1);
+  memcpy((void *)(p - sizeof(void *)), &raw, sizeof raw);
+  return (void *)p;
+}
+
+HD_HOST_FN void hd_host_free(void *p) {
+  void *raw;
+  if (!p) return;
+  memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+  free(raw);
+}
+
+HD_HOST_FN hd_status hd_dev_alloc(hd_ctx *ctx, void **p, size_t bytes) {
+  *p = NULL;
+  if (bytes == 0) bytes = 1;
+#if defined(HD_BACKEND_CUDA)
+  {
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+      size_t freeb = 0, total = 0;
+      cudaGetLastError(); /* clear the sticky allocation error */
+      cudaMemGetInfo(&freeb, &total);
+      *p = NULL;
+      return hd_fail(ctx, HD_ERR_NOMEM,
+                     "cannot allocate %.3g GB on the GPU (%.3g GB free of %.3g GB)",
+                     bytes / 1e9, freeb / 1e9, total / 1e9);
+    }
+  }
+#else
+  *p = hd_host_alloc(bytes);
+  if (!*p)
+    return hd_fail(ctx, HD_ERR_NOMEM, "cannot allocate %.3g GB of host memory",
+                   bytes / 1e9);
+#endif
+  return HD_OK;
+}
+
+HD_HOST_FN void hd_dev_free(hd_ctx *ctx, void *p) {
+  (void)ctx;
+  if (!p) return;
+#if defined(HD_BACKEND_CUDA)
+  cudaFree(p);
+#else
+  hd_host_free(p);
+#endif
+}
+
+HD_HOST_FN hd_status hd_dev_upload(hd_ctx *ctx, void *dst, const void *src, size_t bytes) {
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+#else
+  (void)ctx;
+  if (dst != src && bytes) memcpy(dst, src, bytes);
+#endif
+  return HD_OK;
+}
+
+HD_HOST_FN hd_status hd_dev_download(hd_ctx *ctx, void *dst, const void *src, size_t bytes) {
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+#else
+  (void)ctx;
+  if (dst != src && bytes) memcpy(dst, src, bytes);
+#endif
+  return HD_OK;
+}
+
+/* Device to device. */
+HD_HOST_FN hd_status hd_dev_copy(hd_ctx *ctx, void *dst, const void *src, size_t bytes) {
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                   hd_stream(ctx)));
+#else
+  (void)ctx;
+  if (dst != src && bytes) memcpy(dst, src, bytes);
+#endif
+  return HD_OK;
+}
+
+HD_HOST_FN hd_status hd_dev_zero(hd_ctx *ctx, void *p, size_t bytes) {
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, bytes, hd_stream(ctx)));
+#else
+  (void)ctx;
+  if (bytes) memset(p, 0, bytes);
+#endif
+  return HD_OK;
+}
+
+/* Device view of a host buffer: allocates and uploads on CUDA, aliases on
+ * CPU backends.  Release with hd_dev_unmirror. */
+HD_HOST_FN hd_status hd_dev_mirror(hd_ctx *ctx, void **dev, void *host, size_t bytes) {
+#if defined(HD_BACKEND_CUDA)
+  hd_status s = hd_dev_alloc(ctx, dev, bytes);
+  if (s != HD_OK) return s;
+  s = hd_dev_upload(ctx, *dev, host, bytes);
+  if (s != HD_OK) {
+    hd_dev_free(ctx, *dev);
+    *dev = NULL;
+  }
+  return s;
+#else
+  (void)ctx;
+  (void)bytes;
+  *dev = host;
+  return HD_OK;
+#endif
+}
+
+HD_HOST_FN void hd_dev_unmirror(hd_ctx *ctx, void *dev, void *host) {
+  if (dev != host) hd_dev_free(ctx, dev);
+}
+
+/* Free and total device memory in bytes; CPU backends answer unsupported
+ * (the caller knows its own host better than a portable header can). */
+HD_HOST_FN hd_status hd_dev_mem_info(hd_ctx *ctx, size_t *freeb, size_t *total) {
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaMemGetInfo(freeb, total));
+  return HD_OK;
+#else
+  *freeb = *total = 0;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "no device memory on the %s backend",
+                 HD_BACKEND_NAME);
+#endif
+}
+
+/* Scratch of at least `bytes` in device memory, kept in the context. */
+HD_HOST_FN hd_status hd_ctx_scratch(hd_ctx *ctx, size_t bytes, void **p) {
+  if (ctx->scratch_bytes < bytes) {
+    hd_status s;
+    hd_dev_free(ctx, ctx->scratch);
+    ctx->scratch = NULL;
+    ctx->scratch_bytes = 0;
+    s = hd_dev_alloc(ctx, &ctx->scratch, bytes);
+    if (s != HD_OK) return s;
+    ctx->scratch_bytes = bytes;
+  }
+  *p = ctx->scratch;
+  return HD_OK;
+}
+
+/* Release what the context owns (reduction scratch).  Safe to call twice. */
+HD_HOST_FN void hd_ctx_destroy(hd_ctx *ctx) {
+  hd_dev_free(ctx, ctx->scratch);
+  ctx->scratch = NULL;
+  ctx->scratch_bytes = 0;
+}
+
+#endif /* HD_MEMORY_H */

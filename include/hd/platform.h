@@ -1,0 +1,98 @@
+/* hd/platform.h - the only header that looks at the compiler.
+ *
+ * Every other hd header uses these macros instead of testing __CUDACC__,
+ * __CUDA_ARCH__ or _OPENMP itself.  The backend of a translation unit follows
+ * from how it is compiled:
+ *   nvcc (any .cu, or -x cu)              -> HD_BACKEND_CUDA
+ *   a C/C++ compiler with OpenMP enabled   -> HD_BACKEND_OPENMP
+ *   otherwise, or with HD_SERIAL defined   -> HD_BACKEND_SERIAL
+ * HD_SERIAL lets a unit compiled with -fopenmp (so with identical code
+ * generation) run its loops on one thread: that unit is the oracle the OpenMP
+ * backend is compared with, bit for bit. */
+#ifndef HD_PLATFORM_H
+#define HD_PLATFORM_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HD_UNUSED __attribute__((unused))
+#else
+#define HD_UNUSED
+#endif
+
+#if defined(__CUDACC__)
+#define HD_BACKEND_CUDA 1
+#define HD_BACKEND_ID 2
+#define HD_BACKEND_NAME "cuda"
+#define HD_DEVICE_QUAL __host__ __device__
+#elif defined(_OPENMP) && !defined(HD_SERIAL)
+#define HD_BACKEND_OPENMP 1
+#define HD_BACKEND_ID 1
+#define HD_BACKEND_NAME "openmp"
+#define HD_DEVICE_QUAL
+#else
+#define HD_BACKEND_SERIAL 1
+#define HD_BACKEND_ID 0
+#define HD_BACKEND_NAME "serial"
+#define HD_DEVICE_QUAL
+#endif
+
+/* HD_FN: physics, callable from host loops and from device kernels.
+ * HD_HOST_FN: host-only helpers (allocation, launch wrappers, messages).
+ * Both are static inline: a header-only library must not emit symbols, and
+ * the unused attribute keeps nvcc quiet about helpers a unit never calls. */
+#define HD_FN static inline HD_UNUSED HD_DEVICE_QUAL
+#define HD_HOST_FN static inline HD_UNUSED
+
+/* HD_ON_DEVICE is 1 only in the device pass of nvcc. */
+#if defined(__CUDA_ARCH__)
+#define HD_ON_DEVICE 1
+#else
+#define HD_ON_DEVICE 0
+#endif
+
+#if defined(__CUDACC__) || defined(__cplusplus)
+#define HD_RESTRICT __restrict__
+#elif defined(_MSC_VER)
+#define HD_RESTRICT __restrict
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define HD_RESTRICT restrict
+#else
+#define HD_RESTRICT
+#endif
+
+#define HD_PRAGMA(x) _Pragma(#x)
+/* HD_OMP_FOR: thread-parallel loop, only in the OpenMP backend.
+ * HD_OMP_SIMD: vector loop hint wherever OpenMP (or -fopenmp-simd) is on; the
+ * serial oracle keeps it so that both CPU backends generate the same code. */
+#if defined(HD_BACKEND_OPENMP)
+#define HD_OMP_FOR(clauses) HD_PRAGMA(omp parallel for clauses)
+#else
+#define HD_OMP_FOR(clauses)
+#endif
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define HD_OMP_SIMD HD_PRAGMA(omp simd)
+#else
+#define HD_OMP_SIMD
+#endif
+
+#if defined(HD_BACKEND_OPENMP)
+#include <omp.h>
+#endif
+
+#ifdef __cplusplus
+#define HD_EXTERN_C_BEGIN extern "C" {
+#define HD_EXTERN_C_END }
+#else
+#define HD_EXTERN_C_BEGIN
+#define HD_EXTERN_C_END
+#endif
+
+#define HD_CAT_(a, b) a##b
+#define HD_CAT(a, b) HD_CAT_(a, b)
+#define HD_STR_(a) #a
+#define HD_STR(a) HD_STR_(a)
+
+#define HD_VERSION_MAJOR 0
+#define HD_VERSION_MINOR 1
+#define HD_VERSION_PATCH 0
+
+#endif /* HD_PLATFORM_H */

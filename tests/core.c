@@ -1,0 +1,230 @@
+/* Core machinery on every backend of this build: the loop launcher covers
+ * exactly its range, reductions agree with a long-double reference within
+ * the association bound, serial and OpenMP reductions are bit-identical at
+ * any thread count, non-finite values are found, errors come back as
+ * statuses with messages. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "tap.h"
+
+static uint64_t rng = 88172645463325252ULL;
+static double uniform(void) { /* xorshift64: fixed sequence on every machine */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+typedef struct backend {
+  const hd_core_ops *core;
+  const testk_ops *k;
+  hd_ctx ctx;
+} backend;
+
+/* Poison a padded buffer, run a loop over r, and check every element: c + 1
+ * inside the range, the poison outside. */
+static void check_cover(backend *b, int dims, const hd_idx pad[3], hd_range3 r, const char *what) {
+  const hd_idx total = pad[0] * pad[1] * pad[2];
+  double *host = (double *)malloc((size_t)total * sizeof(double));
+  void *dev = NULL;
+  hd_idx i, j, k, bad = 0, first = -1;
+  hd_status s;
+  if (!host) bail("out of memory");
+  for (i = 0; i < total; ++i) host[i] = -1.0;
+  s = b->core->alloc(&b->ctx, &dev, (size_t)total * sizeof(double));
+  if (s == HD_OK) s = b->core->upload(&b->ctx, dev, host, (size_t)total * sizeof(double));
+  if (s == HD_OK) {
+    if (dims == 3) s = b->k->mark3(&b->ctx, (double *)dev, pad[0], pad[0] * pad[1], r);
+    else if (dims == 2) s = b->k->mark2(&b->ctx, (double *)dev, pad[0], r);
+    else s = b->k->mark1(&b->ctx, (double *)dev, r.lo[0], r.hi[0]);
+  }
+  if (s == HD_OK) s = b->core->download(&b->ctx, host, dev, (size_t)total * sizeof(double));
+  if (s == HD_OK)
+    for (k = 0; k < pad[2]; ++k)
+      for (j = 0; j < pad[1]; ++j)
+        for (i = 0; i < pad[0]; ++i) {
+          hd_idx c = i + pad[0] * (j + pad[1] * k);
+          int inside = dims == 1 ? c >= r.lo[0] && c < r.hi[0] /* 1-D: flat offsets */
+                                 : i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] &&
+                                       (dims < 3 || (k >= r.lo[2] && k < r.hi[2]));
+          if (host[c] != (inside ? (double)(c + 1) : -1.0)) {
+            if (first < 0) first = c;
+            ++bad;
+          }
+        }
+  ok(s == HD_OK && bad == 0, "%s: %d-D loop covers exactly %s (%lld wrong, first at %lld) %s",
+     b->core->name, dims, what, (long long)bad, (long long)first, s == HD_OK ? "" : b->ctx.msg);
+  b->core->free(&b->ctx, dev);
+  free(host);
+}
+
+static void test_cover(backend *b) {
+  hd_idx pad[3];
+  pad[0] = 13, pad[1] = 7, pad[2] = 5;
+  check_cover(b, 3, pad, hd_range3_make(2, 11, 1, 6, 1, 4), "an interior box");
+  check_cover(b, 3, pad, hd_range3_make(0, 13, 0, 7, 0, 5), "the whole box");
+  check_cover(b, 3, pad, hd_range3_make(4, 4, 0, 7, 0, 5), "an empty range");
+  pad[2] = 1;
+  check_cover(b, 2, pad, hd_range3_make(1, 12, 1, 6, 0, 1), "a 2-D interior");
+  check_cover(b, 1, pad, hd_range3_make(3, 80, 0, 1, 0, 1), "a 1-D range");
+  /* more rows than a CUDA grid has blocks in y: the grid-stride loop wraps */
+  b->ctx.block[0] = 1, b->ctx.block[1] = 1, b->ctx.block[2] = 1;
+  pad[0] = 2, pad[1] = 70001, pad[2] = 1;
+  check_cover(b, 2, pad, hd_range3_make(1, 2, 0, 70001, 0, 1), "70001 rows with 1-thread blocks");
+  pad[0] = 3, pad[1] = 2, pad[2] = 66000;
+  check_cover(b, 3, pad, hd_range3_make(0, 3, 1, 2, 0, 66000), "66000 planes with 1-thread blocks");
+  b->ctx.block[0] = b->ctx.block[1] = b->ctx.block[2] = 0;
+}
+
+/* Stats of random data on a padded grid; the sum must be within the
+ * worst-case association bound of a long-double reference. */
+static int run_stats(backend *b, const hd_grid *g, double *host, hd_stats *out) {
+  void *dev = NULL;
+  size_t bytes = (size_t)g->total * sizeof(double);
+  hd_status s = b->core->alloc(&b->ctx, &dev, bytes);
+  if (s == HD_OK) s = b->core->upload(&b->ctx, dev, host, bytes);
+  if (s == HD_OK) s = b->k->stats(&b->ctx, (const double *)dev, g, hd_grid_interior(g), out);
+  b->core->free(&b->ctx, dev);
+  if (s != HD_OK) diag("%s: %s", b->core->name, b->ctx.msg);
+  return s == HD_OK;
+}
+
+static void test_stats(backend *be, int nb) {
+  static const hd_idx sizes[][4] = {{1, 5, 1, 1},   {1, 1000003, 1, 1}, {2, 37, 23, 1},
+                                    {2, 512, 300, 1}, {3, 17, 9, 11},    {3, 64, 48, 40}};
+  size_t c;
+  for (c = 0; c < sizeof sizes / sizeof sizes[0]; ++c) {
+    hd_grid g;
+    double *host;
+    long double ref = 0.0L, absum = 0.0L;
+    double mn = DBL_MAX, mx = -DBL_MAX, bound;
+    hd_range3 r;
+    hd_idx i, j, k, n;
+    int b;
+    hd_stats base;
+    hd_stats_init(&base);
+    if (!hd_grid_init(&g, (int)sizes[c][0], sizes[c][1], sizes[c][2], sizes[c][3], 1)) bail("grid");
+    host = (double *)malloc((size_t)g.total * sizeof(double));
+    if (!host) bail("out of memory");
+    for (i = 0; i < g.total; ++i) host[i] = 1e30; /* ghosts: must not be counted */
+    r = hd_grid_interior(&g);
+    n = hd_range3_count(&r);
+    for (k = r.lo[2]; k < r.hi[2]; ++k)
+      for (j = r.lo[1]; j < r.hi[1]; ++j)
+        for (i = r.lo[0]; i < r.hi[0]; ++i) {
+          double v = (uniform() - 0.3) * 1e3;
+          host[hd_grid_at(&g, i, j, k)] = v;
+          ref += v;
+          absum += fabs(v);
+          if (v < mn) mn = v;
+          if (v > mx) mx = v;
+        }
+    bound = (double)n * DBL_EPSILON * (double)absum;
+    for (b = 0; b < nb; ++b) {
+      hd_stats s;
+      if (!run_stats(&be[b], &g, host, &s)) {
+        ok(0, "%s: stats on %lld cells", be[b].core->name, (long long)n);
+        continue;
+      }
+      ok(s.count == n && s.nonfinite == 0 && s.min == mn && s.max == mx &&
+             fabs(s.sum - (double)ref) <= bound,
+         "%s: %d-D stats of %lld cells: count, min, max exact, sum within %.2g of long double "
+         "(off by %.2g)",
+         be[b].core->name, g.dim, (long long)n, bound, fabs(s.sum - (double)ref));
+      if (be[b].core->id == HD_B_CUDA) {
+        hd_stats again;
+        ok(run_stats(&be[b], &g, host, &again) && memcmp(&s.sum, &again.sum, sizeof s.sum) == 0,
+           "cuda: stats repeat bit for bit");
+      }
+      if (b == 0) base = s;
+    }
+    for (b = 0; b < nb; ++b) {
+      int t, same = 1;
+      if (be[b].core->id != HD_B_OPENMP) continue;
+      for (t = 1; t <= 4; ++t) {
+        hd_stats s;
+        be[b].ctx.threads = t;
+        same = same && run_stats(&be[b], &g, host, &s) &&
+               memcmp(&s.sum, &base.sum, sizeof s.sum) == 0 && s.min == base.min &&
+               s.max == base.max && s.count == base.count;
+      }
+      be[b].ctx.threads = 0;
+      ok(same, "openmp: stats of %lld cells bit-identical to serial at 1, 2, 3, 4 threads",
+         (long long)n);
+    }
+    free(host);
+  }
+}
+
+static void test_nonfinite(backend *be, int nb) {
+  hd_grid g;
+  double *host;
+  hd_idx i, nan_at, inf_at;
+  int b;
+  if (!hd_grid_init(&g, 2, 100, 80, 1, 1)) bail("grid");
+  host = (double *)malloc((size_t)g.total * sizeof(double));
+  if (!host) bail("out of memory");
+  for (i = 0; i < g.total; ++i) host[i] = 1.0;
+  nan_at = hd_grid_at(&g, 40, 33, 0);
+  inf_at = hd_grid_at(&g, 7, 70, 0);
+  host[nan_at] = NAN;
+  host[inf_at] = -INFINITY;
+  for (b = 0; b < nb; ++b) {
+    hd_stats s;
+    ok(run_stats(&be[b], &g, host, &s) && s.nonfinite == 2 && s.first_bad == nan_at &&
+           s.count == 100 * 80 - 2 && s.sum == 100.0 * 80.0 - 2.0 && s.max == 1.0,
+       "%s: NaN and -Inf counted, first at %lld, excluded from sum/min/max", be[b].core->name,
+       (long long)nan_at);
+  }
+  free(host);
+}
+
+static void test_errors(backend *be, int nb) {
+  int b;
+  hd_ctx ctx;
+  const hd_core_ops *core;
+  for (b = 0; b < nb; ++b) {
+    void *p = (void *)&b;
+    hd_status s = be[b].core->alloc(&be[b].ctx, &p, (size_t)1 << 62);
+    ok(s == HD_ERR_NOMEM && p == NULL && strstr(be[b].ctx.msg, "cannot allocate") != NULL,
+       "%s: a 4.6 EB allocation fails cleanly: %s", be[b].core->name, be[b].ctx.msg);
+  }
+  ok(hd_backend_open(HD_B_COUNT + 1, 0, &ctx, &core, NULL, 0) == HD_ERR_UNSUPPORTED,
+     "an unknown backend is refused: %s", ctx.msg);
+#if !defined(HD_HAVE_CUDA)
+  ok(hd_backend_open(HD_B_CUDA, 0, &ctx, &core, NULL, 0) == HD_ERR_UNSUPPORTED &&
+         strstr(ctx.msg, "not in this build") != NULL,
+     "cuda is refused by a build without it: %s", ctx.msg);
+#endif
+}
+
+int main(void) {
+  backend be[HD_B_COUNT];
+  int id, nb = 0;
+  for (id = 0; id < HD_B_COUNT; ++id) {
+    const hd_core_ops *core = hd_core_get(id);
+    if (!core) continue;
+    if (core->init(&be[nb].ctx, 0) != HD_OK) {
+      skip("%s backend: %s", core->name, be[nb].ctx.msg);
+      continue;
+    }
+    be[nb].core = core;
+    be[nb].k = testk_get(id);
+    if (!be[nb].k) bail("no test kernels for %s", core->name);
+    ++nb;
+  }
+  for (id = 0; id < nb; ++id) test_cover(&be[id]);
+  test_stats(be, nb);
+  test_nonfinite(be, nb);
+  test_errors(be, nb);
+  for (id = 0; id < nb; ++id) be[id].core->destroy(&be[id].ctx);
+  return done_testing();
+}

@@ -1,0 +1,132 @@
+#!/bin/sh
+# hd-heat's contract with its user: good runs write their outputs and a
+# key: value summary; bad input of any kind gives exactly one line on stderr
+# naming the problem, exit status 2, and writes nothing (existing outputs
+# stay as they were); a run that blows up exits 1 and writes nothing.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-heat
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 99
+n=0
+fails=0
+result() { # status, description
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+# every run writes to out.* unless the case names its own --output
+run() {
+  case " $* " in *" --output="*) set -- --progress=0 "$@" ;; *) set -- --progress=0 --output=out "$@" ;; esac
+  "$bin" "$@" >stdout 2>stderr
+  echo $? >rc
+}
+clean_dir() { rm -f out.vti out.csv .out.*; }
+nothing_written() { [ ! -e out.vti ] && [ ! -e out.csv ] && [ -z "$(ls -A | grep '^\.out\.')" ]; }
+
+# bad input: expected status, a pattern the message must contain, arguments
+bad() {
+  want=$1 pattern=$2
+  shift 2
+  clean_dir
+  run "$@"
+  rc=$(cat rc)
+  lines=$(wc -l <stderr)
+  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" stderr && nothing_written; then
+    result 0 "exit $want, one line with '$pattern': $*"
+  else
+    result 1 "exit $want, one line with '$pattern': $* (got exit $rc, $lines lines)"
+    sed 's/^/# /' stderr
+  fi
+}
+
+printf 'steps = 10\nstpes = 20\n' >typo.in
+printf 'steps = 10\nalpha = 1\nsteps = 20\n' >dup.in
+printf '# nothing but a comment\n\n' >empty.in
+printf 'steps = 10\n\001\002\003\377junk\n' >junk.in
+printf 'n = 16\nsteps = 10\n' >good.in
+printf 'steps 10\n' >noeq.in
+bad 2 "unknown option '--stpes' (did you mean 'steps'?)" --stpes=10
+bad 2 "typo.in:2: unknown key 'stpes' (did you mean 'steps'?)" --input=typo.in
+bad 2 "dup.in:3: duplicate key 'steps' (first set on line 1)" --input=dup.in
+bad 2 "sets nothing" --input=empty.in
+bad 2 "binary data" --input=junk.in
+bad 2 "expected 'key = value'" --input=noeq.in
+bad 2 "cannot open input file 'missing.in'" --input=missing.in
+bad 2 "'abc' is not an integer" --steps=abc
+bad 2 "'1e-3x' is not a number" --alpha=1e-3x
+bad 2 "overflows" --steps=99999999999999999999999
+bad 2 "out of range" --n=0
+bad 2 "out of range" --n=-16
+bad 2 "out of range" --alpha=-1
+bad 2 "out of range" --dim=4
+bad 2 "give 1 or 3 values" --dim=3 --n=8,8
+bad 2 "stability limit" --n=64 --dt=1
+bad 2 "not 'adiabatic' or 'fixed:TEMPERATURE'" --bc=hot
+bad 2 "a 2-D run has no zlo face" --bc-zlo=adiabatic
+bad 2 "is not one of" --init=triangle
+bad 2 "unexpected argument 'extra'" extra
+bad 2 "--steps given twice" --steps=1 --steps=2
+bad 2 "grid too large for memory" --n=3000000 --steps=1
+bad 2 "too large to index" --n=9000000000,9000000000 --steps=1
+bad 2 "cannot write in directory" --output=no/such/dir/out --n=8 --steps=1
+
+# an unwritable output path leaves no temporary behind anywhere
+clean_dir
+run --n=8 --steps=1 --output=/proc/out
+result $([ "$(cat rc)" -eq 2 ] && echo 0 || echo 1) "an unwritable directory is refused before the run"
+
+# existing outputs survive a failed run, usage error or blow-up
+echo precious >out.csv
+run --n=64 --dt=1
+result $([ "$(cat rc)" -eq 2 ] && [ "$(cat out.csv)" = precious ] && echo 0 || echo 1) \
+  "a refused run leaves an existing out.csv untouched"
+run --n=16 --steps=3000 --source=1.7e308 --csv-every=1000
+result $([ "$(cat rc)" -eq 1 ] && grep -q "non-finite temperature" stderr && [ "$(cat out.csv)" = precious ] &&
+  [ ! -e out.vti ] && echo 0 || echo 1) "a blow-up exits 1, names it, and writes nothing"
+rm -f out.csv
+
+# good runs
+clean_dir
+run --n=32 --steps=50
+ok_run=$(cat rc)
+rows=$(wc -l <out.csv 2>/dev/null || echo 0)
+result $([ "$ok_run" -eq 0 ] && [ -s out.vti ] && head -n 1 out.vti | grep -q '<?xml' &&
+  [ "$(head -n 1 out.csv)" = "step,time,min,max,mean,total_heat" ] && [ "$rows" -eq 52 ] && echo 0 || echo 1) \
+  "a run writes out.vti and out.csv (header + 51 rows)"
+h0=$(sed -n 's/^total_heat_initial: //p' stdout)
+h1=$(sed -n 's/^total_heat: //p' stdout)
+result $(awk -v a="$h0" -v b="$h1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-12 * a) }' && echo 0 || echo 1) \
+  "adiabatic run keeps total heat ($h0 -> $h1)"
+grep -q '^backend: ' stdout && grep -q '^cell_updates_per_second: ' stdout
+result $? "the summary is key: value lines"
+
+clean_dir
+run --input=good.in --steps=20 --vti=no
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^steps: 20$' stdout && grep -q '^cells: 16 x 16$' stdout && [ ! -e out.vti ] && echo 0 || echo 1) \
+  "command-line values override the input file; --vti=no skips the field"
+
+clean_dir
+run --dim=3 --n=12,10,8 --init=sphere --bc=fixed:0 --bc-zhi=adiabatic --steps=5 --precision=single
+result $([ "$(cat rc)" -eq 0 ] && grep -q 'Float32' out.vti && grep -q '^precision: single$' stdout && echo 0 || echo 1) \
+  "3-D single-precision run writes Float32 cells"
+
+for b in serial openmp; do
+  if "$bin" --version | grep -q "backends:.*$b"; then
+    clean_dir
+    run --backend=$b --n=16 --steps=3
+    result $([ "$(cat rc)" -eq 0 ] && grep -q "^backend: $b$" stdout && echo 0 || echo 1) "--backend=$b is used and reported"
+  fi
+done
+
+clean_dir
+run --bench --n=64 --steps=20
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_updates_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout && nothing_written && echo 0 || echo 1) \
+  "--bench prints rates and writes nothing"
+
+"$bin" --help >stdout 2>&1
+result $([ $? -eq 0 ] && grep -q -- '--backend=auto|serial|openmp|cuda' stdout && echo 0 || echo 1) "--help lists the options"
+"$bin" --version >stdout 2>&1
+result $([ $? -eq 0 ] && grep -q '^backends: serial' stdout && echo 0 || echo 1) "--version lists the backends"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]

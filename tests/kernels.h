@@ -1,0 +1,24 @@
+/* Loop and reduction kernels the core test runs on every backend (double
+ * precision), built from kernels_impl.h like the drivers' tables. */
+#ifndef HD_TEST_KERNELS_H
+#define HD_TEST_KERNELS_H
+
+#include <hd/reduce.h>
+
+#include "backend.h"
+
+typedef struct testk_ops {
+  const char *backend;
+  /* out[c] = c + 1 for every cell c of the range (padded strides sy, sz) */
+  hd_status (*mark3)(hd_ctx *ctx, double *out, hd_idx sy, hd_idx sz, hd_range3 r);
+  hd_status (*mark2)(hd_ctx *ctx, double *out, hd_idx sy, hd_range3 r);
+  hd_status (*mark1)(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1);
+  hd_status (*stats)(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r, hd_stats *out);
+} testk_ops;
+
+HD_EXTERN_C_BEGIN
+extern const testk_ops testk_serial_d, testk_openmp_d, testk_cuda_d;
+const testk_ops *testk_get(int backend);
+HD_EXTERN_C_END
+
+#endif

@@ -1,0 +1,45 @@
+#include "kernels.h"
+
+typedef struct mark_args {
+  double *out;
+  hd_idx sy, sz;
+} mark_args;
+
+HD_FN void mark3_pt(const mark_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = i + j * a->sy + k * a->sz;
+  a->out[c] = (double)(c + 1);
+}
+HD_FN void mark2_pt(const mark_args *a, hd_idx i, hd_idx j) {
+  const hd_idx c = i + j * a->sy;
+  a->out[c] = (double)(c + 1);
+}
+HD_FN void mark1_pt(const mark_args *a, hd_idx i) { a->out[i] = (double)(i + 1); }
+
+HD_DEFINE_FOR_3D(k_mark3, mark3_pt, mark_args)
+HD_DEFINE_FOR_2D(k_mark2, mark2_pt, mark_args)
+HD_DEFINE_FOR_1D(k_mark1, mark1_pt, mark_args)
+
+static hd_status t_mark3(hd_ctx *ctx, double *out, hd_idx sy, hd_idx sz, hd_range3 r) {
+  mark_args a;
+  a.out = out, a.sy = sy, a.sz = sz;
+  return k_mark3(ctx, &a, r);
+}
+static hd_status t_mark2(hd_ctx *ctx, double *out, hd_idx sy, hd_range3 r) {
+  mark_args a;
+  a.out = out, a.sy = sy, a.sz = 0;
+  return k_mark2(ctx, &a, r);
+}
+static hd_status t_mark1(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1) {
+  mark_args a;
+  a.out = out, a.sy = 0, a.sz = 0;
+  return k_mark1(ctx, &a, i0, i1);
+}
+static hd_status t_stats(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r,
+                         hd_stats *out) {
+  hd_field fld;
+  fld.f = f;
+  fld.g = *g;
+  return hd_field_stats(ctx, &fld, r, out);
+}
+
+const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_stats};

@@ -1,0 +1,73 @@
+/* Minimal TAP producer for automake's tap-driver.sh.  Tests print their plan
+ * at the end (done_testing), so the count follows what actually ran. */
+#ifndef HD_TAP_H
+#define HD_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int tap_count, tap_failed;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int ok(int cond, const char *fmt, ...) {
+  va_list ap;
+  ++tap_count;
+  printf("%s %d - ", cond ? "ok" : "not ok", tap_count);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+  if (!cond) ++tap_failed;
+  return cond;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void skip(const char *fmt, ...) {
+  va_list ap;
+  ++tap_count;
+  printf("ok %d # SKIP ", tap_count);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void diag(const char *fmt, ...) {
+  va_list ap;
+  printf("# ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+}
+
+/* Abort the whole test (setup failure): TAP "Bail out!". */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+static void bail(const char *fmt, ...) {
+  va_list ap;
+  printf("Bail out! ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  exit(1);
+}
+
+static int done_testing(void) {
+  printf("1..%d\n", tap_count);
+  return tap_failed ? 1 : 0;
+}
+
+#endif
