@@ -68,6 +68,32 @@ int main(void) {
           ok(ran && fabs(st.sum - ref_st.sum) <= tol * (double)cells,
              "%s/%s %d-D total vs serial: %.3g apart (tolerance %.3g)", ops->backend,
              ops->precision, dim, fabs(st.sum - ref_st.sum), tol * (double)cells);
+          if (ops->has_tuned) {
+            /* the tuned kernel against the generic one, with the default
+             * shape and with a short march that splits the slow axis into
+             * uneven pieces */
+            static const int shapes[2][3] = {{0, 0, 0}, {32, 4, 5}};
+            int sh;
+            for (sh = 0; sh < 2; ++sh) {
+              heat_problem q = p;
+              double *g = (double *)malloc(cells * sizeof(double));
+              int ran2;
+              if (!g) bail("out of memory");
+              q.variant = HEAT_VARIANT_GENERIC;
+              memcpy(be[b].ctx.block, shapes[sh], sizeof shapes[sh]);
+              ran2 = heat_run(&be[b], ops, &q, steps, g, NULL);
+              q.variant = HEAT_VARIANT_TUNED;
+              ran2 = ran2 && heat_run(&be[b], ops, &q, steps, f, NULL);
+              memset(be[b].ctx.block, 0, sizeof be[b].ctx.block);
+              for (err = 0.0, i = 0; ran2 && i < cells; ++i) err = fmax(err, fabs(f[i] - g[i]));
+              ok(ran2 && err <= tol,
+                 "%s/%s %d-D tuned kernel (block %d,%d, march %d) vs generic: max |difference| "
+                 "%.3g (tolerance %.3g)",
+                 ops->backend, ops->precision, dim, shapes[sh][0], shapes[sh][1], shapes[sh][2],
+                 err, tol);
+              free(g);
+            }
+          }
         }
       }
       free(ref);

@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
   CLI_INT,    /* long */
   CLI_REAL,   /* double, finite */
@@ -43,5 +47,9 @@ void cli_print_help(const cli_opt *opts, const char *prog, const char *summary);
 
 /* The option entry named name, or NULL. */
 cli_opt *cli_find(cli_opt *opts, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

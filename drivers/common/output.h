@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct hd_out {
   FILE *f;
   char path[4096];
@@ -39,5 +43,9 @@ int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti
 
 /* Directory part of a path ("." when there is none), for messages. */
 void hd_dirname(const char *path, char *dir, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Monotonic wall clock in seconds. */
 double hd_wtime(void);
 
@@ -30,5 +34,9 @@ void hd_progress_init(hd_progress *p, double every_seconds);
 void hd_progress_step(hd_progress *p, const char *prog, long step, long total, double work_done,
                       const char *unit);
 void hd_progress_end(hd_progress *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

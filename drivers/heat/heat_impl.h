@@ -46,7 +46,11 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     st->a.bc[d].kind = p->bc_kind[d];
     st->a.bc[d].value = (hd_real)p->bc_value[d];
   }
-  st->tuned = 0; /* no hand-tuned kernel yet: the generic path */
+#if defined(HD_HEAT_HAS_TUNED)
+  st->tuned = p->variant != HEAT_VARIANT_GENERIC;
+#else
+  st->tuned = 0;
+#endif
   bytes = (size_t)g.total * sizeof(hd_real);
   if ((s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
       (s = hd_dev_alloc(ctx, (void **)&st->buf[1], bytes)) != HD_OK ||
@@ -84,7 +88,11 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   long n;
   for (n = 0; n < steps; ++n) {
     hd_real *t = st->a.t_next;
+#if defined(HD_HEAT_HAS_TUNED)
+    hd_status s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
+#else
     hd_status s = hd_heat_step(ctx, &st->a);
+#endif
     if (s != HD_OK) return s;
     st->a.t_next = (hd_real *)st->a.t;
     st->a.t = t;
@@ -117,5 +125,11 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
-const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 0,
+#if defined(HD_HEAT_HAS_TUNED)
+#define HEAT_HAS_TUNED 1
+#else
+#define HEAT_HAS_TUNED 0
+#endif
+
+const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
                                         h_create, h_advance, h_stats, h_download, h_destroy};

@@ -23,8 +23,8 @@
 typedef struct heat_cli {
   int backend, precision, init, variant, bench, vti; /* choices and flags */
   long device, threads, dim, n[3], steps, csv_every;  /* integers */
-  int nn, nlen, nbox, ncenter, nmode;
-  long mode[3];
+  int nn, nlen, nbox, ncenter, nmode, nblock;
+  long mode[3], block[3];
   double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius, progress;
   char bc_all[64], bc_face[6][64], output[4000], input[4000];
 } heat_cli;
@@ -198,6 +198,7 @@ int main(int argc, char **argv) {
       {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"progress", CLI_REAL, &c.progress, "SECONDS", "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"variant", CLI_CHOICE, &c.variant, "auto|generic|tuned", "kernel variant (default auto: tuned where one exists)", 1, 0, 0, NULL, 0, 0, 0},
+      {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched)", 1, 1024, 3, &c.nblock, 0, 0, 0},
       {"bench", CLI_FLAG, &c.bench, NULL, "time the steps, print cell updates/s and GB/s, write nothing", 1, 0, 0, NULL, 1, 0, 0},
       {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}};
 
@@ -244,6 +245,7 @@ int main(int argc, char **argv) {
     return c.backend == 0 ? 1 : 2;
   }
   ctx.threads = (int)c.threads;
+  for (d = 0; d < c.nblock; ++d) ctx.block[d] = (int)c.block[d];
   ops = heat_ops_get(core->id, c.precision == 1);
   if (!ops) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.precision ? "single" : "double", core->name);

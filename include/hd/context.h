@@ -101,7 +101,7 @@ HD_HOST_FN hd_status hd_ctx_init(hd_ctx *ctx, int device) {
     HD_CUDA_TRY(ctx, cudaFree(0)); /* create the context now, not in a timing */
     ctx->device = device;
     ctx->sm_count = prop.multiProcessorCount;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "%s (sm_%d%d, %d SMs)",
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.96s (sm_%d%d, %d SMs)",
              prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   }
 #elif defined(HD_BACKEND_OPENMP)

@@ -56,7 +56,7 @@ typedef struct hd_grid {
 } hd_grid;
 
 /* Multiply with overflow check; returns 0 on overflow. */
-HD_FN int hd_mul_ok(hd_idx a, hd_idx b, hd_idx *out) {
+HD_HOST_FN int hd_mul_ok(hd_idx a, hd_idx b, hd_idx *out) {
 #if defined(__GNUC__) || defined(__clang__)
   return !__builtin_mul_overflow(a, b, out);
 #else
@@ -68,7 +68,7 @@ HD_FN int hd_mul_ok(hd_idx a, hd_idx b, hd_idx *out) {
 
 /* Fills g; returns 0 if a size is not positive or the element count
  * overflows 64 bits. */
-HD_FN int hd_grid_init(hd_grid *g, int dim, hd_idx nx, hd_idx ny, hd_idx nz,
+HD_HOST_FN int hd_grid_init(hd_grid *g, int dim, hd_idx nx, hd_idx ny, hd_idx nz,
                        hd_idx ghost) {
   hd_idx pad[3], n[3];
   int d;

@@ -1,0 +1,68 @@
+#!/bin/bash
+# One batch for the GPU machine (the device tool): build with CUDA and
+# -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
+# Logs go to $OUT (default ./gpu-out); the last lines printed are the
+# summary table.  Usage, from the repository root:
+#   bash bench/gpu.sh [quick]
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+jobs=$(nproc)
+log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+log "machine"
+{
+  date -u +"date: %Y-%m-%d %H:%M UTC"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+  nvcc --version | tail -n 1
+  echo "cores: $jobs"
+} | tee "$OUT/machine.txt"
+
+log "build"
+if ! { autoreconf -fi && ./configure --with-cuda --enable-werror && make -j"$jobs"; } >"$OUT/build.log" 2>&1; then
+  tail -n 30 "$OUT/build.log"
+  exit 1
+fi
+grep -E 'backends:|CUDA:' "$OUT/build.log"
+
+log "tests"
+make -j"$jobs" check >"$OUT/check.log" 2>&1
+check_rc=$?
+cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
+grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40
+grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' test-suite.log
+grep -h -E 'cuda' tests/*.log | grep -c '^PASS' | sed 's/^/cuda test results passed: /'
+
+[ "${1:-}" = quick ] && exit $check_rc
+
+log "benchmarks"
+{
+  ./drivers/hd-heat --bench --backend=cuda --n=8192 --steps=10 | grep -E '^(device|copy_GB)'
+  sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:100" "generic tuned"
+  echo "-- tuned block shapes (x,y threads, cells marched) --"
+  sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "64,1,32 128,1,16 128,1,64 256,1,32 512,1,32"
+  sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,4,16 32,8,32 32,8,8 64,4,16 64,8,16 128,2,16"
+  echo "-- generic block shapes --"
+  sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "generic" "64,4,1 128,2,1 256,1,1"
+  sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "generic" "32,8,1 64,4,1 128,2,2 32,4,4"
+} 2>&1 | tee "$OUT/bench.txt"
+
+log "compute-sanitizer"
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+{
+  for tool in memcheck racecheck initcheck synccheck; do
+    for args in "--dim=2 --n=70,50 --variant=generic" "--dim=2 --n=70,50 --variant=tuned" \
+                "--dim=3 --n=20,18,17 --variant=generic" "--dim=3 --n=20,18,17 --variant=tuned --precision=single"; do
+      echo "-- $tool: hd-heat $args"
+      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \
+        --output=/tmp/cs --progress=0 $args >/tmp/cs.out 2>&1
+      echo "exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+    done
+  done
+  echo "-- memcheck: tests/core"
+  "$cs" --tool memcheck --error-exitcode 3 ./tests/core >/tmp/cs.out 2>&1
+  echo "exit $?: $(grep 'ERROR SUMMARY' /tmp/cs.out | tail -n 1)"
+} 2>&1 | tee "$OUT/sanitizer.txt" | grep -E '^exit' | sort | uniq -c
+
+log "done"
+exit $check_rc
