@@ -32,9 +32,9 @@ typedef struct hd_core_ops {
   void (*free)(hd_ctx *ctx, void *p);
   hd_status (*upload)(hd_ctx *ctx, void *dev, const void *host, size_t bytes);
   hd_status (*download)(hd_ctx *ctx, void *host, const void *dev, size_t bytes);
-  /* Best-of-reps copy of `bytes` between two buffers by the backend's own
-   * loop, in bytes read plus written per second: the bandwidth ceiling
-   * benchmarks are compared with. */
+  /* Best-of-reps copy of `bytes` between two buffers, by the backend's own
+   * loop and (CUDA) by cudaMemcpy, in bytes read plus written per second:
+   * the bandwidth ceiling benchmarks are compared with. */
   hd_status (*copy_bandwidth)(hd_ctx *ctx, size_t bytes, int reps, double *bytes_per_s);
 } hd_core_ops;
 

@@ -12,6 +12,7 @@ typedef struct heat_state {
   hd_heat_args a;
   hd_real *buf[2];
   int tuned;
+  int block[3]; /* launch shape of the step kernels only */
 } heat_state;
 
 static void h_destroy(hd_ctx *ctx, void *state) {
@@ -51,6 +52,7 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
 #else
   st->tuned = 0;
 #endif
+  memcpy(st->block, p->block, sizeof st->block);
   bytes = (size_t)g.total * sizeof(hd_real);
   if ((s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
       (s = hd_dev_alloc(ctx, (void **)&st->buf[1], bytes)) != HD_OK ||
@@ -85,19 +87,24 @@ fail:
 
 static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   heat_state *st = (heat_state *)state;
+  hd_status s = HD_OK;
+  int saved[3];
   long n;
-  for (n = 0; n < steps; ++n) {
+  memcpy(saved, ctx->block, sizeof saved);
+  memcpy(ctx->block, st->block, sizeof saved);
+  for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
 #if defined(HD_HEAT_HAS_TUNED)
-    hd_status s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
+    s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
 #else
-    hd_status s = hd_heat_step(ctx, &st->a);
+    s = hd_heat_step(ctx, &st->a);
 #endif
-    if (s != HD_OK) return s;
+    if (s != HD_OK) break;
     st->a.t_next = (hd_real *)st->a.t;
     st->a.t = t;
   }
-  return HD_OK;
+  memcpy(ctx->block, saved, sizeof saved);
+  return s;
 }
 
 static hd_status h_stats(hd_ctx *ctx, void *state, hd_stats *out) {

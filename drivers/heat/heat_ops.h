@@ -21,7 +21,8 @@ typedef struct heat_problem {
   double base, value;
   double box_lo[3], box_hi[3], center[3], radius;
   int mode[3];
-  int variant; /* HEAT_VARIANT_* */
+  int variant;  /* HEAT_VARIANT_* */
+  int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
 } heat_problem;
 
 typedef struct heat_ops {

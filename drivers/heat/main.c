@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
     return c.backend == 0 ? 1 : 2;
   }
   ctx.threads = (int)c.threads;
-  for (d = 0; d < c.nblock; ++d) ctx.block[d] = (int)c.block[d];
+  for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
   ops = heat_ops_get(core->id, c.precision == 1);
   if (!ops) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.precision ? "single" : "double", core->name);

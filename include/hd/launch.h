@@ -56,20 +56,31 @@ HD_HOST_FN unsigned hd_grid_extent(hd_idx n, unsigned b, hd_idx cap) {
   return (unsigned)(g < cap ? g : cap);
 }
 
-/* Grid covering r (grid-stride loops cover what the limits cut off);
+/* Most blocks a loop launches: about two waves of full occupancy.  The
+ * grid-stride loops give each thread several cells, which spreads the
+ * per-thread setup (parameters, 64-bit index arithmetic) over many cells. */
+HD_HOST_FN hd_idx hd_max_blocks(const hd_ctx *ctx, const dim3 *block) {
+  const hd_idx threads = (hd_idx)block->x * block->y * block->z;
+  return ctx->sm_count > 0 ? ctx->sm_count * (4096 / threads + 1) : 65535;
+}
+
+/* Grid covering r (grid-stride loops cover what the caps cut off);
  * returns 0 for an empty range. */
 HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
                               dim3 *block) {
-  hd_idx n[3];
+  hd_idx n[3], cap;
   int d;
   for (d = 0; d < 3; ++d) {
     n[d] = r->hi[d] - r->lo[d];
     if (n[d] <= 0) return 0;
   }
   hd_block_shape(ctx, n, block);
-  grid->x = hd_grid_extent(n[0], block->x, 2147483647);
-  grid->y = hd_grid_extent(n[1], block->y, 65535);
-  grid->z = hd_grid_extent(n[2], block->z, 65535);
+  cap = hd_max_blocks(ctx, block);
+  grid->x = hd_grid_extent(n[0], block->x, cap < 2147483647 ? cap : 2147483647);
+  cap = cap / grid->x > 0 ? cap / grid->x : 1;
+  grid->y = hd_grid_extent(n[1], block->y, cap < 65535 ? cap : 65535);
+  cap = cap / grid->y > 0 ? cap / grid->y : 1;
+  grid->z = hd_grid_extent(n[2], block->z, cap < 65535 ? cap : 65535);
   return 1;
 }
 
@@ -108,10 +119,10 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
       fn(&a, i);                                                                   \
   }                                                                                \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \
-    unsigned b = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 256u;               \
+    dim3 block(ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 256u, 1, 1);          \
     if (i1 <= i0) return HD_OK;                                                    \
-    name##_hd_kernel<<<hd_grid_extent(i1 - i0, b, 2147483647), b, 0,               \
-                       hd_stream(ctx)>>>(*a, i0, i1);                              \
+    name##_hd_kernel<<<hd_grid_extent(i1 - i0, block.x, hd_max_blocks(ctx, &block)), \
+                       block, 0, hd_stream(ctx)>>>(*a, i0, i1);                    \
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
   }
 
