@@ -236,93 +236,6 @@ HD_HOST_FN hd_status hd_heat_step(hd_ctx *ctx, const hd_heat_args *a) {
   return a->g.dim == 2 ? hd_heat_step_2d(ctx, a, r) : hd_heat_step_3d(ctx, a, r);
 }
 
-#if defined(HD_BACKEND_CUDA)
-/* Tuned CUDA step: each thread marches along the slowest axis (y in 2-D, z
- * in 3-D) over `march` cells, keeping the previous, current and next value
- * along it in registers, so that axis costs one new load per cell; the
- * neighbours across the block come from L1.  The loads of HD_HEAT_BATCH
- * cells ahead are issued together (32 bytes in flight per thread: one
- * 8-byte load per thread cannot cover HBM latency).  Same physics functions
- * as the generic loop, which stays as the check (tests compare the two). */
-#define HD_HEAT_HAS_TUNED 1
-#define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
-
-HD_FN void hd_heat_march_cell(const hd_heat_args *a, hd_real *HD_RESTRICT tn, hd_idx c,
-                              hd_idx i, hd_idx j, hd_idx k, hd_real prev, hd_real cur,
-                              hd_real next) {
-  const hd_real *HD_RESTRICT t = a->t;
-  const hd_idx sy = a->g.stride[1];
-  const hd_real v =
-      a->g.dim == 3
-          ? hd_heat_update_3d(cur, t[c - 1], t[c + 1], t[c - sy], t[c + sy], prev, next, a->c,
-                              hd_heat_source(a, c))
-          : hd_heat_update_2d(cur, t[c - 1], t[c + 1], prev, next, a->c, hd_heat_source(a, c));
-  tn[c] = v;
-  hd_heat_put_ghosts(a, tn, c, i, j, k, v);
-}
-
-HD_KERNEL void hd_heat_march_kernel(HD_KPARAM(hd_heat_args) a, int march) {
-  const hd_grid *g = &a.g;
-  const int three = g->dim == 3;
-  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = three ? 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y
-                         : 1 + (hd_idx)blockIdx.y * march;
-  const hd_idx k = three ? 1 + (hd_idx)blockIdx.z * march : 0;
-  const hd_idx sy = g->stride[1], sz = g->stride[2];
-  const hd_idx step = three ? sz : sy; /* along the march */
-  const hd_idx m0 = three ? k : j, mend = three ? g->n[2] + 1 : g->n[1] + 1;
-  const hd_idx m1 = m0 + march < mend ? m0 + march : mend;
-  const hd_real *HD_RESTRICT t = a.t;
-  hd_real *HD_RESTRICT tn = a.t_next;
-  hd_idx c, m;
-  hd_real prev, cur;
-  int u;
-  if (i > g->n[0] || (three && j > g->n[1])) return;
-  c = i + j * sy + k * sz;
-  prev = t[c - step];
-  cur = t[c];
-  for (m = m0; m + HD_HEAT_BATCH <= m1; m += HD_HEAT_BATCH) {
-    hd_real next[HD_HEAT_BATCH];
-#pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH; ++u) next[u] = t[c + (u + 1) * step];
-#pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH; ++u, c += step) {
-      hd_heat_march_cell(&a, tn, c, i, three ? j : m + u, three ? m + u : 0, prev, cur, next[u]);
-      prev = cur;
-      cur = next[u];
-    }
-  }
-  for (; m < m1; ++m, c += step) {
-    const hd_real next = t[c + step];
-    hd_heat_march_cell(&a, tn, c, i, three ? j : m, three ? m : 0, prev, cur, next);
-    prev = cur;
-    cur = next;
-  }
-}
-
-/* Block shape and march length: ctx->block = {x, y, march} overrides the
- * defaults (3-D: 32 x 8 threads, 16 planes; 2-D: 128 threads, 32 rows). */
-HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
-  const hd_grid *g = &a->g;
-  const int three = g->dim == 3;
-  unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
-  unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
-  int march = ctx->block[2] > 0 ? ctx->block[2] : (three ? 16 : 32);
-  hd_idx along = three ? g->n[2] : g->n[1];
-  dim3 grid, block(bx, by, 1);
-  grid.x = hd_grid_extent(g->n[0], bx, 2147483647);
-  grid.y = three ? hd_grid_extent(g->n[1], by, 65535) : hd_grid_extent(along, (unsigned)march, 65535);
-  grid.z = three ? hd_grid_extent(along, (unsigned)march, 65535) : 1;
-  if ((hd_idx)grid.y * (three ? by : (unsigned)march) < (three ? g->n[1] : along) ||
-      (three && (hd_idx)grid.z * march < along))
-    return hd_fail(ctx, HD_ERR_ARG,
-                   "heat: grid too tall for the tuned kernel with march %d; use the generic one",
-                   march);
-  hd_heat_march_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
-  return hd_check_launch(ctx, "hd_heat_march_kernel", __FILE__, __LINE__);
-}
-#endif
-
 /* Set the ghosts of a->t_next from its interior and the face conditions. */
 HD_HOST_FN hd_status hd_heat_fill_ghosts(hd_ctx *ctx, const hd_heat_args *a) {
   return hd_heat_ghosts_loop(ctx, a, hd_grid_interior(&a->g));
@@ -337,5 +250,144 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
   a.ic = *ic;
   return hd_heat_init_loop(ctx, &a, hd_grid_interior(g));
 }
+
+#if defined(HD_BACKEND_CUDA)
+/* Tuned CUDA steps.  Both march each thread along the slowest axis (y in
+ * 2-D, z in 3-D) keeping the previous, current and next value along it in
+ * registers, so that axis costs one new load per cell, and both call the
+ * same physics functions as the generic loop, which stays as the check
+ * (tests compare the two).
+ *   2-D: x neighbours come from the neighbouring lanes by warp shuffles, so
+ *        a cell costs one global load; HD_HEAT_BATCH loads along y are
+ *        issued together (one 8-byte load per thread cannot cover HBM
+ *        latency).  Blocks are whole warps along x.
+ *   3-D: the current plane of the block's tile, with a one-cell halo, is
+ *        staged in shared memory (2.5-D blocking), so x and y neighbours
+ *        cost no global traffic beyond the halo; the next plane is loaded
+ *        before the barriers that stage the current one.
+ * Threads past the end of the grid load clamped (ghost) values so that all
+ * lanes take part in shuffles and barriers. */
+#define HD_HEAT_HAS_TUNED 1
+#define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
+
+static __device__ __forceinline__ void hd_heat_tuned2d_cell(
+    const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
+    hd_idx i, hd_idx j, int inside, hd_real prev, hd_real cur, hd_real next) {
+  const unsigned lane = threadIdx.x & 31u;
+  hd_real left = __shfl_up_sync(0xffffffffu, cur, 1);
+  hd_real right = __shfl_down_sync(0xffffffffu, cur, 1);
+  if (lane == 0) left = t[c - 1];
+  if (lane == 31) right = t[c + 1];
+  if (inside) {
+    const hd_real v = hd_heat_update_2d(cur, left, right, prev, next, a->c, hd_heat_source(a, c));
+    tn[c] = v;
+    hd_heat_put_ghosts(a, tn, c, i, j, 0, v);
+  }
+}
+
+HD_KERNEL void hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
+  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const int inside = i <= nx;
+  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * march;
+  const hd_idx j1 = j0 + march < ny + 1 ? j0 + march : ny + 1;
+  const hd_real *HD_RESTRICT t = a.t;
+  hd_real *HD_RESTRICT tn = a.t_next;
+  hd_idx c = (inside ? i : nx + 1) + j0 * sy, j;
+  hd_real prev = t[c - sy], cur = t[c];
+  int u;
+  for (j = j0; j + HD_HEAT_BATCH <= j1; j += HD_HEAT_BATCH) {
+    hd_real next[HD_HEAT_BATCH];
+#pragma unroll
+    for (u = 0; u < HD_HEAT_BATCH; ++u) next[u] = t[c + (u + 1) * sy];
+#pragma unroll
+    for (u = 0; u < HD_HEAT_BATCH; ++u, c += sy) {
+      hd_heat_tuned2d_cell(&a, t, tn, c, i, j + u, inside, prev, cur, next[u]);
+      prev = cur;
+      cur = next[u];
+    }
+  }
+  for (; j < j1; ++j, c += sy) {
+    const hd_real next = t[c + sy];
+    hd_heat_tuned2d_cell(&a, t, tn, c, i, j, inside, prev, cur, next);
+    prev = cur;
+    cur = next;
+  }
+}
+
+HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+  extern __shared__ unsigned char hd_heat_smem[];
+  hd_real *tile = (hd_real *)hd_heat_smem; /* (blockDim.y + 2) x (blockDim.x + 2) */
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
+  const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
+  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, w = (int)blockDim.x + 2;
+  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + tx;
+  const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + ty;
+  const int inside = i <= nx && j <= ny;
+  const hd_idx il = i <= nx ? i : nx + 1, jl = j <= ny ? j : ny + 1; /* clamped into ghosts */
+  const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
+  const hd_idx k1 = k0 + march < nz + 1 ? k0 + march : nz + 1;
+  const int me = (ty + 1) * w + tx + 1;
+  const hd_real *HD_RESTRICT t = a.t;
+  hd_real *HD_RESTRICT tn = a.t_next;
+  /* halo cells this thread stages: x edges by the first/last column of
+   * threads, y edges by the first/last row, each clamped into the ghosts */
+  const int xh = tx == 0 ? -1 : (tx == (int)blockDim.x - 1 || il == nx + 1 ? 1 : 0);
+  const int yh = ty == 0 ? -1 : (ty == (int)blockDim.y - 1 || jl == ny + 1 ? 1 : 0);
+  const hd_idx xo = xh < 0 ? -1 : (il + 1 <= nx + 1 ? 1 : 0);
+  const hd_idx yo = yh < 0 ? -sy : (jl + 1 <= ny + 1 ? sy : 0);
+  hd_idx c = il + jl * sy + k0 * sz, k;
+  hd_real prev = t[c - sz], cur = t[c];
+  for (k = k0; k < k1; ++k, c += sz) {
+    const hd_real next = t[c + sz];
+    const hd_real hx = xh ? t[c + xo] : HD_R(0), hy = yh ? t[c + yo] : HD_R(0);
+    __syncthreads(); /* the previous plane's readers are done */
+    tile[me] = cur;
+    if (xh) tile[me + xh] = hx;
+    if (yh) tile[me + yh * w] = hy;
+    __syncthreads();
+    if (inside) {
+      const hd_real v = hd_heat_update_3d(cur, tile[me - 1], tile[me + 1], tile[me - w],
+                                          tile[me + w], prev, next, a.c, hd_heat_source(&a, c));
+      tn[c] = v;
+      hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
+    }
+    prev = cur;
+    cur = next;
+  }
+}
+
+/* Block shape and march length: ctx->block = {x, y, march} overrides the
+ * defaults (2-D: 128 threads, 32 rows; 3-D: 32 x 8 threads, 16 planes).
+ * In 2-D x must be a multiple of 32 (whole warps); 3-D tiles need x, y >= 2
+ * (the edge threads stage the halo). */
+HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
+  const hd_grid *g = &a->g;
+  const int three = g->dim == 3;
+  const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
+  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
+  const int march = ctx->block[2] > 0 ? ctx->block[2] : (three ? 16 : 32);
+  const hd_idx along = three ? g->n[2] : g->n[1];
+  dim3 grid, block(bx, by, 1);
+  if (!three && bx % 32u)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned 2-D blocks must be whole warps (x = %u)", bx);
+  if (three && (bx < 2 || by < 2))
+    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned 3-D blocks need at least 2 x 2 threads");
+  grid.x = hd_grid_extent(g->n[0], bx, 2147483647);
+  grid.y = three ? hd_grid_extent(g->n[1], by, 65535) : hd_grid_extent(along, (unsigned)march, 65535);
+  grid.z = three ? hd_grid_extent(along, (unsigned)march, 65535) : 1;
+  if ((hd_idx)grid.y * (three ? by : (unsigned)march) < (three ? g->n[1] : along) ||
+      (three && (hd_idx)grid.z * march < along))
+    return hd_fail(ctx, HD_ERR_ARG,
+                   "heat: grid too tall for the tuned kernel with march %d; use the generic one",
+                   march);
+  if (three)
+    hd_heat_tuned3d_kernel<<<grid, block, (bx + 2) * (by + 2) * sizeof(hd_real), hd_stream(ctx)>>>(
+        *a, march);
+  else
+    hd_heat_tuned2d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+  return hd_check_launch(ctx, "hd_heat_step_tuned", __FILE__, __LINE__);
+}
+#endif
 
 #endif /* HD_HEAT_H */
