@@ -263,12 +263,13 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
  *        latency).  Blocks are whole warps along x.
  *   3-D: the current plane of the block's tile, with a one-cell halo, is
  *        staged in shared memory (2.5-D blocking), so x and y neighbours
- *        cost no global traffic beyond the halo; the next plane is loaded
- *        before the barriers that stage the current one.
+ *        cost no global traffic beyond the halo; the next HD_HEAT_BATCH3D
+ *        planes are loaded before the barriers that stage the current one.
  * Threads past the end of the grid load clamped (ghost) values so that all
  * lanes take part in shuffles and barriers. */
 #define HD_HEAT_HAS_TUNED 1
 #define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
+#define HD_HEAT_BATCH3D 4 /* planes ahead; 8 float planes cost 250 registers */
 
 static __device__ __forceinline__ void hd_heat_tuned2d_cell(
     const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
@@ -338,27 +339,38 @@ HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const hd_idx yo = yh < 0 ? -sy : (jl + 1 <= ny + 1 ? sy : 0);
   hd_idx c = il + jl * sy + k0 * sz, k;
   hd_real prev = t[c - sz], cur = t[c];
-  for (k = k0; k < k1; ++k, c += sz) {
-    const hd_real next = t[c + sz];
-    const hd_real hx = xh ? t[c + xo] : HD_R(0), hy = yh ? t[c + yo] : HD_R(0);
-    __syncthreads(); /* the previous plane's readers are done */
-    tile[me] = cur;
-    if (xh) tile[me + xh] = hx;
-    if (yh) tile[me + yh * w] = hy;
-    __syncthreads();
-    if (inside) {
-      const hd_real v = hd_heat_update_3d(cur, tile[me - 1], tile[me + 1], tile[me - w],
-                                          tile[me + w], prev, next, a.c, hd_heat_source(&a, c));
-      tn[c] = v;
-      hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
+  int u;
+  for (k = k0; k < k1; k += HD_HEAT_BATCH3D) {
+    hd_real next[HD_HEAT_BATCH3D];
+#pragma unroll
+    for (u = 0; u < HD_HEAT_BATCH3D; ++u) next[u] = k + u < k1 ? t[c + (u + 1) * sz] : HD_R(0);
+#pragma unroll
+    for (u = 0; u < HD_HEAT_BATCH3D; ++u) {
+      if (k + u < k1) { /* the same for the whole block: barriers stay uniform */
+        const hd_idx cu = c + u * sz;
+        const hd_real hx = xh ? t[cu + xo] : HD_R(0), hy = yh ? t[cu + yo] : HD_R(0);
+        __syncthreads(); /* the previous plane's readers are done */
+        tile[me] = cur;
+        if (xh) tile[me + xh] = hx;
+        if (yh) tile[me + yh * w] = hy;
+        __syncthreads();
+        if (inside) {
+          const hd_real v = hd_heat_update_3d(cur, tile[me - 1], tile[me + 1], tile[me - w],
+                                              tile[me + w], prev, next[u], a.c,
+                                              hd_heat_source(&a, cu));
+          tn[cu] = v;
+          hd_heat_put_ghosts(&a, tn, cu, i, j, k + u, v);
+        }
+        prev = cur;
+        cur = next[u];
+      }
     }
-    prev = cur;
-    cur = next;
+    c += HD_HEAT_BATCH3D * sz;
   }
 }
 
 /* Block shape and march length: ctx->block = {x, y, march} overrides the
- * defaults (2-D: 128 threads, 32 rows; 3-D: 32 x 8 threads, 16 planes).
+ * defaults (2-D: 128 threads, 16 rows; 3-D: 32 x 8 threads, 16 planes).
  * In 2-D x must be a multiple of 32 (whole warps); 3-D tiles need x, y >= 2
  * (the edge threads stage the halo). */
 HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
@@ -366,7 +378,7 @@ HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
   const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
-  const int march = ctx->block[2] > 0 ? ctx->block[2] : (three ? 16 : 32);
+  const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
   const hd_idx along = three ? g->n[2] : g->n[1];
   dim3 grid, block(bx, by, 1);
   if (!three && bx % 32u)
