@@ -261,15 +261,18 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
  *        a cell costs one global load; HD_HEAT_BATCH loads along y are
  *        issued together (one 8-byte load per thread cannot cover HBM
  *        latency).  Blocks are whole warps along x.
- *   3-D: the current plane of the block's tile, with a one-cell halo, is
- *        staged in shared memory (2.5-D blocking), so x and y neighbours
- *        cost no global traffic beyond the halo; the next HD_HEAT_BATCH3D
- *        planes are loaded before the barriers that stage the current one.
+ *   3-D: x neighbours by shuffles as in 2-D; each thread owns HD_HEAT_ROWS
+ *        consecutive rows in y, so y neighbours are registers except the
+ *        two rows around them, and the ROWS loads of the next plane are in
+ *        flight together.  No shared memory, no barriers: a 2.5-D tile in
+ *        shared memory measured slower (two barriers per plane and cell).
  * Threads past the end of the grid load clamped (ghost) values so that all
  * lanes take part in shuffles and barriers. */
 #define HD_HEAT_HAS_TUNED 1
 #define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
-#define HD_HEAT_BATCH3D 4 /* planes ahead; 8 float planes cost 250 registers */
+#ifndef HD_HEAT_ROWS
+#define HD_HEAT_ROWS 4 /* y rows per thread in 3-D */
+#endif
 
 static __device__ __forceinline__ void hd_heat_tuned2d_cell(
     const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
@@ -316,86 +319,78 @@ HD_KERNEL void hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   }
 }
 
-HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
-  extern __shared__ unsigned char hd_heat_smem[];
-  hd_real *tile = (hd_real *)hd_heat_smem; /* (blockDim.y + 2) x (blockDim.x + 2) */
+/* at most 256 threads a block, registers capped so that 2 such blocks fit */
+HD_KERNEL void __launch_bounds__(256, 2) hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
   const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
-  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, w = (int)blockDim.x + 2;
-  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + tx;
-  const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + ty;
-  const int inside = i <= nx && j <= ny;
-  const hd_idx il = i <= nx ? i : nx + 1, jl = j <= ny ? j : ny + 1; /* clamped into ghosts */
+  const unsigned lane = threadIdx.x & 31u;
+  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j0 = 1 + ((hd_idx)blockIdx.y * blockDim.y + threadIdx.y) * HD_HEAT_ROWS;
   const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
   const hd_idx k1 = k0 + march < nz + 1 ? k0 + march : nz + 1;
-  const int me = (ty + 1) * w + tx + 1;
+  const hd_idx il = i <= nx ? i : nx + 1;
   const hd_real *HD_RESTRICT t = a.t;
   hd_real *HD_RESTRICT tn = a.t_next;
-  /* halo cells this thread stages: x edges by the first/last column of
-   * threads, y edges by the first/last row, each clamped into the ghosts */
-  const int xh = tx == 0 ? -1 : (tx == (int)blockDim.x - 1 || il == nx + 1 ? 1 : 0);
-  const int yh = ty == 0 ? -1 : (ty == (int)blockDim.y - 1 || jl == ny + 1 ? 1 : 0);
-  const hd_idx xo = xh < 0 ? -1 : (il + 1 <= nx + 1 ? 1 : 0);
-  const hd_idx yo = yh < 0 ? -sy : (jl + 1 <= ny + 1 ? sy : 0);
-  hd_idx c = il + jl * sy + k0 * sz, k;
-  hd_real prev = t[c - sz], cur = t[c];
-  int u;
-  for (k = k0; k < k1; k += HD_HEAT_BATCH3D) {
-    hd_real next[HD_HEAT_BATCH3D];
+  hd_real prev[HD_HEAT_ROWS], cur[HD_HEAT_ROWS];
+  hd_idx k;
+  int r;
+/* offset of row j0 - 1 + r in plane 0, clamped into the ghost row */
+#define HD_HEAT_ROW(r) (il + (j0 - 1 + (r) <= ny + 1 ? j0 - 1 + (r) : ny + 1) * sy)
 #pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH3D; ++u) next[u] = k + u < k1 ? t[c + (u + 1) * sz] : HD_R(0);
+  for (r = 0; r < HD_HEAT_ROWS; ++r) {
+    prev[r] = t[HD_HEAT_ROW(r + 1) + (k0 - 1) * sz];
+    cur[r] = t[HD_HEAT_ROW(r + 1) + k0 * sz];
+  }
+  for (k = k0; k < k1; ++k) {
+    const hd_idx pk = k * sz;
+    hd_real next[HD_HEAT_ROWS];
+    const hd_real below = t[HD_HEAT_ROW(0) + pk], above = t[HD_HEAT_ROW(HD_HEAT_ROWS + 1) + pk];
 #pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH3D; ++u) {
-      if (k + u < k1) { /* the same for the whole block: barriers stay uniform */
-        const hd_idx cu = c + u * sz;
-        const hd_real hx = xh ? t[cu + xo] : HD_R(0), hy = yh ? t[cu + yo] : HD_R(0);
-        __syncthreads(); /* the previous plane's readers are done */
-        tile[me] = cur;
-        if (xh) tile[me + xh] = hx;
-        if (yh) tile[me + yh * w] = hy;
-        __syncthreads();
-        if (inside) {
-          const hd_real v = hd_heat_update_3d(cur, tile[me - 1], tile[me + 1], tile[me - w],
-                                              tile[me + w], prev, next[u], a.c,
-                                              hd_heat_source(&a, cu));
-          tn[cu] = v;
-          hd_heat_put_ghosts(&a, tn, cu, i, j, k + u, v);
-        }
-        prev = cur;
-        cur = next[u];
+    for (r = 0; r < HD_HEAT_ROWS; ++r) next[r] = t[HD_HEAT_ROW(r + 1) + pk + sz];
+#pragma unroll
+    for (r = 0; r < HD_HEAT_ROWS; ++r) {
+      const hd_idx c = HD_HEAT_ROW(r + 1) + pk, j = j0 + r;
+      hd_real left = __shfl_up_sync(0xffffffffu, cur[r], 1);
+      hd_real right = __shfl_down_sync(0xffffffffu, cur[r], 1);
+      if (lane == 0) left = t[c - 1];
+      if (lane == 31) right = t[c + 1];
+      if (i <= nx && j <= ny) {
+        const hd_real v = hd_heat_update_3d(cur[r], left, right, r ? cur[r - 1] : below,
+                                            r < HD_HEAT_ROWS - 1 ? cur[r + 1] : above, prev[r],
+                                            next[r], a.c, hd_heat_source(&a, c));
+        tn[c] = v;
+        hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
       }
     }
-    c += HD_HEAT_BATCH3D * sz;
+#pragma unroll
+    for (r = 0; r < HD_HEAT_ROWS; ++r) prev[r] = cur[r], cur[r] = next[r];
   }
+#undef HD_HEAT_ROW
 }
 
 /* Block shape and march length: ctx->block = {x, y, march} overrides the
- * defaults (2-D: 128 threads, 16 rows; 3-D: 32 x 8 threads, 16 planes).
- * In 2-D x must be a multiple of 32 (whole warps); 3-D tiles need x, y >= 2
- * (the edge threads stage the halo). */
+ * defaults (2-D: 128 x 1 threads, 16 rows; 3-D: 32 x 4 threads, each with
+ * HD_HEAT_ROWS rows, 16 planes).  x must be a multiple of 32 (whole warps). */
 HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_grid *g = &a->g;
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
-  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
+  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u) : 1u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
+  const hd_idx ycells = three ? (hd_idx)by * HD_HEAT_ROWS : march; /* per block */
   const hd_idx along = three ? g->n[2] : g->n[1];
   dim3 grid, block(bx, by, 1);
-  if (!three && bx % 32u)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned 2-D blocks must be whole warps (x = %u)", bx);
-  if (three && (bx < 2 || by < 2))
-    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned 3-D blocks need at least 2 x 2 threads");
+  if (bx % 32u)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned blocks must be whole warps in x (x = %u)", bx);
   grid.x = hd_grid_extent(g->n[0], bx, 2147483647);
-  grid.y = three ? hd_grid_extent(g->n[1], by, 65535) : hd_grid_extent(along, (unsigned)march, 65535);
+  grid.y = hd_grid_extent(g->n[1], (unsigned)ycells, 65535);
   grid.z = three ? hd_grid_extent(along, (unsigned)march, 65535) : 1;
-  if ((hd_idx)grid.y * (three ? by : (unsigned)march) < (three ? g->n[1] : along) ||
-      (three && (hd_idx)grid.z * march < along))
+  if ((hd_idx)grid.y * ycells < g->n[1] || (three && (hd_idx)grid.z * march < along))
     return hd_fail(ctx, HD_ERR_ARG,
                    "heat: grid too tall for the tuned kernel with march %d; use the generic one",
                    march);
   if (three)
-    hd_heat_tuned3d_kernel<<<grid, block, (bx + 2) * (by + 2) * sizeof(hd_real), hd_stream(ctx)>>>(
-        *a, march);
+    hd_heat_tuned3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
   else
     hd_heat_tuned2d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
   return hd_check_launch(ctx, "hd_heat_step_tuned", __FILE__, __LINE__);
