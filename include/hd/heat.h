@@ -273,6 +273,9 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
 #ifndef HD_HEAT_ROWS
 #define HD_HEAT_ROWS 4 /* y rows per thread in 3-D */
 #endif
+#ifndef HD_HEAT_3D_SHUFFLE
+#define HD_HEAT_3D_SHUFFLE 0
+#endif
 
 static __device__ __forceinline__ void hd_heat_tuned2d_cell(
     const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
@@ -319,6 +322,33 @@ HD_KERNEL void hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   }
 }
 
+#if !HD_HEAT_3D_SHUFFLE
+HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
+  const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
+  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
+  const hd_idx k1 = k0 + march < nz + 1 ? k0 + march : nz + 1;
+  const hd_real *HD_RESTRICT t = a.t;
+  hd_real *HD_RESTRICT tn = a.t_next;
+  hd_idx c, k;
+  hd_real prev, cur;
+  if (i > nx || j > ny) return;
+  c = i + j * sy + k0 * sz;
+  prev = t[c - sz];
+  cur = t[c];
+  for (k = k0; k < k1; ++k, c += sz) {
+    const hd_real next = t[c + sz];
+    const hd_real v = hd_heat_update_3d(cur, t[c - 1], t[c + 1], t[c - sy], t[c + sy], prev, next,
+                                        a.c, hd_heat_source(&a, c));
+    tn[c] = v;
+    hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
+    prev = cur;
+    cur = next;
+  }
+}
+#else
 /* at most 256 threads a block, registers capped so that 2 such blocks fit */
 HD_KERNEL void __launch_bounds__(256, 2) hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
@@ -367,6 +397,7 @@ HD_KERNEL void __launch_bounds__(256, 2) hd_heat_tuned3d_kernel(HD_KPARAM(hd_hea
   }
 #undef HD_HEAT_ROW
 }
+#endif
 
 /* Block shape and march length: ctx->block = {x, y, march} overrides the
  * defaults (2-D: 128 x 1 threads, 16 rows; 3-D: 32 x 4 threads, each with
@@ -375,9 +406,9 @@ HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_grid *g = &a->g;
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
-  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u) : 1u;
+  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
-  const hd_idx ycells = three ? (hd_idx)by * HD_HEAT_ROWS : march; /* per block */
+  const hd_idx ycells = three ? (hd_idx)by * (HD_HEAT_3D_SHUFFLE ? HD_HEAT_ROWS : 1) : march;
   const hd_idx along = three ? g->n[2] : g->n[1];
   dim3 grid, block(bx, by, 1);
   if (bx % 32u)
