@@ -261,21 +261,14 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
  *        a cell costs one global load; HD_HEAT_BATCH loads along y are
  *        issued together (one 8-byte load per thread cannot cover HBM
  *        latency).  Blocks are whole warps along x.
- *   3-D: x neighbours by shuffles as in 2-D; each thread owns HD_HEAT_ROWS
- *        consecutive rows in y, so y neighbours are registers except the
- *        two rows around them, and the ROWS loads of the next plane are in
- *        flight together.  No shared memory, no barriers: a 2.5-D tile in
- *        shared memory measured slower (two barriers per plane and cell).
- * Threads past the end of the grid load clamped (ghost) values so that all
- * lanes take part in shuffles and barriers. */
+ *   3-D: x and y neighbours are plain loads that hit L1.  Measured on an
+ *        H200 (doc/performance.md), this beat shared-memory 2.5-D tiles,
+ *        shuffles with y register blocking and batched plane loads: those
+ *        cost registers or barriers, and occupancy decides here.
+ * Threads past the end of a 2-D row load the ghost so that all lanes take
+ * part in the shuffles. */
 #define HD_HEAT_HAS_TUNED 1
 #define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
-#ifndef HD_HEAT_ROWS
-#define HD_HEAT_ROWS 4 /* y rows per thread in 3-D */
-#endif
-#ifndef HD_HEAT_3D_SHUFFLE
-#define HD_HEAT_3D_SHUFFLE 0
-#endif
 
 static __device__ __forceinline__ void hd_heat_tuned2d_cell(
     const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
@@ -322,7 +315,6 @@ HD_KERNEL void hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   }
 }
 
-#if !HD_HEAT_3D_SHUFFLE
 HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
   const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
@@ -348,67 +340,17 @@ HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
     cur = next;
   }
 }
-#else
-/* at most 256 threads a block, registers capped so that 2 such blocks fit */
-HD_KERNEL void __launch_bounds__(256, 2) hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
-  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
-  const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
-  const unsigned lane = threadIdx.x & 31u;
-  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j0 = 1 + ((hd_idx)blockIdx.y * blockDim.y + threadIdx.y) * HD_HEAT_ROWS;
-  const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
-  const hd_idx k1 = k0 + march < nz + 1 ? k0 + march : nz + 1;
-  const hd_idx il = i <= nx ? i : nx + 1;
-  const hd_real *HD_RESTRICT t = a.t;
-  hd_real *HD_RESTRICT tn = a.t_next;
-  hd_real prev[HD_HEAT_ROWS], cur[HD_HEAT_ROWS];
-  hd_idx k;
-  int r;
-/* offset of row j0 - 1 + r in plane 0, clamped into the ghost row */
-#define HD_HEAT_ROW(r) (il + (j0 - 1 + (r) <= ny + 1 ? j0 - 1 + (r) : ny + 1) * sy)
-#pragma unroll
-  for (r = 0; r < HD_HEAT_ROWS; ++r) {
-    prev[r] = t[HD_HEAT_ROW(r + 1) + (k0 - 1) * sz];
-    cur[r] = t[HD_HEAT_ROW(r + 1) + k0 * sz];
-  }
-  for (k = k0; k < k1; ++k) {
-    const hd_idx pk = k * sz;
-    hd_real next[HD_HEAT_ROWS];
-    const hd_real below = t[HD_HEAT_ROW(0) + pk], above = t[HD_HEAT_ROW(HD_HEAT_ROWS + 1) + pk];
-#pragma unroll
-    for (r = 0; r < HD_HEAT_ROWS; ++r) next[r] = t[HD_HEAT_ROW(r + 1) + pk + sz];
-#pragma unroll
-    for (r = 0; r < HD_HEAT_ROWS; ++r) {
-      const hd_idx c = HD_HEAT_ROW(r + 1) + pk, j = j0 + r;
-      hd_real left = __shfl_up_sync(0xffffffffu, cur[r], 1);
-      hd_real right = __shfl_down_sync(0xffffffffu, cur[r], 1);
-      if (lane == 0) left = t[c - 1];
-      if (lane == 31) right = t[c + 1];
-      if (i <= nx && j <= ny) {
-        const hd_real v = hd_heat_update_3d(cur[r], left, right, r ? cur[r - 1] : below,
-                                            r < HD_HEAT_ROWS - 1 ? cur[r + 1] : above, prev[r],
-                                            next[r], a.c, hd_heat_source(&a, c));
-        tn[c] = v;
-        hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
-      }
-    }
-#pragma unroll
-    for (r = 0; r < HD_HEAT_ROWS; ++r) prev[r] = cur[r], cur[r] = next[r];
-  }
-#undef HD_HEAT_ROW
-}
-#endif
 
 /* Block shape and march length: ctx->block = {x, y, march} overrides the
- * defaults (2-D: 128 x 1 threads, 16 rows; 3-D: 32 x 4 threads, each with
- * HD_HEAT_ROWS rows, 16 planes).  x must be a multiple of 32 (whole warps). */
+ * defaults (2-D: 128 x 1 threads, 16 rows; 3-D: 32 x 4 threads, 16 planes).
+ * x must be a multiple of 32 (whole warps). */
 HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_grid *g = &a->g;
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
-  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u) : 1u;
+  const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u) : 1u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
-  const hd_idx ycells = three ? (hd_idx)by * (HD_HEAT_3D_SHUFFLE ? HD_HEAT_ROWS : 1) : march;
+  const hd_idx ycells = three ? (hd_idx)by : march; /* y cells per block */
   const hd_idx along = three ? g->n[2] : g->n[1];
   dim3 grid, block(bx, by, 1);
   if (bx % 32u)
