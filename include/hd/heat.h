@@ -9,9 +9,10 @@
  * by the same branch-free formula.
  *   adiabatic  ghost = inner cell          (zero flux through the face)
  *   fixed Tb   ghost = 2 Tb - inner cell   (face value Tb)
- * The thread that computes a cell next to a face also writes that face's
- * ghost of the new field, so one launch per step suffices: the launch
- * boundary is the grid-wide barrier seed 001 was missing.
+ * A step is the interior update followed by the ghosts of the new field
+ * (a thin pass over the faces); the tuned CUDA kernels fuse the two, the
+ * thread of a face cell writing its ghost.  Either way the end of a launch
+ * is the grid-wide barrier seed 001 was missing.
  *
  * Discrete eigenmodes.  With adiabatic faces cos(k pi x / L), with fixed
  * faces (Tb = 0) sin(k pi x / L), sampled at cell centres, are exact
@@ -86,31 +87,54 @@ HD_FN void hd_heat_put_ghosts(const hd_heat_args *a, hd_real *out, hd_idx c,
   }
 }
 
+/* Interior updates.  The _q variants add the per-cell source array; two
+ * variants keep the CPU inner loops free of the conditional load. */
 HD_FN void hd_heat_point_2d(const hd_heat_args *a, hd_idx i, hd_idx j) {
   const hd_real *HD_RESTRICT t = a->t;
   const hd_idx sy = a->g.stride[1];
   const hd_idx c = i + j * sy;
-  const hd_real v = hd_heat_update_2d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy],
-                                      a->c, hd_heat_source(a, c));
-  a->t_next[c] = v;
-  hd_heat_put_ghosts(a, a->t_next, c, i, j, 0, v);
+  a->t_next[c] = hd_heat_update_2d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy], a->c, a->dtq);
+}
+HD_FN void hd_heat_point_2d_q(const hd_heat_args *a, hd_idx i, hd_idx j) {
+  const hd_real *HD_RESTRICT t = a->t;
+  const hd_idx sy = a->g.stride[1];
+  const hd_idx c = i + j * sy;
+  a->t_next[c] = hd_heat_update_2d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy], a->c,
+                                   a->dtq + a->dt * a->q[c]);
 }
 
 HD_FN void hd_heat_point_3d(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_real *HD_RESTRICT t = a->t;
   const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
   const hd_idx c = i + j * sy + k * sz;
-  const hd_real v = hd_heat_update_3d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy],
-                                      t[c - sz], t[c + sz], a->c, hd_heat_source(a, c));
-  a->t_next[c] = v;
-  hd_heat_put_ghosts(a, a->t_next, c, i, j, k, v);
+  a->t_next[c] = hd_heat_update_3d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy], t[c - sz],
+                                   t[c + sz], a->c, a->dtq);
+}
+HD_FN void hd_heat_point_3d_q(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_real *HD_RESTRICT t = a->t;
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx c = i + j * sy + k * sz;
+  a->t_next[c] = hd_heat_update_3d(t[c], t[c - 1], t[c + 1], t[c - sy], t[c + sy], t[c - sz],
+                                   t[c + sz], a->c, a->dtq + a->dt * a->q[c]);
 }
 
-/* Ghosts of the field a->t_next from its own interior (before the first
- * step, or after the field was changed from outside). */
-HD_FN void hd_heat_ghost_point(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
-  const hd_idx c = hd_grid_at(&a->g, i, j, k);
-  hd_heat_put_ghosts(a, a->t_next, c, i, j, k, a->t_next[c]);
+/* Ghosts of a->t_next on the two faces normal to `axis`, for the line of
+ * cells through (i, j, k) along that axis (its own coordinate ignored). */
+HD_FN void hd_heat_face_pair(const hd_heat_args *a, int axis, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx s = a->g.stride[axis];
+  const hd_idx lo = hd_grid_at(&a->g, axis == 0 ? 1 : i, axis == 1 ? 1 : j, axis == 2 ? 1 : k);
+  const hd_idx hi = lo + (a->g.n[axis] - 1) * s;
+  a->t_next[lo - s] = hd_heat_ghost(&a->bc[2 * axis], a->t_next[lo]);
+  a->t_next[hi + s] = hd_heat_ghost(&a->bc[2 * axis + 1], a->t_next[hi]);
+}
+HD_FN void hd_heat_xfaces(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  hd_heat_face_pair(a, 0, i, j, k);
+}
+HD_FN void hd_heat_yfaces(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  hd_heat_face_pair(a, 1, i, j, k);
+}
+HD_FN void hd_heat_zfaces(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  hd_heat_face_pair(a, 2, i, j, k);
 }
 
 /* ---- initial conditions ------------------------------------------------- */
@@ -198,8 +222,12 @@ HD_FN double hd_heat_mode_factor(const double c[3], const int mode[3], const hd_
 /* ---- loops and host entry points ---------------------------------------- */
 
 HD_DEFINE_FOR_2D(hd_heat_step_2d, hd_heat_point_2d, hd_heat_args)
+HD_DEFINE_FOR_2D(hd_heat_step_2d_q, hd_heat_point_2d_q, hd_heat_args)
 HD_DEFINE_FOR_3D(hd_heat_step_3d, hd_heat_point_3d, hd_heat_args)
-HD_DEFINE_FOR_3D(hd_heat_ghosts_loop, hd_heat_ghost_point, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_step_3d_q, hd_heat_point_3d_q, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_xfaces_loop, hd_heat_xfaces, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_yfaces_loop, hd_heat_yfaces, hd_heat_args)
+HD_DEFINE_FOR_3D(hd_heat_zfaces_loop, hd_heat_zfaces, hd_heat_args)
 HD_DEFINE_FOR_3D(hd_heat_init_loop, hd_heat_init_point, hd_heat_init_args)
 
 /* Fill a's scheme constants for time step dt, thermal diffusivity alpha and
@@ -230,15 +258,30 @@ HD_HOST_FN hd_status hd_heat_setup(hd_ctx *ctx, hd_heat_args *a, const hd_grid *
   return HD_OK;
 }
 
-/* One step from a->t into a->t_next (interior and ghosts). */
-HD_HOST_FN hd_status hd_heat_step(hd_ctx *ctx, const hd_heat_args *a) {
+/* Set the ghosts of a->t_next from its interior and the face conditions:
+ * one thin loop per axis, over the face cells only. */
+HD_HOST_FN hd_status hd_heat_fill_ghosts(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_range3 r = hd_grid_interior(&a->g);
-  return a->g.dim == 2 ? hd_heat_step_2d(ctx, a, r) : hd_heat_step_3d(ctx, a, r);
+  hd_range3 f = r;
+  hd_status s;
+  f.hi[0] = f.lo[0] + 1;
+  if ((s = hd_heat_xfaces_loop(ctx, a, f)) != HD_OK) return s;
+  f = r;
+  f.hi[1] = f.lo[1] + 1;
+  if ((s = hd_heat_yfaces_loop(ctx, a, f)) != HD_OK) return s;
+  if (a->g.dim < 3) return HD_OK;
+  f = r;
+  f.hi[2] = f.lo[2] + 1;
+  return hd_heat_zfaces_loop(ctx, a, f);
 }
 
-/* Set the ghosts of a->t_next from its interior and the face conditions. */
-HD_HOST_FN hd_status hd_heat_fill_ghosts(hd_ctx *ctx, const hd_heat_args *a) {
-  return hd_heat_ghosts_loop(ctx, a, hd_grid_interior(&a->g));
+/* One step from a->t into a->t_next: the interior update, a pure stencil
+ * that CPU compilers vectorise, then the ghosts of the new field. */
+HD_HOST_FN hd_status hd_heat_step(hd_ctx *ctx, const hd_heat_args *a) {
+  const hd_range3 r = hd_grid_interior(&a->g);
+  hd_status s = a->g.dim == 2 ? (a->q ? hd_heat_step_2d_q(ctx, a, r) : hd_heat_step_2d(ctx, a, r))
+                              : (a->q ? hd_heat_step_3d_q(ctx, a, r) : hd_heat_step_3d(ctx, a, r));
+  return s != HD_OK ? s : hd_heat_fill_ghosts(ctx, a);
 }
 
 /* Initial field into t (interior only; call hd_heat_fill_ghosts after). */

@@ -128,8 +128,13 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
 
 #else /* CPU backends: OpenMP and serial share the loop nest */
 
+/* The arguments are copied to a local whose address does not escape, so
+ * the compiler knows stores through the struct's pointers cannot change the
+ * struct: its fields stay in registers and the inner loop vectorises. */
+
 #define HD_DEFINE_FOR_3D(name, fn, T)                                              \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r) {                \
+    const T la = *a;                                                               \
     hd_idx k, j;                                                                   \
     (void)ctx;                                                                     \
     if (hd_range3_count(&r) == 0) return HD_OK;                                    \
@@ -138,17 +143,18 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
       for (j = r.lo[1]; j < r.hi[1]; ++j) {                                        \
         hd_idx i;                                                                  \
         HD_OMP_SIMD                                                                \
-        for (i = r.lo[0]; i < r.hi[0]; ++i) fn(a, i, j, k);                        \
+        for (i = r.lo[0]; i < r.hi[0]; ++i) fn(&la, i, j, k);                      \
       }                                                                            \
     return HD_OK;                                                                  \
   }
 
 #define HD_DEFINE_FOR_1D(name, fn, T)                                              \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \
+    const T la = *a;                                                               \
     hd_idx i;                                                                      \
     (void)ctx;                                                                     \
     HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                 \
-    for (i = i0; i < i1; ++i) fn(a, i);                                            \
+    for (i = i0; i < i1; ++i) fn(&la, i);                                          \
     return HD_OK;                                                                  \
   }
 
