@@ -142,7 +142,6 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
     for (k = r.lo[2]; k < r.hi[2]; ++k)                                            \
       for (j = r.lo[1]; j < r.hi[1]; ++j) {                                        \
         hd_idx i;                                                                  \
-        HD_OMP_SIMD                                                                \
         for (i = r.lo[0]; i < r.hi[0]; ++i) fn(&la, i, j, k);                      \
       }                                                                            \
     return HD_OK;                                                                  \

@@ -61,8 +61,9 @@
 
 #define HD_PRAGMA(x) _Pragma(#x)
 /* HD_OMP_FOR: thread-parallel loop, only in the OpenMP backend.
- * HD_OMP_SIMD: vector loop hint wherever OpenMP (or -fopenmp-simd) is on; the
- * serial oracle keeps it so that both CPU backends generate the same code. */
+ * HD_OMP_SIMD: vector loop for hand-written CPU loops known to vectorise,
+ * wherever OpenMP is on; the serial oracle keeps it so that both CPU
+ * backends generate the same code. */
 #if defined(HD_BACKEND_OPENMP)
 #define HD_OMP_FOR(clauses) HD_PRAGMA(omp parallel for clauses)
 #else
