@@ -154,3 +154,107 @@ int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti
   fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
   return ferror(f) ? -1 : 0;
 }
+
+/* Values as Float32 or Float64 in host byte order (swap: big-endian). */
+static int write_values(hd_out *o, const double *v, int64_t count, int stride, int offset,
+                        int single, int swap) {
+  unsigned char buf[8 * 1024];
+  int64_t c = 0;
+  const size_t w = single ? 4 : 8;
+  while (c < count) {
+    size_t m = 0;
+    for (; m + w <= sizeof buf && c < count; ++c, m += w) {
+      const double d = v[c * stride + offset];
+      unsigned char tmp[8];
+      size_t b;
+      if (single) {
+        const float f = (float)d;
+        memcpy(tmp, &f, 4);
+      } else {
+        memcpy(tmp, &d, 8);
+      }
+      for (b = 0; b < w; ++b) buf[m + b] = tmp[swap ? w - 1 - b : b];
+    }
+    if (hd_out_write(o, buf, m)) return -1;
+  }
+  return 0;
+}
+
+int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const double *z,
+                 const hd_vtk_points_array *arrays, int narrays, int single) {
+  const char *type = single ? "Float32" : "Float64";
+  const uint64_t w = single ? 4 : 8;
+  uint64_t offset = 0, bytes;
+  int64_t i;
+  int a;
+  FILE *f = o->f;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+          "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData>\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n);
+  for (a = 0; a < narrays; ++a) {
+    fprintf(f,
+            "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
+            "format=\"appended\" offset=\"%llu\"/>\n",
+            type, arrays[a].name, arrays[a].ncomp, (unsigned long long)offset);
+    offset += 8 + (uint64_t)n * arrays[a].ncomp * w;
+  }
+  fprintf(f,
+          "      </PointData>\n      <Points>\n        <DataArray type=\"%s\" "
+          "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n      </Points>\n"
+          "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n_",
+          type, (unsigned long long)offset);
+  for (a = 0; a < narrays; ++a) {
+    bytes = (uint64_t)n * arrays[a].ncomp * w;
+    if (hd_out_write(o, &bytes, sizeof bytes) ||
+        write_values(o, arrays[a].data, n * arrays[a].ncomp, 1, 0, single, 0))
+      return -1;
+  }
+  bytes = (uint64_t)n * 3 * w;
+  if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
+  for (i = 0; i < n; ++i) { /* interleave x, y, z */
+    const double p[3] = {x[i], y[i], z ? z[i] : 0.0};
+    if (write_values(o, p, 3, 1, 0, single, 0)) return -1;
+  }
+  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  return ferror(f) ? -1 : 0;
+}
+
+int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const double *y,
+                               const double *z, const hd_vtk_points_array *arrays, int narrays,
+                               int single) {
+  const int swap = little_endian(); /* legacy binary VTK is big-endian */
+  const char *type = single ? "float" : "double";
+  int64_t i;
+  int a;
+  FILE *f = o->f;
+  fprintf(f, "# vtk DataFile Version 3.0\nhd-nbody bodies\nBINARY\nDATASET POLYDATA\nPOINTS %lld %s\n",
+          (long long)n, type);
+  for (i = 0; i < n; ++i) {
+    const double p[3] = {x[i], y[i], z ? z[i] : 0.0};
+    if (write_values(o, p, 3, 1, 0, single, swap)) return -1;
+  }
+  fprintf(f, "\nVERTICES %lld %lld\n", (long long)n, (long long)(2 * n));
+  for (i = 0; i < n; ++i) {
+    unsigned char v[8];
+    const int32_t one = 1, idx = (int32_t)i;
+    int b;
+    for (b = 0; b < 4; ++b) {
+      v[b] = (unsigned char)(((uint32_t)one >> (24 - 8 * b)) & 0xff);
+      v[4 + b] = (unsigned char)(((uint32_t)idx >> (24 - 8 * b)) & 0xff);
+    }
+    if (hd_out_write(o, v, 8)) return -1;
+  }
+  fprintf(f, "\nPOINT_DATA %lld\n", (long long)n);
+  for (a = 0; a < narrays; ++a) {
+    if (arrays[a].ncomp == 1)
+      fprintf(f, "SCALARS %s %s 1\nLOOKUP_TABLE default\n", arrays[a].name, type);
+    else
+      fprintf(f, "VECTORS %s %s\n", arrays[a].name, type);
+    if (write_values(o, arrays[a].data, n * arrays[a].ncomp, 1, 0, single, swap)) return -1;
+    fprintf(f, "\n");
+  }
+  return ferror(f) ? -1 : 0;
+}

@@ -41,6 +41,22 @@ typedef struct hd_vti_array {
 int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays,
                  int narrays);
 
+/* One point array of a VTK PolyData file: n * ncomp values, components
+ * interleaved. */
+typedef struct hd_vtk_points_array {
+  const char *name;
+  const double *data;
+  int ncomp;
+} hd_vtk_points_array;
+
+/* Points (x, y, z: n values each) as XML PolyData (.vtp, raw appended
+ * binary) or legacy binary VTK (.vtk), single or double precision. */
+int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const double *z,
+                 const hd_vtk_points_array *arrays, int narrays, int single);
+int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const double *y,
+                               const double *z, const hd_vtk_points_array *arrays, int narrays,
+                               int single);
+
 /* Directory part of a path ("." when there is none), for messages. */
 void hd_dirname(const char *path, char *dir, size_t n);
 

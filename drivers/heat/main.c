@@ -13,7 +13,7 @@
 
 #include <hd/heat.h>
 
-#include "cli.h"
+#include "driver.h"
 #include "heat_ops.h"
 #include "output.h"
 #include "sys.h"
@@ -21,20 +21,16 @@
 #define PROG "hd-heat"
 
 typedef struct heat_cli {
-  int backend, precision, init, variant, bench, vti; /* choices and flags */
-  long device, threads, dim, n[3], steps, csv_every;  /* integers */
+  hd_drv_common com;
+  int init, vti;
+  long dim, n[3], steps, csv_every;
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
-  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius, progress;
-  char bc_all[64], bc_face[6][64], output[4000], input[4000];
+  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius;
+  char bc_all[64], bc_face[6][64];
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
-
-static int usage_error(const char *msg) {
-  fprintf(stderr, PROG ": error: %s\n", msg);
-  return 2;
-}
 
 /* "adiabatic" or "fixed:T" */
 static int parse_bc(const char *s, int *kind, double *value, char *err, size_t n,
@@ -140,16 +136,8 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
       return -1;
     }
   }
-  p->variant = c->variant;
+  p->variant = c->com.variant;
   return 0;
-}
-
-static void print_version(void) {
-  printf(PROG " (hd) %s\nbackends: %s\nprecision: single double\n", PACKAGE_VERSION,
-         hd_backends_built());
-#ifdef HD_CUDA_ARCH_LIST
-  printf("cuda arch: %s\n", HD_CUDA_ARCH_LIST);
-#endif
 }
 
 int main(int argc, char **argv) {
@@ -165,13 +153,9 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, cups, mem_gb = 0.0;
   long step = 0;
-  int d, rc = 0, have_vti = 0, have_csv = 0;
+  int d, rc, have_vti = 0, have_csv = 0;
   cli_opt opts[] = {
-      {"input", CLI_STRING, c.input, "FILE", "read key = value lines from FILE", 1, 0, sizeof c.input, NULL, 1, 0, 0},
-      {"backend", CLI_CHOICE, &c.backend, "auto|serial|openmp|cuda", "backend (default: fastest available)", 1, 0, 0, NULL, 0, 0, 0},
-      {"device", CLI_INT, &c.device, "N", "CUDA device ordinal (default 0)", 0, 1024, 0, NULL, 0, 0, 0},
-      {"threads", CLI_INT, &c.threads, "N", "OpenMP threads (default: OMP_NUM_THREADS or all cores)", 1, 4096, 0, NULL, 0, 0, 0},
-      {"precision", CLI_CHOICE, &c.precision, "double|single", "floating-point precision (default double)", 1, 0, 0, NULL, 0, 0, 0},
+      HD_DRV_COMMON_OPTIONS(c.com),
       {"dim", CLI_INT, &c.dim, "2|3", "dimension (default 2)", 2, 3, 0, NULL, 0, 0, 0},
       {"n", CLI_INTS, c.n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c.nn, 0, 0, 0},
       {"length", CLI_REALS, c.length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c.nlen, 0, 0, 0},
@@ -193,17 +177,13 @@ int main(int argc, char **argv) {
       {"center", CLI_REALS, c.center, "X,Y[,Z]", "sphere centre (default: domain centre)", 1, 0, 3, &c.ncenter, 0, 0, 0},
       {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
-      {"output", CLI_STRING, c.output, "PREFIX", "write PREFIX.vti and PREFIX.csv (default heat)", 1, 0, sizeof c.output, NULL, 0, 0, 0},
       {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
-      {"progress", CLI_REAL, &c.progress, "SECONDS", "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0},
-      {"variant", CLI_CHOICE, &c.variant, "auto|generic|tuned", "kernel variant (default auto: tuned where one exists)", 1, 0, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched)", 1, 1024, 3, &c.nblock, 0, 0, 0},
-      {"bench", CLI_FLAG, &c.bench, NULL, "time the steps, print cell updates/s and GB/s, write nothing", 1, 0, 0, NULL, 1, 0, 0},
-      {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}};
+      HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
-  c.backend = 0; /* auto */
+  hd_drv_common_defaults(&c.com, "heat");
   c.dim = 2;
   c.n[0] = c.n[1] = c.n[2] = 256;
   c.nn = 1;
@@ -214,44 +194,30 @@ int main(int argc, char **argv) {
   c.init = HD_HEAT_INIT_BOX;
   c.thot = 1.0;
   c.vti = 1;
-  c.progress = 5.0;
   strcpy(c.bc_all, "adiabatic");
-  strcpy(c.output, "heat");
 
-  switch (cli_parse(opts, argc, argv, err, sizeof err)) {
-    case CLI_HELP:
-      cli_print_help(opts, PROG,
-                     "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid.");
-      return 0;
-    case CLI_VERSION:
-      print_version();
-      return 0;
-    case CLI_ERROR:
-      return usage_error(err);
-    default:
-      break;
-  }
-  if (build_problem(&c, &p, err, sizeof err)) return usage_error(err);
+  if ((rc = hd_drv_parse(opts, argc, argv, PROG,
+                         "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; "
+                         "writes PREFIX.vti and PREFIX.csv.")) >= 0)
+    return rc;
+  rc = 0;
+  if (build_problem(&c, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
 
   cells = (double)p.n[0] * (double)p.n[1] * (double)p.n[2];
   {
     hd_grid g;
     if (!hd_grid_init(&g, p.dim, p.n[0], p.n[1], p.n[2], 1) || cells > 9e18)
-      return usage_error("--n: the grid is too large to index");
+      return hd_drv_usage_error(PROG, "--n: the grid is too large to index");
   }
 
-  if (hd_backend_open(c.backend - 1, (int)c.device, &ctx, &core, why, sizeof why) != HD_OK) {
-    fprintf(stderr, PROG ": error: %s\n", ctx.msg);
-    return c.backend == 0 ? 1 : 2;
-  }
-  ctx.threads = (int)c.threads;
+  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
-  ops = heat_ops_get(core->id, c.precision == 1);
+  ops = heat_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
-    fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.precision ? "single" : "double", core->name);
+    fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
     return 2;
   }
-  if (c.variant == HEAT_VARIANT_TUNED && !ops->has_tuned) {
+  if (c.com.variant == HEAT_VARIANT_TUNED && !ops->has_tuned) {
     fprintf(stderr, PROG ": error: --variant=tuned: backend %s has no tuned heat kernel\n", core->name);
     return 2;
   }
@@ -261,40 +227,30 @@ int main(int argc, char **argv) {
     double padded = 1.0, dev_bytes, host_bytes;
     for (d = 0; d < 3; ++d) padded *= (double)p.n[d] + (d < p.dim ? 2.0 : 0.0);
     dev_bytes = 2.0 * padded * ops->real_size;
-    host_bytes = c.bench ? 0.0 : padded * ops->real_size + cells * 8.0;
-    err[0] = '\0';
-    if (core->id == HD_B_CUDA) {
-      if (!hd_check_memory(&ctx, core, dev_bytes, err, sizeof err) && host_bytes > 0 &&
-          hd_host_mem_available() && host_bytes > (double)hd_host_mem_available())
-        snprintf(err, sizeof err, "the output needs %.3g GB of host memory, %.3g GB available",
-                 host_bytes / 1e9, hd_host_mem_available() / 1e9);
-    } else {
-      hd_check_memory(&ctx, core, dev_bytes + host_bytes, err, sizeof err);
-    }
-    if (err[0]) {
-      fprintf(stderr, PROG ": error: grid too large for memory: %s\n", err);
+    host_bytes = c.com.bench ? 0.0 : padded * ops->real_size + cells * 8.0;
+    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid")) != 0) {
       core->destroy(&ctx);
-      return 2;
+      return rc;
     }
     mem_gb = (dev_bytes + host_bytes) / 1e9;
   }
 
   memset(&vti, 0, sizeof vti);
   memset(&csv, 0, sizeof csv);
-  if (!c.bench) {
+  if (!c.com.bench) {
     if (c.vti) {
-      snprintf(path, sizeof path, "%s.vti", c.output);
+      snprintf(path, sizeof path, "%s.vti", c.com.output);
       if (hd_out_open(&vti, path, err, sizeof err)) {
         core->destroy(&ctx);
-        return usage_error(err);
+        return hd_drv_usage_error(PROG, err);
       }
       have_vti = 1;
     }
-    snprintf(path, sizeof path, "%s.csv", c.output);
+    snprintf(path, sizeof path, "%s.csv", c.com.output);
     if (hd_out_open(&csv, path, err, sizeof err)) {
       hd_out_abort(&vti);
       core->destroy(&ctx);
-      return usage_error(err);
+      return hd_drv_usage_error(PROG, err);
     }
     have_csv = 1;
   }
@@ -309,7 +265,7 @@ int main(int argc, char **argv) {
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
   if (ops->stats(&ctx, state, &st0) != HD_OK) goto runtime_error;
 
-  if (c.bench) {
+  if (c.com.bench) {
     long warm = c.steps > 10 ? c.steps / 10 : 1;
     double bw = 0.0;
     if (ops->advance(&ctx, state, warm) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
@@ -337,7 +293,7 @@ int main(int argc, char **argv) {
     long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
     fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
     fprintf(csv.f, "0,0,%.17g,%.17g,%.17g,%.17g\n", st0.min, st0.max, st0.sum / cells, st0.sum * vol);
-    hd_progress_init(&prog, c.progress);
+    hd_progress_init(&prog, c.com.progress);
     t_start = hd_wtime();
     for (step = 0; step < c.steps;) {
       long chunk = every - step % every;
@@ -376,7 +332,7 @@ int main(int argc, char **argv) {
     arr.single = ops->real_size == 4;
     if (hd_vti_write(&vti, n64, dx, &arr, 1)) {
       free(field);
-      hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.output);
+      hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.com.output);
       goto runtime_error;
     }
     free(field);
@@ -395,7 +351,7 @@ int main(int argc, char **argv) {
   printf("min: %.17g\nmax: %.17g\nmean: %.17g\ntotal_heat: %.17g\ntotal_heat_initial: %.17g\n",
          st.min, st.max, st.sum / cells, st.sum * vol, st0.sum * vol);
   printf("wall_seconds: %.6g\ncell_updates_per_second: %.6g\n", wall, cups);
-  printf("outputs: %s%s%s.csv\n", have_vti ? c.output : "", have_vti ? ".vti " : "", c.output);
+  printf("outputs: %s%s%s.csv\n", have_vti ? c.com.output : "", have_vti ? ".vti " : "", c.com.output);
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return 0;

@@ -48,6 +48,23 @@ HD_FN hd_real hd_pow(hd_real x, hd_real y) { return pow(x, y); }
 HD_FN hd_real hd_floor(hd_real x) { return floor(x); }
 #endif
 
+/* 1 / sqrt(x) for x > 0.  Host: a correctly rounded sqrt and a division.
+ * CUDA, single: the hardware approximation rsqrt.approx.ftz (relative error
+ * below 2^-22, about two ulps; subnormal inputs flushed to zero, so callers
+ * keep x at or above FLT_MIN, as softening does).  CUDA, double: the
+ * library rsqrt (about one ulp). */
+HD_FN hd_real hd_rsqrt(hd_real x) {
+#if HD_ON_DEVICE && defined(HD_REAL_FLOAT)
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+#elif HD_ON_DEVICE
+  return rsqrt(x);
+#else
+  return HD_R(1) / hd_sqrt(x);
+#endif
+}
+
 HD_FN hd_real hd_min(hd_real a, hd_real b) { return a < b ? a : b; }
 HD_FN hd_real hd_max(hd_real a, hd_real b) { return a > b ? a : b; }
 

@@ -1,0 +1,72 @@
+/* What every driver's main shares: the common options, parsing with --help
+ * and --version, opening the backend, the memory check, and the mapping of
+ * failures to exit statuses (0 success, 1 run-time failure, 2 bad input). */
+#ifndef HD_DRV_DRIVER_H
+#define HD_DRV_DRIVER_H
+
+#include "backend.h"
+#include "cli.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options every driver has; a driver embeds this struct in its own. */
+typedef struct hd_drv_common {
+  int backend;   /* 0 auto, else 1 + HD_B_* */
+  int precision; /* 0 double, 1 single */
+  int variant;   /* 0 auto, 1 generic, 2 tuned */
+  int bench;
+  long device, threads;
+  double progress;
+  char input[4000], output[4000];
+} hd_drv_common;
+
+/* Table rows for the common options (a macro because the table is an array
+ * of the driver's own); `c` is the hd_drv_common, `out` the default prefix
+ * for --help. */
+#define HD_DRV_COMMON_OPTIONS(c)                                                                   \
+  {"input", CLI_STRING, (c).input, "FILE", "read key = value lines from FILE", 1, 0,               \
+   sizeof (c).input, NULL, 1, 0, 0},                                                               \
+  {"backend", CLI_CHOICE, &(c).backend, "auto|serial|openmp|cuda",                                 \
+   "backend (default: the fastest available)", 1, 0, 0, NULL, 0, 0, 0},                           \
+  {"device", CLI_INT, &(c).device, "N", "CUDA device ordinal (default 0)", 0, 1024, 0, NULL, 0, 0, 0}, \
+  {"threads", CLI_INT, &(c).threads, "N", "OpenMP threads (default: OMP_NUM_THREADS or all cores)", \
+   1, 4096, 0, NULL, 0, 0, 0},                                                                     \
+  {"precision", CLI_CHOICE, &(c).precision, "double|single",                                       \
+   "floating-point precision (default double)", 1, 0, 0, NULL, 0, 0, 0},                           \
+  {"variant", CLI_CHOICE, &(c).variant, "auto|generic|tuned",                                      \
+   "kernels: tuned where they exist, or the generic loops (default auto)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"output", CLI_STRING, (c).output, "PREFIX", "prefix of the output files", 1, 0,                 \
+   sizeof (c).output, NULL, 0, 0, 0},                                                              \
+  {"progress", CLI_REAL, &(c).progress, "SECONDS",                                                 \
+   "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0},             \
+  {"bench", CLI_FLAG, &(c).bench, NULL, "time the kernels, print rates, write nothing", 1, 0, 0,   \
+   NULL, 1, 0, 0}
+
+#define HD_DRV_END_OPTIONS {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}
+
+void hd_drv_common_defaults(hd_drv_common *c, const char *output);
+
+/* Parse; returns -1 to go on, or the exit status (0 after --help or
+ * --version, 2 after an error, printed as "prog: error: ..."). */
+int hd_drv_parse(cli_opt *opts, int argc, char **argv, const char *prog, const char *summary);
+
+/* "prog: error: msg" on stderr; returns 2 (bad input). */
+int hd_drv_usage_error(const char *prog, const char *msg);
+
+/* Open the backend the options ask for; returns 0, or the exit status after
+ * printing the reason (2 when a named backend is missing, 1 otherwise). */
+int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_core_ops **core,
+                char *why, size_t n);
+
+/* Check device and host memory needs before allocating; returns 0, or 2
+ * after printing "grid too large for memory" style reasons naming `what`. */
+int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,
+                        double host_bytes, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,350 @@
+/* hd-nbody: all-pairs gravitational N-body on the serial, OpenMP or CUDA
+ * backend.  Checks everything and opens every output before the run; exit
+ * status 0 success, 1 run-time failure, 2 bad usage or input. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bodies.h"
+#include "driver.h"
+#include "nbody_ops.h"
+#include "output.h"
+#include "sys.h"
+
+#define PROG "hd-nbody"
+
+enum { IC_PLUMMER, IC_UNIFORM, IC_KEPLER, IC_FILE };
+enum { FMT_VTP, FMT_VTK };
+
+typedef struct nbody_cli {
+  hd_drv_common com;
+  long n, steps, seed, snapshot_every, diag_every, splits;
+  int ic, dim, integrator, format;
+  double dt, eps, eccentricity, mass_ratio;
+  char bodies[4000];
+} nbody_cli;
+
+/* Initial bodies on the host, or -1 with a message. */
+static int make_bodies(const nbody_cli *c, nbody_bodies *b, char *err, size_t n) {
+  if (c->ic == IC_FILE) return nbody_read_csv(c->bodies, b, err, n);
+  if (nbody_bodies_alloc(b, c->ic == IC_KEPLER ? 2 : c->n)) {
+    snprintf(err, n, "--n: %ld bodies do not fit in host memory", c->n);
+    return -1;
+  }
+  if (c->ic == IC_KEPLER)
+    hd_nbody_ic_kepler(c->eccentricity, 1.0, c->mass_ratio, b->x, b->y, b->z, b->vx, b->vy, b->vz,
+                       b->m);
+  else if (c->ic == IC_UNIFORM)
+    hd_nbody_ic_uniform(b->n, c->dim, (uint64_t)c->seed, b->x, b->y, b->z, b->vx, b->vy, b->vz,
+                        b->m);
+  else
+    hd_nbody_ic_plummer(b->n, (uint64_t)c->seed, b->x, b->y, b->z, b->vx, b->vy, b->vz, b->m);
+  return 0;
+}
+
+static int check_options(const nbody_cli *c, cli_opt *opts, char *err, size_t n) {
+  if (c->dim == 2 && c->ic != IC_UNIFORM && c->ic != IC_FILE) {
+    snprintf(err, n, "--dim=2 (periodic unit square) takes --ic=uniform or --ic=file");
+    return -1;
+  }
+  if (c->ic == IC_FILE && !c->bodies[0]) {
+    snprintf(err, n, "--ic=file needs --bodies=FILE");
+    return -1;
+  }
+  if (c->ic != IC_FILE && c->bodies[0]) {
+    snprintf(err, n, "--bodies is read only with --ic=file");
+    return -1;
+  }
+  if (c->ic == IC_FILE && cli_find(opts, "n")->seen) {
+    snprintf(err, n, "--n is taken from the body file with --ic=file");
+    return -1;
+  }
+  if (c->ic == IC_KEPLER && cli_find(opts, "n")->seen && c->n != 2) {
+    snprintf(err, n, "--ic=kepler has 2 bodies, not %ld", c->n);
+    return -1;
+  }
+  return 0;
+}
+
+/* Snapshot of the bodies (host doubles: 9 blocks of n) to PREFIX_STEP.ext. */
+static int write_snapshot(const nbody_cli *c, const double *h, long n, long step, int single,
+                          char *path, size_t pathn, char *err, size_t errn) {
+  hd_out o;
+  double *vel = (double *)malloc((size_t)n * 3 * sizeof(double));
+  hd_vtk_points_array arr[2];
+  long i;
+  int bad;
+  if (!vel) {
+    snprintf(err, errn, "out of memory for a snapshot");
+    return -1;
+  }
+  for (i = 0; i < n; ++i) vel[3 * i] = h[3 * n + i], vel[3 * i + 1] = h[4 * n + i], vel[3 * i + 2] = h[5 * n + i];
+  arr[0].name = "velocity", arr[0].data = vel, arr[0].ncomp = 3;
+  arr[1].name = "acceleration";
+  {
+    double *acc = (double *)malloc((size_t)n * 3 * sizeof(double));
+    if (!acc) {
+      free(vel);
+      snprintf(err, errn, "out of memory for a snapshot");
+      return -1;
+    }
+    for (i = 0; i < n; ++i) acc[3 * i] = h[6 * n + i], acc[3 * i + 1] = h[7 * n + i], acc[3 * i + 2] = h[8 * n + i];
+    arr[1].data = acc, arr[1].ncomp = 3;
+    snprintf(path, pathn, "%s_%06ld.%s", c->com.output, step, c->format == FMT_VTP ? "vtp" : "vtk");
+    bad = hd_out_open(&o, path, err, errn);
+    if (!bad) {
+      bad = c->format == FMT_VTP
+                ? hd_vtp_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single)
+                : hd_vtk_legacy_points_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single);
+      if (bad) {
+        snprintf(err, errn, "cannot write %.900s", path);
+        hd_out_abort(&o);
+      } else {
+        bad = hd_out_commit(&o, err, errn);
+      }
+    }
+    free(acc);
+  }
+  free(vel);
+  return bad ? -1 : 0;
+}
+
+static void csv_row(FILE *f, long step, double t, const hd_nbody_diag *d, double e0) {
+  const double e = d->kinetic + d->potential;
+  fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.6e,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+          step, t, d->kinetic, d->potential, e, e0 != 0.0 ? (e - e0) / fabs(e0) : 0.0, d->p[0], d->p[1],
+          d->p[2], d->l[0], d->l[1], d->l[2], d->mx[0] / d->mass, d->mx[1] / d->mass, d->mx[2] / d->mass);
+}
+
+int main(int argc, char **argv) {
+  nbody_cli c;
+  nbody_problem p;
+  nbody_bodies b;
+  const nbody_ops *ops;
+  const hd_core_ops *core;
+  hd_ctx ctx;
+  hd_out csv, pvd;
+  hd_nbody_diag d0, d;
+  hd_progress prog;
+  char err[1024], why[512], path[4096 + 32];
+  void *state = NULL;
+  double *host = NULL, t0, wall = 0.0, e0;
+  long step = 0, nsnap = 0;
+  int rc;
+  cli_opt opts[] = {
+      HD_DRV_COMMON_OPTIONS(c.com),
+      {"n", CLI_INT, &c.n, "N", "number of bodies (default 4096)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"ic", CLI_CHOICE, &c.ic, "plummer|uniform|kepler|file", "initial condition (default plummer)", 1, 0, 0, NULL, 0, 0, 0},
+      {"dim", CLI_CHOICE, &c.dim, "3|2", "3: free space; 2: periodic unit square (default 3)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bodies", CLI_STRING, c.bodies, "FILE", "CSV body file x,y,z,vx,vy,vz,m for --ic=file", 1, 0, sizeof c.bodies, NULL, 0, 0, 0},
+      {"seed", CLI_INT, &c.seed, "S", "random seed of uniform and plummer (default 1)", 0, 9.2e18, 0, NULL, 0, 0, 0},
+      {"eccentricity", CLI_REAL, &c.eccentricity, "E", "kepler: orbital eccentricity (default 0.5)", 0, 0.99, 0, NULL, 0, 0, 0},
+      {"mass-ratio", CLI_REAL, &c.mass_ratio, "Q", "kepler: mass of the second body over the first (default 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
+      {"steps", CLI_INT, &c.steps, "N", "time steps (default 100)", 0, 1e15, 0, NULL, 0, 0, 0},
+      {"dt", CLI_REAL, &c.dt, "DT", "time step (default 1e-3)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"softening", CLI_REAL, &c.eps, "EPS", "softening length (default 0.01; 0 = none)", 0, 1e300, 0, NULL, 0, 0, 0},
+      {"integrator", CLI_CHOICE, &c.integrator, "leapfrog|euler", "kick-drift-kick leapfrog or the seed's semi-implicit Euler (default leapfrog)", 1, 0, 0, NULL, 0, 0, 0},
+      {"diag-every", CLI_INT, &c.diag_every, "N", "energy/momentum row every N steps, O(N^2) each (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"snapshot-every", CLI_INT, &c.snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
+      {"format", CLI_CHOICE, &c.format, "vtp|vtk", "snapshot format: XML PolyData or legacy VTK (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
+      {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
+      HD_DRV_END_OPTIONS};
+
+  memset(&c, 0, sizeof c);
+  hd_drv_common_defaults(&c.com, "nbody");
+  c.n = 4096;
+  c.seed = 1;
+  c.eccentricity = 0.5;
+  c.mass_ratio = 1.0;
+  c.steps = 100;
+  c.dt = 1e-3;
+  c.eps = 0.01;
+  if ((rc = hd_drv_parse(opts, argc, argv, PROG,
+                         "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
+                         "writes PREFIX.csv and PREFIX_STEP.vtp snapshots.")) >= 0)
+    return rc;
+  c.dim = c.dim == 1 ? 2 : 3;
+  if (check_options(&c, opts, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  if (c.ic != IC_FILE && c.ic != IC_KEPLER && (double)c.n * 10.0 * 8.0 > 9e18)
+    return hd_drv_usage_error(PROG, "--n: too many bodies to index");
+  if (c.format == FMT_VTK && c.n > 2147483647L)
+    return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
+  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
+  ops = nbody_ops_get(core->id, c.com.precision == 1);
+  if (!ops) {
+    core->destroy(&ctx);
+    return hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+  }
+  if (make_bodies(&c, &b, err, sizeof err)) {
+    core->destroy(&ctx);
+    return hd_drv_usage_error(PROG, err);
+  }
+  {
+    /* 10 arrays of n reals and the potential on the backend; on the host the
+     * initial bodies (held) and a snapshot buffer, 16 doubles a body */
+    const double dev = (double)b.n * (10.0 * ops->real_size + 8.0), hostb = (double)b.n * 9.0 * 8.0;
+    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev, hostb, "the system")) != 0) {
+      nbody_bodies_free(&b);
+      core->destroy(&ctx);
+      return rc;
+    }
+  }
+  if (c.dim == 2) {
+    long i;
+    for (i = 0; i < b.n; ++i) {
+      if (b.x[i] < 0.0 || b.x[i] >= 1.0 || b.y[i] < 0.0 || b.y[i] >= 1.0) {
+        snprintf(err, sizeof err, "--dim=2: body %ld at (%g, %g) is outside the unit square [0,1)^2", i, b.x[i], b.y[i]);
+        nbody_bodies_free(&b);
+        core->destroy(&ctx);
+        return hd_drv_usage_error(PROG, err);
+      }
+      b.z[i] = b.vz[i] = 0.0;
+    }
+  }
+  memset(&p, 0, sizeof p);
+  p.n = b.n;
+  p.periodic = c.dim == 2;
+  p.integrator = c.integrator;
+  p.variant = c.com.variant;
+  p.splits = (int)c.splits;
+  p.dt = c.dt;
+  p.eps = c.eps;
+  p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
+
+  memset(&csv, 0, sizeof csv);
+  memset(&pvd, 0, sizeof pvd);
+  if (!c.com.bench) {
+    snprintf(path, sizeof path, "%s.csv", c.com.output);
+    if (hd_out_open(&csv, path, err, sizeof err)) goto usage_fail;
+    snprintf(path, sizeof path, "%s.pvd", c.com.output);
+    if (hd_out_open(&pvd, path, err, sizeof err)) goto usage_fail;
+  }
+  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld bodies%s%s\n", core->name, ctx.device_name,
+          ops->precision, p.n, why[0] ? "; " : "", why);
+
+  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  nbody_bodies_free(&b);
+
+  if (c.com.bench) {
+    const long evals = c.steps > 0 ? c.steps : 1;
+    const double pairs = (double)p.n * (double)p.n;
+    double ips;
+    long k;
+    if (ops->accelerations(&ctx, state) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
+    t0 = hd_wtime();
+    for (k = 0; k < evals; ++k)
+      if (ops->accelerations(&ctx, state) != HD_OK) goto runtime_error;
+    if (core->sync(&ctx) != HD_OK) goto runtime_error;
+    wall = hd_wtime() - t0;
+    ips = pairs * (double)evals / wall;
+    printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nvariant: %s\nbodies: %ld\n"
+           "force_evaluations: %ld\nwall_seconds: %.6g\ninteractions_per_second: %.6g\n"
+           "gflops: %.6g (20 flops per interaction, the usual convention)\n",
+           core->name, ctx.device_name, ops->precision,
+           c.com.variant == NBODY_VARIANT_GENERIC ? "generic" : "tuned", p.n, evals, wall, ips,
+           ips * 20.0 / 1e9);
+    ops->destroy(&ctx, state);
+    core->destroy(&ctx);
+    return 0;
+  }
+
+  host = (double *)malloc((size_t)p.n * 9 * sizeof(double));
+  if (!host) {
+    hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for snapshots");
+    goto runtime_error;
+  }
+  if (ops->diagnostics(&ctx, state, &d0) != HD_OK) goto runtime_error;
+  e0 = d0.kinetic + d0.potential;
+  fprintf(csv.f, "step,time,kinetic,potential,total,relative_energy_error,px,py,pz,lx,ly,lz,comx,comy,comz\n");
+  csv_row(csv.f, 0, 0.0, &d0, e0);
+  fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
+  d = d0;
+  {
+    const long every = c.diag_every > 0 ? c.diag_every : (c.steps >= 100 ? c.steps / 100 : 1);
+    hd_progress_init(&prog, c.com.progress);
+    t0 = hd_wtime();
+    for (step = 0;; ) {
+      const int snap = step == 0 || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
+      if (snap) {
+        const char *base;
+        if (ops->download(&ctx, state, host) != HD_OK) goto runtime_error;
+        if (write_snapshot(&c, host, p.n, step, ops->real_size == 4, path, sizeof path, err, sizeof err)) {
+          hd_fail(&ctx, HD_ERR_IO, "%s", err);
+          goto runtime_error;
+        }
+        base = strrchr(path, '/');
+        fprintf(pvd.f, "    <DataSet timestep=\"%.17g\" file=\"%s\"/>\n", step * c.dt, base ? base + 1 : path);
+        ++nsnap;
+      }
+      if (step == c.steps) break;
+      {
+        long chunk = every - step % every, next;
+        if (c.snapshot_every > 0 && c.snapshot_every - step % c.snapshot_every < chunk)
+          chunk = c.snapshot_every - step % c.snapshot_every;
+        if (chunk > c.steps - step) chunk = c.steps - step;
+        if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
+        next = step + chunk;
+        if (next % every == 0 || next == c.steps) {
+          if (ops->diagnostics(&ctx, state, &d) != HD_OK) goto runtime_error;
+          if (!hd_isfinite(d.kinetic + d.potential)) {
+            fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up\n",
+                    next, c.dt, c.eps);
+            rc = 1;
+            goto cleanup;
+          }
+          csv_row(csv.f, next, next * c.dt, &d, e0);
+        }
+        step = next;
+      }
+      hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)step, "interaction/s");
+    }
+    if (core->sync(&ctx) != HD_OK) goto runtime_error;
+    wall = hd_wtime() - t0;
+    hd_progress_end(&prog);
+  }
+  fprintf(pvd.f, "  </Collection>\n</VTKFile>\n");
+  if (hd_out_commit(&csv, err, sizeof err) || hd_out_commit(&pvd, err, sizeof err)) {
+    hd_fail(&ctx, HD_ERR_IO, "%s", err);
+    goto runtime_error;
+  }
+  printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\nbodies: %ld\n"
+         "geometry: %s\nintegrator: %s\ndt: %.17g\nsoftening: %.17g\nsteps: %ld\ntime: %.17g\n",
+         PACKAGE_VERSION, core->name, ctx.device_name, ops->precision, p.n,
+         p.periodic ? "2-D periodic unit square" : "3-D free space",
+         c.integrator == NBODY_EULER ? "semi-implicit Euler" : "leapfrog (kick-drift-kick)", c.dt, c.eps,
+         c.steps, c.steps * c.dt);
+  printf("energy_initial: %.17g\nenergy_final: %.17g\nrelative_energy_error: %.6e\nvirial_ratio: %.6f\n"
+         "momentum: %.6e %.6e %.6e\nangular_momentum: %.6e %.6e %.6e\n",
+         e0, d.kinetic + d.potential, e0 != 0.0 ? (d.kinetic + d.potential - e0) / fabs(e0) : 0.0,
+         d.potential != 0.0 ? -2.0 * d.kinetic / d.potential : 0.0, d.p[0], d.p[1], d.p[2], d.l[0],
+         d.l[1], d.l[2]);
+  printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\n", wall,
+         wall > 0 ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap);
+  free(host);
+  ops->destroy(&ctx, state);
+  core->destroy(&ctx);
+  return 0;
+
+usage_fail:
+  hd_out_abort(&csv);
+  hd_out_abort(&pvd);
+  nbody_bodies_free(&b);
+  core->destroy(&ctx);
+  return hd_drv_usage_error(PROG, err);
+runtime_error:
+  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  rc = 1;
+cleanup:
+  hd_out_abort(&csv);
+  hd_out_abort(&pvd);
+  free(host);
+  nbody_bodies_free(&b);
+  if (state) ops->destroy(&ctx, state);
+  core->destroy(&ctx);
+  return rc;
+}

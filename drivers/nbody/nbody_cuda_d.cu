@@ -1,0 +1,1 @@
+#include "nbody_impl.h"

@@ -1,0 +1,148 @@
+/* N-body backend table, compiled once per backend and precision by the
+ * two-line nbody_<backend>_<f|d> wrappers.  Allocation and launches only:
+ * the physics is hd/nbody.h. */
+#include "nbody_ops.h"
+
+#include <stdlib.h>
+
+#include <hd/memory.h>
+#include <hd/nbody.h>
+
+enum { NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ, NB_M, NB_ARRAYS };
+
+typedef struct nbody_state {
+  hd_real *a[NB_ARRAYS]; /* device arrays, n each */
+  double *phi;           /* potential, allocated on first diagnostics */
+  hd_idx n;
+  int periodic, integrator, tuned, splits;
+  hd_real dt, eps2;
+} nbody_state;
+
+static void nb_destroy(hd_ctx *ctx, void *state) {
+  nbody_state *st = (nbody_state *)state;
+  int k;
+  if (!st) return;
+  for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
+  hd_dev_free(ctx, st->phi);
+  free(st);
+}
+
+static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
+  nbody_state *st = (nbody_state *)state;
+  hd_nbody_args a;
+  hd_status s;
+  int saved = ctx->block[0];
+  a.x = st->a[NB_X], a.y = st->a[NB_Y], a.z = st->a[NB_Z], a.m = st->a[NB_M];
+  a.ax = st->a[NB_AX], a.ay = st->a[NB_AY], a.az = st->a[NB_AZ];
+  a.n = st->n;
+  a.eps2 = st->eps2;
+  a.periodic = st->periodic;
+  if (!st->tuned) return hd_nbody_accel_generic(ctx, &a, 0, st->n);
+  ctx->block[0] = st->splits; /* the tuned CUDA kernel reads its split count there */
+  s = hd_nbody_accel_tuned(ctx, &a);
+  ctx->block[0] = saved;
+  return s;
+}
+
+static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
+  nbody_state *st = (nbody_state *)calloc(1, sizeof(nbody_state));
+  const double *src[NB_ARRAYS];
+  hd_real *host = NULL;
+  size_t bytes;
+  hd_status s = HD_OK;
+  hd_idx i;
+  int k;
+  *out = NULL;
+  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
+  st->n = p->n;
+  st->periodic = p->periodic;
+  st->integrator = p->integrator;
+  st->tuned = p->variant != NBODY_VARIANT_GENERIC;
+  st->splits = p->splits;
+  st->dt = (hd_real)p->dt;
+  st->eps2 = (hd_real)(p->eps * p->eps);
+  src[NB_X] = p->x, src[NB_Y] = p->y, src[NB_Z] = p->z, src[NB_VX] = p->vx;
+  src[NB_VY] = p->vy, src[NB_VZ] = p->vz, src[NB_M] = p->m;
+  src[NB_AX] = src[NB_AY] = src[NB_AZ] = NULL;
+  bytes = (size_t)p->n * sizeof(hd_real);
+  host = (hd_real *)hd_host_alloc(bytes);
+  if (!host) s = hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
+  for (k = 0; k < NB_ARRAYS && s == HD_OK; ++k) {
+    s = hd_dev_alloc(ctx, (void **)&st->a[k], bytes);
+    if (s == HD_OK && src[k]) {
+      for (i = 0; i < p->n; ++i) host[i] = (hd_real)src[k][i];
+      s = hd_dev_upload(ctx, st->a[k], host, bytes);
+    }
+  }
+  hd_host_free(host);
+  if (s == HD_OK) s = nb_accelerations(ctx, st);
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  if (s != HD_OK) {
+    nb_destroy(ctx, st);
+    return s;
+  }
+  *out = st;
+  return HD_OK;
+}
+
+static hd_status nb_advance(hd_ctx *ctx, void *state, long steps) {
+  nbody_state *st = (nbody_state *)state;
+  hd_nbody_move_args m;
+  hd_status s = HD_OK;
+  const int leapfrog = st->integrator == NBODY_LEAPFROG;
+  long n;
+  m.x = st->a[NB_X], m.y = st->a[NB_Y], m.z = st->a[NB_Z];
+  m.vx = st->a[NB_VX], m.vy = st->a[NB_VY], m.vz = st->a[NB_VZ];
+  m.ax = st->a[NB_AX], m.ay = st->a[NB_AY], m.az = st->a[NB_AZ];
+  m.periodic = st->periodic;
+  m.drift = st->dt;
+  for (n = 0; n < steps && s == HD_OK; ++n) {
+    /* leapfrog: kick dt/2, drift dt, force, kick dt/2; Euler: kick dt,
+     * drift dt, force */
+    m.kick = leapfrog ? HD_R(0.5) * st->dt : st->dt;
+    s = hd_nbody_kick_drift(ctx, &m, 0, st->n);
+    if (s == HD_OK) s = nb_accelerations(ctx, st);
+    if (s == HD_OK && leapfrog) s = hd_nbody_kick(ctx, &m, 0, st->n);
+  }
+  return s;
+}
+
+static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
+  nbody_state *st = (nbody_state *)state;
+  hd_nbody_pot_args p;
+  hd_nbody_diag_args d;
+  hd_status s = HD_OK;
+  if (!st->phi) s = hd_dev_alloc(ctx, (void **)&st->phi, (size_t)st->n * sizeof(double));
+  if (s != HD_OK) return s;
+  p.x = st->a[NB_X], p.y = st->a[NB_Y], p.z = st->a[NB_Z], p.m = st->a[NB_M];
+  p.phi = st->phi;
+  p.n = st->n;
+  p.eps2 = (double)st->eps2;
+  p.periodic = st->periodic;
+  if ((s = hd_nbody_potential(ctx, &p, 0, st->n)) != HD_OK) return s;
+  d.x = st->a[NB_X], d.y = st->a[NB_Y], d.z = st->a[NB_Z];
+  d.vx = st->a[NB_VX], d.vy = st->a[NB_VY], d.vz = st->a[NB_VZ], d.m = st->a[NB_M];
+  d.phi = st->phi;
+  return hd_nbody_diag_reduce(ctx, &d, 0, st->n, out);
+}
+
+static hd_status nb_download(hd_ctx *ctx, void *state, double *out) {
+  static const int order[9] = {NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ};
+  nbody_state *st = (nbody_state *)state;
+  const size_t bytes = (size_t)st->n * sizeof(hd_real);
+  hd_real *host = (hd_real *)hd_host_alloc(bytes);
+  hd_status s = HD_OK;
+  hd_idx i;
+  int k;
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
+  for (k = 0; k < 9 && s == HD_OK; ++k) {
+    s = hd_dev_download(ctx, host, st->a[order[k]], bytes);
+    for (i = 0; s == HD_OK && i < st->n; ++i) out[(hd_idx)k * st->n + i] = (double)host[i];
+  }
+  hd_host_free(host);
+  return s;
+}
+
+const nbody_ops HD_OPS_NAME(nbody_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 1,
+                                          nb_create, nb_advance, nb_accelerations,
+                                          nb_diagnostics, nb_download, nb_destroy};

@@ -1,0 +1,3 @@
+#include "nbody_ops.h"
+
+HD_DEFINE_OPS_GET(nbody_ops, nbody_ops)

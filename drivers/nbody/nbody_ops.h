@@ -1,0 +1,40 @@
+/* The N-body driver's view of a backend: initial bodies in host doubles, an
+ * opaque state on the backend, and a table built once per backend and
+ * precision from nbody_impl.h. */
+#ifndef HD_DRV_NBODY_OPS_H
+#define HD_DRV_NBODY_OPS_H
+
+#include <hd/nbody.h>
+
+#include "backend.h"
+
+enum { NBODY_LEAPFROG = 0, NBODY_EULER = 1 };
+enum { NBODY_VARIANT_AUTO = 0, NBODY_VARIANT_GENERIC = 1, NBODY_VARIANT_TUNED = 2 };
+
+typedef struct nbody_problem {
+  long n;
+  int periodic;   /* 2-D periodic unit square */
+  int integrator; /* NBODY_LEAPFROG or NBODY_EULER */
+  int variant;    /* NBODY_VARIANT_* */
+  int splits;     /* CUDA: j-range splits of the tuned kernel, 0 = sized from the SMs */
+  double dt, eps;
+  const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
+} nbody_problem;
+
+typedef struct nbody_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  int has_tuned;
+  /* uploads the bodies and computes their accelerations */
+  hd_status (*create)(hd_ctx *ctx, const nbody_problem *p, void **state);
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  hd_status (*accelerations)(hd_ctx *ctx, void *state); /* again, for timing */
+  hd_status (*diagnostics)(hd_ctx *ctx, void *state, hd_nbody_diag *out);
+  /* x, y, z, vx, vy, vz, ax, ay, az into out: 9 blocks of n doubles */
+  hd_status (*download)(hd_ctx *ctx, void *state, double *out);
+  void (*destroy)(hd_ctx *ctx, void *state);
+} nbody_ops;
+
+HD_DECLARE_OPS(nbody_ops, nbody_ops)
+
+#endif
