@@ -42,6 +42,10 @@ log "benchmarks"
   echo "-- tuned block shapes (x,y threads, cells marched) --"
   sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,8 256,1,16 64,1,16"
   sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,8,16 64,4,16 128,2,16"
+  echo "-- N-body (cuda-samples nbody -benchmark on this H200: 1.53e12 float, 1.79e12 fast-math, 5.95e11 double) --"
+  sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20 single:262144:10 double:65536:20 double:131072:10" tuned
+  sh bench/nbody.sh drivers/hd-nbody cuda "single:65536:3 double:65536:3" generic
+  sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20" tuned "1 2 4 8"
 } 2>&1 | tee "$OUT/bench.txt"
 
 log "compute-sanitizer"
@@ -53,6 +57,17 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       echo "-- $tool: hd-heat $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \
         --output=/tmp/cs --progress=0 $args >/tmp/cs.out 2>&1
+      rc=$?
+      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+    done
+  done
+  for tool in memcheck racecheck initcheck synccheck; do
+    for args in "--n=700 --variant=tuned" "--n=700 --variant=generic --precision=single" \
+                "--n=300 --dim=2 --ic=uniform --softening=0 --variant=tuned --precision=single"; do
+      echo "-- $tool: hd-nbody $args"
+      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-nbody --backend=cuda --steps=3 \
+        --output=/tmp/csn --progress=0 $args >/tmp/cs.out 2>&1
       rc=$?
       echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
       [ $rc -ne 0 ] && head -n 40 /tmp/cs.out

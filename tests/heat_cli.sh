@@ -5,39 +5,7 @@
 # stay as they were); a run that blows up exits 1 and writes nothing.
 set -u
 bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-heat
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$tmp" || exit 99
-n=0
-fails=0
-result() { # status, description
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-# every run writes to out.* unless the case names its own --output
-run() {
-  case " $* " in *" --output="*) set -- --progress=0 "$@" ;; *) set -- --progress=0 --output=out "$@" ;; esac
-  "$bin" "$@" >stdout 2>stderr
-  echo $? >rc
-}
-clean_dir() { rm -f out.vti out.csv .out.*; }
-nothing_written() { [ ! -e out.vti ] && [ ! -e out.csv ] && [ -z "$(ls -A | grep '^\.out\.')" ]; }
-
-# bad input: expected status, a pattern the message must contain, arguments
-bad() {
-  want=$1 pattern=$2
-  shift 2
-  clean_dir
-  run "$@"
-  rc=$(cat rc)
-  lines=$(wc -l <stderr)
-  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" stderr && nothing_written; then
-    result 0 "exit $want, one line with '$pattern': $*"
-  else
-    result 1 "exit $want, one line with '$pattern': $* (got exit $rc, $lines lines)"
-    sed 's/^/# /' stderr
-  fi
-}
+. "${top_srcdir:-.}/tests/cli_lib.sh"
 
 printf 'steps = 10\nstpes = 20\n' >typo.in
 printf 'steps = 10\nalpha = 1\nsteps = 20\n' >dup.in
@@ -128,5 +96,4 @@ result $([ $? -eq 0 ] && grep -q -- '--backend=auto|serial|openmp|cuda' stdout &
 "$bin" --version >stdout 2>&1
 result $([ $? -eq 0 ] && grep -q '^backends: serial' stdout && echo 0 || echo 1) "--version lists the backends"
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+finish

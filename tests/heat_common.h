@@ -5,34 +5,12 @@
 
 #include <string.h>
 
+#include "backends.h"
 #include "heat/heat_ops.h"
-#include "tap.h"
 
-typedef struct heat_backend {
-  const hd_core_ops *core;
-  hd_ctx ctx;
-} heat_backend;
-
-/* Initialise every backend of the build that works here; the ones that do
- * not (CUDA without a GPU) are reported as skips. */
-static int heat_backends_open(heat_backend *be) {
-  int id, nb = 0;
-  for (id = 0; id < HD_B_COUNT; ++id) {
-    const hd_core_ops *core = hd_core_get(id);
-    if (!core) continue;
-    if (core->init(&be[nb].ctx, 0) != HD_OK) {
-      skip("%s backend unavailable: %s", core->name, be[nb].ctx.msg);
-      continue;
-    }
-    be[nb++].core = core;
-  }
-  return nb;
-}
-
-static void heat_backends_close(heat_backend *be, int nb) {
-  int b;
-  for (b = 0; b < nb; ++b) be[b].core->destroy(&be[b].ctx);
-}
+typedef test_backend heat_backend;
+#define heat_backends_open test_backends_open
+#define heat_backends_close test_backends_close
 
 /* A problem with every face adiabatic and default geometry. */
 static void heat_problem_default(heat_problem *p, int dim, long nx, long ny, long nz) {

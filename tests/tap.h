@@ -7,12 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__GNUC__)
+#define TAP_FN static __attribute__((unused))
+#else
+#define TAP_FN static
+#endif
+
 static int tap_count, tap_failed;
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int ok(int cond, const char *fmt, ...) {
+TAP_FN int ok(int cond, const char *fmt, ...) {
   va_list ap;
   ++tap_count;
   printf("%s %d - ", cond ? "ok" : "not ok", tap_count);
@@ -28,7 +34,7 @@ static int ok(int cond, const char *fmt, ...) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void skip(const char *fmt, ...) {
+TAP_FN void skip(const char *fmt, ...) {
   va_list ap;
   ++tap_count;
   printf("ok %d # SKIP ", tap_count);
@@ -42,7 +48,7 @@ static void skip(const char *fmt, ...) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void diag(const char *fmt, ...) {
+TAP_FN void diag(const char *fmt, ...) {
   va_list ap;
   printf("# ");
   va_start(ap, fmt);
@@ -55,7 +61,7 @@ static void diag(const char *fmt, ...) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2), noreturn))
 #endif
-static void bail(const char *fmt, ...) {
+TAP_FN void bail(const char *fmt, ...) {
   va_list ap;
   printf("Bail out! ");
   va_start(ap, fmt);
@@ -65,7 +71,7 @@ static void bail(const char *fmt, ...) {
   exit(1);
 }
 
-static int done_testing(void) {
+TAP_FN int done_testing(void) {
   printf("1..%d\n", tap_count);
   return tap_failed ? 1 : 0;
 }

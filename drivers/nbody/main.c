@@ -114,6 +114,16 @@ static int write_snapshot(const nbody_cli *c, const double *h, long n, long step
   return bad ? -1 : 0;
 }
 
+/* 10 arrays of n reals and the potential on the backend; on the host the
+ * initial bodies and a snapshot buffer, 16 doubles a body.  Returns 0, or
+ * the exit status after the message (the context is released). */
+static int check_memory(hd_ctx *ctx, const hd_core_ops *core, const nbody_ops *ops, long n) {
+  const double dev = (double)n * (10.0 * ops->real_size + 8.0), host = (double)n * 16.0 * 8.0;
+  const int rc = hd_drv_check_memory(PROG, ctx, core, dev, host, "the system");
+  if (rc) core->destroy(ctx);
+  return rc;
+}
+
 static void csv_row(FILE *f, long step, double t, const hd_nbody_diag *d, double e0) {
   const double e = d->kinetic + d->potential;
   fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.6e,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
@@ -180,19 +190,17 @@ int main(int argc, char **argv) {
     core->destroy(&ctx);
     return hd_drv_usage_error(PROG, "no kernels for this backend and precision");
   }
+  /* generated bodies: check memory before allocating them; a body file:
+   * once it is read */
+  if (c.ic != IC_FILE && (rc = check_memory(&ctx, core, ops, c.ic == IC_KEPLER ? 2 : c.n)) != 0)
+    return rc;
   if (make_bodies(&c, &b, err, sizeof err)) {
     core->destroy(&ctx);
     return hd_drv_usage_error(PROG, err);
   }
-  {
-    /* 10 arrays of n reals and the potential on the backend; on the host the
-     * initial bodies (held) and a snapshot buffer, 16 doubles a body */
-    const double dev = (double)b.n * (10.0 * ops->real_size + 8.0), hostb = (double)b.n * 9.0 * 8.0;
-    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev, hostb, "the system")) != 0) {
-      nbody_bodies_free(&b);
-      core->destroy(&ctx);
-      return rc;
-    }
+  if (c.ic == IC_FILE && (rc = check_memory(&ctx, core, ops, b.n)) != 0) {
+    nbody_bodies_free(&b);
+    return rc;
   }
   if (c.dim == 2) {
     long i;

@@ -1,0 +1,46 @@
+# Shared helpers of the driver command-line tests (sourced).  The test sets
+#   bin      the driver
+#   outputs  glob patterns of the files a run with --output=out writes
+# and calls bad / result; finish prints the plan and sets the exit status.
+n=0
+fails=0
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 99
+
+result() { # status, description
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+
+# every run writes to out.* unless the case names its own --output
+run() {
+  case " $* " in *" --output="*) set -- --progress=0 "$@" ;; *) set -- --progress=0 --output=out "$@" ;; esac
+  "$bin" "$@" >stdout 2>stderr
+  echo $? >rc
+}
+
+clean_dir() { rm -f out* .out*; }
+
+nothing_written() { [ -z "$(ls -A | grep -E '^\.?out')" ]; }
+
+# bad input: expected status, a pattern the message must contain, arguments
+bad() {
+  want=$1 pattern=$2
+  shift 2
+  clean_dir
+  run "$@"
+  rc=$(cat rc)
+  lines=$(wc -l <stderr)
+  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" stderr && nothing_written; then
+    result 0 "exit $want, one line with '$pattern': $*"
+  else
+    result 1 "exit $want, one line with '$pattern': $* (got exit $rc, $lines lines)"
+    sed 's/^/# /' stderr
+  fi
+}
+
+finish() {
+  echo "1..$n"
+  [ "$fails" -eq 0 ]
+}
