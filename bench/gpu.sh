@@ -26,7 +26,7 @@ fi
 grep -E 'backends:|CUDA:' "$OUT/build.log"
 
 log "tests"
-make -j"$jobs" check >"$OUT/check.log" 2>&1
+timeout 300 make -j"$jobs" check >"$OUT/check.log" 2>&1
 check_rc=$?
 cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
 grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40
