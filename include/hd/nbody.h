@@ -212,7 +212,12 @@ HD_DEFINE_FOR_1D(hd_nbody_kick, hd_nbody_kick_pt, hd_nbody_move_args)
  * generic loop. */
 #define HD_NBODY_HAS_TUNED 1
 #define HD_NBODY_THREADS 256
+#ifndef HD_NBODY_PER_THREAD
 #define HD_NBODY_PER_THREAD 4
+#endif
+#ifndef HD_NBODY_UNROLL
+#define HD_NBODY_UNROLL 4
+#endif
 
 typedef struct hd_nbody_body4 {
   hd_real x, y, z, m;
@@ -224,7 +229,7 @@ static __device__ __forceinline__ void hd_nbody_tile_pairs(const hd_nbody_body4 
                                                            int periodic, int guard, hd_real *ax,
                                                            hd_real *ay, hd_real *az) {
   int k, r;
-#pragma unroll 4
+  HD_PRAGMA(unroll HD_NBODY_UNROLL)
   for (k = 0; k < count; ++k) {
     const hd_nbody_body4 b = sh[k];
 #pragma unroll

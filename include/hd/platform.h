@@ -59,7 +59,8 @@
 #define HD_RESTRICT
 #endif
 
-#define HD_PRAGMA(x) _Pragma(#x)
+#define HD_PRAGMA_(x) _Pragma(#x)
+#define HD_PRAGMA(x) HD_PRAGMA_(x) /* arguments macro-expanded first */
 /* HD_OMP_FOR: thread-parallel loop, only in the OpenMP backend.
  * HD_OMP_SIMD: vector loop for hand-written CPU loops known to vectorise,
  * wherever OpenMP is on; the serial oracle keeps it so that both CPU
