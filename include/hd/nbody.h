@@ -212,11 +212,13 @@ HD_DEFINE_FOR_1D(hd_nbody_kick, hd_nbody_kick_pt, hd_nbody_move_args)
  * generic loop. */
 #define HD_NBODY_HAS_TUNED 1
 #define HD_NBODY_THREADS 256
+/* Measured on an H200 (doc/performance.md): 4 bodies a thread in single
+ * precision, 2 in double (more ran out of registers), tiles unrolled 16. */
 #ifndef HD_NBODY_PER_THREAD
-#define HD_NBODY_PER_THREAD 4
+#define HD_NBODY_PER_THREAD (sizeof(hd_real) == 4 ? 4 : 2)
 #endif
 #ifndef HD_NBODY_UNROLL
-#define HD_NBODY_UNROLL 4
+#define HD_NBODY_UNROLL 16
 #endif
 
 typedef struct hd_nbody_body4 {
