@@ -220,6 +220,11 @@ HD_DEFINE_FOR_1D(hd_nbody_kick, hd_nbody_kick_pt, hd_nbody_move_args)
 #ifndef HD_NBODY_UNROLL
 #define HD_NBODY_UNROLL 16
 #endif
+#if defined(HD_NBODY_MIN_BLOCKS) /* blocks a multiprocessor must hold: caps registers */
+#define HD_NBODY_KERNEL HD_KERNEL __launch_bounds__(HD_NBODY_THREADS, HD_NBODY_MIN_BLOCKS)
+#else
+#define HD_NBODY_KERNEL HD_KERNEL
+#endif
 
 typedef struct hd_nbody_body4 {
   hd_real x, y, z, m;
@@ -293,16 +298,16 @@ static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd
   }
 }
 
-HD_KERNEL void hd_nbody_tiled_free(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
+HD_NBODY_KERNEL void hd_nbody_tiled_free(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
   hd_nbody_tiled(&a, jchunk, part, 0, 0);
 }
-HD_KERNEL void hd_nbody_tiled_free_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
+HD_NBODY_KERNEL void hd_nbody_tiled_free_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
   hd_nbody_tiled(&a, jchunk, part, 0, 1);
 }
-HD_KERNEL void hd_nbody_tiled_periodic(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
+HD_NBODY_KERNEL void hd_nbody_tiled_periodic(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
   hd_nbody_tiled(&a, jchunk, part, 1, 0);
 }
-HD_KERNEL void hd_nbody_tiled_periodic_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk,
+HD_NBODY_KERNEL void hd_nbody_tiled_periodic_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk,
                                              hd_real *part) {
   hd_nbody_tiled(&a, jchunk, part, 1, 1);
 }
