@@ -213,18 +213,15 @@ HD_DEFINE_FOR_1D(hd_nbody_kick, hd_nbody_kick_pt, hd_nbody_move_args)
 #define HD_NBODY_HAS_TUNED 1
 #define HD_NBODY_THREADS 256
 /* Measured on an H200 (doc/performance.md): 4 bodies a thread in single
- * precision, 2 in double (more ran out of registers), tiles unrolled 16. */
+ * precision, 2 in double (more ran out of registers), tiles unrolled 16;
+ * capping registers for more resident warps was slower. */
 #ifndef HD_NBODY_PER_THREAD
 #define HD_NBODY_PER_THREAD (sizeof(hd_real) == 4 ? 4 : 2)
 #endif
 #ifndef HD_NBODY_UNROLL
 #define HD_NBODY_UNROLL 16
 #endif
-#if defined(HD_NBODY_MIN_BLOCKS) /* blocks a multiprocessor must hold: caps registers */
-#define HD_NBODY_KERNEL HD_KERNEL __launch_bounds__(HD_NBODY_THREADS, HD_NBODY_MIN_BLOCKS)
-#else
 #define HD_NBODY_KERNEL HD_KERNEL
-#endif
 
 typedef struct hd_nbody_body4 {
   hd_real x, y, z, m;
@@ -331,12 +328,13 @@ HD_FN void hd_nbody_combine_pt(const hd_nbody_combine_args *a, hd_idx i) {
 }
 HD_DEFINE_FOR_1D(hd_nbody_combine, hd_nbody_combine_pt, hd_nbody_combine_args)
 
-/* Splits of the j range: enough blocks for about four per multiprocessor,
- * j chunks of whole tiles.  ctx->block[0] > 0 forces that many splits. */
+/* Splits of the j range: about twelve blocks per multiprocessor (a few
+ * waves, so uneven block counts per multiprocessor cost little), j chunks of
+ * whole tiles.  ctx->block[0] > 0 forces that many splits. */
 HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
   const hd_idx per_block = HD_NBODY_THREADS * HD_NBODY_PER_THREAD;
   const hd_idx iblocks = (a->n + per_block - 1) / per_block;
-  const hd_idx want = ctx->sm_count > 0 ? 4 * (hd_idx)ctx->sm_count : 512;
+  const hd_idx want = ctx->sm_count > 0 ? 12 * (hd_idx)ctx->sm_count : 1536;
   hd_idx splits = ctx->block[0] > 0 ? ctx->block[0] : (want + iblocks - 1) / iblocks;
   hd_idx jchunk, tiles;
   hd_real *part = NULL;
