@@ -383,7 +383,11 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
 #define HD_NBODY_HAS_TUNED 1
 #define HD_NBODY_CPU_BLOCK (256 / (int)sizeof(hd_real))
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
+/* GCC only: clang (14) gives the resolver of a static multiversioned
+ * function external linkage, so two units including this header would
+ * collide at link time.  clang builds use the baseline vectors (or
+ * configure --enable-native). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     !defined(HD_NO_TARGET_CLONES) && !defined(__cplusplus)
 #define HD_NBODY_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -423,28 +427,16 @@ static inline void hd_nbody_cpu_block(const hd_nbody_args *a, hd_idx i0, int per
   for (r = 0; r < ni; ++r) a->ax[i0 + r] = ax[r], a->ay[i0 + r] = ay[r], a->az[i0 + r] = az[r];
 }
 
-/* One multiversioned entry per specialisation: inside it periodic and guard
- * are constants, so the inner loop has no branches and vectorises.  clang
- * refuses "unused" on multiversioned functions: silence it there. */
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#define HD_NBODY_CPU_UNUSED
-#else
-#define HD_NBODY_CPU_UNUSED HD_UNUSED
-#endif
+/* One (multiversioned) entry per specialisation: inside it periodic and
+ * guard are constants, so the inner loop has no branches and vectorises. */
 #define HD_NBODY_CPU_ENTRY(name, periodic, guard)                                  \
-  HD_NBODY_CLONES static HD_NBODY_CPU_UNUSED void name(const hd_nbody_args *a,      \
-                                                       hd_idx i0) {                 \
+  HD_NBODY_CLONES static HD_UNUSED void name(const hd_nbody_args *a, hd_idx i0) {  \
     hd_nbody_cpu_block(a, i0, periodic, guard);                                      \
   }
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_free, 0, 0)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_free_guard, 0, 1)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_periodic, 1, 0)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_periodic_guard, 1, 1)
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
 
 HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
   const hd_idx blocks = (a->n + HD_NBODY_CPU_BLOCK - 1) / HD_NBODY_CPU_BLOCK;
