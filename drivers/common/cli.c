@@ -108,8 +108,39 @@ static int parse_number(const cli_opt *o, const char *v, char kind, void *out, c
   return CLI_OK;
 }
 
+void cli_list_free(cli_list *l) {
+  int i;
+  for (i = 0; i < l->count; ++i) free(l->value[i]), free(l->where[i]);
+  free(l->value);
+  free(l->where);
+  memset(l, 0, sizeof *l);
+}
+
+static int list_append(cli_opt *o, const char *v, const char *where, char *err, size_t n) {
+  cli_list *l = (cli_list *)o->dst;
+  if (l->count == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **nv = (char **)realloc(l->value, (size_t)cap * sizeof *nv), **nw;
+    if (!nv) return fail(err, n, "%s: out of memory", o->name);
+    l->value = nv;
+    nw = (char **)realloc(l->where, (size_t)cap * sizeof *nw);
+    if (!nw) return fail(err, n, "%s: out of memory", o->name);
+    l->where = nw;
+    l->cap = cap;
+  }
+  l->value[l->count] = (char *)malloc(strlen(v) + 1);
+  l->where[l->count] = (char *)malloc(strlen(where) + 1);
+  if (!l->value[l->count] || !l->where[l->count]) return fail(err, n, "%s: out of memory", o->name);
+  strcpy(l->value[l->count], v);
+  strcpy(l->where[l->count], where);
+  ++l->count;
+  return CLI_OK;
+}
+
 static int set_value(cli_opt *o, const char *v, char *err, size_t n) {
   switch (o->type) {
+    case CLI_LIST:
+      return list_append(o, v, "command line", err, n);
     case CLI_INT:
       return parse_number(o, v, 'i', o->dst, err, n);
     case CLI_REAL:
@@ -238,10 +269,18 @@ static int parse_line(cli_opt *opts, char *line, const char *path, int lineno, c
   if (!o)
     return fail(err, n, "%s:%d: unknown key '%s'%s", path, lineno, key,
                 suggest(opts, key, sug, sizeof sug));
-  if (o->seen)
+  if (o->seen && o->type != CLI_LIST)
     return fail(err, n, "%s:%d: duplicate key '%s' (first set on line %d)", path, lineno, key,
                 o->line);
   if (!*val) return fail(err, n, "%s:%d: %s: empty value", path, lineno, key);
+  if (o->type == CLI_LIST) {
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d", path, lineno);
+    if (list_append(o, val, where, err, n) != CLI_OK) return CLI_ERROR;
+    o->seen = 1;
+    o->line = lineno;
+    return 1;
+  }
   if (set_value(o, val, err, n) != CLI_OK) {
     snprintf(msg, sizeof msg, "%s", err);
     return fail(err, n, "%s:%d: %s", path, lineno, msg);
@@ -319,7 +358,7 @@ int cli_parse(cli_opt *opts, int argc, char **argv, char *err, size_t n) {
     } else {
       return fail(err, n, "--%s needs a value", key);
     }
-    if (o->seen == 2) return fail(err, n, "--%s given twice", key);
+    if (o->seen == 2 && o->type != CLI_LIST) return fail(err, n, "--%s given twice", key);
     if (o == input) {
       o->seen = 2;
       continue; /* already read */

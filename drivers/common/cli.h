@@ -18,8 +18,18 @@ typedef enum {
   CLI_CHOICE, /* int index into choices "a|b|c" */
   CLI_FLAG,   /* int 0/1; "--x" alone means 1; values yes/no/1/0/true/false */
   CLI_INTS,   /* up to cap longs, comma separated; *count gets the number */
-  CLI_REALS   /* up to cap doubles, comma separated */
+  CLI_REALS,  /* up to cap doubles, comma separated */
+  CLI_LIST    /* repeatable: every occurrence appended to a cli_list */
 } cli_type;
+
+/* The values of a repeatable key, in order, with where each came from
+ * (file:line, or "command line") for messages about them. */
+typedef struct cli_list {
+  int count, cap;
+  char **value;
+  char **where;
+} cli_list;
+void cli_list_free(cli_list *l);
 
 typedef struct cli_opt {
   const char *name;

@@ -23,8 +23,7 @@ typedef struct hd_drv_common {
 } hd_drv_common;
 
 /* Table rows for the common options (a macro because the table is an array
- * of the driver's own); `c` is the hd_drv_common, `out` the default prefix
- * for --help. */
+ * of the driver's own); `c` is the hd_drv_common. */
 #define HD_DRV_COMMON_OPTIONS(c)                                                                   \
   {"input", CLI_STRING, (c).input, "FILE", "read key = value lines from FILE", 1, 0,               \
    sizeof (c).input, NULL, 1, 0, 0},                                                               \
@@ -40,7 +39,10 @@ typedef struct hd_drv_common {
   {"output", CLI_STRING, (c).output, "PREFIX", "prefix of the output files", 1, 0,                 \
    sizeof (c).output, NULL, 0, 0, 0},                                                              \
   {"progress", CLI_REAL, &(c).progress, "SECONDS",                                                 \
-   "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0},             \
+   "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0}
+
+/* The usual --bench flag (hd-fdtd's takes a size instead). */
+#define HD_DRV_BENCH_FLAG(c)                                                                       \
   {"bench", CLI_FLAG, &(c).bench, NULL, "time the kernels, print rates, write nothing", 1, 0, 0,   \
    NULL, 1, 0, 0}
 

@@ -1,11 +1,20 @@
 #include "output.h"
 
 #include <errno.h>
+#include <math.h>
+#include <setjmp.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#if defined(HD_HAVE_PNG)
+#include <png.h>
+#endif
 
 void hd_dirname(const char *path, char *dir, size_t n) {
   const char *slash = strrchr(path, '/');
@@ -257,4 +266,98 @@ int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const doub
     fprintf(f, "\n");
   }
   return ferror(f) ? -1 : 0;
+}
+
+int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
+                 int narrays) {
+  const int64_t cells = n[0] * n[1] * n[2];
+  uint64_t offset = 0;
+  int a;
+  FILE *f = o->f;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"RectilinearGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <RectilinearGrid WholeExtent=\"0 %lld 0 %lld 0 %lld\">\n"
+          "    <Piece Extent=\"0 %lld 0 %lld 0 %lld\">\n      <CellData Scalars=\"%s\">\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
+          (long long)n[2], (long long)n[0], (long long)n[1], (long long)n[2], arrays[0].name);
+  for (a = 0; a < narrays; ++a) {
+    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
+            arrays[a].single ? "Float32" : "Float64", arrays[a].name, (unsigned long long)offset);
+    offset += 8 + (uint64_t)cells * (arrays[a].single ? 4 : 8);
+  }
+  fprintf(f, "      </CellData>\n      <Coordinates>\n");
+  for (a = 0; a < 3; ++a) {
+    fprintf(f, "        <DataArray type=\"Float64\" Name=\"%c\" format=\"appended\" offset=\"%llu\"/>\n",
+            'x' + a, (unsigned long long)offset);
+    offset += 8 + (uint64_t)(n[a] + 1) * 8;
+  }
+  fprintf(f, "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>\n  <AppendedData encoding=\"raw\">\n_");
+  for (a = 0; a < narrays; ++a) {
+    const uint64_t bytes = (uint64_t)cells * (arrays[a].single ? 4 : 8);
+    if (hd_out_write(o, &bytes, sizeof bytes) || write_values(o, arrays[a].data, cells, 1, 0, arrays[a].single, 0))
+      return -1;
+  }
+  for (a = 0; a < 3; ++a) {
+    const uint64_t bytes = (uint64_t)(n[a] + 1) * 8;
+    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, x[a], (size_t)bytes)) return -1;
+  }
+  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  return ferror(f) ? -1 : 0;
+}
+
+#if defined(HD_HAVE_PNG)
+static void png_error_fn(png_structp p, png_const_charp msg) {
+  (void)msg;
+  longjmp(png_jmpbuf(p), 1);
+}
+#endif
+
+int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *err, size_t n) {
+#if defined(HD_HAVE_PNG)
+  /* small maps are magnified (nearest neighbour) to at least 512 pixels */
+  const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
+  png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_fn, NULL);
+  png_infop info = p ? png_create_info_struct(p) : NULL;
+  unsigned char *row = (unsigned char *)malloc((size_t)w * zoom * 3);
+  int y;
+  if (!p || !info || !row) {
+    if (p) png_destroy_write_struct(&p, info ? &info : NULL);
+    free(row);
+    snprintf(err, n, "out of memory for a PNG");
+    return -1;
+  }
+  if (setjmp(png_jmpbuf(p))) {
+    png_destroy_write_struct(&p, &info);
+    free(row);
+    snprintf(err, n, "cannot write the PNG %s", o->path);
+    return -1;
+  }
+  png_init_io(p, o->f);
+  png_set_IHDR(p, info, (png_uint_32)(w * zoom), (png_uint_32)(h * zoom), 8, PNG_COLOR_TYPE_RGB,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(p, info);
+  for (y = 0; y < h * zoom; ++y) {
+    int x;
+    for (x = 0; x < w * zoom; ++x) {
+      double t = vmax > 0 ? v[(size_t)(y / zoom) * w + x / zoom] / vmax : 0.0; /* -1 blue, 0 white, 1 red */
+      unsigned char *px = row + 3 * x;
+      if (!(t == t)) t = 0.0;
+      if (t > 1) t = 1;
+      if (t < -1) t = -1;
+      px[0] = (unsigned char)(t < 0 ? 255 * (1 + t) : 255);
+      px[1] = (unsigned char)(255 * (1 - fabs(t)));
+      px[2] = (unsigned char)(t > 0 ? 255 * (1 - t) : 255);
+    }
+    png_write_row(p, row);
+  }
+  png_write_end(p, NULL);
+  png_destroy_write_struct(&p, &info);
+  free(row);
+  return 0;
+#else
+  (void)o, (void)w, (void)h, (void)v, (void)vmax;
+  snprintf(err, n, "this build has no PNG output (configure found no libpng)");
+  return -1;
+#endif
 }

@@ -57,6 +57,17 @@ int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const doub
                                const double *z, const hd_vtk_points_array *arrays, int narrays,
                                int single);
 
+/* Cell data on a rectilinear grid (.vtr): node coordinates x[0..n0] etc.
+ * (n[2] = 0 coordinates for a plane is not allowed: give 2 nodes), arrays
+ * of n0*n1*n2 cell values, x fastest. */
+int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
+                 int narrays);
+
+/* An 8-bit RGB PNG of a w x h scalar map (row 0 at the top) with a
+ * blue-white-red scale symmetric about 0 (|v| <= vmax); returns -1 with a
+ * message in err when libpng is missing or the write fails. */
+int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *err, size_t n);
+
 /* Directory part of a path ("." when there is none), for messages. */
 void hd_dirname(const char *path, char *dir, size_t n);
 

@@ -156,6 +156,7 @@ int main(int argc, char **argv) {
   int d, rc, have_vti = 0, have_csv = 0;
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
+      HD_DRV_BENCH_FLAG(c.com),
       {"dim", CLI_INT, &c.dim, "2|3", "dimension (default 2)", 2, 3, 0, NULL, 0, 0, 0},
       {"n", CLI_INTS, c.n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c.nn, 0, 0, 0},
       {"length", CLI_REALS, c.length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c.nlen, 0, 0, 0},

@@ -148,6 +148,7 @@ int main(int argc, char **argv) {
   int rc;
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
+      HD_DRV_BENCH_FLAG(c.com),
       {"n", CLI_INT, &c.n, "N", "number of bodies (default 4096)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"ic", CLI_CHOICE, &c.ic, "plummer|uniform|kepler|file", "initial condition (default plummer)", 1, 0, 0, NULL, 0, 0, 0},
       {"dim", CLI_CHOICE, &c.dim, "3|2", "3: free space; 2: periodic unit square (default 3)", 1, 0, 0, NULL, 0, 0, 0},

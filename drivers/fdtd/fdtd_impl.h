@@ -1,0 +1,420 @@
+/* FDTD backend table, compiled once per backend and precision by the
+ * two-line fdtd_<backend>_<f|d> wrappers.  Tables, point lists and launches;
+ * the physics is hd/fdtd.h. */
+#include "fdtd_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/fdtd.h>
+#include <hd/memory.h>
+
+#define FDTD_REC_CHUNK 1024 /* steps recorded on the device between downloads */
+
+typedef struct fdtd_state {
+  hd_fdtd_args a;
+  hd_real *coef;               /* c1 c2 d1 d2: 4 x 256 */
+  hd_real *mesh;               /* rn[3] then rc[3], each padded length */
+  unsigned char *mat[6];
+  hd_fdtd_mur *mur;
+  hd_idx nmur;
+  hd_fdtd_pml_args pml[6];     /* per component */
+  hd_idx npml[6];
+  hd_real *prof;               /* ae be ah bh for 3 axes */
+  hd_fdtd_feed *feed;
+  hd_fdtd_probe *probe;
+  hd_real *rec;                /* FDTD_REC_CHUNK rows of nrec */
+  int nfeed, nprobe, nrec;
+  int bc[3];
+  hd_fdtd_wave wave;
+  double dt;
+  long step;
+} fdtd_state;
+
+static void fd_destroy(hd_ctx *ctx, void *state) {
+  fdtd_state *st = (fdtd_state *)state;
+  int c;
+  if (!st) return;
+  for (c = 0; c < 6; ++c) {
+    hd_dev_free(ctx, st->a.f[c]);
+    hd_dev_free(ctx, st->mat[c]);
+    hd_dev_free(ctx, (void *)st->pml[c].pt);
+    hd_dev_free(ctx, st->pml[c].s1);
+    hd_dev_free(ctx, st->pml[c].s2);
+  }
+  hd_dev_free(ctx, st->coef);
+  hd_dev_free(ctx, st->mesh);
+  hd_dev_free(ctx, st->mur);
+  hd_dev_free(ctx, st->prof);
+  hd_dev_free(ctx, st->feed);
+  hd_dev_free(ctx, st->probe);
+  hd_dev_free(ctx, st->rec);
+  free(st);
+}
+
+/* Node coordinate of padded index p, extended uniformly beyond the mesh. */
+static double fd_coord(const fdtd_model *m, int axis, hd_idx p, hd_idx pad) {
+  const double *x = m->node[axis];
+  const hd_idx q = p - pad, n = m->n[axis];
+  if (q < 0) return x[0] + (double)q * (x[1] - x[0]);
+  if (q > n) return x[n] + (double)(q - n) * (x[n] - x[n - 1]);
+  return x[q];
+}
+
+/* Upload count elements of `bytes` each from host to a new device array. */
+static hd_status fd_upload(hd_ctx *ctx, void **dev, const void *host, size_t bytes) {
+  hd_status s = hd_dev_alloc(ctx, dev, bytes);
+  if (s == HD_OK && bytes) s = hd_dev_upload(ctx, *dev, host, bytes);
+  return s;
+}
+
+/* Mur points on both faces of every Mur axis: the two tangential E
+ * components, the third axis over the nodes where its tangential E is
+ * updated (edges shared with other faces stay 0). */
+static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  const hd_grid *g = &st->a.g;
+  const hd_idx pad = g->ghost;
+  hd_fdtd_mur *list = NULL;
+  hd_idx count = 0, cap = 0;
+  int a, face, c;
+  hd_status s;
+  for (a = 0; a < 3; ++a) {
+    if (m->bc[a] != HD_FDTD_BC_MUR) continue;
+    for (face = 0; face < 2; ++face) {
+      const hd_idx p0 = face ? m->n[a] : 0, p1 = face ? m->n[a] - 1 : 1;
+      const double d = fabs(m->node[a][p0] - m->node[a][p1]);
+      const hd_real gcoef = (hd_real)((HD_FDTD_C0 * m->dt - d) / (HD_FDTD_C0 * m->dt + d));
+      for (c = 0; c < 3; ++c) {
+        const int b = 3 - a - c; /* the third axis */
+        hd_idx u, v, lo[3], hi[3];
+        if (c == a) continue;
+        lo[a] = hi[a] = 0;
+        lo[c] = 0, hi[c] = m->n[c] - 1;             /* cells along the component */
+        lo[b] = st->a.elo[b], hi[b] = st->a.ehi[b]; /* nodes along the third axis */
+        for (u = lo[c]; u <= hi[c]; ++u)
+          for (v = lo[b]; v <= hi[b]; ++v) {
+            hd_idx q[3], q1[3];
+            q[a] = p0, q[c] = u, q[b] = v;
+            q1[a] = p1, q1[c] = u, q1[b] = v;
+            if (count == cap) {
+              hd_fdtd_mur *nl;
+              cap = cap ? 2 * cap : 4096;
+              nl = (hd_fdtd_mur *)realloc(list, (size_t)cap * sizeof *nl);
+              if (!nl) {
+                free(list);
+                return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for Mur points");
+              }
+              list = nl;
+            }
+            list[count].m0 = hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad);
+            list[count].m1 = hd_grid_at(g, q1[0] + pad, q1[1] + pad, q1[2] + pad);
+            list[count].g = gcoef;
+            list[count].f = HD_R(0);
+            list[count].comp = c;
+            ++count;
+          }
+      }
+    }
+  }
+  st->nmur = count;
+  s = count ? fd_upload(ctx, (void **)&st->mur, list, (size_t)count * sizeof *list) : HD_OK;
+  free(list);
+  return s;
+}
+
+/* PML: profiles on every padded node and half node of each axis (sigma 0 on
+ * axes without PML), and for each component the positions inside the
+ * layers but outside the fused loops' ranges. */
+static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  const hd_grid *g = &st->a.g;
+  const hd_idx pad = g->ghost, L = m->pml_layers;
+  hd_idx len[3], off[12], total = 0, p;
+  hd_real *prof;
+  int a, c;
+  hd_status s = HD_OK;
+  for (a = 0; a < 3; ++a) len[a] = m->n[a] + 1 + 2 * pad;
+  for (a = 0; a < 3; ++a)
+    for (c = 0; c < 4; ++c) off[4 * a + c] = total, total += len[a];
+  prof = (hd_real *)malloc((size_t)total * sizeof *prof);
+  if (!prof) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML profiles");
+  for (a = 0; a < 3; ++a) {
+    const int on = m->bc[a] == HD_FDTD_BC_PML;
+    const double x0 = m->node[a][0], xn = m->node[a][m->n[a]];
+    const double t = on ? L * 0.5 * ((m->node[a][1] - x0) + (xn - m->node[a][m->n[a] - 1])) : 1.0;
+    for (p = 0; p < len[a]; ++p) {
+      const double xe = fd_coord(m, a, p, pad), xh = 0.5 * (xe + fd_coord(m, a, p + 1, pad));
+      const double de = on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, dh = on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0;
+      const double se = hd_fdtd_pml_sigma(de, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0);
+      const double sh = hd_fdtd_pml_sigma(dh, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0);
+      prof[off[4 * a] + p] = (hd_real)((1 - se) / (1 + se));
+      prof[off[4 * a + 1] + p] = (hd_real)(m->dt / HD_FDTD_EPS0 / (1 + se));
+      prof[off[4 * a + 2] + p] = (hd_real)((1 - sh) / (1 + sh));
+      prof[off[4 * a + 3] + p] = (hd_real)(m->dt / HD_FDTD_MU0 / (1 + sh));
+    }
+  }
+  s = fd_upload(ctx, (void **)&st->prof, prof, (size_t)total * sizeof *prof);
+  free(prof);
+  if (s != HD_OK) return s;
+  for (c = 0; c < 6; ++c) {
+    hd_fdtd_pml_args *pa = &st->pml[c];
+    hd_idx lo[3], hi[3], mlo[3], mhi[3], q[3], count = 0, k = 0;
+    hd_fdtd_pml_point *list;
+    const int e = c < 3, axis = c % 3;
+    for (a = 0; a < 3; ++a) {
+      const int on = m->bc[a] == HD_FDTD_BC_PML;
+      const hd_idx n = m->n[a];
+      if (a == axis) { /* along the component: cells for E, nodes for H */
+        mlo[a] = 0, mhi[a] = e ? n - 1 : n;
+        lo[a] = on ? -L : mlo[a], hi[a] = on ? (e ? n + L - 1 : n + L) : mhi[a];
+      } else if (e) { /* E across: nodes, the outer PML wall excluded */
+        mlo[a] = st->a.elo[a], mhi[a] = st->a.ehi[a];
+        lo[a] = on ? -L + 1 : mlo[a], hi[a] = on ? n + L - 1 : mhi[a];
+      } else { /* H across: cells */
+        mlo[a] = 0, mhi[a] = n - 1;
+        lo[a] = on ? -L : mlo[a], hi[a] = on ? n + L - 1 : mhi[a];
+      }
+    }
+    for (a = 0; a < 3; ++a) pa->ae[a] = st->prof + off[4 * a], pa->be[a] = st->prof + off[4 * a + 1],
+                            pa->ah[a] = st->prof + off[4 * a + 2], pa->bh[a] = st->prof + off[4 * a + 3];
+    pa->f = st->a;
+    pa->comp = c;
+    for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
+      for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
+        for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0])
+          count += !(q[0] >= mlo[0] && q[0] <= mhi[0] && q[1] >= mlo[1] && q[1] <= mhi[1] &&
+                     q[2] >= mlo[2] && q[2] <= mhi[2]);
+    st->npml[c] = count;
+    if (!count) continue;
+    list = (hd_fdtd_pml_point *)malloc((size_t)count * sizeof *list);
+    if (!list) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML points");
+    for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
+      for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
+        for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
+          if (q[0] >= mlo[0] && q[0] <= mhi[0] && q[1] >= mlo[1] && q[1] <= mhi[1] &&
+              q[2] >= mlo[2] && q[2] <= mhi[2])
+            continue;
+          list[k].i = (int)(q[0] + pad), list[k].j = (int)(q[1] + pad), list[k].k = (int)(q[2] + pad);
+          list[k].n = hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad);
+          ++k;
+        }
+    s = fd_upload(ctx, (void **)&pa->pt, list, (size_t)count * sizeof *list);
+    free(list);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&pa->s1, (size_t)count * sizeof(hd_real));
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&pa->s2, (size_t)count * sizeof(hd_real));
+    if (s == HD_OK) s = hd_dev_zero(ctx, pa->s1, (size_t)count * sizeof(hd_real));
+    if (s == HD_OK) s = hd_dev_zero(ctx, pa->s2, (size_t)count * sizeof(hd_real));
+    if (s != HD_OK) return s;
+  }
+  return HD_OK;
+}
+
+static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
+  fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
+  const hd_idx pad = fdtd_pad(m);
+  hd_real coef[4 * 256], *mesh = NULL;
+  hd_idx len[3], moff = 0, p;
+  size_t bytes;
+  hd_status s = HD_OK;
+  int a, c, k;
+  *out = NULL;
+  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  if (!hd_grid_init(&st->a.g, 3, m->n[0] + 1, m->n[1] + 1, m->n[2] + 1, pad)) {
+    free(st);
+    return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid %ld x %ld x %ld is too large", m->n[0], m->n[1], m->n[2]);
+  }
+  st->dt = m->dt;
+  st->wave = m->wave;
+  for (a = 0; a < 3; ++a) {
+    st->bc[a] = m->bc[a];
+    st->a.nc[a] = m->n[a];
+    st->a.elo[a] = m->bc[a] == HD_FDTD_BC_PML || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
+    st->a.ehi[a] = m->bc[a] == HD_FDTD_BC_PML ? m->n[a] : m->n[a] - 1;
+  }
+  /* fields and material indices */
+  bytes = (size_t)st->a.g.total * sizeof(hd_real);
+  for (c = 0; c < 6 && s == HD_OK; ++c) {
+    s = hd_dev_alloc(ctx, (void **)&st->a.f[c], bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->a.f[c], bytes);
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->mat[c], m->mat[c], (size_t)st->a.g.total);
+    st->a.m[c] = st->mat[c];
+  }
+  /* coefficient tables: E by permittivity and conductivity (PEC: 0, 0), H
+   * by permeability and magnetic conductivity */
+  memset(coef, 0, sizeof coef);
+  for (k = 0; k < m->nmat; ++k) {
+    if (k != HD_FDTD_PEC)
+      hd_fdtd_coefficients(m->dt, HD_FDTD_EPS0 * m->eps_r[k], m->sigma[k], &coef[k], &coef[256 + k]);
+    hd_fdtd_coefficients(m->dt, HD_FDTD_MU0 * m->mu_r[k], m->sigma_m[k], &coef[512 + k], &coef[768 + k]);
+  }
+  if (s == HD_OK) s = fd_upload(ctx, (void **)&st->coef, coef, sizeof coef);
+  st->a.c1 = st->coef, st->a.c2 = st->coef + 256, st->a.d1 = st->coef + 512, st->a.d2 = st->coef + 768;
+  /* reciprocal widths on the padded nodes */
+  for (a = 0; a < 3; ++a) len[a] = m->n[a] + 1 + 2 * pad, moff += 2 * len[a];
+  mesh = (hd_real *)malloc((size_t)moff * sizeof *mesh);
+  if (!mesh && s == HD_OK) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  for (a = 0, moff = 0; s == HD_OK && a < 3; ++a) {
+    for (p = 0; p < len[a]; ++p) {
+      const double xm = fd_coord(m, a, p - 1, pad), x = fd_coord(m, a, p, pad), xp = fd_coord(m, a, p + 1, pad);
+      mesh[moff + p] = (hd_real)(2.0 / (xp - xm));
+      mesh[moff + len[a] + p] = (hd_real)(1.0 / (xp - x));
+    }
+    moff += 2 * len[a];
+  }
+  if (s == HD_OK) s = fd_upload(ctx, (void **)&st->mesh, mesh, (size_t)moff * sizeof *mesh);
+  free(mesh);
+  for (a = 0, moff = 0; s == HD_OK && a < 3; ++a) {
+    st->a.rn[a] = st->mesh + moff;
+    st->a.rc[a] = st->mesh + moff + len[a];
+    moff += 2 * len[a];
+  }
+  if (s == HD_OK) s = fd_build_mur(ctx, st, m);
+  if (s == HD_OK && fdtd_pad(m) > 1) s = fd_build_pml(ctx, st, m);
+  /* feeds, probes, the record buffer */
+  st->nfeed = m->nfeed, st->nprobe = m->nprobe, st->nrec = m->nprobe + 2 * m->nfeed;
+  if (s == HD_OK && m->nfeed) {
+    hd_fdtd_feed *f = (hd_fdtd_feed *)calloc((size_t)m->nfeed, sizeof *f);
+    if (!f) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    for (k = 0; s == HD_OK && k < m->nfeed; ++k) {
+      f[k].comp = m->feed[k].comp;
+      f[k].i = (int)(m->feed[k].i + pad), f[k].j = (int)(m->feed[k].j + pad), f[k].k = (int)(m->feed[k].k + pad);
+      f[k].n = hd_grid_at(&st->a.g, f[k].i, f[k].j, f[k].k);
+      f[k].amp = (hd_real)m->feed[k].amp;
+      f[k].r = (hd_real)m->feed[k].r;
+    }
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->feed, f, (size_t)m->nfeed * sizeof *f);
+    free(f);
+  }
+  if (s == HD_OK && m->nprobe) {
+    hd_fdtd_probe *q = (hd_fdtd_probe *)calloc((size_t)m->nprobe, sizeof *q);
+    if (!q) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    for (k = 0; s == HD_OK && k < m->nprobe; ++k) {
+      q[k].comp = m->probe[k].comp;
+      q[k].n = hd_grid_at(&st->a.g, m->probe[k].i + pad, m->probe[k].j + pad, m->probe[k].k + pad);
+    }
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->probe, q, (size_t)m->nprobe * sizeof *q);
+    free(q);
+  }
+  if (s == HD_OK && st->nrec)
+    s = hd_dev_alloc(ctx, (void **)&st->rec, (size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  if (s != HD_OK) {
+    fd_destroy(ctx, st);
+    return s;
+  }
+  *out = st;
+  return HD_OK;
+}
+
+/* Periodic axes: copy E at node N from node 0 (after the E update), H at
+ * node -1 from node N-1 (after the H update), over whole padded planes. */
+static hd_status fd_periodic(hd_ctx *ctx, fdtd_state *st, int efield) {
+  const hd_grid *g = &st->a.g;
+  const hd_idx pad = g->ghost;
+  hd_status s = HD_OK;
+  int a, c;
+  for (a = 0; a < 3 && s == HD_OK; ++a) {
+    hd_fdtd_copy_args cp;
+    hd_range3 r = hd_range3_make(0, g->n[0] + 2 * pad, 0, g->n[1] + 2 * pad, 0, g->n[2] + 2 * pad);
+    const hd_idx n = st->a.nc[a];
+    if (st->bc[a] != HD_FDTD_BC_PERIODIC) continue;
+    cp.g = *g;
+    r.lo[a] = efield ? pad + n : pad - 1;
+    r.hi[a] = r.lo[a] + 1;
+    cp.shift = (efield ? -n : n) * g->stride[a];
+    for (c = 0; c < 3 && s == HD_OK; ++c) {
+      if (c == a) continue; /* only the components tangential to the faces */
+      cp.f = st->a.f[efield ? c : 3 + c];
+      s = hd_fdtd_copy_loop(ctx, &cp, r);
+    }
+  }
+  return s;
+}
+
+static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
+  const hd_range3 nodes = hd_fdtd_nodes(&st->a);
+  hd_status s = hd_fdtd_e_loop(ctx, &st->a, nodes);
+  int c;
+  if (s == HD_OK) s = fd_periodic(ctx, st, 1);
+  for (c = 0; c < 3 && s == HD_OK; ++c)
+    if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
+  if (s == HD_OK && st->nmur) {
+    hd_fdtd_mur_args mu;
+    mu.f[0] = st->a.f[0], mu.f[1] = st->a.f[1], mu.f[2] = st->a.f[2];
+    mu.pt = st->mur;
+    s = hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
+  }
+  if (s == HD_OK && st->nfeed) {
+    hd_fdtd_feed_args fa;
+    fa.f = st->a;
+    fa.feed = st->feed;
+    fa.wave = st->wave;
+    fa.t = (double)(st->step + 1) * st->dt;
+    fa.rec = rec ? rec + st->nprobe : NULL;
+    s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
+  }
+  if (s == HD_OK) s = hd_fdtd_h_loop(ctx, &st->a, nodes);
+  for (c = 3; c < 6 && s == HD_OK; ++c)
+    if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
+  if (s == HD_OK) s = fd_periodic(ctx, st, 0);
+  if (s == HD_OK && rec && st->nprobe) {
+    hd_fdtd_probe_args pa;
+    pa.f = st->a.f;
+    pa.probe = st->probe;
+    pa.rec = rec;
+    s = hd_fdtd_probe_loop(ctx, &pa, 0, st->nprobe);
+  }
+  ++st->step;
+  return s;
+}
+
+static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
+  fdtd_state *st = (fdtd_state *)state;
+  hd_real *host = NULL;
+  hd_status s = HD_OK;
+  long done = 0;
+  if (rec && st->nrec) {
+    host = (hd_real *)hd_host_alloc((size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
+    if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  }
+  while (done < steps && s == HD_OK) {
+    const long chunk = steps - done < FDTD_REC_CHUNK ? steps - done : FDTD_REC_CHUNK;
+    long k, v;
+    for (k = 0; k < chunk && s == HD_OK; ++k)
+      s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
+    if (s == HD_OK && host) {
+      s = hd_dev_download(ctx, host, st->rec, (size_t)chunk * st->nrec * sizeof(hd_real));
+      for (v = 0; s == HD_OK && v < chunk * st->nrec; ++v) rec[done * st->nrec + v] = (double)host[v];
+    }
+    done += chunk;
+  }
+  hd_host_free(host);
+  return s;
+}
+
+static hd_status fd_averages(hd_ctx *ctx, void *state, double *e, double *h) {
+  fdtd_state *st = (fdtd_state *)state;
+  const hd_idx p = st->a.g.ghost;
+  const double cells = (double)st->a.nc[0] * st->a.nc[1] * st->a.nc[2];
+  hd_fdtd_avg sum;
+  hd_status s = hd_fdtd_avg_reduce(ctx, &st->a,
+                                   hd_range3_make(p, p + st->a.nc[0], p, p + st->a.nc[1], p, p + st->a.nc[2]), &sum);
+  *e = sum.e / (4.0 * cells);
+  *h = sum.h / (2.0 * cells);
+  return s;
+}
+
+static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
+  fdtd_state *st = (fdtd_state *)state;
+  const size_t n = (size_t)st->a.g.total;
+  hd_real *host = (hd_real *)hd_host_alloc(n * sizeof(hd_real));
+  hd_status s;
+  size_t i;
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  s = hd_dev_download(ctx, host, st->a.f[comp], n * sizeof(hd_real));
+  for (i = 0; s == HD_OK && i < n; ++i) out[i] = (double)host[i];
+  hd_host_free(host);
+  return s;
+}
+
+const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), fd_create,
+                                        fd_advance, fd_averages, fd_download, fd_destroy};

@@ -1,0 +1,1 @@
+#include "fdtd_impl.h"

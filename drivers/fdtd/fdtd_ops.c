@@ -1,0 +1,3 @@
+#include "fdtd_ops.h"
+
+HD_DEFINE_OPS_GET(fdtd_ops, fdtd_ops)

@@ -1,0 +1,57 @@
+/* The FDTD driver's view of a backend: a model in host doubles (mesh,
+ * boundaries, materials, per-component material indices rasterised on the
+ * padded grid, sources, probes), an opaque state, and a table built once per
+ * backend and precision from fdtd_impl.h. */
+#ifndef HD_DRV_FDTD_OPS_H
+#define HD_DRV_FDTD_OPS_H
+
+#include <hd/fdtd.h>
+
+#include "backend.h"
+
+typedef struct fdtd_point {
+  int comp;       /* HD_FDTD_EX ... HD_FDTD_HZ */
+  long i, j, k;   /* physical node */
+  double amp, r;  /* feeds: volts and ohms; soft sources: amperes, r < 0 */
+} fdtd_point;
+
+typedef struct fdtd_model {
+  long n[3];                   /* cells per axis */
+  const double *node[3];       /* node coordinates, n + 1 each */
+  int bc[3];                   /* HD_FDTD_BC_* per axis */
+  int pml_layers, pml_order;
+  double pml_r0;
+  int nmat;                    /* 0 vacuum, 1 PEC, 2.. user materials */
+  const double *eps_r, *sigma, *mu_r, *sigma_m;
+  const unsigned char *mat[6]; /* material of each component on the padded grid */
+  double dt;
+  hd_fdtd_wave wave;
+  int nfeed, nprobe;
+  const fdtd_point *feed;      /* feeds and soft sources (E components) */
+  const fdtd_point *probe;
+} fdtd_model;
+
+/* Padding of the node grid: the PML layers and one guard layer. */
+static inline long fdtd_pad(const fdtd_model *m) {
+  int a;
+  for (a = 0; a < 3; ++a)
+    if (m->bc[a] == HD_FDTD_BC_PML) return m->pml_layers + 1;
+  return 1;
+}
+
+typedef struct fdtd_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  hd_status (*create)(hd_ctx *ctx, const fdtd_model *m, void **state);
+  /* `steps` steps; rec (host, or NULL) gets one row a step: the probes,
+   * then gap voltage and current of each feed */
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double *rec);
+  hd_status (*averages)(hd_ctx *ctx, void *state, double *e, double *h);
+  /* one component on the padded grid, as doubles */
+  hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
+  void (*destroy)(hd_ctx *ctx, void *state);
+} fdtd_ops;
+
+HD_DECLARE_OPS(fdtd_ops, fdtd_ops)
+
+#endif

@@ -1,0 +1,512 @@
+#include "model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 64
+
+static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(char *err, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+void fdtd_input_defaults(fdtd_input *in) {
+  memset(in, 0, sizeof *in);
+  strcpy(in->bc_all, "mur");
+  in->pml[0] = 8, in->pml[1] = 4, in->pml[2] = 1e-5;
+  in->waveform = HD_FDTD_DGAUSSIAN;
+  in->courant = 0.99;
+  in->steps = 2000;
+}
+
+void fdtd_input_free(fdtd_input *in) {
+  int a;
+  cli_list_free(&in->xmesh), cli_list_free(&in->ymesh), cli_list_free(&in->zmesh);
+  cli_list_free(&in->material), cli_list_free(&in->geometry);
+  cli_list_free(&in->feed), cli_list_free(&in->source), cli_list_free(&in->probe);
+  for (a = 0; a < 3; ++a) free(in->node[a]);
+  for (a = 0; a < 6; ++a) free(in->mat[a]);
+  free(in->obj);
+  free(in->feeds);
+  free(in->probes);
+}
+
+/* Split on white space (and commas) into at most MAX_TOKENS words. */
+static int tokens(const char *s, char buf[MAX_TOKENS][64]) {
+  int k = 0;
+  while (*s) {
+    size_t len = 0;
+    while (*s && (isspace((unsigned char)*s) || *s == ',')) ++s;
+    if (!*s) break;
+    if (k == MAX_TOKENS) return -1;
+    while (s[len] && !isspace((unsigned char)s[len]) && s[len] != ',') ++len;
+    if (len >= 64) return -1;
+    memcpy(buf[k], s, len);
+    buf[k][len] = '\0';
+    s += len;
+    ++k;
+  }
+  return k;
+}
+
+static int number(const char *t, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(t, &end);
+  return end != t && *end == '\0' && errno != ERANGE && isfinite(*v);
+}
+
+static int integer(const char *t, long *v) {
+  char *end;
+  errno = 0;
+  *v = strtol(t, &end, 10);
+  return end != t && *end == '\0' && errno != ERANGE;
+}
+
+/* Read `want` numbers from tokens t[first..]; message names the key. */
+static int numbers(char t[MAX_TOKENS][64], int first, int count, int want, double *v,
+                   const char *where, const char *key, const char *form, char *err, size_t n) {
+  int k;
+  if (count - first != want)
+    return fail(err, n, "%s: %s: expected %s", where, key, form);
+  for (k = 0; k < want; ++k)
+    if (!number(t[first + k], &v[k]))
+      return fail(err, n, "%s: %s: '%s' is not a number", where, key, t[first + k]);
+  return 0;
+}
+
+static int parse_mesh(fdtd_input *in, int axis, char *err, size_t n) {
+  static const char *const keys[3] = {"xmesh", "ymesh", "zmesh"};
+  cli_list *l = axis == 0 ? &in->xmesh : axis == 1 ? &in->ymesh : &in->zmesh;
+  char t[MAX_TOKENS][64];
+  int k, count, seg;
+  long cells = 0, c;
+  double x0, *x;
+  if (l->count == 0) return fail(err, n, "missing mesh: give %s = x0 n1 x1 [n2 x2 ...]", keys[axis]);
+  if (l->count > 1) return fail(err, n, "%s: %s given twice", l->where[1], keys[axis]);
+  count = tokens(l->value[0], t);
+  if (count < 3 || count % 2 == 0)
+    return fail(err, n, "%s: %s: expected x0 n1 x1 [n2 x2 ...]", l->where[0], keys[axis]);
+  for (k = 1; k < count; k += 2) {
+    long nc;
+    if (!integer(t[k], &nc) || nc < 1 || nc > 100000000L)
+      return fail(err, n, "%s: %s: '%s' is not a cell count (1 to 1e8)", l->where[0], keys[axis], t[k]);
+    cells += nc;
+  }
+  if (cells > 100000000L) return fail(err, n, "%s: %s: too many cells", l->where[0], keys[axis]);
+  x = (double *)malloc((size_t)(cells + 1) * sizeof *x);
+  if (!x) return fail(err, n, "%s: out of memory", keys[axis]);
+  if (!number(t[0], &x0)) {
+    free(x);
+    return fail(err, n, "%s: %s: '%s' is not a number", l->where[0], keys[axis], t[0]);
+  }
+  x[0] = x0;
+  c = 0;
+  for (seg = 1; seg < count; seg += 2) {
+    long nc;
+    double x1;
+    integer(t[seg], &nc);
+    if (!number(t[seg + 1], &x1) || !(x1 > x0)) {
+      free(x);
+      return fail(err, n, "%s: %s: mesh lines must increase ('%s' after %g)", l->where[0], keys[axis],
+                  t[seg + 1], x0);
+    }
+    for (k = 1; k <= nc; ++k) x[c + k] = x0 + (x1 - x0) * (double)k / (double)nc;
+    c += nc;
+    x0 = x1;
+  }
+  in->node[axis] = x;
+  in->n[axis] = cells;
+  return 0;
+}
+
+static int parse_axis(const char *s) {
+  if (!strcmp(s, "X") || !strcmp(s, "x")) return 0;
+  if (!strcmp(s, "Y") || !strcmp(s, "y")) return 1;
+  if (!strcmp(s, "Z") || !strcmp(s, "z")) return 2;
+  return -1;
+}
+
+static int parse_bc(const char *s) {
+  if (!strcmp(s, "pec")) return HD_FDTD_BC_PEC;
+  if (!strcmp(s, "mur")) return HD_FDTD_BC_MUR;
+  if (!strcmp(s, "pml")) return HD_FDTD_BC_PML;
+  if (!strcmp(s, "periodic")) return HD_FDTD_BC_PERIODIC;
+  return -1;
+}
+
+/* Inside [lo, hi] of the domain along axis, with a relative tolerance. */
+static int in_domain(const fdtd_input *in, int axis, double v) {
+  const double lo = in->node[axis][0], hi = in->node[axis][in->n[axis]];
+  const double tol = 1e-9 * (hi - lo);
+  return v >= lo - tol && v <= hi + tol;
+}
+
+/* Index of the node nearest v, and of the cell containing v. */
+static long nearest_node(const fdtd_input *in, int axis, double v) {
+  const double *x = in->node[axis];
+  long lo = 0, hi = in->n[axis];
+  while (hi - lo > 1) {
+    long mid = (lo + hi) / 2;
+    if (x[mid] <= v) lo = mid;
+    else hi = mid;
+  }
+  return fabs(v - x[lo]) <= fabs(x[hi] - v) ? lo : hi;
+}
+static long containing_cell(const fdtd_input *in, int axis, double v) {
+  long k = nearest_node(in, axis, v);
+  if (k > 0 && in->node[axis][k] > v) --k;
+  if (k >= in->n[axis]) k = in->n[axis] - 1;
+  return k;
+}
+
+static int parse_materials(fdtd_input *in, char *err, size_t n) {
+  int k;
+  in->nmat = 2; /* 0 vacuum, 1 PEC */
+  in->eps_r[0] = in->mu_r[0] = in->eps_r[1] = in->mu_r[1] = 1.0;
+  for (k = 0; k < in->material.count; ++k) {
+    char t[MAX_TOKENS][64];
+    double v[4];
+    const char *where = in->material.where[k];
+    if (numbers(t, 0, tokens(in->material.value[k], t), 4, v, where, "material",
+                "epsr sigma mur sigmam", err, n))
+      return -1;
+    if (in->nmat == 256) return fail(err, n, "%s: material: more than 254 materials", where);
+    if (!(v[0] >= 1.0) || !(v[2] >= 1.0) || v[1] < 0 || v[3] < 0)
+      return fail(err, n, "%s: material: need epsr >= 1, mur >= 1 and conductivities >= 0", where);
+    in->eps_r[in->nmat] = v[0], in->sigma[in->nmat] = v[1];
+    in->mu_r[in->nmat] = v[2], in->sigma_m[in->nmat] = v[3];
+    ++in->nmat;
+  }
+  return 0;
+}
+
+static int parse_geometry(fdtd_input *in, char *err, size_t n) {
+  int k, a;
+  in->obj = (fdtd_object *)calloc((size_t)in->geometry.count + 1, sizeof *in->obj);
+  if (!in->obj) return fail(err, n, "geometry: out of memory");
+  for (k = 0; k < in->geometry.count; ++k) {
+    char t[MAX_TOKENS][64];
+    const int count = tokens(in->geometry.value[k], t);
+    const char *where = in->geometry.where[k];
+    fdtd_object *o = &in->obj[in->nobj];
+    long m;
+    if (count < 2 || !integer(t[0], &m))
+      return fail(err, n, "%s: geometry: expected 'material shape ...'", where);
+    if (m < 0 || m >= in->nmat)
+      return fail(err, n, "%s: geometry: material %ld out of range (0 vacuum, 1 PEC, 2..%d defined)",
+                  where, m, in->nmat - 1);
+    o->mat = (int)m;
+    if (!strcmp(t[1], "box") || !strcmp(t[1], "1")) {
+      o->shape = FDTD_BOX;
+      if (numbers(t, 2, count, 6, o->v, where, "geometry", "'m box x1 x2 y1 y2 z1 z2'", err, n)) return -1;
+      for (a = 0; a < 3; ++a) {
+        if (o->v[2 * a] > o->v[2 * a + 1])
+          return fail(err, n, "%s: geometry: box has %c1 > %c2", where, 'x' + a, 'x' + a);
+        if (!in_domain(in, a, o->v[2 * a]) || !in_domain(in, a, o->v[2 * a + 1]))
+          return fail(err, n, "%s: geometry: box outside the domain along %c", where, 'x' + a);
+        if (o->v[2 * a] == o->v[2 * a + 1]) /* plates and wires sit on mesh lines */
+          o->v[2 * a] = o->v[2 * a + 1] = in->node[a][nearest_node(in, a, o->v[2 * a])];
+      }
+    } else if (!strcmp(t[1], "sphere")) {
+      o->shape = FDTD_SPHERE;
+      if (numbers(t, 2, count, 4, o->v, where, "geometry", "'m sphere xc yc zc r'", err, n)) return -1;
+      if (!(o->v[3] > 0)) return fail(err, n, "%s: geometry: sphere radius must be positive", where);
+      for (a = 0; a < 3; ++a)
+        if (!in_domain(in, a, o->v[a] - o->v[3]) || !in_domain(in, a, o->v[a] + o->v[3]))
+          return fail(err, n, "%s: geometry: sphere outside the domain along %c", where, 'x' + a);
+    } else if (!strcmp(t[1], "cylinder")) {
+      int b, c;
+      o->shape = FDTD_CYLINDER;
+      if (count != 8 || (o->axis = parse_axis(t[2])) < 0)
+        return fail(err, n, "%s: geometry: expected 'm cylinder x|y|z c1 c2 r lo hi'", where);
+      if (numbers(t, 3, count, 5, o->v, where, "geometry", "'m cylinder x|y|z c1 c2 r lo hi'", err, n)) return -1;
+      b = o->axis == 0 ? 1 : 0, c = o->axis == 2 ? 1 : 2;
+      if (!(o->v[2] > 0) || o->v[3] > o->v[4])
+        return fail(err, n, "%s: geometry: cylinder needs r > 0 and lo <= hi", where);
+      if (!in_domain(in, b, o->v[0] - o->v[2]) || !in_domain(in, b, o->v[0] + o->v[2]) ||
+          !in_domain(in, c, o->v[1] - o->v[2]) || !in_domain(in, c, o->v[1] + o->v[2]) ||
+          !in_domain(in, o->axis, o->v[3]) || !in_domain(in, o->axis, o->v[4]))
+        return fail(err, n, "%s: geometry: cylinder outside the domain", where);
+    } else {
+      return fail(err, n, "%s: geometry: unknown shape '%s' (box, sphere, cylinder)", where, t[1]);
+    }
+    ++in->nobj;
+  }
+  return 0;
+}
+
+/* A component at the mesh position nearest (x, y, z): along its own axis
+ * E lives in cells and H on nodes, across the other way. */
+static void snap(const fdtd_input *in, int comp, const double p[3], long q[3]) {
+  int a;
+  for (a = 0; a < 3; ++a) {
+    const int along = a == comp % 3, half = comp < 3 ? along : !along;
+    q[a] = half ? containing_cell(in, a, p[a]) : nearest_node(in, a, p[a]);
+  }
+}
+
+/* "X|Y|Z x y z amp [r]" for feeds and sources, "ex|...|hz x y z" probes. */
+static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point *out, int *count,
+                        const int *bc, char *err, size_t n) {
+  static const char *const keys[3] = {"feed", "source", "probe"};
+  static const char *const forms[3] = {"'X|Y|Z x y z volts ohms'", "'X|Y|Z x y z amperes'",
+                                       "'ex|ey|ez|hx|hy|hz x y z'"};
+  int k, a;
+  for (k = 0; k < l->count; ++k) {
+    char t[MAX_TOKENS][64];
+    const int nt = tokens(l->value[k], t), want = kind == 0 ? 6 : kind == 1 ? 5 : 4;
+    const char *where = l->where[k];
+    double v[5], p[3];
+    fdtd_point *pt = &out[*count];
+    int comp = -1;
+    if (nt != want) return fail(err, n, "%s: %s: expected %s", where, keys[kind], forms[kind]);
+    if (kind < 2) {
+      comp = parse_axis(t[0]);
+    } else {
+      for (a = 0; a < 6; ++a)
+        if (!strcmp(t[0], comp_names[a])) comp = a;
+    }
+    if (comp < 0) return fail(err, n, "%s: %s: '%s' is not %s", where, keys[kind], t[0], kind < 2 ? "X, Y or Z" : "ex..hz");
+    if (numbers(t, 1, nt, want - 1, v, where, keys[kind], forms[kind], err, n)) return -1;
+    for (a = 0; a < 3; ++a) {
+      p[a] = v[a];
+      if (!in_domain(in, a, p[a])) return fail(err, n, "%s: %s: point outside the domain along %c", where, keys[kind], 'x' + a);
+    }
+    pt->comp = comp;
+    {
+      long q[3];
+      snap(in, comp, p, q);
+      pt->i = q[0], pt->j = q[1], pt->k = q[2];
+    }
+    pt->amp = kind < 2 ? v[3] : 0.0;
+    pt->r = kind == 0 ? v[4] : -1.0;
+    if (kind == 0 && pt->r < 0) return fail(err, n, "%s: feed: resistance must be >= 0", where);
+    if (kind < 2)
+      for (a = 0; a < 3; ++a) { /* an edge on a PEC or Mur face is never updated */
+        const long q = a == 0 ? pt->i : a == 1 ? pt->j : pt->k;
+        if (a != comp && (bc[a] == HD_FDTD_BC_PEC || bc[a] == HD_FDTD_BC_MUR) && (q == 0 || q == in->n[a]))
+          return fail(err, n, "%s: %s: the edge lies on a boundary face", where, keys[kind]);
+      }
+    ++*count;
+  }
+  return 0;
+}
+
+int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
+  int a, bc[3];
+  for (a = 0; a < 3; ++a)
+    if (parse_mesh(in, a, err, n)) return -1;
+  for (a = 0; a < 3; ++a) {
+    const char *s = in->bc_axis[a][0] ? in->bc_axis[a] : in->bc_all;
+    bc[a] = parse_bc(s);
+    if (bc[a] < 0) return fail(err, n, "boundary: '%s' is not pec, mur, pml or periodic", s);
+    if (in->n[a] < 2) return fail(err, n, "%cmesh: at least 2 cells", 'x' + a);
+  }
+  if (in->npml && (in->npml != 3 || in->pml[0] < 1 || in->pml[0] > 64 || in->pml[0] != floor(in->pml[0]) ||
+                   in->pml[1] < 0 || in->pml[1] > 8 || !(in->pml[2] > 0 && in->pml[2] < 1)))
+    return fail(err, n, "pml: expected 'layers order R0' with 1..64 layers, order 0..8, 0 < R0 < 1");
+  if (parse_materials(in, err, n) || parse_geometry(in, err, n)) return -1;
+  in->feeds = (fdtd_point *)calloc((size_t)(in->feed.count + in->source.count + 1), sizeof *in->feeds);
+  in->probes = (fdtd_point *)calloc((size_t)in->probe.count + 1, sizeof *in->probes);
+  if (!in->feeds || !in->probes) return fail(err, n, "out of memory");
+  if (parse_points(in, &in->feed, 0, in->feeds, &in->nfeed, bc, err, n) ||
+      parse_points(in, &in->source, 1, in->feeds, &in->nfeed, bc, err, n) ||
+      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n))
+    return -1;
+  if (in->nfeed && !(in->freq > 0)) return fail(err, n, "frequency: sources need a frequency > 0");
+  return 0;
+}
+
+double fdtd_input_dt_max(const fdtd_input *in) {
+  double dmin[3];
+  int a;
+  long k;
+  for (a = 0; a < 3; ++a) {
+    dmin[a] = in->node[a][1] - in->node[a][0];
+    for (k = 1; k < in->n[a]; ++k)
+      if (in->node[a][k + 1] - in->node[a][k] < dmin[a]) dmin[a] = in->node[a][k + 1] - in->node[a][k];
+  }
+  return hd_fdtd_dt_max(dmin);
+}
+
+static int model_bc(const fdtd_input *in, int a) {
+  return parse_bc(in->bc_axis[a][0] ? in->bc_axis[a] : in->bc_all);
+}
+
+double fdtd_model_bytes(const fdtd_input *in, size_t real_size) {
+  fdtd_model m;
+  double nodes = 1.0, inner = 1.0;
+  int a;
+  memset(&m, 0, sizeof m);
+  for (a = 0; a < 3; ++a) m.bc[a] = model_bc(in, a);
+  m.pml_layers = (int)in->pml[0];
+  for (a = 0; a < 3; ++a) {
+    nodes *= (double)in->n[a] + 1 + 2 * fdtd_pad(&m);
+    inner *= (double)in->n[a] + 1;
+  }
+  /* 6 fields and 6 material bytes a node; PML: 2 split values and a
+   * 20-byte point per component outside the physical nodes */
+  return nodes * (6.0 * real_size + 6.0) +
+         (fdtd_pad(&m) > 1 ? 6.0 * (nodes - inner) * (2.0 * real_size + 20.0) : 0.0);
+}
+
+/* Coordinate of component comp at physical index q along axis a. */
+static double comp_coord(const fdtd_input *in, int comp, int a, long q) {
+  const int along = a == comp % 3, half = comp < 3 ? along : !along;
+  const double *x = in->node[a];
+  return half ? 0.5 * (x[q] + x[q + 1]) : x[q];
+}
+
+static int inside(const fdtd_object *o, const double p[3], double tol) {
+  int a;
+  if (o->shape == FDTD_BOX) {
+    for (a = 0; a < 3; ++a)
+      if (p[a] < o->v[2 * a] - tol || p[a] > o->v[2 * a + 1] + tol) return 0;
+    return 1;
+  }
+  if (o->shape == FDTD_SPHERE) {
+    double r2 = 0;
+    for (a = 0; a < 3; ++a) r2 += (p[a] - o->v[a]) * (p[a] - o->v[a]);
+    return r2 <= (o->v[3] + tol) * (o->v[3] + tol);
+  }
+  {
+    const int b = o->axis == 0 ? 1 : 0, c = o->axis == 2 ? 1 : 2;
+    const double db = p[b] - o->v[0], dc = p[c] - o->v[1];
+    return p[o->axis] >= o->v[3] - tol && p[o->axis] <= o->v[4] + tol &&
+           db * db + dc * dc <= (o->v[2] + tol) * (o->v[2] + tol);
+  }
+}
+
+/* Index range [lo, hi] of component positions within [a0 - tol, a1 + tol]. */
+static void index_range(const fdtd_input *in, int comp, int a, double a0, double a1, double tol,
+                        long *lo, long *hi) {
+  const int along = a == comp % 3, half = comp < 3 ? along : !along;
+  const long last = half ? in->n[a] - 1 : in->n[a];
+  long k = 0;
+  while (k <= last && comp_coord(in, comp, a, k) < a0 - tol) ++k;
+  *lo = k;
+  while (k <= last && comp_coord(in, comp, a, k) <= a1 + tol) ++k;
+  *hi = k - 1;
+}
+
+int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
+  const double dtmax = fdtd_input_dt_max(in);
+  double dmin = HUGE_VAL, tol;
+  hd_grid g;
+  long pad;
+  int a, c, k;
+  memset(m, 0, sizeof *m);
+  for (a = 0; a < 3; ++a) {
+    m->n[a] = in->n[a];
+    m->node[a] = in->node[a];
+    m->bc[a] = model_bc(in, a);
+    dmin = fmin(dmin, (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a]);
+  }
+  m->pml_layers = (int)in->pml[0], m->pml_order = (int)in->pml[1], m->pml_r0 = in->pml[2];
+  m->dt = in->dt > 0 ? in->dt : in->courant * dtmax;
+  if (m->dt > dtmax)
+    return fail(err, n, "timestep: %g exceeds the Courant limit %g of this mesh", m->dt, dtmax);
+  m->nmat = in->nmat;
+  m->eps_r = in->eps_r, m->sigma = in->sigma, m->mu_r = in->mu_r, m->sigma_m = in->sigma_m;
+  m->nfeed = in->nfeed, m->feed = in->feeds, m->nprobe = in->nprobe, m->probe = in->probes;
+  /* pulses: tau = 1/(pi f), centred at 4 tau (the spectrum is down by 1/e at f) */
+  m->wave.kind = in->waveform;
+  m->wave.freq = in->freq;
+  m->wave.tau = in->freq > 0 ? 1.0 / (3.14159265358979323846 * in->freq) : 1.0;
+  m->wave.t0 = 4.0 * m->wave.tau;
+  pad = fdtd_pad(m);
+  if (!hd_grid_init(&g, 3, in->n[0] + 1, in->n[1] + 1, in->n[2] + 1, pad))
+    return fail(err, n, "mesh too large to index");
+  tol = 1e-6 * dmin;
+  for (c = 0; c < 6; ++c) {
+    in->mat[c] = (unsigned char *)calloc((size_t)g.total, 1);
+    if (!in->mat[c]) return fail(err, n, "out of host memory for the material indices");
+    m->mat[c] = in->mat[c];
+  }
+  for (k = 0; k < in->nobj; ++k) { /* later objects win */
+    const fdtd_object *o = &in->obj[k];
+    double box[6];
+    if (o->shape == FDTD_BOX) {
+      memcpy(box, o->v, sizeof box);
+    } else if (o->shape == FDTD_SPHERE) {
+      for (a = 0; a < 3; ++a) box[2 * a] = o->v[a] - o->v[3], box[2 * a + 1] = o->v[a] + o->v[3];
+    } else {
+      const int b = o->axis == 0 ? 1 : 0, cc = o->axis == 2 ? 1 : 2;
+      box[2 * o->axis] = o->v[3], box[2 * o->axis + 1] = o->v[4];
+      box[2 * b] = o->v[0] - o->v[2], box[2 * b + 1] = o->v[0] + o->v[2];
+      box[2 * cc] = o->v[1] - o->v[2], box[2 * cc + 1] = o->v[1] + o->v[2];
+    }
+    for (c = 0; c < 6; ++c) {
+      long lo[3], hi[3], q[3];
+      for (a = 0; a < 3; ++a) index_range(in, c, a, box[2 * a], box[2 * a + 1], tol, &lo[a], &hi[a]);
+      for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
+        for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
+          for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
+            double p[3];
+            for (a = 0; a < 3; ++a) p[a] = comp_coord(in, c, a, q[a]);
+            if (inside(o, p, tol))
+              in->mat[c][hd_grid_at(&g, q[0] + pad, q[1] + pad, q[2] + pad)] = (unsigned char)o->mat;
+          }
+    }
+  }
+  return 0;
+}
+
+int fdtd_input_add(cli_list *l, const char *value, const char *where) {
+  if (l->count == l->cap) {
+    const int cap = l->cap ? 2 * l->cap : 16;
+    char **v = (char **)realloc(l->value, (size_t)cap * sizeof *v), **w;
+    if (!v) return -1;
+    l->value = v;
+    w = (char **)realloc(l->where, (size_t)cap * sizeof *w);
+    if (!w) return -1;
+    l->where = w;
+    l->cap = cap;
+  }
+  l->value[l->count] = (char *)malloc(strlen(value) + 1);
+  l->where[l->count] = (char *)malloc(strlen(where) + 1);
+  if (!l->value[l->count] || !l->where[l->count]) return -1;
+  strcpy(l->value[l->count], value);
+  strcpy(l->where[l->count], where);
+  ++l->count;
+  return 0;
+}
+
+int fdtd_input_benchmark(fdtd_input *in, long nc, char *err, size_t n) {
+  /* 0.2 m cube of nc^3 cells; 15 cells a wavelength sets the frequency; a
+   * PEC plate 0.12 m square at z = -0.04 m over an eps_r = 2 block 0.03 m
+   * thick; a quarter-wave PEC monopole from the plate's centre, fed at its
+   * base through 50 ohm; Mur boundaries */
+  const double d = 0.2 / (double)nc, f = HD_FDTD_C0 / (15.0 * d), zp = -0.04;
+  char mesh[64], geom[3][256], feed[256];
+  const char *where = "benchmark";
+  snprintf(mesh, sizeof mesh, "-0.1 %ld 0.1", nc);
+  snprintf(geom[0], sizeof geom[0], "2 box -0.06 0.06 -0.06 0.06 %.17g %.17g", zp - 0.03, zp);
+  snprintf(geom[1], sizeof geom[1], "1 box -0.06 0.06 -0.06 0.06 %.17g %.17g", zp, zp);
+  snprintf(geom[2], sizeof geom[2], "1 box 0 0 0 0 %.17g %.17g", zp, zp + 3.75 * d);
+  snprintf(feed, sizeof feed, "Z 0 0 %.17g 1 50", zp + 0.5 * d);
+  if (fdtd_input_add(&in->xmesh, mesh, where) || fdtd_input_add(&in->ymesh, mesh, where) ||
+      fdtd_input_add(&in->zmesh, mesh, where) || fdtd_input_add(&in->material, "2 0 1 0", where) ||
+      fdtd_input_add(&in->geometry, geom[0], where) || fdtd_input_add(&in->geometry, geom[1], where) ||
+      fdtd_input_add(&in->geometry, geom[2], where) || fdtd_input_add(&in->feed, feed, where))
+    return fail(err, n, "out of memory");
+  strcpy(in->bc_all, "mur");
+  in->freq = f;
+  in->waveform = HD_FDTD_DGAUSSIAN;
+  in->steps = 2001;
+  return fdtd_input_parse(in, err, n);
+}

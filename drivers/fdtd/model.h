@@ -1,0 +1,66 @@
+/* The FDTD model as the user describes it (keys of an input file, in the
+ * spirit of OpenFDTD's .ofd): mesh lines, materials, geometry, feeds,
+ * sources, probes.  Parsing checks everything and reports file:line;
+ * building rasterises the geometry onto the padded grid per component. */
+#ifndef HD_DRV_FDTD_MODEL_H
+#define HD_DRV_FDTD_MODEL_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "fdtd_ops.h"
+
+enum { FDTD_BOX = 1, FDTD_SPHERE, FDTD_CYLINDER };
+
+typedef struct fdtd_object {
+  int mat, shape, axis; /* axis: cylinder */
+  double v[6];          /* box: x1 x2 y1 y2 z1 z2; sphere: xc yc zc r; cylinder: c1 c2 r lo hi */
+} fdtd_object;
+
+typedef struct fdtd_input {
+  /* as given */
+  cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe;
+  char bc_all[32], bc_axis[3][32];
+  double pml[3]; /* layers, order, R0 */
+  int npml;
+  int waveform;  /* HD_FDTD_GAUSSIAN ... */
+  double freq, dt, courant, converge;
+  long steps, average_every;
+  /* built */
+  double *node[3];
+  long n[3];
+  int nmat;
+  double eps_r[256], sigma[256], mu_r[256], sigma_m[256];
+  fdtd_object *obj;
+  int nobj;
+  fdtd_point *feeds, *probes; /* feeds then soft sources; probes */
+  int nfeed, nprobe;
+  unsigned char *mat[6];      /* on the padded grid */
+} fdtd_input;
+
+void fdtd_input_defaults(fdtd_input *in);
+void fdtd_input_free(fdtd_input *in);
+
+/* Parse mesh, materials, geometry, feeds, sources, probes and boundaries;
+ * 0 or -1 with "where: message" in err. */
+int fdtd_input_parse(fdtd_input *in, char *err, size_t n);
+
+/* Append a value to a key's list as if read at `where` (programs and tests
+ * that build models); 0 or -1 when out of memory. */
+int fdtd_input_add(cli_list *l, const char *value, const char *where);
+
+/* The built-in benchmark of N^3 cells (see doc/fdtd.md), as if parsed. */
+int fdtd_input_benchmark(fdtd_input *in, long n, char *err, size_t errn);
+
+/* Fill a model (m->dt set from the input or the Courant limit; the dt above
+ * the limit is refused) and rasterise the geometry.  0 or -1 with err. */
+int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n);
+
+/* Largest stable dt of the input's mesh. */
+double fdtd_input_dt_max(const fdtd_input *in);
+
+/* Bytes the model needs on the backend (fields, indices, PML) for a real
+ * type of `real_size` bytes. */
+double fdtd_model_bytes(const fdtd_input *in, size_t real_size);
+
+#endif

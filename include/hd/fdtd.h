@@ -1,0 +1,366 @@
+/* hd/fdtd.h - 3-D Yee FDTD (OpenFDTD style), SI units.
+ *
+ * Mesh: node coordinates x_0 < ... < x_N per axis (non-uniform allowed).
+ * All six components live on one padded node grid (hd_grid, x fastest,
+ * ghost = pad); physical node p of an axis is padded index p + pad.  Yee
+ * staggering, each component named by its node:
+ *   Ex(i,j,k) at (x_i+1/2, y_j, z_k)     Hx(i,j,k) at (x_i, y_j+1/2, z_k+1/2)
+ *   Ey(i,j,k) at (x_i, y_j+1/2, z_k)     Hy(i,j,k) at (x_i+1/2, y_j, z_k+1/2)
+ *   Ez(i,j,k) at (x_i, y_j, z_k+1/2)     Hz(i,j,k) at (x_i+1/2, y_j+1/2, z_k)
+ * Updates (per component, material index m of one byte per component):
+ *   E = C1[m] E + C2[m] curl H,  C1 = (1 - s)/(1 + s), C2 = (dt/eps)/(1 + s),
+ *                                s = sigma dt / (2 eps)
+ *   H = D1[m] H - D2[m] curl E,  likewise with mu and sigma_m.
+ * Differences over the dual cell use rn = 1/(dual width at a node), over
+ * the primary cell rc = 1/(cell width).  Material 0 is vacuum, 1 is PEC
+ * (C1 = C2 = 0: E stays 0).
+ *
+ * Boundaries per axis: PEC (tangential E on the faces stays 0), first-order
+ * Mur on the tangential E of the faces (point lists), Berenger split-field
+ * PML of L layers outside the faces (point lists over the layers), or
+ * periodic (ghost copies).  The fused E and H loops cover the physical
+ * nodes; elo/ehi give, per axis, the nodes where E tangential to that
+ * axis' faces is updated by them. */
+#ifndef HD_FDTD_H
+#define HD_FDTD_H
+
+#include <math.h>
+
+#include "context.h"
+#include "index.h"
+#include "launch.h"
+#include "real.h"
+#include "reduce.h"
+
+enum { HD_FDTD_EX = 0, HD_FDTD_EY, HD_FDTD_EZ, HD_FDTD_HX, HD_FDTD_HY, HD_FDTD_HZ };
+enum { HD_FDTD_VACUUM = 0, HD_FDTD_PEC = 1 };
+enum { HD_FDTD_BC_PEC = 0, HD_FDTD_BC_MUR, HD_FDTD_BC_PML, HD_FDTD_BC_PERIODIC };
+
+#define HD_FDTD_C0 299792458.0
+#define HD_FDTD_MU0 (4e-7 * 3.14159265358979323846)
+#define HD_FDTD_EPS0 (1.0 / (HD_FDTD_MU0 * HD_FDTD_C0 * HD_FDTD_C0))
+
+typedef struct hd_fdtd_args {
+  hd_real *f[6];               /* ex ey ez hx hy hz */
+  const unsigned char *m[6];   /* material index of each component */
+  const hd_real *c1, *c2;      /* E coefficients by material */
+  const hd_real *d1, *d2;      /* H coefficients by material */
+  const hd_real *rn[3];        /* 1 / dual width at each padded node */
+  const hd_real *rc[3];        /* 1 / width of the cell from padded node i to i+1 */
+  hd_grid g;                   /* nodes: n = cells + 1 per axis; ghost = pad */
+  hd_idx nc[3];                /* cells per axis */
+  hd_idx elo[3], ehi[3];       /* physical nodes where tangential E is updated */
+} hd_fdtd_args;
+
+/* ---- the six updates at node offset n (padded coordinates i, j, k) ------ */
+
+HD_FN void hd_fdtd_update_ex(const hd_fdtd_args *a, hd_idx n, hd_idx j, hd_idx k) {
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_real *hy = a->f[HD_FDTD_HY], *hz = a->f[HD_FDTD_HZ];
+  const unsigned m = a->m[HD_FDTD_EX][n];
+  a->f[HD_FDTD_EX][n] = a->c1[m] * a->f[HD_FDTD_EX][n] +
+                        a->c2[m] * (a->rn[1][j] * (hz[n] - hz[n - sy]) - a->rn[2][k] * (hy[n] - hy[n - sz]));
+}
+HD_FN void hd_fdtd_update_ey(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx k) {
+  const hd_idx sz = a->g.stride[2];
+  const hd_real *hx = a->f[HD_FDTD_HX], *hz = a->f[HD_FDTD_HZ];
+  const unsigned m = a->m[HD_FDTD_EY][n];
+  a->f[HD_FDTD_EY][n] = a->c1[m] * a->f[HD_FDTD_EY][n] +
+                        a->c2[m] * (a->rn[2][k] * (hx[n] - hx[n - sz]) - a->rn[0][i] * (hz[n] - hz[n - 1]));
+}
+HD_FN void hd_fdtd_update_ez(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx j) {
+  const hd_idx sy = a->g.stride[1];
+  const hd_real *hx = a->f[HD_FDTD_HX], *hy = a->f[HD_FDTD_HY];
+  const unsigned m = a->m[HD_FDTD_EZ][n];
+  a->f[HD_FDTD_EZ][n] = a->c1[m] * a->f[HD_FDTD_EZ][n] +
+                        a->c2[m] * (a->rn[0][i] * (hy[n] - hy[n - 1]) - a->rn[1][j] * (hx[n] - hx[n - sy]));
+}
+HD_FN void hd_fdtd_update_hx(const hd_fdtd_args *a, hd_idx n, hd_idx j, hd_idx k) {
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_real *ey = a->f[HD_FDTD_EY], *ez = a->f[HD_FDTD_EZ];
+  const unsigned m = a->m[HD_FDTD_HX][n];
+  a->f[HD_FDTD_HX][n] = a->d1[m] * a->f[HD_FDTD_HX][n] -
+                        a->d2[m] * (a->rc[1][j] * (ez[n + sy] - ez[n]) - a->rc[2][k] * (ey[n + sz] - ey[n]));
+}
+HD_FN void hd_fdtd_update_hy(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx k) {
+  const hd_idx sz = a->g.stride[2];
+  const hd_real *ex = a->f[HD_FDTD_EX], *ez = a->f[HD_FDTD_EZ];
+  const unsigned m = a->m[HD_FDTD_HY][n];
+  a->f[HD_FDTD_HY][n] = a->d1[m] * a->f[HD_FDTD_HY][n] -
+                        a->d2[m] * (a->rc[2][k] * (ex[n + sz] - ex[n]) - a->rc[0][i] * (ez[n + 1] - ez[n]));
+}
+HD_FN void hd_fdtd_update_hz(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx j) {
+  const hd_idx sy = a->g.stride[1];
+  const hd_real *ex = a->f[HD_FDTD_EX], *ey = a->f[HD_FDTD_EY];
+  const unsigned m = a->m[HD_FDTD_HZ][n];
+  a->f[HD_FDTD_HZ][n] = a->d1[m] * a->f[HD_FDTD_HZ][n] -
+                        a->d2[m] * (a->rc[0][i] * (ey[n + 1] - ey[n]) - a->rc[1][j] * (ex[n + sy] - ex[n]));
+}
+
+/* Fused point functions over the physical nodes: every component whose
+ * position at this node is in its update range. */
+HD_FN int hd_fdtd_tangential(const hd_fdtd_args *a, int axis, hd_idx p) {
+  return p >= a->elo[axis] && p <= a->ehi[axis];
+}
+
+HD_FN void hd_fdtd_e_point(const hd_fdtd_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx pad = a->g.ghost, pi = i - pad, pj = j - pad, pk = k - pad;
+  const hd_idx n = hd_grid_at(&a->g, i, j, k);
+  const int tx = hd_fdtd_tangential(a, 0, pi), ty = hd_fdtd_tangential(a, 1, pj),
+            tz = hd_fdtd_tangential(a, 2, pk);
+  if (pi < a->nc[0] && ty && tz) hd_fdtd_update_ex(a, n, j, k);
+  if (pj < a->nc[1] && tx && tz) hd_fdtd_update_ey(a, n, i, k);
+  if (pk < a->nc[2] && tx && ty) hd_fdtd_update_ez(a, n, i, j);
+}
+
+HD_FN void hd_fdtd_h_point(const hd_fdtd_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx pad = a->g.ghost, pi = i - pad, pj = j - pad, pk = k - pad;
+  const hd_idx n = hd_grid_at(&a->g, i, j, k);
+  if (pj < a->nc[1] && pk < a->nc[2]) hd_fdtd_update_hx(a, n, j, k);
+  if (pi < a->nc[0] && pk < a->nc[2]) hd_fdtd_update_hy(a, n, i, k);
+  if (pi < a->nc[0] && pj < a->nc[1]) hd_fdtd_update_hz(a, n, i, j);
+}
+
+HD_DEFINE_FOR_3D(hd_fdtd_e_loop, hd_fdtd_e_point, hd_fdtd_args)
+HD_DEFINE_FOR_3D(hd_fdtd_h_loop, hd_fdtd_h_point, hd_fdtd_args)
+
+/* The physical nodes in padded coordinates: the range of both loops. */
+HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
+  const hd_idx p = a->g.ghost;
+  return hd_range3_make(p, p + a->nc[0] + 1, p, p + a->nc[1] + 1, p, p + a->nc[2] + 1);
+}
+
+/* ---- first-order Mur on tangential E ------------------------------------- */
+
+/* e[m0] is a boundary component, e[m1] the one a cell inwards along the
+ * normal; g = (c dt - d)/(c dt + d) for the spacing d between them, f holds
+ * e[m1] of the previous step:
+ *   E0^{n+1} = E1^n + g (E1^{n+1} - E0^n)   (applied after the E update) */
+typedef struct hd_fdtd_mur {
+  hd_idx m0, m1;
+  hd_real g, f;
+  int comp;
+} hd_fdtd_mur;
+
+typedef struct hd_fdtd_mur_args {
+  hd_real *f[3]; /* ex ey ez */
+  hd_fdtd_mur *pt;
+} hd_fdtd_mur_args;
+
+HD_FN void hd_fdtd_mur_pt(const hd_fdtd_mur_args *a, hd_idx p) {
+  hd_fdtd_mur *q = &a->pt[p];
+  hd_real *e = a->f[q->comp];
+  e[q->m0] = q->f + q->g * (e[q->m1] - e[q->m0]);
+  q->f = e[q->m1];
+}
+HD_DEFINE_FOR_1D(hd_fdtd_mur_loop, hd_fdtd_mur_pt, hd_fdtd_mur_args)
+
+/* ---- Berenger split-field PML -------------------------------------------- */
+
+/* A component inside the PML layers: its padded node and split parts.  The
+ * profiles a (decay) and b (gain) per axis are (1 - s)/(1 + s) and
+ * (dt/eps0)/(1 + s) with s = sigma dt / (2 eps0) at E nodes (index i) and
+ * at H half nodes (index i for i + 1/2), graded sigma(d) = sigma_max
+ * (d / thickness)^M, sigma_max = -(M + 1) ln(R0) / (2 eta0 thickness);
+ * the magnetic conductivity is matched (sigma_m = sigma mu0/eps0), so H
+ * uses the same profiles with dt/mu0 for dt/eps0. */
+typedef struct hd_fdtd_pml_point {
+  hd_idx n;
+  int i, j, k; /* padded node */
+} hd_fdtd_pml_point;
+
+typedef struct hd_fdtd_pml_args {
+  hd_fdtd_args f;
+  const hd_fdtd_pml_point *pt;
+  hd_real *s1, *s2;            /* split parts, one each per point */
+  const hd_real *ae[3], *be[3]; /* E profiles at nodes */
+  const hd_real *ah[3], *bh[3]; /* H profiles at half nodes */
+  int comp;
+} hd_fdtd_pml_args;
+
+HD_FN void hd_fdtd_pml_pt(const hd_fdtd_pml_args *a, hd_idx p) {
+  const hd_fdtd_pml_point q = a->pt[p];
+  const hd_fdtd_args *f = &a->f;
+  const hd_idx n = q.n, sy = f->g.stride[1], sz = f->g.stride[2];
+  hd_real *const *F = f->f;
+  hd_real s1 = a->s1[p], s2 = a->s2[p];
+  switch (a->comp) {
+    case HD_FDTD_EX:
+      s1 = a->ae[1][q.j] * s1 + a->be[1][q.j] * f->rn[1][q.j] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - sy]);
+      s2 = a->ae[2][q.k] * s2 - a->be[2][q.k] * f->rn[2][q.k] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - sz]);
+      break;
+    case HD_FDTD_EY:
+      s1 = a->ae[2][q.k] * s1 + a->be[2][q.k] * f->rn[2][q.k] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sz]);
+      s2 = a->ae[0][q.i] * s2 - a->be[0][q.i] * f->rn[0][q.i] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - 1]);
+      break;
+    case HD_FDTD_EZ:
+      s1 = a->ae[0][q.i] * s1 + a->be[0][q.i] * f->rn[0][q.i] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - 1]);
+      s2 = a->ae[1][q.j] * s2 - a->be[1][q.j] * f->rn[1][q.j] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sy]);
+      break;
+    case HD_FDTD_HX:
+      s1 = a->ah[1][q.j] * s1 - a->bh[1][q.j] * f->rc[1][q.j] * (F[HD_FDTD_EZ][n + sy] - F[HD_FDTD_EZ][n]);
+      s2 = a->ah[2][q.k] * s2 + a->bh[2][q.k] * f->rc[2][q.k] * (F[HD_FDTD_EY][n + sz] - F[HD_FDTD_EY][n]);
+      break;
+    case HD_FDTD_HY:
+      s1 = a->ah[2][q.k] * s1 - a->bh[2][q.k] * f->rc[2][q.k] * (F[HD_FDTD_EX][n + sz] - F[HD_FDTD_EX][n]);
+      s2 = a->ah[0][q.i] * s2 + a->bh[0][q.i] * f->rc[0][q.i] * (F[HD_FDTD_EZ][n + 1] - F[HD_FDTD_EZ][n]);
+      break;
+    default: /* HZ */
+      s1 = a->ah[0][q.i] * s1 - a->bh[0][q.i] * f->rc[0][q.i] * (F[HD_FDTD_EY][n + 1] - F[HD_FDTD_EY][n]);
+      s2 = a->ah[1][q.j] * s2 + a->bh[1][q.j] * f->rc[1][q.j] * (F[HD_FDTD_EX][n + sy] - F[HD_FDTD_EX][n]);
+      break;
+  }
+  a->s1[p] = s1;
+  a->s2[p] = s2;
+  F[a->comp][n] = s1 + s2;
+}
+HD_DEFINE_FOR_1D(hd_fdtd_pml_loop, hd_fdtd_pml_pt, hd_fdtd_pml_args)
+
+/* sigma at depth d into a PML of thickness t (d <= 0 outside the PML). */
+HD_FN double hd_fdtd_pml_sigma(double d, double t, int order, double r0) {
+  const double eta0 = HD_FDTD_MU0 * HD_FDTD_C0;
+  if (d <= 0.0) return 0.0;
+  if (d > t) d = t;
+  return -(order + 1) * log(r0) / (2.0 * eta0 * t) * pow(d / t, (double)order);
+}
+
+/* ---- periodic boundaries: ghost copies ------------------------------------ */
+
+/* dst[n] = src[n + shift] for one component over a face range. */
+typedef struct hd_fdtd_copy_args {
+  hd_real *f;
+  hd_grid g;
+  hd_idx shift;
+} hd_fdtd_copy_args;
+
+HD_FN void hd_fdtd_copy_pt(const hd_fdtd_copy_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx n = hd_grid_at(&a->g, i, j, k);
+  a->f[n] = a->f[n + a->shift];
+}
+HD_DEFINE_FOR_3D(hd_fdtd_copy_loop, hd_fdtd_copy_pt, hd_fdtd_copy_args)
+
+/* ---- sources -------------------------------------------------------------- */
+
+enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE };
+
+/* Source waveform w(t), peak magnitude 1: a Gaussian exp(-((t - t0)/tau)^2),
+ * its derivative scaled to peak 1, or sin(2 pi f t) ramped up over its
+ * first two periods with sin^2. */
+typedef struct hd_fdtd_wave {
+  int kind;
+  double t0, tau, freq;
+} hd_fdtd_wave;
+
+HD_FN double hd_fdtd_waveform(const hd_fdtd_wave *w, double t) {
+  const double x = (t - w->t0) / w->tau, pi = 3.14159265358979323846;
+  if (w->kind == HD_FDTD_GAUSSIAN) return exp(-x * x);
+  if (w->kind == HD_FDTD_DGAUSSIAN) return -sqrt(2.0 * exp(1.0)) * x * exp(-x * x);
+  {
+    const double ramp_t = 2.0 / w->freq;
+    const double s = t >= ramp_t ? 1.0 : sin(0.5 * pi * t / ramp_t) * sin(0.5 * pi * t / ramp_t);
+    return s * sin(2.0 * pi * w->freq * t);
+  }
+}
+
+/* A delta-gap feed on one E edge, voltage v * w(t) behind resistance r:
+ * the edge's E is set to -(V - r I) / length, I the loop integral of H
+ * around the edge (Ampere), so the gap voltage is V - r I.  A soft current
+ * source adds current `amp * w(t)` along the edge instead (r < 0 marks it). */
+typedef struct hd_fdtd_feed {
+  hd_idx n;
+  int comp, i, j, k; /* padded node */
+  hd_real amp, r;    /* volts (feed) or amperes (soft source); r < 0: soft */
+} hd_fdtd_feed;
+
+typedef struct hd_fdtd_feed_args {
+  hd_fdtd_args f;
+  const hd_fdtd_feed *feed;
+  hd_fdtd_wave wave;
+  double t;       /* time of the E being set */
+  hd_real *rec;   /* gap voltage and current of each feed: 2 values, or NULL */
+} hd_fdtd_feed_args;
+
+HD_FN void hd_fdtd_feed_pt(const hd_fdtd_feed_args *a, hd_idx p) {
+  const hd_fdtd_feed q = a->feed[p];
+  const hd_fdtd_args *f = &a->f;
+  const int c = q.comp, u = (c + 1) % 3, v = (c + 2) % 3; /* the two transverse axes */
+  const hd_idx su = f->g.stride[u], sv = f->g.stride[v];
+  const int idx[3] = {q.i, q.j, q.k};
+  const hd_real w = (hd_real)hd_fdtd_waveform(&a->wave, a->t);
+  /* loop integral around the edge: H_v steps along u, H_u along v */
+  const hd_real *hu = f->f[3 + u], *hv = f->f[3 + v];
+  const hd_real cur = (hv[q.n] - hv[q.n - su]) / f->rn[v][idx[v]] - (hu[q.n] - hu[q.n - sv]) / f->rn[u][idx[u]];
+  hd_real *e = f->f[c];
+  if (q.r < 0) { /* soft current source: the edge's current density */
+    e[q.n] -= f->c2[f->m[c][q.n]] * q.amp * w * f->rn[u][idx[u]] * f->rn[v][idx[v]];
+  } else {
+    e[q.n] = -(q.amp * w - q.r * cur) * f->rc[c][idx[c]];
+  }
+  if (a->rec) {
+    a->rec[2 * p] = -e[q.n] / f->rc[c][idx[c]];
+    a->rec[2 * p + 1] = cur;
+  }
+}
+HD_DEFINE_FOR_1D(hd_fdtd_feed_loop, hd_fdtd_feed_pt, hd_fdtd_feed_args)
+
+/* ---- probes ----------------------------------------------------------------- */
+
+typedef struct hd_fdtd_probe {
+  hd_idx n;
+  int comp;
+} hd_fdtd_probe;
+
+typedef struct hd_fdtd_probe_args {
+  hd_real *const *f;
+  const hd_fdtd_probe *probe;
+  hd_real *rec;
+} hd_fdtd_probe_args;
+
+HD_FN void hd_fdtd_probe_pt(const hd_fdtd_probe_args *a, hd_idx p) {
+  a->rec[p] = a->f[a->probe[p].comp][a->probe[p].n];
+}
+HD_DEFINE_FOR_1D(hd_fdtd_probe_loop, hd_fdtd_probe_pt, hd_fdtd_probe_args)
+
+/* ---- averages and energy (reductions in double) ----------------------------- */
+
+/* The seed's field averages over the cells: |sum of the four Ex edges| +
+ * |Ey| + |Ez| (divided by 4 later) and |sum of the two Hx faces| + ... (by 2). */
+typedef struct hd_fdtd_avg {
+  double e, h;
+} hd_fdtd_avg;
+
+HD_FN void hd_fdtd_avg_init(hd_fdtd_avg *s) { s->e = s->h = 0.0; }
+HD_FN void hd_fdtd_avg_merge(hd_fdtd_avg *s, const hd_fdtd_avg *o) { s->e += o->e, s->h += o->h; }
+
+HD_FN void hd_fdtd_avg_pt(const hd_fdtd_args *a, hd_idx i, hd_idx j, hd_idx k, hd_fdtd_avg *s) {
+  const hd_idx n = hd_grid_at(&a->g, i, j, k), sy = a->g.stride[1], sz = a->g.stride[2];
+  hd_real *const *F = a->f;
+  s->e += fabs((double)F[HD_FDTD_EX][n] + F[HD_FDTD_EX][n + sy] + F[HD_FDTD_EX][n + sz] + F[HD_FDTD_EX][n + sy + sz]) +
+          fabs((double)F[HD_FDTD_EY][n] + F[HD_FDTD_EY][n + sz] + F[HD_FDTD_EY][n + 1] + F[HD_FDTD_EY][n + 1 + sz]) +
+          fabs((double)F[HD_FDTD_EZ][n] + F[HD_FDTD_EZ][n + 1] + F[HD_FDTD_EZ][n + sy] + F[HD_FDTD_EZ][n + 1 + sy]);
+  s->h += fabs((double)F[HD_FDTD_HX][n] + F[HD_FDTD_HX][n + 1]) +
+          fabs((double)F[HD_FDTD_HY][n] + F[HD_FDTD_HY][n + sy]) +
+          fabs((double)F[HD_FDTD_HZ][n] + F[HD_FDTD_HZ][n + sz]);
+}
+HD_DEFINE_REDUCE_3D(hd_fdtd_avg_reduce, hd_fdtd_args, hd_fdtd_avg, hd_fdtd_avg_pt, hd_fdtd_avg_init,
+                    hd_fdtd_avg_merge)
+
+/* ---- host helpers -------------------------------------------------------------- */
+
+/* Update coefficients of a material: (c1, c2) for E or (d1, d2) for H from
+ * (permittivity or permeability in F/m or H/m, conductivity).  PEC is
+ * c1 = c2 = 0. */
+HD_HOST_FN void hd_fdtd_coefficients(double dt, double perm, double sigma, hd_real *k1, hd_real *k2) {
+  const double s = sigma * dt / (2.0 * perm);
+  *k1 = (hd_real)((1.0 - s) / (1.0 + s));
+  *k2 = (hd_real)(dt / perm / (1.0 + s));
+}
+
+/* Largest stable step: dt <= 1 / (c sqrt(sum 1/dmin^2)), dmin the smallest
+ * cell width per axis. */
+HD_HOST_FN double hd_fdtd_dt_max(const double dmin[3]) {
+  return 1.0 / (HD_FDTD_C0 * sqrt(1.0 / (dmin[0] * dmin[0]) + 1.0 / (dmin[1] * dmin[1]) +
+                                  1.0 / (dmin[2] * dmin[2])));
+}
+
+#endif /* HD_FDTD_H */
