@@ -224,6 +224,7 @@ int main(int argc, char **argv) {
                          "PREFIX_probes.csv, PREFIX_average.csv, PREFIX.vti (or .vtr) and an optional slice.")) >= 0)
     goto out;
   c.in.waveform = wave_choice;
+  c.com.bench = c.bench > 0;
   if (c.bench) {
     if (c.in.xmesh.count || c.in.geometry.count || c.in.feed.count) {
       rc = hd_drv_usage_error(PROG, "--bench runs the built-in model: give no mesh, geometry or feeds");
@@ -233,6 +234,11 @@ int main(int argc, char **argv) {
     if (!cli_find(opts, "steps")->seen) c.in.steps = 2001;
   } else if (fdtd_input_parse(&c.in, err, sizeof err)) {
     goto usage;
+  }
+  {
+    const cli_opt *o = cli_find(opts, "timestep");
+    if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
+    else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
   if (c.slice[0] && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   have_slice = c.slice[0] != '\0';

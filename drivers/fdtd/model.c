@@ -419,7 +419,8 @@ int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
   m->pml_layers = (int)in->pml[0], m->pml_order = (int)in->pml[1], m->pml_r0 = in->pml[2];
   m->dt = in->dt > 0 ? in->dt : in->courant * dtmax;
   if (m->dt > dtmax)
-    return fail(err, n, "timestep: %g exceeds the Courant limit %g of this mesh", m->dt, dtmax);
+    return fail(err, n, "%s%stimestep: %g exceeds the Courant limit %g of this mesh", in->dt_where,
+                in->dt_where[0] ? ": " : "", m->dt, dtmax);
   m->nmat = in->nmat;
   m->eps_r = in->eps_r, m->sigma = in->sigma, m->mu_r = in->mu_r, m->sigma_m = in->sigma_m;
   m->nfeed = in->nfeed, m->feed = in->feeds, m->nprobe = in->nprobe, m->probe = in->probes;

@@ -25,6 +25,7 @@ typedef struct fdtd_input {
   int npml;
   int waveform;  /* HD_FDTD_GAUSSIAN ... */
   double freq, dt, courant, converge;
+  char dt_where[256]; /* where timestep was given ("file:line"), for messages */
   long steps, average_every;
   /* built */
   double *node[3];

@@ -1,0 +1,80 @@
+#!/bin/sh
+# hd-fdtd's contract with its user: good runs write the probe and average
+# time series, the field volume and the slice; bad input files give one line
+# with file:line where there is one, exit status 2, and write nothing.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+cat >good.in <<'IN'
+# a small cavity with a dielectric block, a wire and a feed
+xmesh = 0 12 0.12
+ymesh = 0 10 0.1
+zmesh = 0 8 0.08
+material = 4 0.01 1 0
+geometry = 2 box 0.02 0.06 0.02 0.05 0.01 0.04
+geometry = 1 box 0.06 0.06 0.05 0.05 0.02 0.06
+feed = Z 0.06 0.05 0.015 1 50
+probe = ez 0.03 0.03 0.03
+frequency = 3e9
+steps = 60
+IN
+sed 's/^steps = 60/stpes = 60/' good.in >typo.in
+grep -v '^ymesh' good.in >nomesh.in
+sed 's/^geometry = 2 box 0.02 0.06/geometry = 2 box 0.02 0.16/' good.in >beyond.in
+sed 's/^geometry = 1 box/geometry = 7 box/' good.in >badmat.in
+printf 'timestep = 1e-9\n' | cat good.in - >unstable.in
+sed 's/^geometry = 2 box 0.02 0.06 0.02 0.05 0.01 0.04/geometry = 2 pyramid 1 2 3/' good.in >shape.in
+sed 's/^material = 4 0.01 1 0/material = 0.5 0 1 0/' good.in >eps.in
+sed 's/^xmesh = 0 12 0.12/xmesh = 0 12 -0.12/' good.in >mesh.in
+sed 's/^feed = Z 0.06 0.05 0.015 1 50/feed = Q 0.06 0.05 0.015 1 50/' good.in >feed.in
+sed 's/^probe = ez 0.03 0.03 0.03/probe = ez 0.03 0.03 0.5/' good.in >probe.in
+sed 's/^feed = Z 0.06 0.05 0.015 1 50/feed = Z 0 0.05 0.015 1 50/' good.in >onface.in
+
+bad 2 "typo.in:11: unknown key 'stpes' (did you mean 'steps'?)" --input=typo.in
+bad 2 "missing mesh: give ymesh" --input=nomesh.in
+bad 2 "beyond.in:6: geometry: box outside the domain along x" --input=beyond.in
+bad 2 "badmat.in:7: geometry: material 7 out of range" --input=badmat.in
+bad 2 "unstable.in:12: timestep: 1e-09 exceeds the Courant limit" --input=unstable.in
+bad 2 "shape.in:6: geometry: unknown shape 'pyramid'" --input=shape.in
+bad 2 "eps.in:5: material: need epsr >= 1" --input=eps.in
+bad 2 "mesh.in:2: xmesh: mesh lines must increase" --input=mesh.in
+bad 2 "feed.in:8: feed: 'Q' is not X, Y or Z" --input=feed.in
+bad 2 "probe.in:9: probe: point outside the domain along z" --input=probe.in
+bad 2 "onface.in:8: feed: the edge lies on a boundary face" --input=onface.in
+bad 2 "boundary: 'absorbing' is not pec, mur, pml or periodic" --input=good.in --boundary=absorbing
+bad 2 "pml: expected 'layers order R0'" --input=good.in --boundary=pml --pml=8,4,2
+bad 2 "slice: expected" --input=good.in --slice=ez
+bad 2 "--bench: 5 is out of range" --bench=5
+
+# good runs
+clean_dir
+run --input=good.in --slice="ez z 0.03"
+result $([ "$(cat rc)" -eq 0 ] && [ "$(wc -l <out_probes.csv)" -eq 61 ] &&
+  head -n 1 out_probes.csv | grep -q '^step,time,ez(3;3;3),feed1_v,feed1_i$' &&
+  head -n 1 out_average.csv | grep -q '^step,time,e_average,h_average$' && grep -q 'ImageData' out.vti &&
+  grep -q RectilinearGrid out_slice.vtr && echo 0 || echo 1) \
+  "a run writes the probe and average series, the volume and the slice"
+if grep -q HD_HAVE_PNG "${top_builddir:-.}/config.h" 2>/dev/null; then
+  result $(head -c 8 out_slice.png | od -An -c | grep -q 'P   N   G' && echo 0 || echo 1) "the slice picture is a PNG"
+fi
+grep -q '^memory_GB: ' stdout && grep -q '^dt_limit: ' stdout
+result $? "the summary is key: value lines with the memory used and the Courant limit"
+
+clean_dir
+printf 'xmesh = 0 10 0.1 4 0.16\n' >mesh2.in
+grep -v '^xmesh' good.in >>mesh2.in
+run --input=mesh2.in --boundary=pml --pml=4,3,1e-4 --steps=20
+result $([ "$(cat rc)" -eq 0 ] && grep -q RectilinearGrid out.vtr && echo 0 || echo 1) \
+  "a non-uniform mesh writes a rectilinear volume; PML boundaries run"
+
+clean_dir
+run --input=good.in --converge=0.5 --steps=2000 --average-every=20
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^converged: yes$' stdout && echo 0 || echo 1) "--converge stops a decaying run early"
+
+clean_dir
+run --bench=20 --steps=5
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^mcells_steps_per_second: ' stdout && nothing_written && echo 0 || echo 1) \
+  "--bench=N runs the built-in model, prints Mcells.steps/s and writes nothing"
+
+finish
