@@ -3,8 +3,12 @@
 # -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
 # Logs go to $OUT (default ./gpu-out); the last lines printed are the
 # summary table.  Usage, from the repository root:
-#   bash bench/gpu.sh [quick]
+#   [MODULES="heat nbody fdtd"] bash bench/gpu.sh [quick]
+# MODULES picks the benchmark and sanitizer sections (default: all);
+# the build and the whole test suite always run.
 set -u
+MODULES=${MODULES:-heat nbody fdtd}
+want() { case " $MODULES " in *" $1 "*) return 0 ;; esac; return 1; }
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 jobs=$(nproc)
@@ -38,18 +42,28 @@ grep -h -E 'cuda' tests/*.log | grep -c '^PASS' | sed 's/^/cuda test results pas
 log "benchmarks"
 {
   ./drivers/hd-heat --bench --backend=cuda --n=8192 --steps=10 | grep -E '^(device|copy_GB)'
-  sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:100" "generic tuned"
-  echo "-- tuned block shapes (x,y threads, cells marched) --"
-  sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,8 256,1,16 64,1,16"
-  sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,8,16 64,4,16 128,2,16"
-  echo "-- N-body (cuda-samples nbody -benchmark on this H200: 1.53e12 float, 1.79e12 fast-math, 5.95e11 double) --"
-  sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20 single:262144:10 double:65536:20 double:131072:10" tuned
-  sh bench/nbody.sh drivers/hd-nbody cuda "single:65536:3 double:65536:3" generic
-  sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20" tuned "1 2 4 8"
+  if want heat; then
+    sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:100" "generic tuned"
+    echo "-- tuned block shapes (x,y threads, cells marched) --"
+    sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,8 256,1,16 64,1,16"
+    sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,8,16 64,4,16 128,2,16"
+  fi
+  if want nbody; then
+    echo "-- N-body (cuda-samples nbody -benchmark on this H200: 1.53e12 float, 1.79e12 fast-math, 5.95e11 double) --"
+    sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20 single:262144:10 double:65536:20 double:131072:10" tuned
+    sh bench/nbody.sh drivers/hd-nbody cuda "single:65536:3 double:65536:3" generic
+    sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20" tuned "1 2 4 8"
+  fi
+  if want fdtd; then
+    echo "-- FDTD (OpenFDTD on one GPU, seed 002: 13,900-19,500 Mcells.steps/s at N = 100-400) --"
+    sh bench/fdtd.sh drivers/hd-fdtd cuda "100:2001 200:1001 300:501 400:301" "generic tuned"
+    echo "-- tuned block shapes (x,y threads, nodes marched) --"
+    sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,8,8 64,4,32 32,4,64 128,2,16" single
+  fi
 } 2>&1 | tee "$OUT/bench.txt"
 
 log "sass"
-for f in drivers/nbody/nbody_cuda_f.o drivers/nbody/nbody_cuda_d.o; do
+want nbody && for f in drivers/nbody/nbody_cuda_f.o drivers/nbody/nbody_cuda_d.o; do
   cuobjdump -sass "$f" | awk '/Function : .*tiled_free[0-9]/,/\.\.\.\.\.\.\.\.\.\./'
 done >"$OUT/sass.txt" 2>&1
 wc -l "$OUT/sass.txt"
@@ -57,7 +71,7 @@ wc -l "$OUT/sass.txt"
 log "compute-sanitizer"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 {
-  for tool in memcheck racecheck initcheck synccheck; do
+  want heat && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--dim=2 --n=70,50 --variant=generic" "--dim=2 --n=70,50 --variant=tuned" \
                 "--dim=3 --n=20,18,17 --variant=generic" "--dim=3 --n=20,18,17 --variant=tuned --precision=single"; do
       echo "-- $tool: hd-heat $args"
@@ -68,7 +82,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
     done
   done
-  for tool in memcheck racecheck initcheck synccheck; do
+  want nbody && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--n=700 --variant=tuned" "--n=700 --variant=generic --precision=single" \
                 "--n=300 --dim=2 --ic=uniform --softening=0 --variant=tuned --precision=single"; do
       echo "-- $tool: hd-nbody $args"
@@ -79,6 +93,20 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
     done
   done
+  if want fdtd; then
+    cp tests/fdtd_sanitize.in /tmp/fd.in
+    for tool in memcheck racecheck initcheck synccheck; do
+      for args in "--variant=generic" "--variant=tuned --precision=single" "--variant=tuned --boundary=pml" \
+                  "--variant=tuned --boundary=periodic --boundary-z=pml --block=8,3,5"; do
+        echo "-- $tool: hd-fdtd $args"
+        "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-fdtd --backend=cuda --input=/tmp/fd.in \
+          --output=/tmp/csf --progress=0 $args >/tmp/cs.out 2>&1
+        rc=$?
+        echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+        [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      done
+    done
+  fi
   # tests/core provokes a failed 4.6 EB cudaMalloc on purpose: API errors off
   echo "-- memcheck: tests/core"
   "$cs" --tool memcheck --report-api-errors no --error-exitcode 3 ./tests/core >/tmp/cs.out 2>&1

@@ -46,6 +46,8 @@ bad 2 "boundary: 'absorbing' is not pec, mur, pml or periodic" --input=good.in -
 bad 2 "pml: expected 'layers order R0'" --input=good.in --boundary=pml --pml=8,4,2
 bad 2 "slice: expected" --input=good.in --slice=ez
 bad 2 "--bench: 5 is out of range" --bench=5
+bad 2 "--variant=tuned: backend serial has no tuned FDTD kernels" --input=good.in --backend=serial --variant=tuned
+bad 2 "--block: 0 is out of range" --input=good.in --block=0
 
 # good runs
 clean_dir

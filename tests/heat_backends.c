@@ -79,10 +79,10 @@ int main(void) {
               double *g = (double *)malloc(cells * sizeof(double));
               int ran2;
               if (!g) bail("out of memory");
-              q.variant = HEAT_VARIANT_GENERIC;
+              q.variant = HD_VARIANT_GENERIC;
               memcpy(q.block, shapes[sh], sizeof shapes[sh]);
               ran2 = heat_run(&be[b], ops, &q, steps, g, NULL);
-              q.variant = HEAT_VARIANT_TUNED;
+              q.variant = HD_VARIANT_TUNED;
               ran2 = ran2 && heat_run(&be[b], ops, &q, steps, f, NULL);
               for (err = 0.0, i = 0; ran2 && i < cells; ++i) err = fmax(err, fabs(f[i] - g[i]));
               ok(ran2 && err <= tol,

@@ -18,6 +18,10 @@
 
 enum { HD_B_SERIAL = 0, HD_B_OPENMP = 1, HD_B_CUDA = 2, HD_B_COUNT = 3 };
 
+/* --variant: hand-tuned kernels where a backend has them, or the generic
+ * loops (the reference the tuned ones are tested against). */
+enum { HD_VARIANT_AUTO = 0, HD_VARIANT_GENERIC = 1, HD_VARIANT_TUNED = 2 };
+
 HD_EXTERN_C_BEGIN
 
 /* What every backend provides besides physics. */

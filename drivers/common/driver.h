@@ -15,7 +15,7 @@ extern "C" {
 typedef struct hd_drv_common {
   int backend;   /* 0 auto, else 1 + HD_B_* */
   int precision; /* 0 double, 1 single */
-  int variant;   /* 0 auto, 1 generic, 2 tuned */
+  int variant;   /* HD_VARIANT_* */
   int bench;
   long device, threads;
   double progress;

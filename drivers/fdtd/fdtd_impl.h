@@ -10,6 +10,11 @@
 #include <hd/memory.h>
 
 #define FDTD_REC_CHUNK 1024 /* steps recorded on the device between downloads */
+#if defined(HD_FDTD_HAS_TUNED)
+#define FDTD_HAS_TUNED 1
+#else
+#define FDTD_HAS_TUNED 0
+#endif
 
 typedef struct fdtd_state {
   hd_fdtd_args a;
@@ -29,6 +34,7 @@ typedef struct fdtd_state {
   hd_fdtd_wave wave;
   double dt;
   long step;
+  int tuned, block[3];
 } fdtd_state;
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
@@ -224,6 +230,8 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   }
   st->dt = m->dt;
   st->wave = m->wave;
+  st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
+  memcpy(st->block, m->block, sizeof st->block);
   for (a = 0; a < 3; ++a) {
     st->bc[a] = m->bc[a];
     st->a.nc[a] = m->n[a];
@@ -330,9 +338,17 @@ static hd_status fd_periodic(hd_ctx *ctx, fdtd_state *st, int efield) {
   return s;
 }
 
-static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
+/* The fused E (efield) or H loop over the physical nodes. */
+static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
   const hd_range3 nodes = hd_fdtd_nodes(&st->a);
-  hd_status s = hd_fdtd_e_loop(ctx, &st->a, nodes);
+#if FDTD_HAS_TUNED
+  if (st->tuned) return hd_fdtd_half_step_tuned(ctx, &st->a, efield);
+#endif
+  return efield ? hd_fdtd_e_loop(ctx, &st->a, nodes) : hd_fdtd_h_loop(ctx, &st->a, nodes);
+}
+
+static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
+  hd_status s = fd_half_step(ctx, st, 1);
   int c;
   if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
@@ -352,7 +368,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     fa.rec = rec ? rec + st->nprobe : NULL;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
   }
-  if (s == HD_OK) s = hd_fdtd_h_loop(ctx, &st->a, nodes);
+  if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
@@ -372,10 +388,13 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
   hd_real *host = NULL;
   hd_status s = HD_OK;
   long done = 0;
+  int saved[3];
   if (rec && st->nrec) {
     host = (hd_real *)hd_host_alloc((size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
     if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
   }
+  memcpy(saved, ctx->block, sizeof saved);
+  memcpy(ctx->block, st->block, sizeof saved);
   while (done < steps && s == HD_OK) {
     const long chunk = steps - done < FDTD_REC_CHUNK ? steps - done : FDTD_REC_CHUNK;
     long k, v;
@@ -387,6 +406,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
     }
     done += chunk;
   }
+  memcpy(ctx->block, saved, sizeof saved);
   hd_host_free(host);
   return s;
 }
@@ -416,5 +436,5 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
   return s;
 }
 
-const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), fd_create,
+const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), FDTD_HAS_TUNED, fd_create,
                                         fd_advance, fd_averages, fd_download, fd_destroy};

@@ -29,6 +29,8 @@ typedef struct fdtd_model {
   int nfeed, nprobe;
   const fdtd_point *feed;      /* feeds and soft sources (E components) */
   const fdtd_point *probe;
+  int variant;                 /* HD_VARIANT_* */
+  int block[3];                /* CUDA launch shape of the E and H kernels; 0 = default */
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */
@@ -42,6 +44,7 @@ static inline long fdtd_pad(const fdtd_model *m) {
 typedef struct fdtd_ops {
   const char *backend, *precision;
   size_t real_size;
+  int has_tuned; /* hand-tuned E and H kernels exist on this backend */
   hd_status (*create)(hd_ctx *ctx, const fdtd_model *m, void **state);
   /* `steps` steps; rec (host, or NULL) gets one row a step: the probes,
    * then gap voltage and current of each feed */

@@ -22,7 +22,8 @@
 typedef struct fdtd_cli {
   hd_drv_common com;
   fdtd_input in;
-  long bench, average_every;
+  long bench, average_every, block[3];
+  int nblock;
   char slice[128];
 } fdtd_cli;
 
@@ -193,6 +194,7 @@ int main(int argc, char **argv) {
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       {"bench", CLI_INT, &c.bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
+      {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched", 1, 1024, 3, &c.nblock, 0, 0, 0},
       {"xmesh", CLI_LIST, &c.in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ...", 1, 0, 0, NULL, 0, 0, 0},
       {"ymesh", CLI_LIST, &c.in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y", 1, 0, 0, NULL, 0, 0, 0},
       {"zmesh", CLI_LIST, &c.in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z", 1, 0, 0, NULL, 0, 0, 0},
@@ -255,6 +257,11 @@ int main(int argc, char **argv) {
     rc = hd_drv_usage_error(PROG, "no kernels for this backend and precision");
     goto out;
   }
+  if (c.com.variant == HD_VARIANT_TUNED && !ops->has_tuned) {
+    core->destroy(&ctx);
+    snprintf(err, sizeof err, "--variant=tuned: backend %s has no tuned FDTD kernels", core->name);
+    goto usage;
+  }
   cells = (double)c.in.n[0] * c.in.n[1] * c.in.n[2];
   bytes = fdtd_model_bytes(&c.in, ops->real_size);
   /* host: the six material arrays, and for the output a field in double
@@ -268,6 +275,8 @@ int main(int argc, char **argv) {
     core->destroy(&ctx);
     goto usage;
   }
+  m.variant = c.com.variant;
+  for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   nrec = m.nprobe + 2 * m.nfeed;
   memset(&probes, 0, sizeof probes), memset(&avg, 0, sizeof avg), memset(&vol, 0, sizeof vol);
   memset(&slv, 0, sizeof slv), memset(&png, 0, sizeof png);
@@ -298,10 +307,11 @@ int main(int argc, char **argv) {
     state = NULL;
     if (core->copy_bandwidth(&ctx, (size_t)fmin(cells * ops->real_size * 6.0, 4e9), 5, &bw) != HD_OK) bw = 0.0;
     rate = cells * (double)c.in.steps / wall;
-    printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nbenchmark: %ld^3 cells, %ld steps, Mur\n"
+    printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nkernels: %s\nbenchmark: %ld^3 cells, %ld steps, Mur\n"
            "wall_seconds: %.6g\nmcells_steps_per_second: %.6g\nbytes_per_cell_step: %.0f (6 fields read, 3 written per half step, 6 index bytes)\n"
            "effective_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\nfraction_of_byte_floor: %.3f\n",
-           core->name, ctx.device_name, ops->precision, c.bench, c.in.steps, wall, rate / 1e6, per,
+           core->name, ctx.device_name, ops->precision,
+           ops->has_tuned && c.com.variant != HD_VARIANT_GENERIC ? "tuned" : "generic", c.bench, c.in.steps, wall, rate / 1e6, per,
            rate * per / 1e9, bw / 1e9, bw > 0 ? rate * per / bw : 0.0);
     core->destroy(&ctx);
     rc = 0;

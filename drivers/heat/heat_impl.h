@@ -48,7 +48,7 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     st->a.bc[d].value = (hd_real)p->bc_value[d];
   }
 #if defined(HD_HEAT_HAS_TUNED)
-  st->tuned = p->variant != HEAT_VARIANT_GENERIC;
+  st->tuned = p->variant != HD_VARIANT_GENERIC;
 #else
   st->tuned = 0;
 #endif

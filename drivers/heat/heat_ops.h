@@ -8,8 +8,6 @@
 
 #include "backend.h"
 
-enum { HEAT_VARIANT_AUTO = 0, HEAT_VARIANT_GENERIC = 1, HEAT_VARIANT_TUNED = 2 };
-
 typedef struct heat_problem {
   int dim;
   long n[3];
@@ -21,7 +19,7 @@ typedef struct heat_problem {
   double base, value;
   double box_lo[3], box_hi[3], center[3], radius;
   int mode[3];
-  int variant;  /* HEAT_VARIANT_* */
+  int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
 } heat_problem;
 

@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
     return 2;
   }
-  if (c.com.variant == HEAT_VARIANT_TUNED && !ops->has_tuned) {
+  if (c.com.variant == HD_VARIANT_TUNED && !ops->has_tuned) {
     fprintf(stderr, PROG ": error: --variant=tuned: backend %s has no tuned heat kernel\n", core->name);
     return 2;
   }

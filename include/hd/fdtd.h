@@ -52,49 +52,63 @@ typedef struct hd_fdtd_args {
   hd_idx elo[3], ehi[3];       /* physical nodes where tangential E is updated */
 } hd_fdtd_args;
 
-/* ---- the six updates at node offset n (padded coordinates i, j, k) ------ */
+/* ---- the updates --------------------------------------------------------- */
 
+/* One E (H) component from its old value, its material's coefficients and
+ * the two differences of its curl with their reciprocal widths:
+ *   E' = c1 E + c2 (ra da - rb db),   H' = d1 H - d2 (ra da - rb db).
+ * Every path (generic loops, tuned kernels, PML) goes through these. */
+HD_FN hd_real hd_fdtd_e_value(hd_real e, hd_real c1, hd_real c2, hd_real ra, hd_real da, hd_real rb,
+                              hd_real db) {
+  return c1 * e + c2 * (ra * da - rb * db);
+}
+HD_FN hd_real hd_fdtd_h_value(hd_real h, hd_real d1, hd_real d2, hd_real ra, hd_real da, hd_real rb,
+                              hd_real db) {
+  return d1 * h - d2 * (ra * da - rb * db);
+}
+
+/* The six components at node offset n (padded coordinates i, j, k). */
 HD_FN void hd_fdtd_update_ex(const hd_fdtd_args *a, hd_idx n, hd_idx j, hd_idx k) {
   const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
   const hd_real *hy = a->f[HD_FDTD_HY], *hz = a->f[HD_FDTD_HZ];
   const unsigned m = a->m[HD_FDTD_EX][n];
-  a->f[HD_FDTD_EX][n] = a->c1[m] * a->f[HD_FDTD_EX][n] +
-                        a->c2[m] * (a->rn[1][j] * (hz[n] - hz[n - sy]) - a->rn[2][k] * (hy[n] - hy[n - sz]));
+  a->f[HD_FDTD_EX][n] = hd_fdtd_e_value(a->f[HD_FDTD_EX][n], a->c1[m], a->c2[m], a->rn[1][j],
+                                        hz[n] - hz[n - sy], a->rn[2][k], hy[n] - hy[n - sz]);
 }
 HD_FN void hd_fdtd_update_ey(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx k) {
   const hd_idx sz = a->g.stride[2];
   const hd_real *hx = a->f[HD_FDTD_HX], *hz = a->f[HD_FDTD_HZ];
   const unsigned m = a->m[HD_FDTD_EY][n];
-  a->f[HD_FDTD_EY][n] = a->c1[m] * a->f[HD_FDTD_EY][n] +
-                        a->c2[m] * (a->rn[2][k] * (hx[n] - hx[n - sz]) - a->rn[0][i] * (hz[n] - hz[n - 1]));
+  a->f[HD_FDTD_EY][n] = hd_fdtd_e_value(a->f[HD_FDTD_EY][n], a->c1[m], a->c2[m], a->rn[2][k],
+                                        hx[n] - hx[n - sz], a->rn[0][i], hz[n] - hz[n - 1]);
 }
 HD_FN void hd_fdtd_update_ez(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx j) {
   const hd_idx sy = a->g.stride[1];
   const hd_real *hx = a->f[HD_FDTD_HX], *hy = a->f[HD_FDTD_HY];
   const unsigned m = a->m[HD_FDTD_EZ][n];
-  a->f[HD_FDTD_EZ][n] = a->c1[m] * a->f[HD_FDTD_EZ][n] +
-                        a->c2[m] * (a->rn[0][i] * (hy[n] - hy[n - 1]) - a->rn[1][j] * (hx[n] - hx[n - sy]));
+  a->f[HD_FDTD_EZ][n] = hd_fdtd_e_value(a->f[HD_FDTD_EZ][n], a->c1[m], a->c2[m], a->rn[0][i],
+                                        hy[n] - hy[n - 1], a->rn[1][j], hx[n] - hx[n - sy]);
 }
 HD_FN void hd_fdtd_update_hx(const hd_fdtd_args *a, hd_idx n, hd_idx j, hd_idx k) {
   const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
   const hd_real *ey = a->f[HD_FDTD_EY], *ez = a->f[HD_FDTD_EZ];
   const unsigned m = a->m[HD_FDTD_HX][n];
-  a->f[HD_FDTD_HX][n] = a->d1[m] * a->f[HD_FDTD_HX][n] -
-                        a->d2[m] * (a->rc[1][j] * (ez[n + sy] - ez[n]) - a->rc[2][k] * (ey[n + sz] - ey[n]));
+  a->f[HD_FDTD_HX][n] = hd_fdtd_h_value(a->f[HD_FDTD_HX][n], a->d1[m], a->d2[m], a->rc[1][j],
+                                        ez[n + sy] - ez[n], a->rc[2][k], ey[n + sz] - ey[n]);
 }
 HD_FN void hd_fdtd_update_hy(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx k) {
   const hd_idx sz = a->g.stride[2];
   const hd_real *ex = a->f[HD_FDTD_EX], *ez = a->f[HD_FDTD_EZ];
   const unsigned m = a->m[HD_FDTD_HY][n];
-  a->f[HD_FDTD_HY][n] = a->d1[m] * a->f[HD_FDTD_HY][n] -
-                        a->d2[m] * (a->rc[2][k] * (ex[n + sz] - ex[n]) - a->rc[0][i] * (ez[n + 1] - ez[n]));
+  a->f[HD_FDTD_HY][n] = hd_fdtd_h_value(a->f[HD_FDTD_HY][n], a->d1[m], a->d2[m], a->rc[2][k],
+                                        ex[n + sz] - ex[n], a->rc[0][i], ez[n + 1] - ez[n]);
 }
 HD_FN void hd_fdtd_update_hz(const hd_fdtd_args *a, hd_idx n, hd_idx i, hd_idx j) {
   const hd_idx sy = a->g.stride[1];
   const hd_real *ex = a->f[HD_FDTD_EX], *ey = a->f[HD_FDTD_EY];
   const unsigned m = a->m[HD_FDTD_HZ][n];
-  a->f[HD_FDTD_HZ][n] = a->d1[m] * a->f[HD_FDTD_HZ][n] -
-                        a->d2[m] * (a->rc[0][i] * (ey[n + 1] - ey[n]) - a->rc[1][j] * (ex[n + sy] - ex[n]));
+  a->f[HD_FDTD_HZ][n] = hd_fdtd_h_value(a->f[HD_FDTD_HZ][n], a->d1[m], a->d2[m], a->rc[0][i],
+                                        ey[n + 1] - ey[n], a->rc[1][j], ex[n + sy] - ex[n]);
 }
 
 /* Fused point functions over the physical nodes: every component whose
@@ -129,6 +143,109 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
   const hd_idx p = a->g.ghost;
   return hd_range3_make(p, p + a->nc[0] + 1, p, p + a->nc[1] + 1, p, p + a->nc[2] + 1);
 }
+
+#if defined(HD_BACKEND_CUDA)
+/* Tuned CUDA half steps: each thread marches along z over `march` nodes of
+ * one (i, j) column, keeping in registers the values the next node needs
+ * from this one (E half step: Hx, Hy of the node below; H half step: Ex,
+ * Ey of the node above, loaded one node ahead).  In-plane neighbours come
+ * from L1.  Same value functions and range rules as the generic loops,
+ * which stay as the check (tests compare the two). */
+#define HD_FDTD_HAS_TUNED 1
+
+HD_KERNEL void hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
+  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
+  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx pi = i - pad, pj = j - pad;
+  const hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY],
+                             *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
+  hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY], *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
+  hd_idx n, k;
+  hd_real hxb, hyb; /* Hx, Hy of the node below */
+  int tx, ty, dox, doy;
+  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  tx = hd_fdtd_tangential(&a, 0, pi), ty = hd_fdtd_tangential(&a, 1, pj);
+  dox = pi < a.nc[0] && ty, doy = pj < a.nc[1] && tx; /* Ex, Ey here, z range apart */
+  n = hd_grid_at(&a.g, i, j, k0);
+  hxb = hx[n - sz], hyb = hy[n - sz];
+  for (k = k0; k < k1; ++k, n += sz) {
+    const hd_idx pk = k - pad;
+    const hd_real hxc = hx[n], hyc = hy[n], hzc = hz[n];
+    const int tz = hd_fdtd_tangential(&a, 2, pk);
+    if (dox && tz) {
+      const unsigned m = a.m[HD_FDTD_EX][n];
+      ex[n] = hd_fdtd_e_value(ex[n], a.c1[m], a.c2[m], a.rn[1][j], hzc - hz[n - sy], a.rn[2][k], hyc - hyb);
+    }
+    if (doy && tz) {
+      const unsigned m = a.m[HD_FDTD_EY][n];
+      ey[n] = hd_fdtd_e_value(ey[n], a.c1[m], a.c2[m], a.rn[2][k], hxc - hxb, a.rn[0][i], hzc - hz[n - 1]);
+    }
+    if (pk < a.nc[2] && tx && ty) {
+      const unsigned m = a.m[HD_FDTD_EZ][n];
+      ez[n] = hd_fdtd_e_value(ez[n], a.c1[m], a.c2[m], a.rn[0][i], hyc - hy[n - 1], a.rn[1][j], hxc - hx[n - sy]);
+    }
+    hxb = hxc, hyb = hyc;
+  }
+}
+
+HD_KERNEL void hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
+  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
+  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx pi = i - pad, pj = j - pad;
+  const hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY],
+                             *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
+  hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY], *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
+  hd_idx n, k;
+  hd_real exc, eyc; /* Ex, Ey of this node, loaded as the node above of the last */
+  int dox, doy, doz;
+  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  dox = pj < a.nc[1], doy = pi < a.nc[0], doz = pi < a.nc[0] && pj < a.nc[1];
+  n = hd_grid_at(&a.g, i, j, k0);
+  exc = ex[n], eyc = ey[n];
+  for (k = k0; k < k1; ++k, n += sz) {
+    const hd_idx pk = k - pad;
+    const hd_real exa = ex[n + sz], eya = ey[n + sz], ezc = ez[n];
+    if (dox && pk < a.nc[2]) {
+      const unsigned m = a.m[HD_FDTD_HX][n];
+      hx[n] = hd_fdtd_h_value(hx[n], a.d1[m], a.d2[m], a.rc[1][j], ez[n + sy] - ezc, a.rc[2][k], eya - eyc);
+    }
+    if (doy && pk < a.nc[2]) {
+      const unsigned m = a.m[HD_FDTD_HY][n];
+      hy[n] = hd_fdtd_h_value(hy[n], a.d1[m], a.d2[m], a.rc[2][k], exa - exc, a.rc[0][i], ez[n + 1] - ezc);
+    }
+    if (doz) {
+      const unsigned m = a.m[HD_FDTD_HZ][n];
+      hz[n] = hd_fdtd_h_value(hz[n], a.d1[m], a.d2[m], a.rc[0][i], ey[n + 1] - eyc, a.rc[1][j], ex[n + sy] - exc);
+    }
+    exc = exa, eyc = eya;
+  }
+}
+
+/* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 16
+ * nodes a thread. */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
+  const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
+  const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
+  const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
+  dim3 grid, block(bx, by, 1);
+  grid.x = hd_grid_extent(a->nc[0] + 1, bx, 2147483647);
+  grid.y = hd_grid_extent(a->nc[1] + 1, by, 65535);
+  grid.z = hd_grid_extent(a->nc[2] + 1, (unsigned)march, 65535);
+  if ((hd_idx)grid.y * by < a->nc[1] + 1 || (hd_idx)grid.z * march < a->nc[2] + 1)
+    return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid too large for the tuned kernels; use the generic ones");
+  if (efield)
+    hd_fdtd_e_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+  else
+    hd_fdtd_h_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+  return hd_check_launch(ctx, efield ? "hd_fdtd_e_march" : "hd_fdtd_h_march", __FILE__, __LINE__);
+}
+#endif
 
 /* ---- first-order Mur on tangential E ------------------------------------- */
 
