@@ -224,7 +224,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   int a, c, k;
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
-  if (!hd_grid_init(&st->a.g, 3, m->n[0] + 1, m->n[1] + 1, m->n[2] + 1, pad)) {
+  if (!hd_grid_init(&st->a.g, 3, m->n[0] + 1, m->n[1] + 1, m->n[2] + 1, pad) || st->a.g.total <= 0) {
     free(st);
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid %ld x %ld x %ld is too large", m->n[0], m->n[1], m->n[2]);
   }

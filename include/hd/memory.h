@@ -76,7 +76,7 @@ HD_HOST_FN hd_status hd_dev_upload(hd_ctx *ctx, void *dst, const void *src, size
 #if defined(HD_BACKEND_CUDA)
   HD_CUDA_TRY(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 #else
-  (void)ctx;
+  if (bytes > (size_t)PTRDIFF_MAX) return hd_fail(ctx, HD_ERR_ARG, "copy of %zu bytes is too large", bytes);
   if (dst != src && bytes) memcpy(dst, src, bytes);
 #endif
   return HD_OK;
@@ -86,7 +86,7 @@ HD_HOST_FN hd_status hd_dev_download(hd_ctx *ctx, void *dst, const void *src, si
 #if defined(HD_BACKEND_CUDA)
   HD_CUDA_TRY(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 #else
-  (void)ctx;
+  if (bytes > (size_t)PTRDIFF_MAX) return hd_fail(ctx, HD_ERR_ARG, "copy of %zu bytes is too large", bytes);
   if (dst != src && bytes) memcpy(dst, src, bytes);
 #endif
   return HD_OK;
@@ -98,7 +98,7 @@ HD_HOST_FN hd_status hd_dev_copy(hd_ctx *ctx, void *dst, const void *src, size_t
   HD_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
                                    hd_stream(ctx)));
 #else
-  (void)ctx;
+  if (bytes > (size_t)PTRDIFF_MAX) return hd_fail(ctx, HD_ERR_ARG, "copy of %zu bytes is too large", bytes);
   if (dst != src && bytes) memcpy(dst, src, bytes);
 #endif
   return HD_OK;
@@ -108,7 +108,8 @@ HD_HOST_FN hd_status hd_dev_zero(hd_ctx *ctx, void *p, size_t bytes) {
 #if defined(HD_BACKEND_CUDA)
   HD_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, bytes, hd_stream(ctx)));
 #else
-  (void)ctx;
+  /* the bound also tells GCC's object-size checks that bytes is sane */
+  if (bytes > (size_t)PTRDIFF_MAX) return hd_fail(ctx, HD_ERR_ARG, "fill of %zu bytes is too large", bytes);
   if (bytes) memset(p, 0, bytes);
 #endif
   return HD_OK;
