@@ -374,7 +374,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
-    pa.f = st->a.f;
+    memcpy(pa.f, st->a.f, sizeof pa.f);
     pa.probe = st->probe;
     pa.rec = rec;
     s = hd_fdtd_probe_loop(ctx, &pa, 0, st->nprobe);

@@ -152,8 +152,16 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
  * from L1.  Same value functions and range rules as the generic loops,
  * which stay as the check (tests compare the two). */
 #define HD_FDTD_HAS_TUNED 1
+#ifndef HD_FDTD_UNROLL
+#define HD_FDTD_UNROLL 1
+#endif
+#ifdef HD_FDTD_MINB
+#define HD_FDTD_BOUNDS __launch_bounds__(128, HD_FDTD_MINB)
+#else
+#define HD_FDTD_BOUNDS
+#endif
 
-HD_KERNEL void hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
@@ -171,6 +179,7 @@ HD_KERNEL void hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   dox = pi < a.nc[0] && ty, doy = pj < a.nc[1] && tx; /* Ex, Ey here, z range apart */
   n = hd_grid_at(&a.g, i, j, k0);
   hxb = hx[n - sz], hyb = hy[n - sz];
+  HD_PRAGMA(unroll HD_FDTD_UNROLL)
   for (k = k0; k < k1; ++k, n += sz) {
     const hd_idx pk = k - pad;
     const hd_real hxc = hx[n], hyc = hy[n], hzc = hz[n];
@@ -191,7 +200,7 @@ HD_KERNEL void hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   }
 }
 
-HD_KERNEL void hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
@@ -208,6 +217,7 @@ HD_KERNEL void hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   dox = pj < a.nc[1], doy = pi < a.nc[0], doz = pi < a.nc[0] && pj < a.nc[1];
   n = hd_grid_at(&a.g, i, j, k0);
   exc = ex[n], eyc = ey[n];
+  HD_PRAGMA(unroll HD_FDTD_UNROLL)
   for (k = k0; k < k1; ++k, n += sz) {
     const hd_idx pk = k - pad;
     const hd_real exa = ex[n + sz], eya = ey[n + sz], ezc = ez[n];
@@ -227,6 +237,91 @@ HD_KERNEL void hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   }
 }
 
+/* Prefetching versions: the values that stream along z (old E, H, the
+ * three material indices) are loaded one node ahead, so two nodes' loads
+ * are in flight per thread.  The node after the last is clamped to the
+ * last (no reads beyond the segment). */
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
+  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
+  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
+  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx pi = i - pad, pj = j - pad;
+  const hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY],
+                             *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
+  hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY], *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
+  const unsigned char *HD_RESTRICT mex = a.m[HD_FDTD_EX], *HD_RESTRICT mey = a.m[HD_FDTD_EY],
+                                   *HD_RESTRICT mez = a.m[HD_FDTD_EZ];
+  hd_idx n, k;
+  hd_real hxb, hyb, hxc, hyc, hzc, exo, eyo, ezo;
+  unsigned mx, my, mz;
+  int tx, ty, dox, doy;
+  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  tx = hd_fdtd_tangential(&a, 0, pi), ty = hd_fdtd_tangential(&a, 1, pj);
+  dox = pi < a.nc[0] && ty, doy = pj < a.nc[1] && tx;
+  n = hd_grid_at(&a.g, i, j, k0);
+  hxb = hx[n - sz], hyb = hy[n - sz];
+  hxc = hx[n], hyc = hy[n], hzc = hz[n], exo = ex[n], eyo = ey[n], ezo = ez[n];
+  mx = mex[n], my = mey[n], mz = mez[n];
+  HD_PRAGMA(unroll HD_FDTD_UNROLL)
+  for (k = k0; k < k1; ++k, n += sz) {
+    const hd_idx pk = k - pad, nn = k + 1 < k1 ? n + sz : n;
+    const hd_real hxn = hx[nn], hyn = hy[nn], hzn = hz[nn], exn = ex[nn], eyn = ey[nn], ezn = ez[nn];
+    const unsigned mxn = mex[nn], myn = mey[nn], mzn = mez[nn];
+    const int tz = hd_fdtd_tangential(&a, 2, pk);
+    if (dox && tz)
+      ex[n] = hd_fdtd_e_value(exo, a.c1[mx], a.c2[mx], a.rn[1][j], hzc - hz[n - sy], a.rn[2][k], hyc - hyb);
+    if (doy && tz)
+      ey[n] = hd_fdtd_e_value(eyo, a.c1[my], a.c2[my], a.rn[2][k], hxc - hxb, a.rn[0][i], hzc - hz[n - 1]);
+    if (pk < a.nc[2] && tx && ty)
+      ez[n] = hd_fdtd_e_value(ezo, a.c1[mz], a.c2[mz], a.rn[0][i], hyc - hy[n - 1], a.rn[1][j], hxc - hx[n - sy]);
+    hxb = hxc, hyb = hyc, hxc = hxn, hyc = hyn, hzc = hzn, exo = exn, eyo = eyn, ezo = ezn;
+    mx = mxn, my = myn, mz = mzn;
+  }
+}
+
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
+  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
+  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
+  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx pi = i - pad, pj = j - pad;
+  const hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY],
+                             *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
+  hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY], *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
+  const unsigned char *HD_RESTRICT mhx = a.m[HD_FDTD_HX], *HD_RESTRICT mhy = a.m[HD_FDTD_HY],
+                                   *HD_RESTRICT mhz = a.m[HD_FDTD_HZ];
+  hd_idx n, k;
+  hd_real exc, eyc, exa, eya, ezc, hxo, hyo, hzo;
+  unsigned mx, my, mz;
+  int dox, doy, doz;
+  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  dox = pj < a.nc[1], doy = pi < a.nc[0], doz = pi < a.nc[0] && pj < a.nc[1];
+  n = hd_grid_at(&a.g, i, j, k0);
+  exc = ex[n], eyc = ey[n], exa = ex[n + sz], eya = ey[n + sz], ezc = ez[n];
+  hxo = hx[n], hyo = hy[n], hzo = hz[n], mx = mhx[n], my = mhy[n], mz = mhz[n];
+  HD_PRAGMA(unroll HD_FDTD_UNROLL)
+  for (k = k0; k < k1; ++k, n += sz) {
+    const hd_idx pk = k - pad, nn = k + 1 < k1 ? n + sz : n;
+    const hd_real exn = ex[nn + sz], eyn = ey[nn + sz], ezn = ez[nn], hxn = hx[nn], hyn = hy[nn], hzn = hz[nn];
+    const unsigned mxn = mhx[nn], myn = mhy[nn], mzn = mhz[nn];
+    if (dox && pk < a.nc[2])
+      hx[n] = hd_fdtd_h_value(hxo, a.d1[mx], a.d2[mx], a.rc[1][j], ez[n + sy] - ezc, a.rc[2][k], eya - eyc);
+    if (doy && pk < a.nc[2])
+      hy[n] = hd_fdtd_h_value(hyo, a.d1[my], a.d2[my], a.rc[2][k], exa - exc, a.rc[0][i], ez[n + 1] - ezc);
+    if (doz)
+      hz[n] = hd_fdtd_h_value(hzo, a.d1[mz], a.d2[mz], a.rc[0][i], ey[n + 1] - eyc, a.rc[1][j], ex[n + sy] - exc);
+    exc = exa, eyc = eya, exa = exn, eya = eyn, ezc = ezn, hxo = hxn, hyo = hyn, hzo = hzn;
+    mx = mxn, my = myn, mz = mzn;
+  }
+}
+
+#ifndef HD_FDTD_PREFETCH
+#define HD_FDTD_PREFETCH 1
+#endif
+
 /* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 16
  * nodes a thread. */
 HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
@@ -239,7 +334,11 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a,
   grid.z = hd_grid_extent(a->nc[2] + 1, (unsigned)march, 65535);
   if ((hd_idx)grid.y * by < a->nc[1] + 1 || (hd_idx)grid.z * march < a->nc[2] + 1)
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid too large for the tuned kernels; use the generic ones");
-  if (efield)
+  if (HD_FDTD_PREFETCH && efield)
+    hd_fdtd_e_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+  else if (HD_FDTD_PREFETCH)
+    hd_fdtd_h_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+  else if (efield)
     hd_fdtd_e_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
   else
     hd_fdtd_h_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
@@ -428,7 +527,7 @@ typedef struct hd_fdtd_probe {
 } hd_fdtd_probe;
 
 typedef struct hd_fdtd_probe_args {
-  hd_real *const *f;
+  hd_real *f[6]; /* by value: kernel arguments must not point to host memory */
   const hd_fdtd_probe *probe;
   hd_real *rec;
 } hd_fdtd_probe_args;
