@@ -58,7 +58,7 @@ log "benchmarks"
     echo "-- FDTD (OpenFDTD on one GPU, seed 002: 13,900-19,500 Mcells.steps/s at N = 100-400) --"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "100:2001 200:1001 300:501 400:301" "generic tuned"
     echo "-- tuned block shapes (x,y threads, nodes marched) --"
-    sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,8,8 64,4,32 32,4,64 128,2,16" single
+    sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,4,8 32,4,32 32,8,16 64,4,16 64,2,16 128,2,16"
   fi
 } 2>&1 | tee "$OUT/bench.txt"
 

@@ -146,102 +146,32 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
 
 #if defined(HD_BACKEND_CUDA)
 /* Tuned CUDA half steps: each thread marches along z over `march` nodes of
- * one (i, j) column, keeping in registers the values the next node needs
- * from this one (E half step: Hx, Hy of the node below; H half step: Ex,
- * Ey of the node above, loaded one node ahead).  In-plane neighbours come
- * from L1.  Same value functions and range rules as the generic loops,
- * which stay as the check (tests compare the two). */
+ * one (i, j) column.  The kernels are latency-bound, so each keeps two
+ * nodes' loads in flight: the values that stream along z (old E, H, the
+ * three material indices) are loaded one node ahead, and the value the
+ * next node needs from this one stays in a register (E: Hx, Hy of the node
+ * below; H: Ex, Ey of the node above).  In-plane neighbours come from L1.
+ * The node after the last of a segment is clamped to the last: no reads
+ * beyond it.  Same value functions and range rules as the generic loops,
+ * which stay as the check (tests compare the two).
+ * Knobs measured on H200 (doc/performance.md): unrolling by 2, and in
+ * single precision a register cap of 48 (5 blocks of 256 threads a SM);
+ * blocks are at most 256 threads. */
 #define HD_FDTD_HAS_TUNED 1
+#define HD_FDTD_MAX_THREADS 256
 #ifndef HD_FDTD_UNROLL
-#define HD_FDTD_UNROLL 1
+#define HD_FDTD_UNROLL 2
 #endif
-#ifdef HD_FDTD_MINB
-#define HD_FDTD_BOUNDS __launch_bounds__(128, HD_FDTD_MINB)
+#ifndef HD_FDTD_MIN_BLOCKS
+#if defined(HD_REAL_FLOAT)
+#define HD_FDTD_MIN_BLOCKS 5
 #else
-#define HD_FDTD_BOUNDS
+#define HD_FDTD_MIN_BLOCKS 1
 #endif
+#endif
+#define HD_FDTD_BOUNDS __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_MIN_BLOCKS)
 
 HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
-  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
-  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
-  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
-  const hd_idx pi = i - pad, pj = j - pad;
-  const hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY],
-                             *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
-  hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY], *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
-  hd_idx n, k;
-  hd_real hxb, hyb; /* Hx, Hy of the node below */
-  int tx, ty, dox, doy;
-  if (pi > a.nc[0] || pj > a.nc[1]) return;
-  tx = hd_fdtd_tangential(&a, 0, pi), ty = hd_fdtd_tangential(&a, 1, pj);
-  dox = pi < a.nc[0] && ty, doy = pj < a.nc[1] && tx; /* Ex, Ey here, z range apart */
-  n = hd_grid_at(&a.g, i, j, k0);
-  hxb = hx[n - sz], hyb = hy[n - sz];
-  HD_PRAGMA(unroll HD_FDTD_UNROLL)
-  for (k = k0; k < k1; ++k, n += sz) {
-    const hd_idx pk = k - pad;
-    const hd_real hxc = hx[n], hyc = hy[n], hzc = hz[n];
-    const int tz = hd_fdtd_tangential(&a, 2, pk);
-    if (dox && tz) {
-      const unsigned m = a.m[HD_FDTD_EX][n];
-      ex[n] = hd_fdtd_e_value(ex[n], a.c1[m], a.c2[m], a.rn[1][j], hzc - hz[n - sy], a.rn[2][k], hyc - hyb);
-    }
-    if (doy && tz) {
-      const unsigned m = a.m[HD_FDTD_EY][n];
-      ey[n] = hd_fdtd_e_value(ey[n], a.c1[m], a.c2[m], a.rn[2][k], hxc - hxb, a.rn[0][i], hzc - hz[n - 1]);
-    }
-    if (pk < a.nc[2] && tx && ty) {
-      const unsigned m = a.m[HD_FDTD_EZ][n];
-      ez[n] = hd_fdtd_e_value(ez[n], a.c1[m], a.c2[m], a.rn[0][i], hyc - hy[n - 1], a.rn[1][j], hxc - hx[n - sy]);
-    }
-    hxb = hxc, hyb = hyc;
-  }
-}
-
-HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
-  const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
-  const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
-  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
-  const hd_idx pi = i - pad, pj = j - pad;
-  const hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY],
-                             *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
-  hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY], *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
-  hd_idx n, k;
-  hd_real exc, eyc; /* Ex, Ey of this node, loaded as the node above of the last */
-  int dox, doy, doz;
-  if (pi > a.nc[0] || pj > a.nc[1]) return;
-  dox = pj < a.nc[1], doy = pi < a.nc[0], doz = pi < a.nc[0] && pj < a.nc[1];
-  n = hd_grid_at(&a.g, i, j, k0);
-  exc = ex[n], eyc = ey[n];
-  HD_PRAGMA(unroll HD_FDTD_UNROLL)
-  for (k = k0; k < k1; ++k, n += sz) {
-    const hd_idx pk = k - pad;
-    const hd_real exa = ex[n + sz], eya = ey[n + sz], ezc = ez[n];
-    if (dox && pk < a.nc[2]) {
-      const unsigned m = a.m[HD_FDTD_HX][n];
-      hx[n] = hd_fdtd_h_value(hx[n], a.d1[m], a.d2[m], a.rc[1][j], ez[n + sy] - ezc, a.rc[2][k], eya - eyc);
-    }
-    if (doy && pk < a.nc[2]) {
-      const unsigned m = a.m[HD_FDTD_HY][n];
-      hy[n] = hd_fdtd_h_value(hy[n], a.d1[m], a.d2[m], a.rc[2][k], exa - exc, a.rc[0][i], ez[n + 1] - ezc);
-    }
-    if (doz) {
-      const unsigned m = a.m[HD_FDTD_HZ][n];
-      hz[n] = hd_fdtd_h_value(hz[n], a.d1[m], a.d2[m], a.rc[0][i], ey[n + 1] - eyc, a.rc[1][j], ex[n + sy] - exc);
-    }
-    exc = exa, eyc = eya;
-  }
-}
-
-/* Prefetching versions: the values that stream along z (old E, H, the
- * three material indices) are loaded one node ahead, so two nodes' loads
- * are in flight per thread.  The node after the last is clamped to the
- * last (no reads beyond the segment). */
-HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
@@ -281,7 +211,7 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march2(HD_KPARAM(hd_fdtd_args) a, int ma
   }
 }
 
-HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
   const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
@@ -318,12 +248,8 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march2(HD_KPARAM(hd_fdtd_args) a, int ma
   }
 }
 
-#ifndef HD_FDTD_PREFETCH
-#define HD_FDTD_PREFETCH 1
-#endif
-
 /* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 16
- * nodes a thread. */
+ * nodes a thread; x * y at most HD_FDTD_MAX_THREADS. */
 HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
@@ -332,13 +258,11 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a,
   grid.x = hd_grid_extent(a->nc[0] + 1, bx, 2147483647);
   grid.y = hd_grid_extent(a->nc[1] + 1, by, 65535);
   grid.z = hd_grid_extent(a->nc[2] + 1, (unsigned)march, 65535);
+  if (bx * by > HD_FDTD_MAX_THREADS)
+    return hd_fail(ctx, HD_ERR_ARG, "fdtd: block %u x %u exceeds %d threads", bx, by, HD_FDTD_MAX_THREADS);
   if ((hd_idx)grid.y * by < a->nc[1] + 1 || (hd_idx)grid.z * march < a->nc[2] + 1)
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid too large for the tuned kernels; use the generic ones");
-  if (HD_FDTD_PREFETCH && efield)
-    hd_fdtd_e_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
-  else if (HD_FDTD_PREFETCH)
-    hd_fdtd_h_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
-  else if (efield)
+  if (efield)
     hd_fdtd_e_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
   else
     hd_fdtd_h_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
