@@ -76,7 +76,7 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^converged: yes$' stdout && echo 0 ||
 
 clean_dir
 run --bench=20 --steps=5
-result $([ "$(cat rc)" -eq 0 ] && grep -q '^mcells_steps_per_second: ' stdout && nothing_written && echo 0 || echo 1) \
-  "--bench=N runs the built-in model, prints Mcells.steps/s and writes nothing"
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^mcells_steps_per_second: ' stdout && grep -q '^benchmark: 20^3 cells, 5 steps' stdout && nothing_written && echo 0 || echo 1) \
+  "--bench=N runs the built-in model for --steps, prints Mcells.steps/s and writes nothing"
 
 finish

@@ -228,12 +228,13 @@ int main(int argc, char **argv) {
   c.in.waveform = wave_choice;
   c.com.bench = c.bench > 0;
   if (c.bench) {
+    const long steps = c.in.steps;
     if (c.in.xmesh.count || c.in.geometry.count || c.in.feed.count) {
       rc = hd_drv_usage_error(PROG, "--bench runs the built-in model: give no mesh, geometry or feeds");
       goto out;
     }
     if (fdtd_input_benchmark(&c.in, c.bench, err, sizeof err)) goto usage;
-    if (!cli_find(opts, "steps")->seen) c.in.steps = 2001;
+    if (cli_find(opts, "steps")->seen) c.in.steps = steps; /* else the model's 2001 */
   } else if (fdtd_input_parse(&c.in, err, sizeof err)) {
     goto usage;
   }

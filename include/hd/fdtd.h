@@ -154,9 +154,9 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
  * The node after the last of a segment is clamped to the last: no reads
  * beyond it.  Same value functions and range rules as the generic loops,
  * which stay as the check (tests compare the two).
- * Knobs measured on H200 (doc/performance.md): unrolling by 2, and in
- * single precision a register cap of 48 (5 blocks of 256 threads a SM);
- * blocks are at most 256 threads. */
+ * Knobs measured on H200 (doc/performance.md): unrolling by 2, register
+ * caps for 5 (single) or 4 (double) blocks of 256 threads a SM; blocks are
+ * at most 256 threads. */
 #define HD_FDTD_HAS_TUNED 1
 #define HD_FDTD_MAX_THREADS 256
 #ifndef HD_FDTD_UNROLL
@@ -164,9 +164,9 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
 #endif
 #ifndef HD_FDTD_MIN_BLOCKS
 #if defined(HD_REAL_FLOAT)
-#define HD_FDTD_MIN_BLOCKS 5
+#define HD_FDTD_MIN_BLOCKS 5 /* 48 registers */
 #else
-#define HD_FDTD_MIN_BLOCKS 1
+#define HD_FDTD_MIN_BLOCKS 4 /* 64 registers */
 #endif
 #endif
 #define HD_FDTD_BOUNDS __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_MIN_BLOCKS)
@@ -248,12 +248,12 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int mar
   }
 }
 
-/* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 16
+/* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 8
  * nodes a thread; x * y at most HD_FDTD_MAX_THREADS. */
 HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
-  const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
+  const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
   dim3 grid, block(bx, by, 1);
   grid.x = hd_grid_extent(a->nc[0] + 1, bx, 2147483647);
   grid.y = hd_grid_extent(a->nc[1] + 1, by, 65535);
