@@ -13,7 +13,8 @@ typedef enum hd_status {
   HD_ERR_IO,          /* file system */
   HD_ERR_UNSTABLE,    /* time step above the stability limit */
   HD_ERR_NONFINITE,   /* NaN or Inf found in a field */
-  HD_ERR_UNSUPPORTED  /* not available in this build or backend */
+  HD_ERR_UNSUPPORTED, /* not available in this build or backend */
+  HD_ERR_NOCONV       /* an iterative solver missed its tolerance */
 } hd_status;
 
 HD_HOST_FN const char *hd_status_str(hd_status s) {
@@ -26,6 +27,7 @@ HD_HOST_FN const char *hd_status_str(hd_status s) {
     case HD_ERR_UNSTABLE: return "unstable time step";
     case HD_ERR_NONFINITE: return "non-finite value";
     case HD_ERR_UNSUPPORTED: return "unsupported";
+    case HD_ERR_NOCONV: return "no convergence";
   }
   return "unknown status";
 }

@@ -1,0 +1,188 @@
+/* Cavity backend table, compiled once per backend and precision by the
+ * two-line cavity_<backend>_<f|d> wrappers.  Allocation and the order of
+ * the loops of a step; the physics is hd/cavity.h and hd/poisson.h. */
+#include "cavity_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/cavity.h>
+#include <hd/memory.h>
+#include <hd/poisson.h>
+
+#include "sys.h"
+
+typedef struct cavity_solver {
+  int kind;
+  hd_pois_sor sor;
+  hd_pois_mg mg;
+} cavity_solver;
+
+static void cv_solver_destroy(hd_ctx *ctx, cavity_solver *s) {
+  if (s->kind == CAVITY_SOR)
+    hd_pois_sor_destroy(ctx, &s->sor);
+  else
+    hd_pois_mg_destroy(ctx, &s->mg);
+}
+
+static hd_status cv_solver_create(hd_ctx *ctx, cavity_solver *s, int kind, long n, double h) {
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  return kind == CAVITY_SOR ? hd_pois_sor_create(ctx, &s->sor, n, h) : hd_pois_mg_create(ctx, &s->mg, n, h);
+}
+
+static hd_status cv_solve(hd_ctx *ctx, cavity_solver *s, hd_real *u, const hd_real *f, const hd_pois_opts *o,
+                          hd_pois_result *r) {
+  return s->kind == CAVITY_SOR ? hd_pois_sor_solve(ctx, &s->sor, u, f, o, r)
+                               : hd_pois_mg_solve(ctx, &s->mg, u, f, o, r);
+}
+
+typedef struct cavity_state {
+  hd_cav_args a;
+  hd_real *psi, *w[2], *u, *v;
+  int cur; /* w[cur] is the vorticity at the current time */
+  cavity_solver solver;
+  hd_pois_opts pois;
+  size_t bytes;
+} cavity_state;
+
+static void cv_destroy(hd_ctx *ctx, void *state) {
+  cavity_state *st = (cavity_state *)state;
+  if (!st) return;
+  cv_solver_destroy(ctx, &st->solver);
+  hd_dev_free(ctx, st->psi), hd_dev_free(ctx, st->w[0]), hd_dev_free(ctx, st->w[1]);
+  hd_dev_free(ctx, st->u), hd_dev_free(ctx, st->v);
+  free(st);
+}
+
+static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
+  cavity_state *st = (cavity_state *)calloc(1, sizeof *st);
+  hd_real **arrays[5];
+  hd_status s;
+  int k;
+  *out = NULL;
+  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
+  arrays[0] = &st->psi, arrays[1] = &st->w[0], arrays[2] = &st->w[1], arrays[3] = &st->u, arrays[4] = &st->v;
+  st->bytes = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
+  st->pois = p->pois;
+  s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
+  if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
+  for (k = 0; k < 5 && s == HD_OK; ++k) {
+    s = hd_dev_alloc(ctx, (void **)arrays[k], st->bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, *arrays[k], st->bytes);
+  }
+  if (s == HD_OK) { /* at rest; the lid's vorticity from Thom's formula */
+    st->a.psi = st->psi, st->a.w = st->w[1], st->a.w_new = st->w[0];
+    s = hd_cav_walls(ctx, &st->a);
+  }
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  if (s != HD_OK) {
+    cv_destroy(ctx, st);
+    return s;
+  }
+  *out = st;
+  return HD_OK;
+}
+
+/* One step: interior vorticity, Poisson solve for psi, wall vorticity;
+ * with `monitor` also the change of w over the interior. */
+static hd_status cv_step(hd_ctx *ctx, cavity_state *st, int monitor, hd_cav_change *chg, hd_pois_result *r) {
+  hd_status s;
+  st->a.psi = st->psi, st->a.w = st->w[st->cur], st->a.w_new = st->w[1 - st->cur];
+  s = hd_cav_interior(ctx, &st->a);
+  if (s == HD_OK && monitor)
+    s = hd_cav_change_reduce(ctx, &st->a, hd_range3_make(1, st->a.n, 1, st->a.n, 0, 1), chg);
+  if (s == HD_OK && monitor && chg->nonfinite)
+    s = hd_fail(ctx, HD_ERR_NONFINITE, "cavity: the vorticity blew up (non-finite at node %ld, %ld)",
+                (long)(chg->first_bad % (st->a.n + 1)), (long)(chg->first_bad / (st->a.n + 1)));
+  if (s == HD_OK) s = cv_solve(ctx, &st->solver, st->psi, st->w[1 - st->cur], &st->pois, r);
+  if (s == HD_OK) s = hd_cav_walls(ctx, &st->a);
+  if (s == HD_OK) st->cur = 1 - st->cur;
+  return s;
+}
+
+static hd_status cv_advance(hd_ctx *ctx, void *state, long steps, double steady, cavity_progress *out) {
+  cavity_state *st = (cavity_state *)state;
+  hd_status s = HD_OK;
+  long k;
+  memset(out, 0, sizeof *out);
+  out->change = -1.0;
+  for (k = 0; k < steps && s == HD_OK; ++k) {
+    const int monitor = k == steps - 1 || steady > 0;
+    hd_cav_change chg;
+    hd_pois_result r;
+    hd_cav_change_init(&chg);
+    s = cv_step(ctx, st, monitor, &chg, &r);
+    if (s != HD_OK) break;
+    out->steps++, out->iterations += r.iterations, out->checks += r.checks, out->residual = r.residual;
+    if (monitor) {
+      out->change = chg.wmax > 0 ? chg.dmax / ((double)st->a.dt * chg.wmax) : 0.0;
+      if (steady > 0 && out->change <= steady) break;
+    }
+  }
+  return s;
+}
+
+static hd_status cv_download(hd_ctx *ctx, const hd_real *dev, size_t bytes, double *out) {
+  const size_t n = bytes / sizeof(hd_real);
+  hd_real *host;
+  hd_status s;
+  size_t i;
+  if (!out) return HD_OK;
+  host = (hd_real *)hd_host_alloc(bytes);
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
+  s = hd_dev_download(ctx, host, dev, bytes);
+  for (i = 0; s == HD_OK && i < n; ++i) out[i] = (double)host[i];
+  hd_host_free(host);
+  return s;
+}
+
+static hd_status cv_fields(hd_ctx *ctx, void *state, double *psi, double *w, double *u, double *v) {
+  cavity_state *st = (cavity_state *)state;
+  hd_status s;
+  st->a.psi = st->psi, st->a.u = st->u, st->a.v = st->v;
+  s = hd_cav_velocity_loop(ctx, &st->a, hd_range3_make(0, st->a.n + 1, 0, st->a.n + 1, 0, 1));
+  if (s == HD_OK) s = cv_download(ctx, st->psi, st->bytes, psi);
+  if (s == HD_OK) s = cv_download(ctx, st->w[st->cur], st->bytes, w);
+  if (s == HD_OK) s = cv_download(ctx, st->u, st->bytes, u);
+  if (s == HD_OK) s = cv_download(ctx, st->v, st->bytes, v);
+  return s;
+}
+
+static hd_status cv_upload(hd_ctx *ctx, hd_real **dev, const double *in, size_t count) {
+  hd_real *host = (hd_real *)hd_host_alloc(count * sizeof(hd_real));
+  hd_status s;
+  size_t i;
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory");
+  for (i = 0; i < count; ++i) host[i] = (hd_real)in[i];
+  s = hd_dev_alloc(ctx, (void **)dev, count * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_upload(ctx, *dev, host, count * sizeof(hd_real));
+  hd_host_free(host);
+  return s;
+}
+
+static hd_status cv_poisson(hd_ctx *ctx, long n, double h, int kind, const hd_pois_opts *o, const double *f,
+                            double *u, hd_pois_result *res, double *seconds) {
+  const size_t count = (size_t)((n + 1) * (n + 1));
+  hd_real *du = NULL, *df = NULL;
+  cavity_solver sv;
+  hd_status s = cv_solver_create(ctx, &sv, kind, n, h);
+  double t0 = 0.0;
+  if (s == HD_OK) s = cv_upload(ctx, &du, u, count);
+  if (s == HD_OK) s = cv_upload(ctx, &df, f, count);
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  t0 = hd_wtime();
+  if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, res);
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  *seconds = hd_wtime() - t0;
+  if (s == HD_OK || s == HD_ERR_NOCONV) {
+    const hd_status d = cv_download(ctx, du, count * sizeof(hd_real), u);
+    if (d != HD_OK) s = d;
+  }
+  cv_solver_destroy(ctx, &sv);
+  hd_dev_free(ctx, du), hd_dev_free(ctx, df);
+  return s;
+}
+
+const cavity_ops HD_OPS_NAME(cavity_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), cv_create,
+                                            cv_advance, cv_fields, cv_destroy, cv_poisson};

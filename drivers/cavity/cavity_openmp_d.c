@@ -1,0 +1,1 @@
+#include "cavity_impl.h"

@@ -1,0 +1,3 @@
+#include "cavity_ops.h"
+
+HD_DEFINE_OPS_GET(cavity_ops, cavity_ops)

@@ -1,0 +1,48 @@
+/* The cavity driver's view of a backend: a problem in host doubles, an
+ * opaque state, and a table built once per backend and precision from
+ * cavity_impl.h.  The Poisson solvers are also offered alone (tests,
+ * benchmarks). */
+#ifndef HD_DRV_CAVITY_OPS_H
+#define HD_DRV_CAVITY_OPS_H
+
+#include <hd/poisson.h>
+
+#include "backend.h"
+
+enum { CAVITY_SOR = 0, CAVITY_MG = 1 };
+
+typedef struct cavity_problem {
+  long n;          /* cells per side */
+  double length, lid, nu, dt;
+  int solver;      /* CAVITY_SOR or CAVITY_MG */
+  hd_pois_opts pois;
+} cavity_problem;
+
+/* What a stretch of steps did. */
+typedef struct cavity_progress {
+  long steps;          /* steps done by this call */
+  long iterations;     /* Poisson sweeps or cycles, summed */
+  long checks;         /* Poisson residual reductions, summed */
+  double change;       /* max|w(n+1) - w(n)| / (dt max|w|) at the last step */
+  double residual;     /* last Poisson residual / max|f| */
+} cavity_progress;
+
+typedef struct cavity_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  hd_status (*create)(hd_ctx *ctx, const cavity_problem *p, void **state);
+  /* up to `steps` steps; stops early (after the step) once the change
+   * rate is <= steady (0: never) */
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double steady, cavity_progress *out);
+  /* psi, w, u, v on the (n + 1)^2 nodes (any may be NULL) */
+  hd_status (*fields)(hd_ctx *ctx, void *state, double *psi, double *w, double *u, double *v);
+  void (*destroy)(hd_ctx *ctx, void *state);
+  /* One Poisson solve on n x n cells of width h: u (boundary kept) from f,
+   * natural layout, with the time of the solve alone in *seconds. */
+  hd_status (*poisson)(hd_ctx *ctx, long n, double h, int solver, const hd_pois_opts *o, const double *f,
+                       double *u, hd_pois_result *res, double *seconds);
+} cavity_ops;
+
+HD_DECLARE_OPS(cavity_ops, cavity_ops)
+
+#endif

@@ -1,0 +1,2 @@
+#define HD_SERIAL 1
+#include "cavity_impl.h"

@@ -1,0 +1,395 @@
+/* hd-cavity: the lid-driven square cavity in vorticity-streamfunction form
+ * (hd/cavity.h) with red-black SOR or multigrid for the streamfunction
+ * (hd/poisson.h), on any backend; compares with Ghia et al. (1982) at
+ * Re = 100 and 1000.  doc/cavity.md. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/cavity.h>
+
+#include "cavity_ops.h"
+#include "driver.h"
+#include "ghia.h"
+#include "output.h"
+#include "sys.h"
+
+#define PROG "hd-cavity"
+
+typedef struct cavity_cli {
+  hd_drv_common com;
+  long n, steps, max_iter, check_every, monitor_every;
+  double re, lid, dt, tol, omega, steady;
+  int solver, png;
+} cavity_cli;
+
+/* Defaults that depend on the precision and grid; refuse tolerances the
+ * precision cannot reach. */
+static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char *err, size_t n) {
+  const double eps = c->com.precision == 1 ? FLT_EPSILON : DBL_EPSILON, h = 1.0 / (double)c->n;
+  const double floor = 0.5 * eps * (double)c->n * (double)c->n; /* residual reachable, relative */
+  const double dtmax = hd_cav_dt_max(h, c->lid / c->re, c->lid);
+  memset(p, 0, sizeof *p);
+  p->n = c->n, p->length = 1.0, p->lid = c->lid, p->nu = c->lid / c->re, p->solver = c->solver;
+  p->dt = cli_find(opts, "dt")->seen ? c->dt : 0.5 * dtmax;
+  if (p->dt > dtmax) {
+    snprintf(err, n, "dt: %g exceeds the stability limit %g (nu dt/h^2 <= 1/4 and U^2 dt/nu <= 2)", p->dt, dtmax);
+    return -1;
+  }
+  p->pois.tol = cli_find(opts, "tol")->seen ? c->tol : fmax(c->com.precision == 1 ? 1e-4 : 1e-8, 4 * floor);
+  if (p->pois.tol < floor) {
+    snprintf(err, n, "tol: %g is below what %s precision reaches on %ld^2 (about %.1g); raise it%s", p->pois.tol,
+             c->com.precision == 1 ? "single" : "double", c->n, floor,
+             c->com.precision == 1 ? " or use --precision=double" : "");
+    return -1;
+  }
+  p->pois.max_iter = cli_find(opts, "max-iter")->seen ? c->max_iter : c->solver == CAVITY_SOR ? 20 * c->n : 50;
+  p->pois.check_every = (int)c->check_every;
+  p->pois.omega = c->omega;
+  if (c->omega > 0 && c->solver == CAVITY_MG) {
+    snprintf(err, n, "omega: only SOR takes a relaxation factor");
+    return -1;
+  }
+  if (!cli_find(opts, "steady")->seen) c->steady = fmax(1e-4, 20.0 * eps / p->dt);
+  if (c->steady > 0 && c->steady < 10.0 * eps / p->dt) {
+    snprintf(err, n, "steady: %g is below the rounding of w per unit time (%.1g at dt = %g)", c->steady,
+             10.0 * eps / p->dt, p->dt);
+    return -1;
+  }
+  return 0;
+}
+
+static double centre(const double *f, long n, int along_x, double s) {
+  return along_x ? ghia_sample(f, n, s, 0.5) : ghia_sample(f, n, 0.5, s);
+}
+
+/* The primary vortex: the node of smallest psi, refined by a parabola
+ * through its neighbours in x and y. */
+static void vortex(const double *psi, long n, double *pmin, double *x, double *y) {
+  const long sy = n + 1;
+  long i, j, best = sy + 1;
+  double dx = 0, dy = 0;
+  for (j = 1; j < n; ++j)
+    for (i = 1; i < n; ++i)
+      if (psi[i + j * sy] < psi[best]) best = i + j * sy;
+  {
+    const double c = psi[best], xm = psi[best - 1], xp = psi[best + 1], ym = psi[best - sy], yp = psi[best + sy];
+    if (xm + xp - 2 * c > 0) dx = 0.5 * (xm - xp) / (xm + xp - 2 * c);
+    if (ym + yp - 2 * c > 0) dy = 0.5 * (ym - yp) / (ym + yp - 2 * c);
+    *pmin = c - 0.25 * ((xm - xp) * dx + (ym - yp) * dy);
+  }
+  *x = ((double)(best % sy) + dx) / (double)n;
+  *y = ((double)(best / sy) + dy) / (double)n;
+}
+
+/* psi with contour lines: the field scaled into the blue half of the
+ * scale, lines (where a level lies between neighbouring pixels) in red. */
+static int write_png(hd_out *o, const double *psi, long n, double pmin, char *err, size_t en) {
+  static const double levels[] = {-0.1175, -0.115, -0.11, -0.1, -0.09, -0.07, -0.05, -0.03, -0.01, -1e-4, -1e-5,
+                                  -1e-10, 1e-8, 1e-7, 1e-6, 1e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 1.5e-3, 3e-3};
+  const int nl = (int)(sizeof levels / sizeof levels[0]);
+  const int zoom = n >= 512 ? 1 : (int)(512 / n), w = (int)n * zoom + 1;
+  double *img = (double *)malloc((size_t)w * w * sizeof(double)), *s = (double *)malloc((size_t)w * w * sizeof(double));
+  int px, py, k, rc;
+  if (!img || !s) {
+    free(img), free(s);
+    snprintf(err, en, "out of host memory for the PNG");
+    return -1;
+  }
+  for (py = 0; py < w; ++py) /* row 0 at the top: y = 1 */
+    for (px = 0; px < w; ++px) {
+      const double x = (double)px / (w - 1), y = 1.0 - (double)py / (w - 1);
+      const long i = (long)fmin(x * n, n - 1), j = (long)fmin(y * n, n - 1);
+      const double fx = x * n - i, fy = y * n - j, *p = psi + i + j * (n + 1);
+      s[px + py * w] = (1 - fy) * ((1 - fx) * p[0] + fx * p[1]) + fy * ((1 - fx) * p[n + 1] + fx * p[n + 2]);
+    }
+  for (k = 0; k < w * w; ++k) img[k] = pmin < 0 ? -0.6 * fmax(0.0, s[k] / pmin) : 0.0;
+  for (py = 0; py + 1 < w; ++py)
+    for (px = 0; px + 1 < w; ++px) {
+      const double a = s[px + py * w], b = s[px + 1 + py * w], c = s[px + (py + 1) * w];
+      for (k = 0; k < nl; ++k)
+        if ((a - levels[k]) * (b - levels[k]) < 0 || (a - levels[k]) * (c - levels[k]) < 0) img[px + py * w] = 1.0;
+    }
+  rc = hd_png_write(o, w, w, img, 1.0, err, en);
+  free(img), free(s);
+  return rc;
+}
+
+/* Manufactured right-hand side for the Poisson benchmark. */
+static void bench_rhs(long n, double *f) {
+  const double pi = 3.14159265358979323846;
+  long i, j;
+  for (j = 0; j <= n; ++j)
+    for (i = 0; i <= n; ++i) {
+      const double x = (double)i / n, y = (double)j / n;
+      f[i + j * (n + 1)] = sin(pi * x) * sin(pi * y) + 0.5 * sin(7 * pi * x) * sin(5 * pi * y);
+    }
+}
+
+static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_ops *ops, const hd_core_ops *core,
+                     hd_ctx *ctx) {
+  const long n = c->n, count = (n + 1) * (n + 1);
+  double *f = (double *)malloc((size_t)count * sizeof(double)), *u = (double *)calloc((size_t)count, sizeof(double));
+  double secs[2] = {0, 0}, sweep = 0.0, bw = 0.0, step_secs[2] = {0, 0};
+  const long sweeps = n >= 2048 ? 50 : 200;
+  hd_pois_opts o;
+  hd_pois_result r[2], rs;
+  int k;
+  if (!f || !u) {
+    free(f), free(u);
+    fprintf(stderr, PROG ": error: out of host memory\n");
+    return 1;
+  }
+  bench_rhs(n, f);
+  /* SOR sweeps alone: tol 0, one residual check per `sweeps` sweeps */
+  memset(&o, 0, sizeof o);
+  o.tol = 0.0, o.max_iter = sweeps, o.check_every = (int)sweeps;
+  if (ops->poisson(ctx, n, 1.0 / n, CAVITY_SOR, &o, f, u, &rs, &sweep) != HD_ERR_NOCONV) goto fail;
+  for (k = 0; k < 2; ++k) { /* cold solves to the tolerance */
+    memset(u, 0, (size_t)count * sizeof(double));
+    o = p->pois;
+    o.max_iter = k == CAVITY_SOR ? 100 * n : 200;
+    if (ops->poisson(ctx, n, 1.0 / n, k, &o, f, u, &r[k], &secs[k]) != HD_OK) goto fail;
+  }
+  for (k = 0; k < 2; ++k) { /* 20 time steps after 20 of warm-up */
+    cavity_problem q = *p;
+    cavity_progress pr;
+    void *state = NULL;
+    double t0;
+    q.solver = k;
+    if (ops->create(ctx, &q, &state) != HD_OK) goto fail;
+    if (ops->advance(ctx, state, 20, 0.0, &pr) != HD_OK || core->sync(ctx) != HD_OK) {
+      ops->destroy(ctx, state);
+      goto fail;
+    }
+    t0 = hd_wtime();
+    if (ops->advance(ctx, state, 20, 0.0, &pr) != HD_OK || core->sync(ctx) != HD_OK) {
+      ops->destroy(ctx, state);
+      goto fail;
+    }
+    step_secs[k] = (hd_wtime() - t0) / 20.0;
+    ops->destroy(ctx, state);
+  }
+  if (core->copy_bandwidth(ctx, (size_t)fmin((double)count * ops->real_size * 2.0, 4e9), 5, &bw) != HD_OK) bw = 0.0;
+  {
+    /* a sweep reads u, f and the other colour's u and writes u, once per node */
+    const double bytes = 4.0 * (double)count * (double)ops->real_size;
+    const double rate = bytes * (double)sweeps / sweep;
+    printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nn: %ld\n"
+           "sor_sweep_seconds: %.6g\nsor_sweep_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\n"
+           "sor_sweep_fraction_of_copy: %.3f\n"
+           "poisson_tolerance: %g\nsor_solve_seconds: %.6g\nsor_solve_sweeps: %ld\nsor_solve_checks: %ld\n"
+           "mg_solve_seconds: %.6g\nmg_solve_cycles: %ld\nmg_speedup_over_sor: %.3g\n"
+           "step_seconds_sor: %.6g\nstep_seconds_mg: %.6g\n",
+           core->name, ctx->device_name, ops->precision, n, sweep / sweeps, rate / 1e9, bw / 1e9,
+           bw > 0 ? rate / bw : 0.0, o.tol, secs[0], r[0].iterations, r[0].checks, secs[1], r[1].iterations,
+           secs[1] > 0 ? secs[0] / secs[1] : 0.0, step_secs[0], step_secs[1]);
+  }
+  free(f), free(u);
+  return 0;
+fail:
+  fprintf(stderr, PROG ": error: %s\n", ctx->msg[0] ? ctx->msg : "benchmark failed");
+  free(f), free(u);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  cavity_cli c;
+  cavity_problem p;
+  const cavity_ops *ops = NULL;
+  const hd_core_ops *core = NULL;
+  hd_ctx ctx;
+  hd_out csv, hist, vol, png;
+  hd_progress prog;
+  cavity_progress pr;
+  char err[1024], why[512], path[4096 + 32];
+  void *state = NULL;
+  double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, t0, wall, pmin = 0, xmin = 0, ymin = 0, change = -1;
+  long step = 0, iterations = 0, checks = 0, k;
+  int rc, steady = 0, have_png = 0;
+  cli_opt opts[] = {
+      HD_DRV_COMMON_OPTIONS(c.com),
+      HD_DRV_BENCH_FLAG(c.com),
+      {"n", CLI_INT, &c.n, "N", "cells per side (default 128)", 3, 1 << 20, 0, NULL, 0, 0, 0},
+      {"re", CLI_REAL, &c.re, "RE", "Reynolds number U L / nu (default 1000)", 1e-6, 1e7, 0, NULL, 0, 0, 0},
+      {"lid", CLI_REAL, &c.lid, "U", "lid speed (default 1; the cavity side is 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c.solver, "sor|mg", "streamfunction solver (default mg)", 1, 0, 0, NULL, 0, 0, 0},
+      {"tol", CLI_REAL, &c.tol, "EPS", "Poisson tolerance, max|r| / max|w| (default 1e-8 double, 1e-4 single)", 0, 1, 0, NULL, 0, 0, 0},
+      {"max-iter", CLI_INT, &c.max_iter, "N", "Poisson sweeps (SOR, default 20 n) or V-cycles (default 50) a step", 1, 1e12, 0, NULL, 0, 0, 0},
+      {"check-every", CLI_INT, &c.check_every, "K", "SOR sweeps between residual checks (default 10)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"omega", CLI_REAL, &c.omega, "W", "SOR relaxation factor (default 2/(1 + sin(pi/n)))", 1e-3, 1.999999, 0, NULL, 0, 0, 0},
+      {"dt", CLI_REAL, &c.dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"steps", CLI_INT, &c.steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
+      {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
+      {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_psi.png with streamlines (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
+      HD_DRV_END_OPTIONS};
+
+  memset(&c, 0, sizeof c);
+  hd_drv_common_defaults(&c.com, "cavity");
+  c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_MG, c.check_every = 10, c.steps = 10000000;
+  c.monitor_every = 100;
+#if defined(HD_HAVE_PNG)
+  c.png = 1;
+#endif
+  if ((rc = hd_drv_parse(opts, argc, argv, PROG,
+                         "Lid-driven cavity, vorticity-streamfunction, red-black SOR or multigrid; writes "
+                         "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr and PREFIX_psi.png.")) >= 0)
+    return rc;
+#if !defined(HD_HAVE_PNG)
+  if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
+#endif
+  if (finish_options(&c, opts, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  if (c.solver == CAVITY_MG) {
+    hd_pois_mg m;
+    hd_ctx probe;
+    memset(&probe, 0, sizeof probe);
+    if (!hd_pois_mg_plan(&probe, &m, c.n, 1.0)) {
+      snprintf(err, sizeof err, "n: %s", probe.msg + strlen("poisson: "));
+      return hd_drv_usage_error(PROG, err);
+    }
+  }
+  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
+  ops = cavity_ops_get(core->id, c.com.precision == 1);
+  if (!ops) {
+    core->destroy(&ctx);
+    return hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+  }
+  {
+    /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
+     * about 4/3 x 3 arrays); the host keeps four fields in double */
+    const double nodes = (double)(c.n + 1) * (double)(c.n + 1);
+    const double dev = nodes * ops->real_size * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : 4.0));
+    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev, c.com.bench ? 3 * nodes * 8.0 : 4 * nodes * 8.0 + 16 * nodes,
+                                  "the grid")) != 0)
+      return rc;
+  }
+  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
+          ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+          why[0] ? "; " : "", why);
+  if (c.com.bench) {
+    rc = run_bench(&c, &p, ops, core, &ctx);
+    core->destroy(&ctx);
+    return rc;
+  }
+
+  memset(&csv, 0, sizeof csv), memset(&hist, 0, sizeof hist), memset(&vol, 0, sizeof vol), memset(&png, 0, sizeof png);
+  {
+    const char *suffix[4] = {"_centreline.csv", "_history.csv", ".vtr", "_psi.png"};
+    hd_out *o[4] = {&csv, &hist, &vol, &png};
+    have_png = c.png;
+    for (k = 0; k < (have_png ? 4 : 3); ++k) {
+      snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
+      if (hd_out_open(o[k], path, err, sizeof err)) {
+        while (k-- > 0) hd_out_abort(o[k]);
+        core->destroy(&ctx);
+        return hd_drv_usage_error(PROG, err);
+      }
+    }
+  }
+  {
+    const size_t bytes = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double);
+    psi = (double *)malloc(bytes), w = (double *)malloc(bytes), u = (double *)malloc(bytes), v = (double *)malloc(bytes);
+    if (!psi || !w || !u || !v) {
+      hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
+      goto runtime_error;
+    }
+  }
+  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
+  hd_progress_init(&prog, c.com.progress);
+  t0 = hd_wtime();
+  while (step < c.steps && !steady) {
+    const long chunk = c.monitor_every < c.steps - step ? c.monitor_every : c.steps - step;
+    if (ops->advance(&ctx, state, chunk, 0.0, &pr) != HD_OK) goto runtime_error;
+    step += pr.steps, iterations += pr.iterations, checks += pr.checks, change = pr.change;
+    fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
+    if (c.steady > 0 && change <= c.steady) steady = 1;
+    hd_progress_step(&prog, PROG, step, c.steps, (double)step, "steps/s");
+  }
+  if (core->sync(&ctx) != HD_OK) goto runtime_error;
+  wall = hd_wtime() - t0;
+  hd_progress_end(&prog);
+  if (ops->fields(&ctx, state, psi, w, u, v) != HD_OK) goto runtime_error;
+  vortex(psi, c.n, &pmin, &xmin, &ymin);
+
+  fprintf(csv.f, "s,u_at_x_half,v_at_y_half\n");
+  for (k = 0; k <= c.n; ++k) {
+    const double s = (double)k / c.n;
+    fprintf(csv.f, "%.9g,%.9e,%.9e\n", s, centre(u, c.n, 0, s), centre(v, c.n, 1, s));
+  }
+  {
+    /* node values as cells of a rectilinear grid centred on the nodes */
+    double *x = (double *)malloc((size_t)(c.n + 2) * sizeof(double));
+    const double z[2] = {-0.5 / c.n, 0.5 / c.n};
+    const double *xyz[3];
+    const int64_t dims[3] = {c.n + 1, c.n + 1, 1};
+    hd_vti_array arr[4] = {{"psi", NULL, 0}, {"omega", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}};
+    int bad;
+    if (!x) {
+      hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory");
+      goto runtime_error;
+    }
+    for (k = 0; k <= c.n + 1; ++k) x[k] = ((double)k - 0.5) / c.n;
+    xyz[0] = x, xyz[1] = x, xyz[2] = z;
+    arr[0].data = psi, arr[1].data = w, arr[2].data = u, arr[3].data = v;
+    for (k = 0; k < 4; ++k) arr[k].single = ops->real_size == 4;
+    bad = hd_vtr_write(&vol, dims, xyz, arr, 4);
+    free(x);
+    if (bad) {
+      hd_fail(&ctx, HD_ERR_IO, "writing %s failed", vol.path);
+      goto runtime_error;
+    }
+  }
+  if (have_png && write_png(&png, psi, c.n, pmin, err, sizeof err)) {
+    hd_fail(&ctx, HD_ERR_IO, "%s", err);
+    goto runtime_error;
+  }
+  {
+    hd_out *o[4] = {&csv, &hist, &vol, &png};
+    for (k = 0; k < (have_png ? 4 : 3); ++k)
+      if (hd_out_commit(o[k], err, sizeof err)) {
+        hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        goto runtime_error;
+      }
+  }
+  printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nn: %ld\nre: %g\nlid: %g\nnu: %g\n"
+         "dt: %g\ndt_max: %g\nsolver: %s\npoisson_tolerance: %g\nsteps: %ld\ntime: %.6g\nsteady: %s\n"
+         "change: %.3e\npoisson_iterations: %ld\npoisson_checks: %ld\npsi_min: %.6f\nx_min: %.4f\ny_min: %.4f\n",
+         core->name, ctx.device_name, ops->precision, c.n, c.re, c.lid, p.nu, p.dt,
+         hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : "mg", p.pois.tol, step, step * p.dt,
+         steady ? "yes" : "no", change, iterations, checks, pmin, xmin, ymin);
+  {
+    const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;
+    if (g) {
+      double du = 0, dv = 0;
+      for (k = 0; k < GHIA_POINTS; ++k) {
+        du = fmax(du, fabs(centre(u, c.n, 0, ghia_y[k]) - g->u[k]));
+        dv = fmax(dv, fabs(centre(v, c.n, 1, ghia_x[k]) - g->v[k]));
+      }
+      printf("ghia_max_du: %.4f\nghia_max_dv: %.4f\nghia_psi_min: %.6f\n", du, dv, g->psi_min);
+    }
+  }
+  printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s.vtr%s%s%s\n", wall,
+         step ? wall / step : 0.0, c.com.output, c.com.output, c.com.output, have_png ? " " : "",
+         have_png ? c.com.output : "", have_png ? "_psi.png" : "");
+  if (!steady && c.steady > 0)
+    fprintf(stderr, PROG ": warning: not steady after %ld steps (change %.3g > %g)\n", step, change, c.steady);
+  rc = 0;
+  goto cleanup;
+
+runtime_error:
+  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  rc = 1;
+cleanup:
+  {
+    hd_out *o[4] = {&csv, &hist, &vol, &png};
+    for (k = 0; k < 4; ++k) hd_out_abort(o[k]);
+  }
+  if (state) ops->destroy(&ctx, state);
+  core->destroy(&ctx);
+  free(psi), free(w), free(u), free(v);
+  return rc;
+}

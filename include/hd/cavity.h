@@ -1,0 +1,156 @@
+/* hd/cavity.h - incompressible 2-D flow in vorticity-streamfunction form on
+ * the lid-driven square cavity (seed 003, second half).
+ *
+ * Nodes (i, j), 0 <= i, j <= n, spacing h = L/n, offset i + j (n + 1), the
+ * layout of hd/poisson.h.  Walls are the boundary nodes; the lid (j = n)
+ * moves with speed U in +x.  u = dpsi/dy, v = -dpsi/dx, omega = dv/dx - du/dy:
+ *
+ *   d(omega)/dt + d(u omega)/dx + d(v omega)/dy = nu lap(omega),
+ *   lap(psi) = -omega,  psi = 0 on the walls.
+ *
+ * Conservative central differences: the fluxes u omega at the four
+ * neighbours, with u and v there from psi at the diagonal points (the
+ * seed's stencil: omega from the four axis neighbours, psi from the four
+ * diagonal ones); explicit Euler in time.  Wall vorticity by Thom's formula,
+ *   omega_wall = -2 psi_1 / h^2 - 2 U_wall / h,
+ * psi_1 the streamfunction one node inside, U_wall the tangential wall
+ * speed (U on the lid, counter-clockwise positive).
+ *
+ * Stability of Euler with central differences (forward-time centred-space):
+ * nu dt / h^2 <= 1/4 and |u|^2 dt / nu <= 2, with |u| <= U. */
+#ifndef HD_CAVITY_H
+#define HD_CAVITY_H
+
+#include <math.h>
+
+#include "context.h"
+#include "launch.h"
+#include "real.h"
+#include "reduce.h"
+
+typedef struct hd_cav_args {
+  const hd_real *psi, *w; /* streamfunction and vorticity at time n */
+  hd_real *w_new;         /* vorticity at n + 1 (interior) */
+  hd_real *u, *v;         /* velocities (hd_cav_velocity_loop) */
+  hd_idx n;
+  hd_real dt, nu, lid;
+  hd_real r2h, rh2;       /* 1/(2h), 1/h^2 */
+} hd_cav_args;
+
+/* Interior vorticity at n + 1. */
+HD_FN void hd_cav_vort_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
+  const hd_idx sy = a->n + 1, o = i + j * sy;
+  const hd_real *HD_RESTRICT p = a->psi, *HD_RESTRICT w = a->w;
+  const hd_real ue = (p[o + 1 + sy] - p[o + 1 - sy]) * a->r2h, uw = (p[o - 1 + sy] - p[o - 1 - sy]) * a->r2h;
+  const hd_real vn = (p[o - 1 + sy] - p[o + 1 + sy]) * a->r2h, vs = (p[o - 1 - sy] - p[o + 1 - sy]) * a->r2h;
+  const hd_real adv = (ue * w[o + 1] - uw * w[o - 1] + vn * w[o + sy] - vs * w[o - sy]) * a->r2h;
+  const hd_real dif = a->nu * (w[o + 1] + w[o - 1] + w[o + sy] + w[o - sy] - HD_R(4) * w[o]) * a->rh2;
+  a->w_new[o] = w[o] + a->dt * (dif - adv);
+}
+
+/* Thom's wall vorticity at wall node p of 4 (n - 1) (corners excluded):
+ * bottom, top (the lid), left, right; writes into w_new. */
+HD_FN void hd_cav_wall_pt(const hd_cav_args *a, hd_idx p) {
+  const hd_idx m = a->n - 1, side = p / m, q = p % m + 1, sy = a->n + 1;
+  const hd_real *psi = a->psi;
+  hd_real *w = a->w_new;
+  const hd_real c = HD_R(-2) * a->rh2;
+  if (side == 0)
+    w[q] = c * psi[q + sy];
+  else if (side == 1)
+    w[q + a->n * sy] = c * psi[q + (a->n - 1) * sy] - HD_R(4) * a->lid * a->r2h;
+  else if (side == 2)
+    w[q * sy] = c * psi[1 + q * sy];
+  else
+    w[a->n + q * sy] = c * psi[a->n - 1 + q * sy];
+}
+
+/* Velocities on every node: central differences inside, the wall speeds on
+ * the walls (the lid's corners move with the lid). */
+HD_FN void hd_cav_velocity_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
+  const hd_idx sy = a->n + 1, o = i + j * sy;
+  const hd_real *p = a->psi;
+  if (i == 0 || j == 0 || i == a->n || j == a->n) {
+    a->u[o] = j == a->n ? a->lid : HD_R(0);
+    a->v[o] = HD_R(0);
+    return;
+  }
+  a->u[o] = (p[o + sy] - p[o - sy]) * a->r2h;
+  a->v[o] = (p[o - 1] - p[o + 1]) * a->r2h;
+}
+
+/* Steady-state and blow-up monitor over the interior: max |w_new - w|,
+ * max |w_new|, and the non-finite values of w_new. */
+typedef struct hd_cav_change {
+  double dmax, wmax;
+  hd_idx nonfinite, first_bad;
+} hd_cav_change;
+
+HD_FN void hd_cav_change_init(hd_cav_change *c) {
+  c->dmax = 0.0, c->wmax = 0.0, c->nonfinite = 0, c->first_bad = -1;
+}
+
+HD_FN void hd_cav_change_merge(hd_cav_change *c, const hd_cav_change *o) {
+  if (o->dmax > c->dmax) c->dmax = o->dmax;
+  if (o->wmax > c->wmax) c->wmax = o->wmax;
+  if (o->nonfinite && (c->nonfinite == 0 || o->first_bad < c->first_bad)) c->first_bad = o->first_bad;
+  c->nonfinite += o->nonfinite;
+}
+
+HD_FN void hd_cav_change_pt(const hd_cav_args *a, hd_idx i, hd_idx j, hd_idx k, hd_cav_change *acc) {
+  const hd_idx o = i + j * (a->n + 1);
+  const double wn = (double)a->w_new[o], d = fabs(wn - (double)a->w[o]);
+  (void)k;
+  if (!hd_isfinite(wn)) {
+    if (acc->nonfinite == 0 || o < acc->first_bad) acc->first_bad = o;
+    acc->nonfinite++;
+    return;
+  }
+  if (d > acc->dmax) acc->dmax = d;
+  if (fabs(wn) > acc->wmax) acc->wmax = fabs(wn);
+}
+
+HD_DEFINE_FOR_2D(hd_cav_vort_loop, hd_cav_vort_pt, hd_cav_args)
+HD_DEFINE_FOR_1D(hd_cav_wall_loop, hd_cav_wall_pt, hd_cav_args)
+HD_DEFINE_FOR_2D(hd_cav_velocity_loop, hd_cav_velocity_pt, hd_cav_args)
+HD_DEFINE_REDUCE_3D(hd_cav_change_reduce, hd_cav_args, hd_cav_change, hd_cav_change_pt, hd_cav_change_init,
+                    hd_cav_change_merge)
+
+/* Largest stable dt of Euler with central differences. */
+HD_HOST_FN double hd_cav_dt_max(double h, double nu, double lid) {
+  const double visc = 0.25 * h * h / nu;
+  const double adv = lid > 0 ? 2.0 * nu / (lid * lid) : visc;
+  return visc < adv ? visc : adv;
+}
+
+HD_HOST_FN hd_status hd_cav_setup(hd_ctx *ctx, hd_cav_args *a, hd_idx n, double length, double lid, double nu,
+                                  double dt) {
+  const double h = length / (double)n;
+  double dtmax;
+  if (n < 3) return hd_fail(ctx, HD_ERR_ARG, "cavity: need at least 3 x 3 cells, got n = %ld", (long)n);
+  if (!(length > 0) || !(nu > 0) || !(lid >= 0) || !isfinite(lid))
+    return hd_fail(ctx, HD_ERR_ARG, "cavity: length %g and viscosity %g must be positive, lid speed %g >= 0",
+                   length, nu, lid);
+  dtmax = hd_cav_dt_max(h, nu, lid);
+  if (!(dt > 0)) return hd_fail(ctx, HD_ERR_ARG, "cavity: dt = %g must be positive", dt);
+  if (dt > dtmax)
+    return hd_fail(ctx, HD_ERR_UNSTABLE,
+                   "cavity: dt = %g exceeds the stability limit %g (nu dt/h^2 <= 1/4, U^2 dt/nu <= 2)", dt, dtmax);
+  a->n = n;
+  a->dt = (hd_real)dt, a->nu = (hd_real)nu, a->lid = (hd_real)lid;
+  a->r2h = (hd_real)(0.5 / h), a->rh2 = (hd_real)(1.0 / (h * h));
+  return HD_OK;
+}
+
+/* The three loops of a step after the Poisson solve are the caller's: the
+ * interior update reads psi and w at n, writes w_new; the Poisson solve
+ * gets psi at n + 1 from w_new; the walls then take Thom's values. */
+HD_HOST_FN hd_status hd_cav_interior(hd_ctx *ctx, const hd_cav_args *a) {
+  return hd_cav_vort_loop(ctx, a, hd_range3_make(1, a->n, 1, a->n, 0, 1));
+}
+
+HD_HOST_FN hd_status hd_cav_walls(hd_ctx *ctx, const hd_cav_args *a) {
+  return hd_cav_wall_loop(ctx, a, 0, 4 * (a->n - 1));
+}
+
+#endif /* HD_CAVITY_H */

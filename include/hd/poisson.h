@@ -1,0 +1,440 @@
+/* hd/poisson.h - 2-D Poisson solvers on the nodes of a square of n x n cells
+ * of width h:
+ *   (4 u - u_E - u_W - u_N - u_S) / h^2 = f   at the interior nodes,
+ * u given (and kept) on the boundary nodes.  Node (i, j), 0 <= i, j <= n,
+ * lives at offset i + j (n + 1) of a "natural" array.
+ *
+ * Red-black SOR works on split colour arrays (seed 003): node (i, j) is red
+ * (colour 0) when i + j is even; row j of colour c holds the nodes
+ * i = 2m + ((j + c) & 1), m = 0 .. w - 1, w = n/2 + 1, at offset m + j w.
+ * A sweep of one colour then reads and writes unit-stride rows: the
+ * east/west neighbours of (m, j) are other[m + p] and other[m - 1 + p]
+ * (p = (j + c) & 1), north/south other[m +- w].
+ *
+ * Multigrid: V-cycles on the natural layout, red-black Gauss-Seidel
+ * smoothing, full-weighting restriction, bilinear prolongation, vertex
+ * coarsening n -> n/2 while n is even; the coarsest grid (n <= 64) is
+ * solved by SOR sweeps.
+ *
+ * Both stop when max|residual| <= tol max|f| (deterministic reductions, so
+ * every backend stops after the same number of iterations up to rounding),
+ * checked every `check_every` SOR sweeps or every V-cycle. */
+#ifndef HD_POISSON_H
+#define HD_POISSON_H
+
+#include <math.h>
+
+#include "context.h"
+#include "launch.h"
+#include "memory.h"
+#include "real.h"
+#include "reduce.h"
+
+#define HD_POIS_MG_MAX_LEVELS 32
+#define HD_POIS_MG_MAX_COARSE 64
+
+/* ---- point functions ------------------------------------------------------ */
+
+/* The Jacobi value of the 5-point equation from the four neighbours. */
+HD_FN hd_real hd_pois_jacobi(hd_real h2f, hd_real e, hd_real w, hd_real n, hd_real s) {
+  return (h2f + e + w + n + s) * HD_R(0.25);
+}
+
+/* One SOR update of colour `colour` on the split arrays. */
+typedef struct hd_pois_sor_args {
+  hd_real *own;         /* this colour's u */
+  const hd_real *other; /* the other colour's u */
+  const hd_real *f;     /* this colour's right-hand side */
+  hd_idx n, w;
+  int colour;
+  hd_real omega, h2;
+} hd_pois_sor_args;
+
+HD_FN void hd_pois_sor_pt(const hd_pois_sor_args *a, hd_idx m, hd_idx j) {
+  const hd_idx p = (j + a->colour) & 1, i = 2 * m + p, o = m + j * a->w;
+  hd_real *HD_RESTRICT u = a->own;
+  const hd_real *HD_RESTRICT v = a->other;
+  if (i < 1 || i > a->n - 1) return;
+  u[o] += a->omega * (hd_pois_jacobi(a->h2 * a->f[o], v[o + p], v[o - 1 + p], v[o + a->w], v[o - a->w]) - u[o]);
+}
+
+/* Natural <-> split copies of one array, both colours at once. */
+typedef struct hd_pois_split_args {
+  hd_real *nat;
+  hd_real *col[2];
+  hd_idx n, w;
+  int to_split;
+} hd_pois_split_args;
+
+HD_FN void hd_pois_split_pt(const hd_pois_split_args *a, hd_idx m, hd_idx j) {
+  int c;
+  for (c = 0; c < 2; ++c) {
+    const hd_idx i = 2 * m + ((j + c) & 1);
+    if (i > a->n) continue;
+    if (a->to_split)
+      a->col[c][m + j * a->w] = a->nat[i + j * (a->n + 1)];
+    else
+      a->nat[i + j * (a->n + 1)] = a->col[c][m + j * a->w];
+  }
+}
+
+/* Residual of the split arrays: k is the colour. */
+typedef struct hd_pois_sor_pair {
+  hd_pois_sor_args c[2];
+} hd_pois_sor_pair;
+
+HD_FN void hd_pois_sor_res_pt(const hd_pois_sor_pair *a, hd_idx m, hd_idx j, hd_idx k, hd_stats *acc) {
+  const hd_pois_sor_args *s = &a->c[k];
+  const hd_idx p = (j + s->colour) & 1, i = 2 * m + p, o = m + j * s->w;
+  const hd_real *u = s->own, *v = s->other;
+  hd_real r;
+  if (i < 1 || i > s->n - 1) return;
+  r = s->f[o] - (HD_R(4) * u[o] - v[o + p] - v[o - 1 + p] - v[o + s->w] - v[o - s->w]) / s->h2;
+  hd_stats_add(acc, (double)r, o);
+}
+
+/* One level of the multigrid hierarchy, natural layout. */
+typedef struct hd_pois_level {
+  hd_real *u;       /* solution (finest) or correction (coarser) */
+  const hd_real *f; /* right-hand side */
+  hd_real *r;       /* residual; its boundary stays 0 */
+  hd_idx n;
+  hd_real h2, omega;
+  int colour;
+} hd_pois_level;
+
+/* Red-black (Gauss-Seidel or SOR) update over (m, j) as in the split
+ * layout, on the natural arrays. */
+HD_FN void hd_pois_smooth_pt(const hd_pois_level *a, hd_idx m, hd_idx j) {
+  const hd_idx i = 2 * m + ((j + a->colour) & 1), sy = a->n + 1, o = i + j * sy;
+  hd_real *HD_RESTRICT u = a->u;
+  if (i < 1 || i > a->n - 1) return;
+  u[o] += a->omega * (hd_pois_jacobi(a->h2 * a->f[o], u[o + 1], u[o - 1], u[o + sy], u[o - sy]) - u[o]);
+}
+
+HD_FN hd_real hd_pois_residual(const hd_pois_level *a, hd_idx o) {
+  const hd_idx sy = a->n + 1;
+  const hd_real *u = a->u;
+  return a->f[o] - (HD_R(4) * u[o] - u[o + 1] - u[o - 1] - u[o + sy] - u[o - sy]) / a->h2;
+}
+
+HD_FN void hd_pois_residual_pt(const hd_pois_level *a, hd_idx i, hd_idx j) {
+  const hd_idx o = i + j * (a->n + 1);
+  a->r[o] = hd_pois_residual(a, o);
+}
+
+HD_FN void hd_pois_res_norm_pt(const hd_pois_level *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
+  const hd_idx o = i + j * (a->n + 1);
+  (void)k;
+  hd_stats_add(acc, (double)hd_pois_residual(a, o), o);
+}
+
+HD_FN void hd_pois_abs_pt(const hd_pois_level *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
+  const hd_idx o = i + j * (a->n + 1);
+  (void)k;
+  hd_stats_add(acc, (double)a->f[o], o);
+}
+
+/* Fine residual (fine->r) to the coarse right-hand side by full weighting;
+ * the coarse correction starts at 0.  (I, J) coarse interior. */
+typedef struct hd_pois_transfer_args {
+  hd_pois_level fine, coarse;
+} hd_pois_transfer_args;
+
+HD_FN void hd_pois_restrict_pt(const hd_pois_transfer_args *a, hd_idx ci, hd_idx cj) {
+  const hd_idx sf = a->fine.n + 1, o = 2 * ci + 2 * cj * sf, oc = ci + cj * (a->coarse.n + 1);
+  const hd_real *r = a->fine.r;
+  hd_real *fc = (hd_real *)a->coarse.f;
+  fc[oc] = (HD_R(4) * r[o] + HD_R(2) * (r[o + 1] + r[o - 1] + r[o + sf] + r[o - sf]) + r[o + 1 + sf] +
+            r[o - 1 + sf] + r[o + 1 - sf] + r[o - 1 - sf]) *
+           HD_R(0.0625);
+  a->coarse.u[oc] = HD_R(0);
+}
+
+/* Add the bilinear interpolation of the coarse correction; (i, j) fine
+ * interior. */
+HD_FN void hd_pois_prolong_pt(const hd_pois_transfer_args *a, hd_idx i, hd_idx j) {
+  const hd_idx sc = a->coarse.n + 1, i0 = i / 2, i1 = (i + 1) / 2, j0 = j / 2, j1 = (j + 1) / 2;
+  const hd_real *e = a->coarse.u;
+  a->fine.u[i + j * (a->fine.n + 1)] +=
+      HD_R(0.25) * (e[i0 + j0 * sc] + e[i1 + j0 * sc] + e[i0 + j1 * sc] + e[i1 + j1 * sc]);
+}
+
+HD_DEFINE_FOR_2D(hd_pois_sor_loop, hd_pois_sor_pt, hd_pois_sor_args)
+HD_DEFINE_FOR_2D(hd_pois_split_loop, hd_pois_split_pt, hd_pois_split_args)
+HD_DEFINE_REDUCE_3D(hd_pois_sor_res_reduce, hd_pois_sor_pair, hd_stats, hd_pois_sor_res_pt, hd_stats_init,
+                    hd_stats_merge)
+HD_DEFINE_FOR_2D(hd_pois_smooth_loop, hd_pois_smooth_pt, hd_pois_level)
+HD_DEFINE_FOR_2D(hd_pois_residual_loop, hd_pois_residual_pt, hd_pois_level)
+HD_DEFINE_REDUCE_3D(hd_pois_res_reduce, hd_pois_level, hd_stats, hd_pois_res_norm_pt, hd_stats_init,
+                    hd_stats_merge)
+HD_DEFINE_REDUCE_3D(hd_pois_f_reduce, hd_pois_level, hd_stats, hd_pois_abs_pt, hd_stats_init, hd_stats_merge)
+HD_DEFINE_FOR_2D(hd_pois_restrict_loop, hd_pois_restrict_pt, hd_pois_transfer_args)
+HD_DEFINE_FOR_2D(hd_pois_prolong_loop, hd_pois_prolong_pt, hd_pois_transfer_args)
+
+/* ---- solvers ---------------------------------------------------------------- */
+
+typedef struct hd_pois_opts {
+  double tol;      /* stop at max|r| <= tol max|f| */
+  long max_iter;   /* sweeps (SOR) or V-cycles (multigrid) */
+  int check_every; /* SOR: sweeps between residual checks */
+  double omega;    /* SOR relaxation; 0: the optimum for the grid */
+  int pre, post;   /* multigrid smoothing sweeps (0: 2 each) */
+} hd_pois_opts;
+
+typedef struct hd_pois_result {
+  long iterations; /* sweeps or cycles done */
+  long checks;     /* residual reductions */
+  double residual; /* final max|r| / max|f| (0 when f = 0) */
+} hd_pois_result;
+
+/* The optimal SOR factor for the Dirichlet problem on n x n cells. */
+HD_HOST_FN double hd_pois_omega_opt(hd_idx n) {
+  return 2.0 / (1.0 + sin(3.14159265358979323846 / (double)n));
+}
+
+HD_HOST_FN hd_status hd_pois_check_size(hd_ctx *ctx, hd_idx n, double h) {
+  if (n < 2) return hd_fail(ctx, HD_ERR_ARG, "poisson: need at least 2 x 2 cells, got n = %ld", (long)n);
+  if (!(h > 0.0)) return hd_fail(ctx, HD_ERR_ARG, "poisson: spacing h = %g must be positive", h);
+  return HD_OK;
+}
+
+/* max|x| from a reduction, or an error naming the first non-finite value. */
+HD_HOST_FN hd_status hd_pois_norm(hd_ctx *ctx, const hd_stats *s, const char *what, double *out) {
+  if (s->nonfinite)
+    return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: %s is not finite (first at offset %ld)", what,
+                   (long)s->first_bad);
+  *out = s->count ? fmax(fabs(s->min), fabs(s->max)) : 0.0;
+  return HD_OK;
+}
+
+typedef struct hd_pois_sor {
+  hd_idx n, w;
+  double h;
+  hd_real *u[2], *f[2]; /* split colours */
+} hd_pois_sor;
+
+HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
+  int c;
+  for (c = 0; c < 2; ++c) {
+    hd_dev_free(ctx, s->u[c]), hd_dev_free(ctx, s->f[c]);
+    s->u[c] = s->f[c] = NULL;
+  }
+}
+
+HD_HOST_FN hd_status hd_pois_sor_create(hd_ctx *ctx, hd_pois_sor *s, hd_idx n, double h) {
+  const size_t bytes = (size_t)((n / 2 + 1) * (n + 1)) * sizeof(hd_real);
+  hd_status st = hd_pois_check_size(ctx, n, h);
+  int c;
+  s->n = n, s->w = n / 2 + 1, s->h = h;
+  s->u[0] = s->u[1] = s->f[0] = s->f[1] = NULL;
+  for (c = 0; c < 2 && st == HD_OK; ++c) {
+    st = hd_dev_alloc(ctx, (void **)&s->u[c], bytes);
+    if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->f[c], bytes);
+  }
+  if (st != HD_OK) hd_pois_sor_destroy(ctx, s);
+  return st;
+}
+
+HD_HOST_FN hd_pois_sor_args hd_pois_sor_colour(const hd_pois_sor *s, int c, double omega) {
+  hd_pois_sor_args a;
+  a.own = s->u[c], a.other = s->u[1 - c], a.f = s->f[c];
+  a.n = s->n, a.w = s->w, a.colour = c;
+  a.omega = (hd_real)omega, a.h2 = (hd_real)(s->h * s->h);
+  return a;
+}
+
+/* Sweeps (red then black) with the split arrays as they are. */
+HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, const hd_pois_sor *s, double omega, long sweeps) {
+  const hd_range3 r = hd_range3_make(0, s->w, 1, s->n, 0, 1);
+  hd_pois_sor_args a[2];
+  hd_status st = HD_OK;
+  long k;
+  a[0] = hd_pois_sor_colour(s, 0, omega), a[1] = hd_pois_sor_colour(s, 1, omega);
+  for (k = 0; k < sweeps && st == HD_OK; ++k) {
+    st = hd_pois_sor_loop(ctx, &a[0], r);
+    if (st == HD_OK) st = hd_pois_sor_loop(ctx, &a[1], r);
+  }
+  return st;
+}
+
+HD_HOST_FN hd_status hd_pois_sor_residual(hd_ctx *ctx, const hd_pois_sor *s, double *out) {
+  hd_pois_sor_pair a;
+  hd_stats acc;
+  hd_status st;
+  a.c[0] = hd_pois_sor_colour(s, 0, 1.0), a.c[1] = hd_pois_sor_colour(s, 1, 1.0);
+  st = hd_pois_sor_res_reduce(ctx, &a, hd_range3_make(0, s->w, 1, s->n, 0, 2), &acc);
+  return st == HD_OK ? hd_pois_norm(ctx, &acc, "the residual", out) : st;
+}
+
+HD_HOST_FN hd_status hd_pois_split(hd_ctx *ctx, const hd_pois_sor *s, hd_real *nat, hd_real *const col[2],
+                                   int to_split) {
+  hd_pois_split_args a;
+  a.nat = nat, a.col[0] = col[0], a.col[1] = col[1], a.n = s->n, a.w = s->w, a.to_split = to_split;
+  return hd_pois_split_loop(ctx, &a, hd_range3_make(0, s->w, 0, s->n + 1, 0, 1));
+}
+
+HD_HOST_FN hd_status hd_pois_f_norm(hd_ctx *ctx, hd_idx n, const hd_real *f, double *out) {
+  hd_pois_level l;
+  hd_stats acc;
+  hd_status st;
+  l.u = NULL, l.r = NULL, l.f = f, l.n = n, l.h2 = 1, l.omega = 1, l.colour = 0;
+  st = hd_pois_f_reduce(ctx, &l, hd_range3_make(1, n, 1, n, 0, 1), &acc);
+  return st == HD_OK ? hd_pois_norm(ctx, &acc, "the right-hand side", out) : st;
+}
+
+/* Solve from the u given (its boundary kept); u and f natural arrays. */
+HD_HOST_FN hd_status hd_pois_sor_solve(hd_ctx *ctx, hd_pois_sor *s, hd_real *u, const hd_real *f,
+                                       const hd_pois_opts *o, hd_pois_result *res) {
+  const double omega = o->omega > 0 ? o->omega : hd_pois_omega_opt(s->n);
+  const long every = o->check_every > 0 ? o->check_every : 1;
+  double fmax = 0.0, r = 0.0;
+  hd_status st = hd_pois_f_norm(ctx, s->n, f, &fmax);
+  res->iterations = 0, res->checks = 0, res->residual = 0.0;
+  if (st == HD_OK) st = hd_pois_split(ctx, s, (hd_real *)f, s->f, 1);
+  if (st == HD_OK) st = hd_pois_split(ctx, s, u, s->u, 1);
+  while (st == HD_OK) {
+    st = hd_pois_sor_residual(ctx, s, &r);
+    res->checks++;
+    res->residual = fmax > 0 ? r / fmax : r;
+    if (st != HD_OK || r <= o->tol * fmax) break;
+    if (res->iterations >= o->max_iter) {
+      st = hd_fail(ctx, HD_ERR_NOCONV, "poisson: SOR residual %.3g of max|f| after %ld sweeps (tolerance %g)",
+                   res->residual, res->iterations, o->tol);
+      break;
+    }
+    {
+      const long k = every < o->max_iter - res->iterations ? every : o->max_iter - res->iterations;
+      st = hd_pois_sor_sweeps(ctx, s, omega, k);
+      res->iterations += k;
+    }
+  }
+  if (st == HD_OK || st == HD_ERR_NOCONV) {
+    const hd_status m = hd_pois_split(ctx, s, u, s->u, 0);
+    if (m != HD_OK) st = m;
+  }
+  return st;
+}
+
+typedef struct hd_pois_mg {
+  int levels;
+  hd_idx n[HD_POIS_MG_MAX_LEVELS];
+  double h;
+  hd_real *u[HD_POIS_MG_MAX_LEVELS], *f[HD_POIS_MG_MAX_LEVELS], *r[HD_POIS_MG_MAX_LEVELS];
+} hd_pois_mg;
+
+HD_HOST_FN void hd_pois_mg_destroy(hd_ctx *ctx, hd_pois_mg *m) {
+  int l;
+  for (l = 0; l < m->levels; ++l) {
+    if (l > 0) hd_dev_free(ctx, m->u[l]), hd_dev_free(ctx, m->f[l]);
+    hd_dev_free(ctx, m->r[l]);
+    m->u[l] = m->f[l] = m->r[l] = NULL;
+  }
+  m->levels = 0;
+}
+
+/* The levels n, n/2, ... while even and >= 4, without allocating; the
+ * coarsest must be <= 64.  Returns the level count, or 0 after hd_fail. */
+HD_HOST_FN int hd_pois_mg_plan(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
+  int l;
+  m->levels = 0, m->h = h;
+  if (hd_pois_check_size(ctx, n, h) != HD_OK) return 0;
+  m->n[0] = n;
+  for (l = 1; m->n[l - 1] % 2 == 0 && m->n[l - 1] >= 4 && l < HD_POIS_MG_MAX_LEVELS; ++l) m->n[l] = m->n[l - 1] / 2;
+  if (m->n[l - 1] > HD_POIS_MG_MAX_COARSE) {
+    hd_fail(ctx, HD_ERR_ARG,
+            "poisson: multigrid needs n = m 2^k with m <= %d; n = %ld coarsens only to %ld (use SOR, or a size "
+            "such as %ld)",
+            HD_POIS_MG_MAX_COARSE, (long)n, (long)m->n[l - 1], (long)(n / 64 * 64 > 0 ? n / 64 * 64 : 64));
+    return 0;
+  }
+  return l;
+}
+
+HD_HOST_FN hd_status hd_pois_mg_create(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
+  const int l = hd_pois_mg_plan(ctx, m, n, h);
+  hd_status st = HD_OK;
+  if (l == 0) return HD_ERR_ARG;
+  for (m->levels = 0; m->levels < l && st == HD_OK; ++m->levels) {
+    const int k = m->levels;
+    const size_t bytes = (size_t)((m->n[k] + 1) * (m->n[k] + 1)) * sizeof(hd_real);
+    m->u[k] = m->f[k] = m->r[k] = NULL;
+    if (k > 0) {
+      st = hd_dev_alloc(ctx, (void **)&m->u[k], bytes);
+      if (st == HD_OK) st = hd_dev_zero(ctx, m->u[k], bytes);
+      if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&m->f[k], bytes);
+      if (st == HD_OK) st = hd_dev_zero(ctx, m->f[k], bytes);
+    }
+    if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&m->r[k], bytes);
+    if (st == HD_OK) st = hd_dev_zero(ctx, m->r[k], bytes);
+  }
+  if (st != HD_OK) hd_pois_mg_destroy(ctx, m);
+  return st;
+}
+
+HD_HOST_FN hd_pois_level hd_pois_mg_level(const hd_pois_mg *m, int l) {
+  hd_pois_level a;
+  const double h = m->h * (double)(m->n[0] / m->n[l]);
+  a.u = m->u[l], a.f = m->f[l], a.r = m->r[l], a.n = m->n[l];
+  a.h2 = (hd_real)(h * h), a.omega = 1, a.colour = 0;
+  return a;
+}
+
+HD_HOST_FN hd_status hd_pois_smooth(hd_ctx *ctx, hd_pois_level a, double omega, long sweeps) {
+  const hd_range3 r = hd_range3_make(0, a.n / 2 + 1, 1, a.n, 0, 1);
+  hd_status st = HD_OK;
+  long k;
+  a.omega = (hd_real)omega;
+  for (k = 0; k < 2 * sweeps && st == HD_OK; ++k) {
+    a.colour = (int)(k & 1);
+    st = hd_pois_smooth_loop(ctx, &a, r);
+  }
+  return st;
+}
+
+HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int pre, int post) {
+  const hd_pois_level a = hd_pois_mg_level(m, l);
+  hd_pois_transfer_args t;
+  hd_status st;
+  if (l == m->levels - 1) /* coarsest: one sweep is exact for one unknown */
+    return hd_pois_smooth(ctx, a, hd_pois_omega_opt(a.n), a.n <= 2 ? 1 : 4 * a.n);
+  t.fine = a, t.coarse = hd_pois_mg_level(m, l + 1);
+  st = hd_pois_smooth(ctx, a, 1.0, pre);
+  if (st == HD_OK) st = hd_pois_residual_loop(ctx, &a, hd_range3_make(1, a.n, 1, a.n, 0, 1));
+  if (st == HD_OK) st = hd_pois_restrict_loop(ctx, &t, hd_range3_make(1, t.coarse.n, 1, t.coarse.n, 0, 1));
+  if (st == HD_OK) st = hd_pois_vcycle(ctx, m, l + 1, pre, post);
+  if (st == HD_OK) st = hd_pois_prolong_loop(ctx, &t, hd_range3_make(1, a.n, 1, a.n, 0, 1));
+  if (st == HD_OK) st = hd_pois_smooth(ctx, a, 1.0, post);
+  return st;
+}
+
+HD_HOST_FN hd_status hd_pois_mg_solve(hd_ctx *ctx, hd_pois_mg *m, hd_real *u, const hd_real *f,
+                                      const hd_pois_opts *o, hd_pois_result *res) {
+  const int pre = o->pre > 0 ? o->pre : 2, post = o->post > 0 ? o->post : 2;
+  double fmax = 0.0, r = 0.0;
+  hd_status st;
+  hd_pois_level top;
+  m->u[0] = u, m->f[0] = (hd_real *)f;
+  top = hd_pois_mg_level(m, 0);
+  st = hd_pois_f_norm(ctx, m->n[0], f, &fmax);
+  res->iterations = 0, res->checks = 0, res->residual = 0.0;
+  while (st == HD_OK) {
+    hd_stats acc;
+    st = hd_pois_res_reduce(ctx, &top, hd_range3_make(1, top.n, 1, top.n, 0, 1), &acc);
+    if (st == HD_OK) st = hd_pois_norm(ctx, &acc, "the residual", &r);
+    res->checks++;
+    res->residual = fmax > 0 ? r / fmax : r;
+    if (st != HD_OK || r <= o->tol * fmax) break;
+    if (res->iterations >= o->max_iter) {
+      st = hd_fail(ctx, HD_ERR_NOCONV, "poisson: multigrid residual %.3g of max|f| after %ld V-cycles (tolerance %g)",
+                   res->residual, res->iterations, o->tol);
+      break;
+    }
+    st = hd_pois_vcycle(ctx, m, 0, pre, post);
+    res->iterations++;
+  }
+  m->u[0] = NULL, m->f[0] = NULL;
+  return st;
+}
+
+#endif /* HD_POISSON_H */
