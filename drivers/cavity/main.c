@@ -159,6 +159,7 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
     void *state = NULL;
     double t0;
     q.solver = k;
+    q.pois.max_iter = k == CAVITY_SOR ? 20 * n : 50;
     if (ops->create(ctx, &q, &state) != HD_OK) goto fail;
     if (ops->advance(ctx, state, 20, 0.0, &pr) != HD_OK || core->sync(ctx) != HD_OK) {
       ops->destroy(ctx, state);
@@ -263,13 +264,14 @@ int main(int argc, char **argv) {
     const double nodes = (double)(c.n + 1) * (double)(c.n + 1);
     const double dev = nodes * ops->real_size * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : 4.0));
     if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev, c.com.bench ? 3 * nodes * 8.0 : 4 * nodes * 8.0 + 16 * nodes,
-                                  "the grid")) != 0)
+                                  "grid")) != 0)
       return rc;
   }
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
-          ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
-          why[0] ? "; " : "", why);
   if (c.com.bench) {
+    fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
+            ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+            why[0] ? "; " : "", why);
+
     rc = run_bench(&c, &p, ops, core, &ctx);
     core->destroy(&ctx);
     return rc;
@@ -289,6 +291,9 @@ int main(int argc, char **argv) {
       }
     }
   }
+  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
+          ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+          why[0] ? "; " : "", why);
   {
     const size_t bytes = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double);
     psi = (double *)malloc(bytes), w = (double *)malloc(bytes), u = (double *)malloc(bytes), v = (double *)malloc(bytes);

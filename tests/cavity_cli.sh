@@ -1,0 +1,52 @@
+#!/bin/sh
+# hd-cavity's contract with its user: good runs write the centreline CSV,
+# the history, the fields and the streamline picture and say how close
+# Ghia's tables are; bad input gives one line, exit status 2, and writes
+# nothing.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-cavity
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+printf 'n = 32\nre = 100\nstedy = 1e-5\n' >typo.in
+printf 'n = 32\nre = -5\n' >negre.in
+
+bad 2 "typo.in:3: unknown key 'stedy' (did you mean 'steady'?)" --input=typo.in
+bad 2 "negre.in:2: re: -5 is out of range" --input=negre.in
+bad 2 "--n: 2 is out of range" --n=2
+bad 2 "n: multigrid needs n = m 2^k with m <= 64; n = 130 coarsens only to 65" --n=130
+bad 2 "dt: 0.01 exceeds the stability limit 0.002" --n=64 --dt=0.01
+bad 2 "tol: 1e-08 is below what single precision reaches on 256^2" --n=256 --precision=single --tol=1e-8
+bad 2 "omega: only SOR takes a relaxation factor" --omega=1.5
+bad 2 "--omega: 2.5 is out of range" --solver=sor --omega=2.5
+bad 2 "--solver: 'cg' is not one of sor|mg" --solver=cg
+bad 2 "steady: 1e-12 is below the rounding of w per unit time" --steady=1e-12
+bad 2 "grid too large for memory" --n=1048576 --solver=sor
+bad 2 "cannot write" --output=/nonexistent/dir/out --n=16
+
+# good runs
+clean_dir
+run --n=32 --re=100
+result $([ "$(cat rc)" -eq 0 ] && [ "$(wc -l <out_centreline.csv)" -eq 34 ] &&
+  head -n 1 out_centreline.csv | grep -q '^s,u_at_x_half,v_at_y_half$' &&
+  head -n 1 out_history.csv | grep -q '^step,time,change,poisson_iterations,poisson_residual$' &&
+  grep -q RectilinearGrid out.vtr && grep -q '^steady: yes$' stdout && echo 0 || echo 1) \
+  "a Re = 100 run reaches the steady state and writes the centrelines, history and fields"
+if grep -q HD_HAVE_PNG "${top_builddir:-.}/config.h" 2>/dev/null; then
+  result $(head -c 8 out_psi.png | od -An -c | grep -q 'P   N   G' && echo 0 || echo 1) "the streamline picture is a PNG"
+fi
+du=$(sed -n 's/^ghia_max_du: //p' stdout)
+result $(awk -v d="${du:-9}" 'BEGIN { exit !(d < 0.012) }' && grep -q '^psi_min: -0.10' stdout && echo 0 || echo 1) \
+  "the summary compares with Ghia et al. (max du $du) and gives the primary vortex"
+
+clean_dir
+run --n=30 --re=100 --solver=sor --steps=200 --steady=0
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^steps: 200$' stdout && grep -q '^solver: sor$' stdout && echo 0 || echo 1) \
+  "SOR on a grid that is not a power of two; --steady=0 runs every step"
+
+clean_dir
+run --bench --n=32
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^sor_sweep_fraction_of_copy: ' stdout &&
+  grep -q '^mg_speedup_over_sor: ' stdout && nothing_written && echo 0 || echo 1) \
+  "--bench prints the sweep bandwidth and both solvers' times and writes nothing"
+
+finish
