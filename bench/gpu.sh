@@ -3,11 +3,11 @@
 # -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
 # Logs go to $OUT (default ./gpu-out); the last lines printed are the
 # summary table.  Usage, from the repository root:
-#   [MODULES="heat nbody fdtd"] bash bench/gpu.sh [quick]
+#   [MODULES="heat nbody fdtd cavity"] bash bench/gpu.sh [quick]
 # MODULES picks the benchmark and sanitizer sections (default: all);
 # the build and the whole test suite always run.
 set -u
-MODULES=${MODULES:-heat nbody fdtd}
+MODULES=${MODULES:-heat nbody fdtd cavity}
 want() { case " $MODULES " in *" $1 "*) return 0 ;; esac; return 1; }
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -60,6 +60,20 @@ log "benchmarks"
     echo "-- tuned block shapes (x,y threads, nodes marched) --"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,4,8 32,4,32 32,8,16 64,4,16 64,2,16 128,2,16"
   fi
+  if want cavity; then
+    echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, cold start) --"
+    for n in 1024 4096; do
+      ./drivers/hd-cavity --bench --n=$n --backend=cuda --progress=0 2>&1 | grep -E '^(n|sor_|copy|mg_|step_|poisson_tol)'
+    done
+    ./drivers/hd-cavity --bench --n=4096 --backend=cuda --precision=single --tol=1 --progress=0 2>&1 |
+      grep -E '^(precision|sor_sweep)'
+    echo "-- cavity: Re = 1000 on 256^2 to the steady state (default dt, half the limit) --"
+    for s in mg sor; do
+      ./drivers/hd-cavity --n=256 --re=1000 --solver=$s --backend=cuda --output=/tmp/gpu_cav_$s --progress=0 2>&1 |
+        grep -E '^(solver|steps|time|steady|poisson_it|poisson_ch|psi_min|ghia_max|wall)' | tr '\n' ' '
+      echo
+    done
+  fi
 } 2>&1 | tee "$OUT/bench.txt"
 
 log "sass"
@@ -107,6 +121,16 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       done
     done
   fi
+  want cavity && for tool in memcheck racecheck initcheck synccheck; do
+    for args in "--n=24 --solver=mg" "--n=24 --solver=sor --precision=single --tol=1e-3" "--n=25 --solver=sor"; do
+      echo "-- $tool: hd-cavity $args"
+      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-cavity --backend=cuda --steps=30 --steady=0 \
+        --output=/tmp/csc --progress=0 $args >/tmp/cs.out 2>&1
+      rc=$?
+      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+    done
+  done
   # tests/core provokes a failed 4.6 EB cudaMalloc on purpose: API errors off
   echo "-- memcheck: tests/core"
   "$cs" --tool memcheck --report-api-errors no --error-exitcode 3 ./tests/core >/tmp/cs.out 2>&1
