@@ -1,0 +1,1 @@
+#include "ns_impl.h"

@@ -1,0 +1,138 @@
+/* Compressible-flow backend table, compiled once per backend and precision
+ * by the two-line ns_<backend>_<f|d> wrappers.  Allocation and the stage
+ * sequence; the physics is hd/ns.h and hd/nscbc.h. */
+#include "ns_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/memory.h>
+#include <hd/ns.h>
+#include <hd/nscbc.h>
+
+typedef struct ns_state {
+  hd_ns_args a;
+  hd_real *buf[4][4]; /* q0, acc, stage A, stage B; four variables each */
+  size_t bytes;
+} ns_state;
+
+static void ns_destroy(hd_ctx *ctx, void *state) {
+  ns_state *st = (ns_state *)state;
+  int b, c;
+  if (!st) return;
+  for (b = 0; b < 4; ++b)
+    for (c = 0; c < 4; ++c) hd_dev_free(ctx, st->buf[b][c]);
+  free(st);
+}
+
+static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
+  ns_state *st = (ns_state *)calloc(1, sizeof *st);
+  hd_ns_args *a;
+  hd_ns_init_args ia;
+  hd_status s = HD_OK;
+  int b, c, f;
+  *out = NULL;
+  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "ns: out of host memory");
+  a = &st->a;
+  if (!hd_grid_init(&a->g, 2, ns_nodes(p, 0), ns_nodes(p, 1), 1, 1) || a->g.n[0] < 3 || a->g.n[1] < 3) {
+    free(st);
+    return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld is too small or too large", p->n[0], p->n[1]);
+  }
+  st->bytes = (size_t)a->g.total * sizeof(hd_real);
+  for (b = 0; b < 4 && s == HD_OK; ++b)
+    for (c = 0; c < 4 && s == HD_OK; ++c) {
+      s = hd_dev_alloc(ctx, (void **)&st->buf[b][c], st->bytes);
+      if (s == HD_OK) s = hd_dev_zero(ctx, st->buf[b][c], st->bytes);
+    }
+  for (f = 0; f < 4; ++f) {
+    const double m = p->mach < 1 ? p->mach : 1.0;
+    a->bc[f] = p->bc[f];
+    a->relax[f] = (hd_real)(p->sigma * (1.0 - m * m) / p->length[f / 2]);
+  }
+  a->beta = (hd_real)p->beta;
+  a->viscous = p->viscous;
+  a->dt = (hd_real)p->dt;
+  a->rhx = (hd_real)(p->n[0] / p->length[0]), a->rhy = (hd_real)(p->n[1] / p->length[1]);
+  a->gamma = (hd_real)p->gamma, a->mu_ref = (hd_real)p->mu_ref, a->suth = (hd_real)p->suth;
+  a->kfac = (hd_real)(1.0 / ((p->gamma - 1.0) * p->pr));
+  a->p_inf = (hd_real)(1.0 / p->gamma);
+  for (c = 0; c < 4; ++c) a->q0[c] = st->buf[0][c], a->acc[c] = st->buf[1][c];
+  if (s == HD_OK) {
+    for (c = 0; c < 4; ++c) ia.q[c] = st->buf[0][c];
+    ia.g = a->g, ia.ic = p->ic;
+    ia.x0 = p->origin[0], ia.y0 = p->origin[1];
+    ia.hx = p->length[0] / p->n[0], ia.hy = p->length[1] / p->n[1];
+    s = hd_ns_init_loop(ctx, &ia, hd_range3_make(1, a->g.n[0] + 1, 1, a->g.n[1] + 1, 0, 1));
+  }
+  if (s == HD_OK) s = hd_ctx_sync(ctx);
+  if (s != HD_OK) {
+    ns_destroy(ctx, st);
+    return s;
+  }
+  *out = st;
+  return HD_OK;
+}
+
+static void ns_point(hd_ns_args *a, hd_real *const *in, hd_real *const *out) {
+  int c;
+  for (c = 0; c < 4; ++c) a->q[c] = in[c], a->out[c] = out[c];
+}
+
+static hd_status ns_advance(hd_ctx *ctx, void *state, long steps) {
+  ns_state *st = (ns_state *)state;
+  hd_real *const *q0 = st->buf[0], *const *sa = st->buf[2], *const *sb = st->buf[3];
+  hd_status s = HD_OK;
+  long n;
+  for (n = 0; n < steps && s == HD_OK; ++n) {
+    hd_real *const *in[4] = {q0, sa, sb, sa}, *const *out[4] = {sa, sb, sa, q0};
+    int k;
+    for (k = 0; k < 4 && s == HD_OK; ++k) {
+      st->a.stage = k;
+      ns_point(&st->a, in[k], out[k]);
+      s = hd_ns_stage(ctx, &st->a);
+    }
+  }
+  return s;
+}
+
+static void ns_on_state(ns_state *st) {
+  int c;
+  for (c = 0; c < 4; ++c) st->a.q[c] = st->buf[0][c];
+}
+
+static hd_status ns_sums(hd_ctx *ctx, void *state, hd_ns_sums *out) {
+  ns_state *st = (ns_state *)state;
+  ns_on_state(st);
+  return hd_ns_sums_reduce(ctx, &st->a, hd_range3_make(1, st->a.g.n[0] + 1, 1, st->a.g.n[1] + 1, 0, 1), out);
+}
+
+static hd_status ns_fields(hd_ctx *ctx, void *state, double *r, double *u, double *v, double *p, double *w) {
+  ns_state *st = (ns_state *)state;
+  const int periodic[2] = {st->a.bc[HD_NS_XLO] == HD_NS_PERIODIC, st->a.bc[HD_NS_YLO] == HD_NS_PERIODIC};
+  const hd_idx nx = st->a.g.n[0], ny = st->a.g.n[1];
+  double *dst[5];
+  hd_real *host = (hd_real *)hd_host_alloc(st->bytes);
+  hd_ns_derive_args d;
+  hd_status s;
+  int f;
+  if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "ns: out of host memory");
+  dst[0] = r, dst[1] = u, dst[2] = v, dst[3] = p, dst[4] = w;
+  ns_on_state(st);
+  d.f = st->a;
+  d.r = st->buf[2][0], d.u = st->buf[2][1], d.v = st->buf[2][2], d.p = st->buf[2][3], d.w = st->buf[3][0];
+  s = hd_ns_fill_ghosts(ctx, st->buf[0], &st->a.g, periodic);
+  if (s == HD_OK) s = hd_ns_derive_loop(ctx, &d, hd_range3_make(1, nx + 1, 1, ny + 1, 0, 1));
+  for (f = 0; f < 5 && s == HD_OK; ++f) {
+    const hd_real *src = f < 4 ? st->buf[2][f] : st->buf[3][0];
+    hd_idx i, j;
+    if (!dst[f]) continue;
+    s = hd_dev_download(ctx, host, src, st->bytes);
+    for (j = 0; s == HD_OK && j < ny; ++j)
+      for (i = 0; i < nx; ++i) dst[f][i + j * nx] = (double)host[hd_grid_at(&st->a.g, i + 1, j + 1, 0)];
+  }
+  hd_host_free(host);
+  return s;
+}
+
+const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), ns_create,
+                                    ns_advance, ns_sums, ns_fields, ns_destroy};

@@ -1,0 +1,3 @@
+#include "ns_ops.h"
+
+HD_DEFINE_OPS_GET(ns_ops, ns_ops)

@@ -1,0 +1,41 @@
+/* The compressible-flow driver's view of a backend: a problem in host
+ * doubles, an opaque state, and a table built once per backend and
+ * precision from ns_impl.h. */
+#ifndef HD_DRV_NS_OPS_H
+#define HD_DRV_NS_OPS_H
+
+#include <hd/ns.h>
+
+#include "backend.h"
+
+typedef struct ns_problem {
+  long n[2];           /* cells per axis */
+  double origin[2], length[2];
+  int bc[4];           /* HD_NS_* per face */
+  double gamma, pr, mu_ref, suth, sigma, mach; /* mach: for the NSCBC relaxation */
+  double beta;         /* NSCBC transverse fraction kept (hd/nscbc.h) */
+  int viscous;
+  hd_ns_ic ic;
+  double dt;
+} ns_problem;
+
+/* Nodes per axis: n (periodic) or n + 1. */
+static inline long ns_nodes(const ns_problem *p, int axis) {
+  return p->bc[2 * axis] == HD_NS_PERIODIC ? p->n[axis] : p->n[axis] + 1;
+}
+
+typedef struct ns_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  hd_status (*create)(hd_ctx *ctx, const ns_problem *p, void **state);
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  /* mass and energy summed over the nodes (not yet times hx hy), max |p - p_inf| */
+  hd_status (*sums)(hd_ctx *ctx, void *state, hd_ns_sums *out);
+  /* rho, u, v, p, vorticity on the nodes, x fastest (any may be NULL) */
+  hd_status (*fields)(hd_ctx *ctx, void *state, double *r, double *u, double *v, double *p, double *w);
+  void (*destroy)(hd_ctx *ctx, void *state);
+} ns_ops;
+
+HD_DECLARE_OPS(ns_ops, ns_ops)
+
+#endif

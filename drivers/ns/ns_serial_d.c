@@ -1,0 +1,2 @@
+#define HD_SERIAL 1
+#include "ns_impl.h"

@@ -1,0 +1,3 @@
+#define HD_SERIAL 1
+#define HD_REAL_FLOAT 1
+#include "ns_impl.h"

@@ -1,0 +1,192 @@
+/* hd/nscbc.h - Navier-Stokes characteristic boundary conditions (Poinsot &
+ * Lele, J. Comput. Phys. 101, 1992; seed 003) for hd/ns.h.
+ *
+ * At a node on a face normal to axis a, with outward normal sign s (-1 at
+ * the low face, +1 at the high one), normal velocity u_n and tangential u_t,
+ * the wave amplitudes from one-sided second-order derivatives along a are
+ *   L1 = (u_n - c)(p_n - rho c u_n,n)   L2 = u_n (c^2 rho_n - p_n)
+ *   L3 = u_n u_t,n                      L5 = (u_n + c)(p_n + rho c u_n,n)
+ * (L4 belongs to the third velocity, absent in 2-D).  Wave i with speed
+ * lambda_i (u_n - c, u_n, u_n, u_n + c) enters the domain when
+ * lambda_i s < 0; the face type fixes the entering ones:
+ *
+ *   supersonic-in    everything held (the node keeps its initial state)
+ *   supersonic-out   all L from the interior
+ *   nonreflecting    entering L2, L3 = 0; the entering acoustic wave
+ *                    K (p - p_inf) - (1 - beta) T, K = sigma (1 - M^2) c / L
+ *                    (Poinsot-Lele's pressure relaxation), T the wave's
+ *                    transverse terms (for L1: u_t p_t + gamma p u_t,t
+ *                    - rho c u_t u_n,t; L5 with + rho c): a vortex crossing
+ *                    the face drives its acoustic characteristic through
+ *                    them at first order in its strength, so dropping them
+ *                    (beta = 1, the 1992 form) reflects it; beta = M keeps
+ *                    that fraction (Yoo & Im 2007, Lodato et al. 2008)
+ *   subsonic-in      u, v, T held: entering acoustic = leaving acoustic,
+ *                    L3 = 0, L2 = (gamma - 1)/2 (L1 + L5); momentum and
+ *                    energy then follow the density (u, v, T exact)
+ *   slip-wall        u_n = 0: entering acoustic = leaving, normal momentum held
+ *   noslip-wall      u = v = 0: as slip, both momenta held (adiabatic:
+ *                    the energy keeps its viscous terms)
+ *   zero-gradient    the naive outflow, for comparison: after each stage
+ *                    the face node copies its inner neighbour
+ *
+ * With the d's of the seed, d1 = (L2 + (L5 + L1)/2)/c^2, d2 = (L5 + L1)/2,
+ * d3 = (L5 - L1)/(2 rho c), d4 = L3, the normal inviscid terms become
+ *   (d1, u_n d1 + rho d3, u_t d1 + rho d4,
+ *    |u|^2/2 d1 + d2/(gamma - 1) + rho u_n d3 + rho u_t d4)
+ * (normal and tangential momentum mapped back to x and y); they replace the
+ * centred flux difference the interior formula used for that axis.
+ * Tangential and viscous terms stay as the interior formula computes them
+ * with the extrapolated ghosts.
+ *
+ * Corners: each face replaces its own axis' terms (x then y), then the
+ * holds apply: supersonic inflow on either face holds everything, walls
+ * hold their velocities, subsonic inflow u, v and T. */
+#ifndef HD_NSCBC_H
+#define HD_NSCBC_H
+
+#include "ns.h"
+
+/* Face node p (0 .. hd_ns_face_count - 1) in padded coordinates: the x faces
+ * first (all their rows), then the y faces without the corners already
+ * counted. */
+HD_FN hd_idx hd_ns_face_count(const hd_ns_args *a) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
+  const hd_idx nx = a->g.n[0], ny = a->g.n[1];
+  return (xs ? 2 * ny : 0) + (ys ? 2 * (xs ? nx - 2 : nx) : 0);
+}
+
+HD_FN void hd_ns_face_node(const hd_ns_args *a, hd_idx p, hd_idx *i, hd_idx *j) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC;
+  const hd_idx nx = a->g.n[0], ny = a->g.n[1], cx = xs ? 2 * ny : 0;
+  if (p < cx) {
+    *i = p / ny ? nx : 1;
+    *j = p % ny + 1;
+  } else {
+    const hd_idx q = p - cx, per = xs ? nx - 2 : nx;
+    *i = q % per + (xs ? 2 : 1);
+    *j = q / per ? ny : 1;
+  }
+}
+
+/* Replace the normal inviscid terms of axis `ax` at face `side` in k. */
+HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side, hd_real k[4]) {
+  const int type = a->bc[2 * ax + side];
+  const hd_idx st = a->g.stride[ax];
+  const hd_real sgn = side ? HD_R(1) : HD_R(-1), rh = ax == 0 ? a->rhx : a->rhy;
+  const hd_ns_prim w0 = hd_ns_load(a, n), w1 = hd_ns_load(a, n - (side ? st : -st)),
+                   w2 = hd_ns_load(a, n - 2 * (side ? st : -st));
+  const hd_ns_prim wp = hd_ns_load(a, n + st), wm = hd_ns_load(a, n - st);
+  const hd_real h2 = HD_R(0.5) * rh * sgn;
+  const hd_real un = ax == 0 ? w0.u : w0.v, ut = ax == 0 ? w0.v : w0.u;
+  const hd_real dr = h2 * (HD_R(3) * w0.r - HD_R(4) * w1.r + w2.r), dp = h2 * (HD_R(3) * w0.p - HD_R(4) * w1.p + w2.p);
+  const hd_real dun = ax == 0 ? h2 * (HD_R(3) * w0.u - HD_R(4) * w1.u + w2.u)
+                              : h2 * (HD_R(3) * w0.v - HD_R(4) * w1.v + w2.v);
+  const hd_real dut = ax == 0 ? h2 * (HD_R(3) * w0.v - HD_R(4) * w1.v + w2.v)
+                              : h2 * (HD_R(3) * w0.u - HD_R(4) * w1.u + w2.u);
+  const hd_real c = hd_sqrt(w0.t), rc = w0.r * c;
+  hd_real L1 = (un - c) * (dp - rc * dun), L2 = un * (c * c * dr - dp), L3 = un * dut, L5 = (un + c) * (dp + rc * dun);
+  const int in1 = (un - c) * sgn < 0, in2 = un * sgn < 0, in5 = (un + c) * sgn < 0;
+  hd_real fp[4], fm[4], d1, d2, d3, d4, dn[4];
+  int q;
+  if (type == HD_NS_NONREFLECTING) {
+    /* transverse terms of the acoustic characteristics, centred along the
+     * face (one-sided through the ghosts at corners) */
+    const hd_idx tt = a->g.stride[1 - ax];
+    const hd_ns_prim tp = hd_ns_load(a, n + tt), tm = hd_ns_load(a, n - tt);
+    const hd_real rt = HD_R(0.5) * (ax == 0 ? a->rhy : a->rhx);
+    const hd_real pt = (tp.p - tm.p) * rt, utt = (ax == 0 ? tp.v - tm.v : tp.u - tm.u) * rt;
+    const hd_real unt = (ax == 0 ? tp.u - tm.u : tp.v - tm.v) * rt;
+    const hd_real common = ut * pt + a->gamma * w0.p * utt, cross = rc * ut * unt;
+    const hd_real relax = a->relax[2 * ax + side] * c * (w0.p - a->p_inf), keep = HD_R(1) - a->beta;
+    if (in1) L1 = relax - keep * (common - cross);
+    if (in5) L5 = relax - keep * (common + cross);
+    if (in2) L2 = HD_R(0), L3 = HD_R(0);
+  } else if (type == HD_NS_SUBSONIC_IN || type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
+    if (side) L1 = L5; /* the acoustic wave entering mirrors the leaving one */
+    else L5 = L1;
+    L3 = HD_R(0);
+    L2 = type == HD_NS_SUBSONIC_IN ? HD_R(0.5) * (a->gamma - HD_R(1)) * (L1 + L5) : HD_R(0);
+  }
+  d1 = (L2 + HD_R(0.5) * (L5 + L1)) / (c * c);
+  d2 = HD_R(0.5) * (L5 + L1);
+  d3 = (L5 - L1) / (HD_R(2) * rc);
+  d4 = L3;
+  dn[0] = d1;
+  dn[3] = HD_R(0.5) * (w0.u * w0.u + w0.v * w0.v) * d1 + d2 / (a->gamma - HD_R(1)) + w0.r * (un * d3 + ut * d4);
+  dn[1 + ax] = un * d1 + w0.r * d3;
+  dn[2 - ax] = ut * d1 + w0.r * d4;
+  hd_ns_flux(a->gamma, &wp, ax, fp), hd_ns_flux(a->gamma, &wm, ax, fm);
+  for (q = 0; q < 4; ++q) k[q] += HD_R(0.5) * (fp[q] - fm[q]) * rh - dn[q];
+}
+
+/* Right-hand side and update of face node p. */
+HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
+  hd_idx i, j, n;
+  hd_real k[4];
+  int ax, hold_all = 0, hold_u = 0, hold_v = 0, hold_uvt = 0, q;
+  hd_ns_face_node(a, p, &i, &j);
+  n = hd_grid_at(&a->g, i, j, 0);
+  hd_ns_rhs(a, n, k);
+  for (ax = 0; ax < 2; ++ax) {
+    const hd_idx at = ax == 0 ? i : j, last = a->g.n[ax];
+    int side, type;
+    if (a->bc[2 * ax] == HD_NS_PERIODIC || (at != 1 && at != last)) continue;
+    side = at == last;
+    type = a->bc[2 * ax + side];
+    if (type == HD_NS_SUPERSONIC_IN) hold_all = 1;
+    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, k);
+    if (type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
+      if (ax == 0 || type == HD_NS_NOSLIP_WALL) hold_u = 1;
+      if (ax == 1 || type == HD_NS_NOSLIP_WALL) hold_v = 1;
+    }
+    if (type == HD_NS_SUBSONIC_IN) hold_uvt = 1;
+  }
+  if (hold_uvt) { /* u, v, T fixed: momentum and energy follow rho */
+    const hd_ns_prim w = hd_ns_load(a, n);
+    k[1] = w.u * k[0], k[2] = w.v * k[0];
+    k[3] = (w.t / (a->gamma * (a->gamma - HD_R(1))) + HD_R(0.5) * (w.u * w.u + w.v * w.v)) * k[0];
+  }
+  if (hold_u) k[1] = HD_R(0);
+  if (hold_v) k[2] = HD_R(0);
+  if (hold_all)
+    for (q = 0; q < 4; ++q) k[q] = HD_R(0);
+  hd_ns_update(a, n, k);
+}
+
+/* Zero-gradient faces: copy the inner neighbour's stage output. */
+HD_FN void hd_ns_zero_gradient_pt(const hd_ns_args *a, hd_idx p) {
+  hd_idx i, j, si, sj;
+  int q;
+  hd_ns_face_node(a, p, &i, &j);
+  si = i, sj = j;
+  if (a->bc[HD_NS_XLO] == HD_NS_ZERO_GRADIENT && i == 1) si = 2;
+  if (a->bc[HD_NS_XHI] == HD_NS_ZERO_GRADIENT && i == a->g.n[0]) si = i - 1;
+  if (a->bc[HD_NS_YLO] == HD_NS_ZERO_GRADIENT && j == 1) sj = 2;
+  if (a->bc[HD_NS_YHI] == HD_NS_ZERO_GRADIENT && j == a->g.n[1]) sj = j - 1;
+  if (si == i && sj == j) return;
+  for (q = 0; q < 4; ++q) a->out[q][hd_grid_at(&a->g, i, j, 0)] = a->out[q][hd_grid_at(&a->g, si, sj, 0)];
+}
+
+HD_DEFINE_FOR_1D(hd_ns_face_loop, hd_ns_face_pt, hd_ns_args)
+HD_DEFINE_FOR_1D(hd_ns_zero_gradient_loop, hd_ns_zero_gradient_pt, hd_ns_args)
+
+/* One Runge-Kutta stage: ghosts of the input, interior and face nodes,
+ * then the zero-gradient copies. */
+HD_HOST_FN hd_status hd_ns_stage(hd_ctx *ctx, const hd_ns_args *a) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
+  const int periodic[2] = {!xs, !ys};
+  const hd_idx faces = hd_ns_face_count(a);
+  hd_status s = hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic);
+  int f, zg = 0;
+  if (s == HD_OK)
+    s = hd_ns_interior_loop(ctx, a,
+                            hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ys ? 2 : 1,
+                                           ys ? a->g.n[1] : a->g.n[1] + 1, 0, 1));
+  if (s == HD_OK && faces) s = hd_ns_face_loop(ctx, a, 0, faces);
+  for (f = 0; f < 4; ++f) zg |= a->bc[f] == HD_NS_ZERO_GRADIENT;
+  if (s == HD_OK && zg) s = hd_ns_zero_gradient_loop(ctx, a, 0, faces);
+  return s;
+}
+
+#endif /* HD_NSCBC_H */
