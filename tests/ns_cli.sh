@@ -1,0 +1,47 @@
+#!/bin/sh
+# hd-ns's contract with its user: good runs write the history, the frames
+# with their .pvd and the pictures; bad input gives one line, exit status 2,
+# and writes nothing.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-ns
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+printf 'n = 32\nmach = 0.5\nmahc = 2\n' >typo.in
+printf 'n = 32\nre = 0\n' >re.in
+
+bad 2 "typo.in:3: unknown key 'mahc' (did you mean 'mach'?)" --input=typo.in
+bad 2 "re.in:2: re: 0 is out of range" --input=re.in
+bad 2 "--mach: -1 is out of range" --mach=-1
+bad 2 "--cfl: 3 is out of range" --cfl=3
+bad 2 "dt: 0.02 exceeds the RK4 stability limit" --n=64 --dt=0.02
+bad 2 "--bc-left: 'outflow' is not one of" --bc-left=outflow
+bad 2 "bc: a periodic face needs a periodic opposite face" --bc-left=periodic
+bad 2 "bc-left: supersonic-in needs mach > 1" --mach=0.5 --bc-left=supersonic-in
+bad 2 "--case: 'shock' is not one of uniform|vortex|isentropic" --case=shock
+bad 2 "grid too large for memory" --n=1000000
+bad 2 "cannot write" --output=/nonexistent/dir/out --n=16
+
+# good runs
+clean_dir
+run --n=32 --mach=0.5 --t-end=0.5 --frames=2
+result $([ "$(cat rc)" -eq 0 ] && head -n 1 out_history.csv | grep -q '^step,time,max_dp,mass,energy$' &&
+  [ -f out_0000.vtr ] && [ -f out_0002.vtr ] && [ "$(grep -c DataSet out.pvd)" -eq 3 ] &&
+  grep -q '^max_dp_final_over_vortex_dip: ' stdout && grep -q '^time: 0.5$' stdout && echo 0 || echo 1) \
+  "a run writes the history, three frames with their .pvd, and lands on --t-end"
+if grep -q HD_HAVE_PNG "${top_builddir:-.}/config.h" 2>/dev/null; then
+  result $(head -c 8 out_pressure.png | od -An -c | grep -q 'P   N   G' && head -c 8 out_vorticity.png | od -An -c |
+    grep -q 'P   N   G' && echo 0 || echo 1) "the pressure and vorticity pictures are PNGs"
+fi
+
+clean_dir
+run --case=uniform --n=16 --mach=0.3 --bc-left=periodic --bc-right=periodic --bc-bottom=slip-wall --bc-top=noslip-wall \
+  --steps=20 --frames=0
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^max_dp_final: 0.000000e+00$' stdout && grep -q '^steps: 20$' stdout && echo 0 || echo 1) \
+  "uniform flow along periodic x between walls stays uniform (max_dp 0)"
+
+clean_dir
+run --bench --n=32 --steps=3
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_stages_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout &&
+  nothing_written && echo 0 || echo 1) "--bench prints cell-stages per second and the fraction of copy bandwidth, writes nothing"
+
+finish
