@@ -3,11 +3,11 @@
 # -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
 # Logs go to $OUT (default ./gpu-out); the last lines printed are the
 # summary table.  Usage, from the repository root:
-#   [MODULES="heat nbody fdtd cavity"] bash bench/gpu.sh [quick]
+#   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick]
 # MODULES picks the benchmark and sanitizer sections (default: all);
 # the build and the whole test suite always run.
 set -u
-MODULES=${MODULES:-heat nbody fdtd cavity}
+MODULES=${MODULES:-heat nbody fdtd cavity ns}
 want() { case " $MODULES " in *" $1 "*) return 0 ;; esac; return 1; }
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -74,6 +74,20 @@ log "benchmarks"
       echo
     done
   fi
+  if want ns; then
+    echo "-- compressible NS: fused RK4 stage, 16 values a cell-stage --"
+    for prec in double single; do
+      for n in 2048 4096; do
+        ./drivers/hd-ns --bench --n=$n --steps=20 --backend=cuda --precision=$prec --progress=0 2>&1 |
+          grep -E '^(precision|nodes|cell_stages|effective|copy|fraction)' | tr '\n' ' '
+        echo
+      done
+    done
+    echo "-- the seed's case: Mach 1.1, 512^2, c dt / l = 1e-3 to c t / l = 2 (2000 steps) --"
+    ./drivers/hd-ns --n=512 --dt=1e-3 --backend=cuda --output=/tmp/seed --progress=0 --frames=0 2>&1 |
+      grep -E '^(steps|time|max_dp|mass|energy|wall|cell_stages)' | tr '\n' ' '
+    echo
+  fi
 } 2>&1 | tee "$OUT/bench.txt"
 
 log "sass"
@@ -126,6 +140,18 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
       echo "-- $tool: hd-cavity $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-cavity --backend=cuda --steps=30 --steady=0 \
         --output=/tmp/csc --progress=0 $args >/tmp/cs.out 2>&1
+      rc=$?
+      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+    done
+  done
+  want ns && for tool in memcheck racecheck initcheck synccheck; do
+    for args in "--mach=0.5 --bc-left=subsonic-in --bc-right=zero-gradient --bc-bottom=slip-wall --bc-top=noslip-wall" \
+                "--mach=1.1 --bc-left=supersonic-in --bc-right=supersonic-out --precision=single" \
+                "--case=isentropic --mach=0.5 --bc-left=periodic --bc-right=periodic"; do
+      echo "-- $tool: hd-ns $args"
+      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-ns --backend=cuda --n=24 --steps=4 --frames=1 \
+        --output=/tmp/csn2 --progress=0 $args >/tmp/cs.out 2>&1
       rc=$?
       echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
       [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
