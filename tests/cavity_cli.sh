@@ -10,6 +10,10 @@ bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-cavity
 printf 'n = 32\nre = 100\nstedy = 1e-5\n' >typo.in
 printf 'n = 32\nre = -5\n' >negre.in
 
+printf 'n = 32\nre = 100\nn = 64\n' >dup.in
+printf '# nothing but a comment\n\n' >empty.in
+printf 'n = 32\n\001\002\003\377junk\n' >junk.in
+
 bad 2 "typo.in:3: unknown key 'stedy' (did you mean 'steady'?)" --input=typo.in
 bad 2 "negre.in:2: re: -5 is out of range" --input=negre.in
 bad 2 "--n: 2 is out of range" --n=2
@@ -23,6 +27,13 @@ bad 2 "steady: 1e-12 is below the rounding of w per unit time" --steady=1e-12
 bad 2 "grid too large for memory" --n=1048576 --solver=sor
 bad 2 "cannot write" --output=/nonexistent/dir/out --n=16
 
+bad 2 "dup.in:3: duplicate key 'n' (first set on line 1)" --input=dup.in
+bad 2 "sets nothing" --input=empty.in
+bad 2 "binary data" --input=junk.in
+bad 2 "cannot open input file 'missing.in'" --input=missing.in
+bad 2 "'abc' is not an integer" --n=abc
+bad 2 "overflows" --steps=99999999999999999999999
+bad 2 "--n given twice" --n=16 --n=32
 # good runs
 clean_dir
 run --n=32 --re=100
