@@ -12,6 +12,8 @@
 #include "config.h"
 #endif
 
+#include <stdint.h>
+
 #include <hd/context.h>
 #include <hd/error.h>
 #include <stddef.h>
@@ -21,6 +23,11 @@ enum { HD_B_SERIAL = 0, HD_B_OPENMP = 1, HD_B_CUDA = 2, HD_B_COUNT = 3 };
 /* --variant: hand-tuned kernels where a backend has them, or the generic
  * loops (the reference the tuned ones are tested against). */
 enum { HD_VARIANT_AUTO = 0, HD_VARIANT_GENERIC = 1, HD_VARIANT_TUNED = 2 };
+
+/* A backend state as arrays, for checkpoints: the name and size of array
+ * k (host NULL), or a copy of it to (save) or from host memory. */
+typedef hd_status (*hd_state_io_fn)(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host,
+                                    int save);
 
 HD_EXTERN_C_BEGIN
 

@@ -20,6 +20,8 @@ typedef struct hd_drv_common {
   long device, threads;
   double progress;
   char input[4000], output[4000];
+  char ckpt_every[64], restart[4000]; /* HD_DRV_CHECKPOINT_OPTIONS */
+  long ckpt_keep;
 } hd_drv_common;
 
 /* Table rows for the common options (a macro because the table is an array
@@ -46,6 +48,16 @@ typedef struct hd_drv_common {
   {"bench", CLI_FLAG, &(c).bench, NULL, "time the kernels, print rates, write nothing", 1, 0, 0,   \
    NULL, 1, 0, 0}
 
+/* Checkpoint and restart options of the time-stepping drivers. */
+#define HD_DRV_CHECKPOINT_OPTIONS(c)                                                               \
+  {"checkpoint-every", CLI_STRING, (c).ckpt_every, "N|Ts",                                         \
+   "write a checkpoint every N steps, or every T seconds (e.g. 600s)", 1, 0, sizeof (c).ckpt_every, \
+   NULL, 0, 0, 0},                                                                                 \
+  {"checkpoint-keep", CLI_INT, &(c).ckpt_keep, "K", "checkpoints kept (default 3)", 1, 1000, 0, NULL, \
+   0, 0, 0},                                                                                       \
+  {"restart", CLI_STRING, (c).restart, "FILE", "continue from a checkpoint", 1, 0, sizeof (c).restart, \
+   NULL, 1, 0, 0}
+
 #define HD_DRV_END_OPTIONS {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}
 
 void hd_drv_common_defaults(hd_drv_common *c, const char *output);
@@ -66,6 +78,39 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
  * after printing "grid too large for memory" style reasons naming `what`. */
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,
                         double host_bytes, const char *what);
+
+/* ---- checkpoints (drivers/common/checkpoint.h) ---------------------------- */
+
+struct hd_ckpt;
+
+/* When checkpoints are due: every `steps` steps or `seconds` seconds. */
+typedef struct hd_drv_ckpt {
+  long steps;
+  double seconds, last;
+  int keep;
+} hd_drv_ckpt;
+
+/* Parse --checkpoint-every ("" = never); 0 or -1 with a message. */
+int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n);
+
+/* Steps to run before the next check point (steps-based), capped at `max`. */
+long hd_drv_ckpt_chunk(const hd_drv_ckpt *k, long step, long max);
+
+/* Whether one is due after `step` (also resets the timer when it is). */
+int hd_drv_ckpt_due(hd_drv_ckpt *k, long step);
+
+/* Save the state's arrays with c's header as PREFIX.ckpt.STEP (c->step,
+ * time, dt set by the caller); the path goes to path.  0 or -1 + message. */
+int hd_drv_ckpt_save(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
+                     const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+
+/* Load `path` into the state (c holds what it must match); 0 or -1. */
+int hd_drv_ckpt_load(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
+                     const char *path, char *err, size_t n);
+
+/* After a signal: "prog: SIGTERM: checkpoint PATH written; continue with
+ * --restart=PATH" and the exit status (0, or 130 for SIGINT). */
+int hd_drv_signal_exit(const char *prog, int sig, const char *path);
 
 #ifdef __cplusplus
 }

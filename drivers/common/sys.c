@@ -1,5 +1,6 @@
 #include "sys.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -71,3 +72,19 @@ void hd_progress_step(hd_progress *p, const char *prog, long step, long total, d
 void hd_progress_end(hd_progress *p) {
   if (p->tty && p->every > 0 && p->last > p->start) fputc('\n', stderr);
 }
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig) { caught = sig; }
+
+void hd_signals_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
+}
+
+int hd_signal_caught(void) { return (int)caught; }

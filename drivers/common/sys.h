@@ -23,6 +23,11 @@ struct hd_core_ops;
 int hd_check_memory(struct hd_ctx *ctx, const struct hd_core_ops *core, double bytes,
                     char *err, size_t n);
 
+/* SIGTERM, SIGINT and SIGUSR1 only set a flag; long loops poll it and
+ * stop cleanly (a final checkpoint, then exit). */
+void hd_signals_install(void);
+int hd_signal_caught(void); /* the signal number, or 0 */
+
 /* Rate-limited progress on stderr. */
 typedef struct hd_progress {
   double start, last, every;

@@ -8,6 +8,8 @@
 #include <hd/heat.h>
 #include <hd/memory.h>
 
+#include "state_io.h"
+
 typedef struct heat_state {
   hd_heat_args a;
   hd_real *buf[2];
@@ -132,6 +134,20 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
+/* The field with its ghosts is the whole state. */
+static int h_state_count(void *state) {
+  (void)state;
+  return 1;
+}
+
+static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  heat_state *st = (heat_state *)state;
+  hd_state_entry e;
+  (void)k;
+  e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)st->a.g.total * sizeof(hd_real);
+  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+}
+
 #if defined(HD_HEAT_HAS_TUNED)
 #define HEAT_HAS_TUNED 1
 #else
@@ -139,4 +155,5 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
 #endif
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
-                                        h_create, h_advance, h_stats, h_download, h_destroy};
+                                        h_create, h_advance, h_stats, h_download, h_destroy,
+                                        h_state_count, h_state_io};

@@ -33,6 +33,8 @@ typedef struct heat_ops {
   /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

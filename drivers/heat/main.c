@@ -13,6 +13,7 @@
 
 #include <hd/heat.h>
 
+#include "checkpoint.h"
 #include "driver.h"
 #include "heat_ops.h"
 #include "output.h"
@@ -140,6 +141,21 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
   return 0;
 }
 
+/* What a checkpoint of this run must match on restart. */
+static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) {
+  int d;
+  memset(ck, 0, sizeof *ck);
+  snprintf(ck->driver, sizeof ck->driver, "hd-heat");
+  ck->real_size = (uint32_t)real_size;
+  for (d = 0; d < 3; ++d) ck->dims[d] = p->n[d];
+  hd_ckpt_param(ck, "dim", "%d", p->dim);
+  hd_ckpt_param(ck, "length", "%.17g,%.17g,%.17g", p->length[0], p->length[1], p->length[2]);
+  hd_ckpt_param(ck, "alpha", "%.17g", p->alpha);
+  hd_ckpt_param(ck, "dt", "%.17g", p->dt);
+  hd_ckpt_param(ck, "source", "%.17g", p->q);
+  for (d = 0; d < 2 * p->dim; ++d) hd_ckpt_param(ck, "bc", "%d:%.17g", p->bc_kind[d], p->bc_value[d]);
+}
+
 int main(int argc, char **argv) {
   heat_cli c;
   heat_problem p;
@@ -152,11 +168,15 @@ int main(int argc, char **argv) {
   char err[1024], why[512], path[4096 + 8];
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, cups, mem_gb = 0.0;
-  long step = 0;
-  int d, rc, have_vti = 0, have_csv = 0;
+  long step = 0, step0 = 0;
+  int d, rc, have_vti = 0, have_csv = 0, sig;
+  hd_drv_ckpt ckp;
+  static hd_ckpt ck; /* large: keep it off the stack */
+  char ckpath[4096 + 32] = "";
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_BENCH_FLAG(c.com),
+      HD_DRV_CHECKPOINT_OPTIONS(c.com),
       {"dim", CLI_INT, &c.dim, "2|3", "dimension (default 2)", 2, 3, 0, NULL, 0, 0, 0},
       {"n", CLI_INTS, c.n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c.nn, 0, 0, 0},
       {"length", CLI_REALS, c.length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c.nlen, 0, 0, 0},
@@ -211,6 +231,7 @@ int main(int argc, char **argv) {
       return hd_drv_usage_error(PROG, "--n: the grid is too large to index");
   }
 
+  if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
   ops = heat_ops_get(core->id, c.com.precision == 1);
@@ -264,6 +285,19 @@ int main(int argc, char **argv) {
   for (d = 0; d < 3; ++d) dx[d] = p.length[d] / (double)p.n[d];
   vol = dx[0] * (p.dim >= 2 ? dx[1] : 1.0) * (p.dim >= 3 ? dx[2] : 1.0);
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  ckpt_template(&p, ops->real_size, &ck);
+  if (c.com.restart[0]) {
+    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+    step0 = (long)ck.step;
+    if (step0 > c.steps) {
+      snprintf(err, sizeof err, "restart: the checkpoint is at step %ld, beyond --steps=%ld", step0, c.steps);
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+  }
   if (ops->stats(&ctx, state, &st0) != HD_OK) goto runtime_error;
 
   if (c.com.bench) {
@@ -293,12 +327,15 @@ int main(int argc, char **argv) {
   {
     long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
     fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
-    fprintf(csv.f, "0,0,%.17g,%.17g,%.17g,%.17g\n", st0.min, st0.max, st0.sum / cells, st0.sum * vol);
+    fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st0.min, st0.max, st0.sum / cells,
+            st0.sum * vol);
     hd_progress_init(&prog, c.com.progress);
+    hd_signals_install();
     t_start = hd_wtime();
-    for (step = 0; step < c.steps;) {
+    for (step = step0; step < c.steps;) {
       long chunk = every - step % every;
       if (chunk > c.steps - step) chunk = c.steps - step;
+      chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
       if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
       step += chunk;
       if (step % every == 0 || step == c.steps) {
@@ -306,6 +343,19 @@ int main(int argc, char **argv) {
         if (st.nonfinite) goto blowup;
         fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
+      }
+      sig = hd_signal_caught();
+      if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
+        ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
+        if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
+                             sizeof ckpath, err, sizeof err)) {
+          hd_fail(&ctx, HD_ERR_IO, "%s", err);
+          goto runtime_error;
+        }
+        if (sig) {
+          rc = hd_drv_signal_exit(PROG, sig, ckpath);
+          goto cleanup;
+        }
       }
       hd_progress_step(&prog, PROG, step, c.steps, cells * (double)step, "cell/s");
     }
@@ -342,7 +392,7 @@ int main(int argc, char **argv) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
-  cups = wall > 0 ? cells * (double)c.steps / wall : 0.0;
+  cups = wall > 0 ? cells * (double)(c.steps - step0) / wall : 0.0;
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ndim: %d\n", PACKAGE_VERSION,
          core->name, ctx.device_name, ops->precision, p.dim);
   printf("cells: %ld", p.n[0]);

@@ -1,0 +1,70 @@
+/* Checkpoints shared by every time-stepping driver.
+ *
+ * File: a header, then the arrays, each with its own CRC-32 (the zlib
+ * polynomial; tests check the standard vector):
+ *   magic "HDCKPT\r\n", u32 format version, u32 0x01020304 (endianness),
+ *   char driver[16], u32 real size, u32 array count,
+ *   i64 dims[3], i64 step, f64 time, f64 dt,
+ *   u64 FNV-1a hash of the parameter text, u32 its length, the text
+ *   ("key=value;..." of everything a restart must match), u32 CRC of all
+ *   of the header before it;
+ *   per array: char name[16], u64 bytes, u32 CRC, the bytes.
+ * Written atomically (hd_out: temporary file, fsync, rename, fsync of the
+ * directory) as PREFIX.ckpt.STEP, keeping the newest K.  A reader refuses
+ * anything short, corrupted, of another version, byte order, driver,
+ * precision, grid or parameters, naming what differs. */
+#ifndef HD_DRV_CHECKPOINT_H
+#define HD_DRV_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HD_CKPT_VERSION 1
+#define HD_CKPT_MAX_ARRAYS 32
+#define HD_CKPT_MAX_PARAMS 4096
+
+typedef struct hd_ckpt_array {
+  char name[16];
+  void *data;     /* host buffer */
+  uint64_t bytes;
+} hd_ckpt_array;
+
+typedef struct hd_ckpt {
+  char driver[16];
+  uint32_t real_size;
+  int64_t dims[3];
+  int64_t step;
+  double time, dt;
+  char params[HD_CKPT_MAX_PARAMS]; /* "key=value;key=value;..." */
+  int narrays;
+  hd_ckpt_array arrays[HD_CKPT_MAX_ARRAYS];
+} hd_ckpt;
+
+uint32_t hd_crc32(uint32_t crc, const void *data, size_t n);
+uint64_t hd_fnv1a(const char *s);
+
+/* Append "key=value;" to the parameter text (printf-style value). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void hd_ckpt_param(hd_ckpt *c, const char *key, const char *fmt, ...);
+
+/* Write c as PREFIX.ckpt.STEP (12 digits), then remove all but the newest
+ * `keep` checkpoints of PREFIX; the path written goes to path.  0, or -1
+ * with a message (nothing half-written is left). */
+int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+
+/* Read `path` into the arrays of `want`, whose driver, real size, dims,
+ * parameters and array names and sizes it must match; step, time and dt
+ * come back in want.  0, or -1 with "path: what differs" in err. */
+int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

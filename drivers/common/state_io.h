@@ -1,0 +1,25 @@
+/* For the *_impl.h backend units: a backend state listed as named device
+ * arrays, copied to and from host buffers for checkpoints (the
+ * hd_state_io_fn of backend.h). */
+#ifndef HD_DRV_STATE_IO_H
+#define HD_DRV_STATE_IO_H
+
+#include <stdio.h>
+
+#include <hd/memory.h>
+
+typedef struct hd_state_entry {
+  const char *name;
+  void *dev;
+  size_t bytes;
+} hd_state_entry;
+
+static inline hd_status hd_state_entry_io(hd_ctx *ctx, const hd_state_entry *e, char name[16], uint64_t *bytes,
+                                          void *host, int save) {
+  snprintf(name, 16, "%s", e->name);
+  *bytes = e->bytes;
+  if (!host || !e->bytes) return HD_OK;
+  return save ? hd_dev_download(ctx, host, e->dev, e->bytes) : hd_dev_upload(ctx, e->dev, host, e->bytes);
+}
+
+#endif
