@@ -10,6 +10,7 @@
 #include <hd/memory.h>
 #include <hd/poisson.h>
 
+#include "state_io.h"
 #include "sys.h"
 
 typedef struct cavity_solver {
@@ -184,5 +185,22 @@ static hd_status cv_poisson(hd_ctx *ctx, long n, double h, int kind, const hd_po
   return s;
 }
 
+/* psi and the current vorticity (walls included) are the whole state: the
+ * solvers' arrays are rebuilt by every solve. */
+static int cv_state_count(void *state) {
+  (void)state;
+  return 2;
+}
+
+static hd_status cv_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  cavity_state *st = (cavity_state *)state;
+  hd_state_entry e;
+  e.name = k == 0 ? "psi" : "omega";
+  e.dev = k == 0 ? st->psi : st->w[st->cur];
+  e.bytes = st->bytes, e.host = 0;
+  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+}
+
 const cavity_ops HD_OPS_NAME(cavity_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), cv_create,
-                                            cv_advance, cv_fields, cv_destroy, cv_poisson};
+                                            cv_advance, cv_fields, cv_destroy, cv_poisson, cv_state_count,
+                                            cv_state_io};

@@ -41,6 +41,8 @@ typedef struct cavity_ops {
    * natural layout, with the time of the solve alone in *seconds. */
   hd_status (*poisson)(hd_ctx *ctx, long n, double h, int solver, const hd_pois_opts *o, const double *f,
                        double *u, hd_pois_result *res, double *seconds);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
 } cavity_ops;
 
 HD_DECLARE_OPS(cavity_ops, cavity_ops)

@@ -11,6 +11,7 @@
 #include <hd/cavity.h>
 
 #include "cavity_ops.h"
+#include "checkpoint.h"
 #include "driver.h"
 #include "ghia.h"
 #include "output.h"
@@ -196,6 +197,18 @@ fail:
   return 1;
 }
 
+/* What a checkpoint of this run must match on restart (the solver and its
+ * tolerance may change: they only decide how ψ is found). */
+static void ckpt_template(const cavity_problem *p, size_t real_size, hd_ckpt *ck) {
+  memset(ck, 0, sizeof *ck);
+  snprintf(ck->driver, sizeof ck->driver, "hd-cavity");
+  ck->real_size = (uint32_t)real_size;
+  ck->dims[0] = ck->dims[1] = p->n + 1, ck->dims[2] = 1;
+  hd_ckpt_param(ck, "nu", "%.17g", p->nu);
+  hd_ckpt_param(ck, "lid", "%.17g", p->lid);
+  hd_ckpt_param(ck, "dt", "%.17g", p->dt);
+}
+
 int main(int argc, char **argv) {
   cavity_cli c;
   cavity_problem p;
@@ -208,11 +221,15 @@ int main(int argc, char **argv) {
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
   double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, t0, wall, pmin = 0, xmin = 0, ymin = 0, change = -1;
-  long step = 0, iterations = 0, checks = 0, k;
-  int rc, steady = 0, have_png = 0;
+  long step = 0, step0 = 0, iterations = 0, checks = 0, k;
+  int rc, steady = 0, have_png = 0, sig;
+  hd_drv_ckpt ckp;
+  static hd_ckpt ck;
+  char ckpath[4096 + 32] = "";
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_BENCH_FLAG(c.com),
+      HD_DRV_CHECKPOINT_OPTIONS(c.com),
       {"n", CLI_INT, &c.n, "N", "cells per side (default 128)", 3, 1 << 20, 0, NULL, 0, 0, 0},
       {"re", CLI_REAL, &c.re, "RE", "Reynolds number U L / nu (default 1000)", 1e-6, 1e7, 0, NULL, 0, 0, 0},
       {"lid", CLI_REAL, &c.lid, "U", "lid speed (default 1; the cavity side is 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
@@ -242,7 +259,8 @@ int main(int argc, char **argv) {
 #if !defined(HD_HAVE_PNG)
   if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
 #endif
-  if (finish_options(&c, opts, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
+    return hd_drv_usage_error(PROG, err);
   if (c.solver == CAVITY_MG) {
     hd_pois_mg m;
     hd_ctx probe;
@@ -303,15 +321,38 @@ int main(int argc, char **argv) {
     }
   }
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  ckpt_template(&p, ops->real_size, &ck);
+  if (c.com.restart[0]) {
+    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      fprintf(stderr, PROG ": error: %s\n", err);
+      rc = 2;
+      goto cleanup;
+    }
+    step = step0 = (long)ck.step;
+  }
   fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
   hd_progress_init(&prog, c.com.progress);
+  hd_signals_install();
   t0 = hd_wtime();
   while (step < c.steps && !steady) {
-    const long chunk = c.monitor_every < c.steps - step ? c.monitor_every : c.steps - step;
+    const long chunk = hd_drv_ckpt_chunk(&ckp, step, c.monitor_every < c.steps - step ? c.monitor_every : c.steps - step);
     if (ops->advance(&ctx, state, chunk, 0.0, &pr) != HD_OK) goto runtime_error;
     step += pr.steps, iterations += pr.iterations, checks += pr.checks, change = pr.change;
     fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
     if (c.steady > 0 && change <= c.steady) steady = 1;
+    sig = hd_signal_caught();
+    if ((!steady && step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
+      ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
+      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
+                           sizeof ckpath, err, sizeof err)) {
+        hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        goto runtime_error;
+      }
+      if (sig) {
+        rc = hd_drv_signal_exit(PROG, sig, ckpath);
+        goto cleanup;
+      }
+    }
     hd_progress_step(&prog, PROG, step, c.steps, (double)step, "steps/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
@@ -378,7 +419,7 @@ int main(int argc, char **argv) {
     }
   }
   printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s.vtr%s%s%s\n", wall,
-         step ? wall / step : 0.0, c.com.output, c.com.output, c.com.output, have_png ? " " : "",
+         step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output, have_png ? " " : "",
          have_png ? c.com.output : "", have_png ? "_psi.png" : "");
   if (!steady && c.steady > 0)
     fprintf(stderr, PROG ": warning: not steady after %ld steps (change %.3g > %g)\n", step, change, c.steady);

@@ -5,13 +5,15 @@
 #define HD_DRV_STATE_IO_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include <hd/memory.h>
 
 typedef struct hd_state_entry {
   const char *name;
-  void *dev;
+  void *dev;   /* backend memory, or host memory when `host` is set */
   size_t bytes;
+  int host;    /* a host-side scalar of the state (a step counter) */
 } hd_state_entry;
 
 static inline hd_status hd_state_entry_io(hd_ctx *ctx, const hd_state_entry *e, char name[16], uint64_t *bytes,
@@ -19,6 +21,10 @@ static inline hd_status hd_state_entry_io(hd_ctx *ctx, const hd_state_entry *e, 
   snprintf(name, 16, "%s", e->name);
   *bytes = e->bytes;
   if (!host || !e->bytes) return HD_OK;
+  if (e->host) {
+    memcpy(save ? host : e->dev, save ? e->dev : host, e->bytes);
+    return HD_OK;
+  }
   return save ? hd_dev_download(ctx, host, e->dev, e->bytes) : hd_dev_upload(ctx, e->dev, host, e->bytes);
 }
 

@@ -144,7 +144,7 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
   heat_state *st = (heat_state *)state;
   hd_state_entry e;
   (void)k;
-  e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)st->a.g.total * sizeof(hd_real);
+  e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)st->a.g.total * sizeof(hd_real), e.host = 0;
   return hd_state_entry_io(ctx, &e, name, bytes, host, save);
 }
 

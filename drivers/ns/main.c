@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "driver.h"
 #include "ns_ops.h"
 #include "output.h"
@@ -149,6 +150,20 @@ fail:
   return 1;
 }
 
+/* What a checkpoint of this run must match on restart. */
+static void ckpt_template(const ns_problem *p, size_t real_size, hd_ckpt *ck) {
+  int f;
+  memset(ck, 0, sizeof *ck);
+  snprintf(ck->driver, sizeof ck->driver, "hd-ns");
+  ck->real_size = (uint32_t)real_size;
+  ck->dims[0] = ns_nodes(p, 0), ck->dims[1] = ns_nodes(p, 1), ck->dims[2] = 1;
+  hd_ckpt_param(ck, "box", "%.17g,%.17g,%.17g,%.17g", p->origin[0], p->origin[1], p->length[0], p->length[1]);
+  for (f = 0; f < 4; ++f) hd_ckpt_param(ck, "bc", "%d", p->bc[f]);
+  hd_ckpt_param(ck, "gas", "%.17g,%.17g,%.17g,%.17g,%d", p->gamma, p->pr, p->mu_ref, p->suth, p->viscous);
+  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g", p->sigma, p->beta, p->mach);
+  hd_ckpt_param(ck, "dt", "%.17g", p->dt);
+}
+
 int main(int argc, char **argv) {
   ns_cli c;
   ns_problem p;
@@ -161,11 +176,15 @@ int main(int argc, char **argv) {
   char err[1024], why[512], path[4096 + 32], nb[4][32];
   void *state = NULL;
   double *f[5] = {NULL, NULL, NULL, NULL, NULL}, t0, wall = 0, dpmax_end = 0;
-  long step = 0, total, every, frame = 0, k, nodes;
-  int rc, nout;
+  long step = 0, step0 = 0, total, every, frame = 0, k, nodes;
+  int rc, nout, sig;
+  hd_drv_ckpt ckp;
+  static hd_ckpt ck;
+  char ckpath[4096 + 32] = "";
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_BENCH_FLAG(c.com),
+      HD_DRV_CHECKPOINT_OPTIONS(c.com),
       {"case", CLI_CHOICE, &c.icase, "uniform|vortex|isentropic", "initial state (default vortex, the seed's)", 1, 0, 0, NULL, 0, 0, 0},
       {"n", CLI_INT, &c.n, "N", "cells per unit length l (default 512)", 4, 1 << 20, 0, NULL, 0, 0, 0},
       {"lx", CLI_REAL, &c.lx, "L", "box width in units of l, centred on the vortex (default 1)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
@@ -210,7 +229,8 @@ int main(int argc, char **argv) {
 #if !defined(HD_HAVE_PNG)
   if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
 #endif
-  if (build(&c, opts, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  if (build(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
+    return hd_drv_usage_error(PROG, err);
   total = c.steps > 0 ? c.steps : (long)ceil(c.t_end / p.dt - 1e-9);
   if (c.steps == 0 && total > 0) p.dt = c.t_end / (double)total; /* land on t-end */
   nodes = ns_nodes(&p, 0) * ns_nodes(&p, 1);
@@ -252,13 +272,30 @@ int main(int argc, char **argv) {
       hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
       goto runtime_error;
     }
-  if (ops->create(&ctx, &p, &state) != HD_OK || ops->sums(&ctx, state, &s0) != HD_OK) goto runtime_error;
+  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  ckpt_template(&p, ops->real_size, &ck);
+  if (c.com.restart[0]) {
+    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      fprintf(stderr, PROG ": error: %s\n", err);
+      rc = 2;
+      goto cleanup;
+    }
+    step = step0 = (long)ck.step;
+    if (step0 > total) {
+      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond this run's %ld steps\n", step0, total);
+      rc = 2;
+      goto cleanup;
+    }
+  }
+  if (ops->sums(&ctx, state, &s0) != HD_OK) goto runtime_error;
   fprintf(hist.f, "step,time,max_dp,mass,energy\n");
-  fprintf(hist.f, "0,0,%.9e,%.15e,%.15e\n", s0.dpmax, s0.mass * p.length[0] * p.length[1] / nodes,
+  fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step0, step0 * p.dt, s0.dpmax, s0.mass * p.length[0] * p.length[1] / nodes,
           s0.energy * p.length[0] * p.length[1] / nodes);
   fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
   every = c.frames > 0 ? (total + c.frames - 1) / c.frames : total + 1;
+  frame = step0 / every + (step0 % every ? 1 : 0); /* a restart continues the numbering */
   hd_progress_init(&prog, c.com.progress);
+  hd_signals_install();
   t0 = hd_wtime();
   for (;;) {
     if (c.frames > 0 && (step % every == 0 || step == total)) {
@@ -277,6 +314,7 @@ int main(int argc, char **argv) {
       long chunk = c.monitor_every - step % c.monitor_every;
       if (c.frames > 0 && every - step % every < chunk) chunk = every - step % every;
       if (chunk > total - step) chunk = total - step;
+      chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
       if (ops->advance(&ctx, state, chunk) != HD_OK || ops->sums(&ctx, state, &s) != HD_OK) goto runtime_error;
       step += chunk;
     }
@@ -289,7 +327,20 @@ int main(int argc, char **argv) {
     }
     fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step, step * p.dt, s.dpmax, s.mass * p.length[0] * p.length[1] / nodes,
             s.energy * p.length[0] * p.length[1] / nodes);
-    hd_progress_step(&prog, PROG, step, total, (double)nodes * 4.0 * (double)step, "cell-stage/s");
+    sig = hd_signal_caught();
+    if ((step < total && hd_drv_ckpt_due(&ckp, step)) || sig) {
+      ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
+      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
+                           sizeof ckpath, err, sizeof err)) {
+        hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        goto runtime_error;
+      }
+      if (sig) {
+        rc = hd_drv_signal_exit(PROG, sig, ckpath);
+        goto cleanup;
+      }
+    }
+    hd_progress_step(&prog, PROG, step, total, (double)nodes * 4.0 * (double)(step - step0), "cell-stage/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
@@ -323,7 +374,7 @@ int main(int argc, char **argv) {
   if (c.icase == HD_NS_IC_VORTEX && dip(&c) > 0) printf("max_dp_final_over_vortex_dip: %.4f\n", dpmax_end / dip(&c));
   printf("mass_change: %.3e\nenergy_change: %.3e\nwall_seconds: %.6g\ncell_stages_per_second: %.6g\n"
          "outputs: %s_history.csv %s.pvd (%ld frames)%s\n",
-         s.mass / s0.mass - 1.0, s.energy / s0.energy - 1.0, wall, wall > 0 ? (double)nodes * 4.0 * step / wall : 0.0,
+         s.mass / s0.mass - 1.0, s.energy / s0.energy - 1.0, wall, wall > 0 ? (double)nodes * 4.0 * (step - step0) / wall : 0.0,
          c.com.output, c.com.output, frame, c.png ? " and the pictures" : "");
   rc = 0;
   goto cleanup;

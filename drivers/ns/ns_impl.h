@@ -10,6 +10,8 @@
 #include <hd/ns.h>
 #include <hd/nscbc.h>
 
+#include "state_io.h"
+
 typedef struct ns_state {
   hd_ns_args a;
   hd_real *buf[4][4]; /* q0, acc, stage A, stage B; four variables each */
@@ -134,5 +136,20 @@ static hd_status ns_fields(hd_ctx *ctx, void *state, double *r, double *u, doubl
   return s;
 }
 
+/* The four conserved variables at the start of a step are the whole
+ * state (the stage buffers and the accumulator are rebuilt every step). */
+static int ns_state_count(void *state) {
+  (void)state;
+  return 4;
+}
+
+static hd_status ns_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  static const char *const names[4] = {"rho", "rho_u", "rho_v", "rho_E"};
+  ns_state *st = (ns_state *)state;
+  hd_state_entry e;
+  e.name = names[k], e.dev = st->buf[0][k], e.bytes = st->bytes, e.host = 0;
+  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+}
+
 const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), ns_create,
-                                    ns_advance, ns_sums, ns_fields, ns_destroy};
+                                    ns_advance, ns_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};

@@ -34,6 +34,8 @@ typedef struct ns_ops {
   /* rho, u, v, p, vorticity on the nodes, x fastest (any may be NULL) */
   hd_status (*fields)(hd_ctx *ctx, void *state, double *r, double *u, double *v, double *p, double *w);
   void (*destroy)(hd_ctx *ctx, void *state);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
 } ns_ops;
 
 HD_DECLARE_OPS(ns_ops, ns_ops)
