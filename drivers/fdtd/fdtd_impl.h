@@ -9,6 +9,8 @@
 #include <hd/fdtd.h>
 #include <hd/memory.h>
 
+#include "state_io.h"
+
 #define FDTD_REC_CHUNK 1024 /* steps recorded on the device between downloads */
 #if defined(HD_FDTD_HAS_TUNED)
 #define FDTD_HAS_TUNED 1
@@ -436,5 +438,36 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
   return s;
 }
 
+/* The state: six fields, the Mur points (each keeps a value of the last
+ * step), the PML split parts, and the step counter (the sources' clock). */
+static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
+  static const char *const fields[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+  static const char *const pml[6][2] = {{"pml_ex1", "pml_ex2"}, {"pml_ey1", "pml_ey2"}, {"pml_ez1", "pml_ez2"},
+                                        {"pml_hx1", "pml_hx2"}, {"pml_hy1", "pml_hy2"}, {"pml_hz1", "pml_hz2"}};
+  const size_t fb = (size_t)st->a.g.total * sizeof(hd_real);
+  int n = 0, c, k;
+  for (c = 0; c < 6; ++c) e[n].name = fields[c], e[n].dev = st->a.f[c], e[n].bytes = fb, e[n++].host = 0;
+  if (st->nmur) e[n].name = "mur", e[n].dev = st->mur, e[n].bytes = (size_t)st->nmur * sizeof(hd_fdtd_mur), e[n++].host = 0;
+  for (c = 0; c < 6; ++c)
+    for (k = 0; k < 2 && st->npml[c]; ++k) {
+      e[n].name = pml[c][k], e[n].dev = k ? st->pml[c].s2 : st->pml[c].s1;
+      e[n].bytes = (size_t)st->npml[c] * sizeof(hd_real), e[n++].host = 0;
+    }
+  e[n].name = "step", e[n].dev = &st->step, e[n].bytes = sizeof st->step, e[n++].host = 1;
+  return n;
+}
+
+static int fd_state_count(void *state) {
+  hd_state_entry e[32];
+  return fd_state_list((fdtd_state *)state, e);
+}
+
+static hd_status fd_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  hd_state_entry e[32];
+  fd_state_list((fdtd_state *)state, e);
+  return hd_state_entry_io(ctx, &e[k], name, bytes, host, save);
+}
+
 const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), FDTD_HAS_TUNED, fd_create,
-                                        fd_advance, fd_averages, fd_download, fd_destroy};
+                                        fd_advance, fd_averages, fd_download, fd_destroy, fd_state_count,
+                                        fd_state_io};

@@ -53,6 +53,8 @@ typedef struct fdtd_ops {
   /* one component on the padded grid, as doubles */
   hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
 } fdtd_ops;
 
 HD_DECLARE_OPS(fdtd_ops, fdtd_ops)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "driver.h"
 #include "fdtd_ops.h"
 #include "model.h"
@@ -31,6 +32,35 @@ typedef struct fdtd_slice {
   int comp, axis;
   long layer; /* cell layer normal to axis */
 } fdtd_slice;
+
+/* What a checkpoint of this model must match on restart: the time step,
+ * the boundaries and fingerprints of the mesh, materials and sources. */
+static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real_size, hd_ckpt *ck) {
+  const long pad = fdtd_pad(m);
+  const size_t cells = (size_t)(m->n[0] + 1 + 2 * pad) * (size_t)(m->n[1] + 1 + 2 * pad) * (size_t)(m->n[2] + 1 + 2 * pad);
+  uint32_t mesh = 0, mat = 0, src = 0;
+  int a;
+  memset(ck, 0, sizeof *ck);
+  snprintf(ck->driver, sizeof ck->driver, "hd-fdtd");
+  ck->real_size = (uint32_t)real_size;
+  for (a = 0; a < 3; ++a) {
+    ck->dims[a] = m->n[a];
+    mesh = hd_crc32(mesh, in->node[a], (size_t)(m->n[a] + 1) * sizeof(double));
+  }
+  for (a = 0; a < 6; ++a) mat = hd_crc32(mat, m->mat[a], cells);
+  mat = hd_crc32(mat, m->eps_r, (size_t)m->nmat * sizeof(double));
+  mat = hd_crc32(mat, m->sigma, (size_t)m->nmat * sizeof(double));
+  mat = hd_crc32(mat, m->mu_r, (size_t)m->nmat * sizeof(double));
+  mat = hd_crc32(mat, m->sigma_m, (size_t)m->nmat * sizeof(double));
+  src = hd_crc32(src, m->feed, (size_t)m->nfeed * sizeof *m->feed);
+  src = hd_crc32(src, &m->wave, sizeof m->wave);
+  hd_ckpt_param(ck, "dt", "%.17g", m->dt);
+  hd_ckpt_param(ck, "boundaries", "%d,%d,%d", m->bc[0], m->bc[1], m->bc[2]);
+  hd_ckpt_param(ck, "pml", "%d,%d,%.17g", m->pml_layers, m->pml_order, m->pml_r0);
+  hd_ckpt_param(ck, "mesh_crc", "%08x", mesh);
+  hd_ckpt_param(ck, "materials_crc", "%08x", mat);
+  hd_ckpt_param(ck, "sources_crc", "%08x", src);
+}
 
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 
@@ -188,11 +218,15 @@ int main(int argc, char **argv) {
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
   double *rec = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
-  long step = 0, every;
-  int rc, k, have_slice = 0, converged = 0, nrec;
+  long step = 0, step0 = 0, every;
+  int rc, k, have_slice = 0, converged = 0, nrec, sig;
+  hd_drv_ckpt ckp;
+  static hd_ckpt ck;
+  char ckpath[4096 + 32] = "";
   int wave_choice = HD_FDTD_DGAUSSIAN;
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
+      HD_DRV_CHECKPOINT_OPTIONS(c.com),
       {"bench", CLI_INT, &c.bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
       {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched", 1, 1024, 3, &c.nblock, 0, 0, 0},
       {"xmesh", CLI_LIST, &c.in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ...", 1, 0, 0, NULL, 0, 0, 0},
@@ -244,6 +278,7 @@ int main(int argc, char **argv) {
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
   if (c.slice[0] && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
+  if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
   have_slice = c.slice[0] != '\0';
 #if !defined(HD_HAVE_PNG)
   if (have_slice) {
@@ -296,6 +331,20 @@ int main(int argc, char **argv) {
   fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s\n", core->name,
           ctx.device_name, ops->precision, m.n[0], m.n[1], m.n[2], bytes / 1e9, why[0] ? "; " : "", why);
   if (ops->create(&ctx, &m, &state) != HD_OK) goto runtime_error;
+  ckpt_template(&c.in, &m, ops->real_size, &ck);
+  if (!c.com.bench && c.com.restart[0]) {
+    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      fprintf(stderr, PROG ": error: %s\n", err);
+      rc = 2;
+      goto cleanup;
+    }
+    step = step0 = (long)ck.step;
+    if (step0 > c.in.steps) {
+      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond --steps=%ld\n", step0, c.in.steps);
+      rc = 2;
+      goto cleanup;
+    }
+  }
 
   if (c.com.bench) {
     double bw = 0.0, rate;
@@ -333,11 +382,13 @@ int main(int argc, char **argv) {
   fprintf(avg.f, "step,time,e_average,h_average\n");
   every = c.average_every > 0 ? c.average_every : (c.in.steps >= 100 ? c.in.steps / 100 : 1);
   hd_progress_init(&prog, c.com.progress);
+  hd_signals_install();
   t0 = hd_wtime();
-  for (step = 0; step < c.in.steps && !converged;) {
+  for (step = step0; step < c.in.steps && !converged;) {
     long chunk = every - step % every, s2;
     double e, h;
     if (chunk > c.in.steps - step) chunk = c.in.steps - step;
+    chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
     if (ops->advance(&ctx, state, chunk, nrec ? rec + step * nrec : NULL) != HD_OK) goto runtime_error;
     for (s2 = step; s2 < step + chunk; ++s2) {
       int r;
@@ -356,7 +407,20 @@ int main(int argc, char **argv) {
     fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
     emax = fmax(emax, e), hmax = fmax(hmax, h);
     if (c.in.converge > 0 && emax > 0 && e < c.in.converge * emax && h < c.in.converge * hmax) converged = 1;
-    hd_progress_step(&prog, PROG, step, c.in.steps, cells * (double)step, "cell-step/s");
+    sig = hd_signal_caught();
+    if ((!converged && step < c.in.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
+      ck.step = step, ck.time = step * m.dt, ck.dt = m.dt;
+      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
+                           sizeof ckpath, err, sizeof err)) {
+        hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        goto runtime_error;
+      }
+      if (sig) {
+        rc = hd_drv_signal_exit(PROG, sig, ckpath);
+        goto cleanup;
+      }
+    }
+    hd_progress_step(&prog, PROG, step, c.in.steps, cells * (double)(step - step0), "cell-step/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
@@ -381,7 +445,7 @@ int main(int argc, char **argv) {
          c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
          c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, m.nmat, c.in.nobj, m.nfeed, m.nprobe, m.dt,
          fdtd_input_dt_max(&c.in), step, converged ? "yes" : "no", bytes / 1e9, wall,
-         wall > 0 ? cells * (double)step / wall / 1e6 : 0.0, c.com.output, c.com.output, c.com.output,
+         wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, c.com.output, c.com.output, c.com.output,
          uniform_mesh(&c.in) ? ".vti" : ".vtr", have_slice ? " and the slice" : "");
   rc = 0;
   goto cleanup;
