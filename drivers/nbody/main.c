@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bodies.h"
+#include "checkpoint.h"
 #include "driver.h"
 #include "nbody_ops.h"
 #include "output.h"
@@ -144,10 +145,14 @@ int main(int argc, char **argv) {
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
   double *host = NULL, t0, wall = 0.0, e0;
-  long step = 0, nsnap = 0;
-  int rc;
+  long step = 0, step0 = 0, nsnap = 0;
+  int rc, sig;
+  hd_drv_ckpt ckp;
+  static hd_ckpt ck;
+  char ckpath[4096 + 32] = "";
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
+      HD_DRV_CHECKPOINT_OPTIONS(c.com),
       HD_DRV_BENCH_FLAG(c.com),
       {"n", CLI_INT, &c.n, "N", "number of bodies (default 4096)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"ic", CLI_CHOICE, &c.ic, "plummer|uniform|kepler|file", "initial condition (default plummer)", 1, 0, 0, NULL, 0, 0, 0},
@@ -227,6 +232,7 @@ int main(int argc, char **argv) {
 
   memset(&csv, 0, sizeof csv);
   memset(&pvd, 0, sizeof pvd);
+  if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage_fail;
   if (!c.com.bench) {
     snprintf(path, sizeof path, "%s.csv", c.com.output);
     if (hd_out_open(&csv, path, err, sizeof err)) goto usage_fail;
@@ -238,6 +244,25 @@ int main(int argc, char **argv) {
 
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
   nbody_bodies_free(&b);
+  memset(&ck, 0, sizeof ck);
+  snprintf(ck.driver, sizeof ck.driver, "hd-nbody");
+  ck.real_size = (uint32_t)ops->real_size, ck.dims[0] = p.n, ck.dims[1] = p.periodic ? 2 : 3, ck.dims[2] = 1;
+  hd_ckpt_param(&ck, "dt", "%.17g", p.dt);
+  hd_ckpt_param(&ck, "softening", "%.17g", p.eps);
+  hd_ckpt_param(&ck, "integrator", "%d", p.integrator);
+  if (!c.com.bench && c.com.restart[0]) {
+    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      fprintf(stderr, PROG ": error: %s\n", err);
+      rc = 2;
+      goto cleanup;
+    }
+    step0 = (long)ck.step;
+    if (step0 > c.steps) {
+      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond --steps=%ld\n", step0, c.steps);
+      rc = 2;
+      goto cleanup;
+    }
+  }
 
   if (c.com.bench) {
     const long evals = c.steps > 0 ? c.steps : 1;
@@ -270,15 +295,16 @@ int main(int argc, char **argv) {
   if (ops->diagnostics(&ctx, state, &d0) != HD_OK) goto runtime_error;
   e0 = d0.kinetic + d0.potential;
   fprintf(csv.f, "step,time,kinetic,potential,total,relative_energy_error,px,py,pz,lx,ly,lz,comx,comy,comz\n");
-  csv_row(csv.f, 0, 0.0, &d0, e0);
+  csv_row(csv.f, step0, step0 * c.dt, &d0, e0);
   fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
   d = d0;
   {
     const long every = c.diag_every > 0 ? c.diag_every : (c.steps >= 100 ? c.steps / 100 : 1);
     hd_progress_init(&prog, c.com.progress);
+    hd_signals_install();
     t0 = hd_wtime();
-    for (step = 0;; ) {
-      const int snap = step == 0 || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
+    for (step = step0;; ) {
+      const int snap = step == step0 || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
       if (snap) {
         const char *base;
         if (ops->download(&ctx, state, host) != HD_OK) goto runtime_error;
@@ -296,6 +322,7 @@ int main(int argc, char **argv) {
         if (c.snapshot_every > 0 && c.snapshot_every - step % c.snapshot_every < chunk)
           chunk = c.snapshot_every - step % c.snapshot_every;
         if (chunk > c.steps - step) chunk = c.steps - step;
+        chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
         if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
         next = step + chunk;
         if (next % every == 0 || next == c.steps) {
@@ -310,7 +337,20 @@ int main(int argc, char **argv) {
         }
         step = next;
       }
-      hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)step, "interaction/s");
+      sig = hd_signal_caught();
+      if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
+        ck.step = step, ck.time = step * c.dt, ck.dt = c.dt;
+        if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep,
+                             ckpath, sizeof ckpath, err, sizeof err)) {
+          hd_fail(&ctx, HD_ERR_IO, "%s", err);
+          goto runtime_error;
+        }
+        if (sig) {
+          rc = hd_drv_signal_exit(PROG, sig, ckpath);
+          goto cleanup;
+        }
+      }
+      hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)(step - step0), "interaction/s");
     }
     if (core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t0;

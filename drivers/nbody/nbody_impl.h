@@ -8,6 +8,8 @@
 #include <hd/memory.h>
 #include <hd/nbody.h>
 
+#include "state_io.h"
+
 enum { NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ, NB_M, NB_ARRAYS };
 
 typedef struct nbody_state {
@@ -143,6 +145,21 @@ static hd_status nb_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
+/* Positions, velocities, accelerations (the leapfrog's kick uses the last
+ * step's) and masses are the whole state. */
+static int nb_state_count(void *state) {
+  (void)state;
+  return NB_ARRAYS;
+}
+
+static hd_status nb_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  static const char *const names[NB_ARRAYS] = {"x", "y", "z", "vx", "vy", "vz", "ax", "ay", "az", "m"};
+  nbody_state *st = (nbody_state *)state;
+  hd_state_entry e;
+  e.name = names[k], e.dev = st->a[k], e.bytes = (size_t)st->n * sizeof(hd_real), e.host = 0;
+  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+}
+
 const nbody_ops HD_OPS_NAME(nbody_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 1,
                                           nb_create, nb_advance, nb_accelerations,
-                                          nb_diagnostics, nb_download, nb_destroy};
+                                          nb_diagnostics, nb_download, nb_destroy, nb_state_count, nb_state_io};

@@ -33,6 +33,8 @@ typedef struct nbody_ops {
   /* x, y, z, vx, vy, vz, ax, ay, az into out: 9 blocks of n doubles */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
 } nbody_ops;
 
 HD_DECLARE_OPS(nbody_ops, nbody_ops)
