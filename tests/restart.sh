@@ -15,7 +15,11 @@ src=$(cd "${top_srcdir:-.}" && pwd)
 . "$src/tests/cli_lib.sh"
 
 backends=serial
-"$top/drivers/hd-heat" --version | grep -q openmp && backends="serial openmp"
+"$top/drivers/hd-heat" --version | grep -q openmp && backends="$backends openmp"
+# CUDA where it works (a GPU is present): the same backend restarts identically too
+"$top/drivers/hd-heat" --backend=cuda --n=8 --steps=1 --vti=no --progress=0 --output=probe >/dev/null 2>&1 &&
+  backends="$backends cuda"
+rm -f probe*
 
 # driver | arguments | final field file suffix
 while IFS='|' read -r drv args suffix; do
