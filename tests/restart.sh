@@ -83,6 +83,14 @@ rm -rf keep && mkdir keep
 result $([ "$(ls keep | grep -c ckpt)" -eq 2 ] && [ -f keep/k.ckpt.000000000045 ] && [ -f keep/k.ckpt.000000000040 ] &&
   echo 0 || echo 1) "--checkpoint-keep=2 keeps the newest two"
 
+# a blow-up (a source that overflows the field) names the step, the time
+# step against its limit and the newest checkpoint, exit 1
+rm -rf blow && mkdir blow
+"$bin" --n=16 --source=1e308 --steps=3000 --checkpoint-every=500 --progress=0 --output=blow/b >/dev/null 2>blow/err
+rc=$?
+result $([ $rc -eq 1 ] && grep -q 'non-finite temperature after step [0-9]*.*dt = .*, limit .*; last checkpoint blow/b.ckpt.000000001000' blow/err &&
+  [ ! -f blow/b.vti ] && echo 0 || echo 1) "a blow-up exits 1 naming the step, dt against its limit and the last checkpoint"
+
 # signals: a final checkpoint, then a clean exit
 for sig in TERM USR1 INT; do
   rm -rf sig && mkdir sig

@@ -427,7 +427,8 @@ int main(int argc, char **argv) {
   goto cleanup;
 
 runtime_error:
-  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+          ckpath);
   rc = 1;
 cleanup:
   {

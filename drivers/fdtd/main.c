@@ -399,8 +399,8 @@ int main(int argc, char **argv) {
     step += chunk;
     if (ops->averages(&ctx, state, &e, &h) != HD_OK) goto runtime_error;
     if (!hd_isfinite(e) || !hd_isfinite(h)) {
-      fprintf(stderr, PROG ": error: non-finite field after step %ld (dt = %g, Courant limit %g)\n", step, m.dt,
-              fdtd_input_dt_max(&c.in));
+      fprintf(stderr, PROG ": error: non-finite field after step %ld (dt = %g, Courant limit %g)%s%s\n", step, m.dt,
+              fdtd_input_dt_max(&c.in), ckpath[0] ? "; last checkpoint " : "", ckpath);
       rc = 1;
       goto cleanup;
     }
@@ -454,7 +454,8 @@ usage:
   rc = hd_drv_usage_error(PROG, err);
   goto out;
 runtime_error:
-  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+          ckpath);
   rc = 1;
 cleanup:
   {

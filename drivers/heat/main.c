@@ -408,12 +408,14 @@ int main(int argc, char **argv) {
   return 0;
 
 blowup:
-  fprintf(stderr, PROG ": error: non-finite temperature after step %ld (%lld bad cells, first at offset %lld); dt = %g, limit %g\n",
-          step, (long long)st.nonfinite, (long long)st.first_bad, p.dt, hd_heat_dt_max(p.alpha, dx, p.dim));
+  fprintf(stderr, PROG ": error: non-finite temperature after step %ld (%lld bad cells, first at offset %lld); dt = %g, limit %g%s%s\n",
+          step, (long long)st.nonfinite, (long long)st.first_bad, p.dt, hd_heat_dt_max(p.alpha, dx, p.dim),
+          ckpath[0] ? "; last checkpoint " : "", ckpath);
   rc = 1;
   goto cleanup;
 runtime_error:
-  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+          ckpath);
   rc = 1;
 cleanup:
   if (have_vti) hd_out_abort(&vti);

@@ -328,8 +328,8 @@ int main(int argc, char **argv) {
         if (next % every == 0 || next == c.steps) {
           if (ops->diagnostics(&ctx, state, &d) != HD_OK) goto runtime_error;
           if (!hd_isfinite(d.kinetic + d.potential)) {
-            fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up\n",
-                    next, c.dt, c.eps);
+            fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up%s%s\n",
+                    next, c.dt, c.eps, ckpath[0] ? "; last checkpoint " : "", ckpath);
             rc = 1;
             goto cleanup;
           }
@@ -386,7 +386,8 @@ usage_fail:
   core->destroy(&ctx);
   return hd_drv_usage_error(PROG, err);
 runtime_error:
-  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+          ckpath);
   rc = 1;
 cleanup:
   hd_out_abort(&csv);

@@ -320,8 +320,8 @@ int main(int argc, char **argv) {
     }
     if (s.nonfinite) {
       fprintf(stderr, PROG ": error: the flow blew up by step %ld (non-positive or non-finite state at node %ld, %ld); "
-              "dt = %g, try a smaller --cfl\n", step, (long)(s.first_bad % (ns_nodes(&p, 0) + 2)) - 1,
-              (long)(s.first_bad / (ns_nodes(&p, 0) + 2)) - 1, p.dt);
+              "dt = %g, try a smaller --cfl%s%s\n", step, (long)(s.first_bad % (ns_nodes(&p, 0) + 2)) - 1,
+              (long)(s.first_bad / (ns_nodes(&p, 0) + 2)) - 1, p.dt, ckpath[0] ? "; last checkpoint " : "", ckpath);
       rc = 1;
       goto cleanup;
     }
@@ -380,7 +380,8 @@ int main(int argc, char **argv) {
   goto cleanup;
 
 runtime_error:
-  fprintf(stderr, PROG ": error: %s\n", ctx.msg[0] ? ctx.msg : "run failed");
+  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+          ckpath);
   rc = 1;
 cleanup:
   {
