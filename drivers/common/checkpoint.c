@@ -104,7 +104,7 @@ static void prune(const char *prefix, int keep) {
         steps[i] = steps[j], steps[j] = t;
       }
     if ((int)i >= keep) {
-      snprintf(path, sizeof path, "%s/%s%012ld", dir, base, steps[i]);
+      snprintf(path, sizeof path, "%.4000s/%.4000s%012ld", dir, base, steps[i]);
       unlink(path);
     }
   }
