@@ -73,7 +73,7 @@ static void put_u64(sink *s, uint64_t v) { put(s, &v, sizeof v); }
 
 /* Remove all but the newest `keep` PREFIX.ckpt.NNNNNNNNNNNN files. */
 static void prune(const char *prefix, int keep) {
-  char dir[4096], base[4096], path[8192];
+  char dir[4096], base[4096], path[2 * 4096 + 32]; /* never truncates */
   const char *slash = strrchr(prefix, '/');
   long *steps = NULL;
   size_t count = 0, cap = 0, i, j, blen;
@@ -104,7 +104,7 @@ static void prune(const char *prefix, int keep) {
         steps[i] = steps[j], steps[j] = t;
       }
     if ((int)i >= keep) {
-      snprintf(path, sizeof path, "%.4000s/%.4000s%012ld", dir, base, steps[i]);
+      snprintf(path, sizeof path, "%s/%s%012ld", dir, base, steps[i]);
       unlink(path);
     }
   }
