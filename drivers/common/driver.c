@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "decomp.h"
 
 #include "sys.h"
 
@@ -20,7 +21,8 @@ void hd_drv_common_defaults(hd_drv_common *c, const char *output) {
 }
 
 int hd_drv_usage_error(const char *prog, const char *msg) {
-  fprintf(stderr, "%s: error: %s\n", prog, msg);
+  if (hd_par_rank() == 0) /* every rank of a distributed run reaches it */
+    fprintf(stderr, "%s: error: %s\n", prog, msg);
   return 2;
 }
 

@@ -40,7 +40,7 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is empty or too large",
                    p->n[0], p->n[1], p->n[2]);
   }
-  for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)p->n[d];
+  for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)(p->cells[d] ? p->cells[d] : p->n[d]);
   if ((s = hd_heat_setup(ctx, &st->a, &g, p->alpha, p->dt, dx, p->q)) != HD_OK) {
     free(st);
     return s;
@@ -72,6 +72,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     ic.center[d] = (hd_real)p->center[d];
     ic.mode[d] = p->mode[d];
     ic.length[d] = (hd_real)p->length[d];
+    ic.origin[d] = p->origin[d];
+    ic.cells[d] = p->cells[d];
   }
   if ((s = hd_heat_initialise(ctx, st->buf[0], &g, &ic)) != HD_OK) goto fail;
   st->a.t = st->buf[0];
@@ -134,6 +136,8 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
+static void *h_field(void *state) { return (void *)((heat_state *)state)->a.t; }
+
 /* The field with its ghosts is the whole state. */
 static int h_state_count(void *state) {
   (void)state;
@@ -156,4 +160,4 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
                                         h_create, h_advance, h_stats, h_download, h_destroy,
-                                        h_state_count, h_state_io};
+                                        h_field, h_state_count, h_state_io};

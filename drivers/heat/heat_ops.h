@@ -19,6 +19,7 @@ typedef struct heat_problem {
   double base, value;
   double box_lo[3], box_hi[3], center[3], radius;
   int mode[3];
+  long origin[3], cells[3]; /* a block of a distributed grid: see hd_heat_init */
   int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
 } heat_problem;
@@ -33,6 +34,8 @@ typedef struct heat_ops {
   /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
+  /* the current field (padded, backend memory), for halo exchanges */
+  void *(*field)(void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;
 } heat_ops;

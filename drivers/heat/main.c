@@ -14,6 +14,7 @@
 #include <hd/heat.h>
 
 #include "checkpoint.h"
+#include "decomp.h"
 #include "driver.h"
 #include "heat_ops.h"
 #include "output.h"
@@ -156,9 +157,41 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
   for (d = 0; d < 2 * p->dim; ++d) hd_ckpt_param(ck, "bc", "%d:%.17g", p->bc_kind[d], p->bc_value[d]);
 }
 
-int main(int argc, char **argv) {
+/* A distributed run: this rank's block, its interior as doubles for the
+ * statistics, and the ops that step it. */
+typedef struct heat_run {
+  hd_decomp dc;
+  const heat_ops *ops;
+  double *local;
+  size_t real_size;
+} heat_run;
+
+/* Steps, each followed by the halo exchange when the grid is shared. */
+static hd_status advance(hd_ctx *ctx, heat_run *r, void *state, long steps) {
+  char err[256];
+  long n;
+  if (r->dc.size == 1) return r->ops->advance(ctx, state, steps);
+  for (n = 0; n < steps; ++n) {
+    if (r->ops->advance(ctx, state, 1) != HD_OK) return ctx->status;
+    if (hd_decomp_halo(&r->dc, r->ops->field(state), r->real_size, err, sizeof err))
+      return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  }
+  return HD_OK;
+}
+
+/* Statistics of the whole grid in an order independent of the ranks. */
+static hd_status field_stats(hd_ctx *ctx, heat_run *r, void *state, hd_stats *out) {
+  char err[256];
+  int bad = r->ops->download(ctx, state, r->local) != HD_OK;
+  if (hd_par_any(bad)) return bad ? ctx->status : hd_fail(ctx, HD_ERR_IO, "statistics failed on another rank");
+  if (hd_decomp_stats(&r->dc, r->local, out, err, sizeof err)) return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  return HD_OK;
+}
+
+static int run(int argc, char **argv) {
   heat_cli c;
-  heat_problem p;
+  heat_problem p, pl;
+  heat_run hr;
   const heat_ops *ops;
   const hd_core_ops *core;
   hd_ctx ctx;
@@ -169,7 +202,7 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
-  int d, rc, have_vti = 0, have_csv = 0, sig;
+  int d, rc, have_vti = 0, have_csv = 0, sig, root, bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -232,6 +265,24 @@ int main(int argc, char **argv) {
   }
 
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  memset(&hr, 0, sizeof hr);
+  if (hd_decomp_create(&hr.dc, p.dim, p.n, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  root = hr.dc.rank == 0;
+  if (hr.dc.size > 1) {
+    const char *no = c.com.bench ? "--bench" : c.com.restart[0] ? "--restart" : c.com.ckpt_every[0] ? "--checkpoint-every" : NULL;
+    if (no) {
+      snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
+      hd_decomp_destroy(&hr.dc);
+      return hd_drv_usage_error(PROG, err);
+    }
+    if (c.com.backend == 1 + HD_B_CUDA) {
+      hd_decomp_destroy(&hr.dc);
+      return hd_drv_usage_error(PROG, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
+    }
+    if (c.com.backend == 0) c.com.backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
+  }
+  pl = p;
+  for (d = 0; d < 3; ++d) pl.n[d] = hr.dc.ln[d], pl.origin[d] = hr.dc.off[d], pl.cells[d] = p.n[d];
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
   ops = heat_ops_get(core->id, c.com.precision == 1);
@@ -244,12 +295,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   {
-    /* two padded fields on the backend; for the output a padded host copy
-     * and the interior in double */
+    /* two padded fields of this rank's block on the backend; a padded host
+     * copy and the interior in double for statistics, and on rank 0 the
+     * whole interior for the output */
     double padded = 1.0, dev_bytes, host_bytes;
-    for (d = 0; d < 3; ++d) padded *= (double)p.n[d] + (d < p.dim ? 2.0 : 0.0);
+    for (d = 0; d < 3; ++d) padded *= (double)pl.n[d] + (d < p.dim ? 2.0 : 0.0);
     dev_bytes = 2.0 * padded * ops->real_size;
-    host_bytes = c.com.bench ? 0.0 : padded * ops->real_size + cells * 8.0;
+    host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 + (root ? cells * 8.0 : 0.0);
     if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid")) != 0) {
       core->destroy(&ctx);
       return rc;
@@ -259,32 +311,45 @@ int main(int argc, char **argv) {
 
   memset(&vti, 0, sizeof vti);
   memset(&csv, 0, sizeof csv);
-  if (!c.com.bench) {
+  bad = 0;
+  if (!c.com.bench && root) { /* rank 0 writes every output */
     if (c.vti) {
       snprintf(path, sizeof path, "%s.vti", c.com.output);
-      if (hd_out_open(&vti, path, err, sizeof err)) {
-        core->destroy(&ctx);
-        return hd_drv_usage_error(PROG, err);
-      }
-      have_vti = 1;
+      bad = hd_out_open(&vti, path, err, sizeof err) != 0;
+      have_vti = !bad;
     }
     snprintf(path, sizeof path, "%s.csv", c.com.output);
-    if (hd_out_open(&csv, path, err, sizeof err)) {
-      hd_out_abort(&vti);
-      core->destroy(&ctx);
-      return hd_drv_usage_error(PROG, err);
-    }
-    have_csv = 1;
+    if (!bad) bad = hd_out_open(&csv, path, err, sizeof err) != 0;
+    have_csv = !bad;
+  }
+  if (hd_par_any(bad)) {
+    if (have_vti) hd_out_abort(&vti);
+    core->destroy(&ctx);
+    return hd_drv_usage_error(PROG, err);
+  }
+  hr.ops = ops;
+  hr.real_size = ops->real_size;
+  hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
+  if (!hr.local) {
+    hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the statistics");
+    goto runtime_error;
   }
 
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld", core->name, ctx.device_name,
+  if (root) fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld", core->name, ctx.device_name,
           ops->precision, p.n[0]);
-  for (d = 1; d < p.dim; ++d) fprintf(stderr, " x %ld", p.n[d]);
-  fprintf(stderr, " cells, %.3g GB%s%s\n", mem_gb, why[0] ? "; " : "", why);
+  for (d = 1; d < p.dim && root; ++d) fprintf(stderr, " x %ld", p.n[d]);
+  if (root) fprintf(stderr, " cells, %.3g GB%s%s%s%s\n", mem_gb, hr.dc.size > 1 ? "; " : "",
+                    hr.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
 
   for (d = 0; d < 3; ++d) dx[d] = p.length[d] / (double)p.n[d];
   vol = dx[0] * (p.dim >= 2 ? dx[1] : 1.0) * (p.dim >= 3 ? dx[2] : 1.0);
-  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  bad = ops->create(&ctx, &pl, &state) != HD_OK;
+  if (!bad && hr.dc.size > 1 && hd_decomp_halo(&hr.dc, ops->field(state), ops->real_size, err, sizeof err))
+    bad = 1, hd_fail(&ctx, HD_ERR_IO, "%s", err);
+  if (hd_par_any(bad)) {
+    if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
+    goto runtime_error;
+  }
   ckpt_template(&p, ops->real_size, &ck);
   if (c.com.restart[0]) {
     if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
@@ -298,7 +363,7 @@ int main(int argc, char **argv) {
       goto cleanup;
     }
   }
-  if (ops->stats(&ctx, state, &st0) != HD_OK) goto runtime_error;
+  if (field_stats(&ctx, &hr, state, &st0) != HD_OK) goto runtime_error;
 
   if (c.com.bench) {
     long warm = c.steps > 10 ? c.steps / 10 : 1;
@@ -307,7 +372,7 @@ int main(int argc, char **argv) {
     t_start = hd_wtime();
     if (ops->advance(&ctx, state, c.steps) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t_start;
-    if (ops->stats(&ctx, state, &st) != HD_OK) goto runtime_error;
+    if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
     if (st.nonfinite) goto blowup;
     ops->destroy(&ctx, state);
     state = NULL;
@@ -326,9 +391,11 @@ int main(int argc, char **argv) {
 
   {
     long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
-    fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
-    fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st0.min, st0.max, st0.sum / cells,
-            st0.sum * vol);
+    if (root) {
+      fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
+      fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st0.min, st0.max, st0.sum / cells,
+              st0.sum * vol);
+    }
     hd_progress_init(&prog, c.com.progress);
     hd_signals_install();
     t_start = hd_wtime();
@@ -336,15 +403,15 @@ int main(int argc, char **argv) {
       long chunk = every - step % every;
       if (chunk > c.steps - step) chunk = c.steps - step;
       chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
-      if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
+      if (advance(&ctx, &hr, state, chunk) != HD_OK) goto runtime_error;
       step += chunk;
       if (step % every == 0 || step == c.steps) {
-        if (ops->stats(&ctx, state, &st) != HD_OK) goto runtime_error;
+        if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
         if (st.nonfinite) goto blowup;
-        fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
+        if (root) fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
       }
-      sig = hd_signal_caught();
+      sig = hr.dc.size > 1 ? hd_par_max_int(hd_signal_caught()) : hd_signal_caught();
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
         if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
@@ -357,7 +424,7 @@ int main(int argc, char **argv) {
           goto cleanup;
         }
       }
-      hd_progress_step(&prog, PROG, step, c.steps, cells * (double)step, "cell/s");
+      if (root) hd_progress_step(&prog, PROG, step, c.steps, cells * (double)step, "cell/s");
     }
     if (core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t_start;
@@ -365,32 +432,46 @@ int main(int argc, char **argv) {
     if (c.steps == 0) st = st0;
   }
 
-  if (have_vti) {
-    double *field = (double *)malloc((size_t)cells * sizeof(double));
-    hd_vti_array arr;
-    int64_t n64[3];
-    if (!field) {
-      hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the output field");
+  if (c.vti) { /* every rank's block, gathered and written on rank 0 */
+    double *field = root ? (double *)malloc((size_t)cells * sizeof(double)) : NULL;
+    bad = root && !field;
+    if (bad) hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the output field");
+    if (!bad) bad = ops->download(&ctx, state, hr.local) != HD_OK;
+    if (hd_par_any(bad)) {
+      free(field);
+      if (!bad) hd_fail(&ctx, HD_ERR_IO, "the field download failed on another rank");
       goto runtime_error;
     }
-    if (ops->download(&ctx, state, field) != HD_OK) {
+    if (hd_decomp_gather(&hr.dc, hr.local, field, err, sizeof err)) {
       free(field);
+      hd_fail(&ctx, HD_ERR_IO, "%s", err);
       goto runtime_error;
     }
-    for (d = 0; d < 3; ++d) n64[d] = p.n[d];
-    arr.name = "T";
-    arr.data = field;
-    arr.single = ops->real_size == 4;
-    if (hd_vti_write(&vti, n64, dx, &arr, 1)) {
-      free(field);
-      hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.com.output);
-      goto runtime_error;
+    if (root) {
+      hd_vti_array arr;
+      int64_t n64[3];
+      for (d = 0; d < 3; ++d) n64[d] = p.n[d];
+      arr.name = "T";
+      arr.data = field;
+      arr.single = ops->real_size == 4;
+      bad = hd_vti_write(&vti, n64, dx, &arr, 1) != 0;
+      if (bad) hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.com.output);
     }
     free(field);
+    if (bad) goto runtime_error;
   }
-  if ((have_vti && hd_out_commit(&vti, err, sizeof err)) || hd_out_commit(&csv, err, sizeof err)) {
+  if (root && ((have_vti && hd_out_commit(&vti, err, sizeof err)) || hd_out_commit(&csv, err, sizeof err))) {
+    have_vti = have_csv = 0; /* a failed commit has removed its temporary */
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
+  }
+  have_vti = have_csv = 0;
+  free(hr.local);
+  hd_decomp_destroy(&hr.dc);
+  if (!root) {
+    ops->destroy(&ctx, state);
+    core->destroy(&ctx);
+    return 0;
   }
   cups = wall > 0 ? cells * (double)(c.steps - step0) / wall : 0.0;
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ndim: %d\n", PACKAGE_VERSION,
@@ -402,25 +483,48 @@ int main(int argc, char **argv) {
   printf("min: %.17g\nmax: %.17g\nmean: %.17g\ntotal_heat: %.17g\ntotal_heat_initial: %.17g\n",
          st.min, st.max, st.sum / cells, st.sum * vol, st0.sum * vol);
   printf("wall_seconds: %.6g\ncell_updates_per_second: %.6g\n", wall, cups);
-  printf("outputs: %s%s%s.csv\n", have_vti ? c.com.output : "", have_vti ? ".vti " : "", c.com.output);
+  printf("outputs: %s%s%s.csv\n", c.vti ? c.com.output : "", c.vti ? ".vti " : "", c.com.output);
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return 0;
 
-blowup:
-  fprintf(stderr, PROG ": error: non-finite temperature after step %ld (%lld bad cells, first at offset %lld); dt = %g, limit %g%s%s\n",
-          step, (long long)st.nonfinite, (long long)st.first_bad, p.dt, hd_heat_dt_max(p.alpha, dx, p.dim),
-          ckpath[0] ? "; last checkpoint " : "", ckpath);
+blowup: /* every rank sees the same statistics */
+  if (root)
+    fprintf(stderr, PROG ": error: non-finite temperature after step %ld (%lld bad cells, first at cell %lld,%lld,%lld); "
+            "dt = %g, limit %g%s%s\n", step, (long long)st.nonfinite, (long long)(st.first_bad % p.n[0]),
+            (long long)(st.first_bad / p.n[0] % p.n[1]), (long long)(st.first_bad / p.n[0] / p.n[1]), p.dt,
+            hd_heat_dt_max(p.alpha, dx, p.dim), ckpath[0] ? "; last checkpoint " : "", ckpath);
   rc = 1;
   goto cleanup;
 runtime_error:
-  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
-          ckpath);
+  if (hr.dc.size > 1)
+    fprintf(stderr, PROG ": error: rank %d: %s\n", hr.dc.rank, ctx.msg[0] ? ctx.msg : "run failed");
+  else
+    fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+            ckpath);
   rc = 1;
+  if (have_vti) hd_out_abort(&vti);
+  if (have_csv) hd_out_abort(&csv);
+  have_vti = have_csv = 0;
+  hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
+  free(hr.local);
+  hd_decomp_destroy(&hr.dc);
   if (have_vti) hd_out_abort(&vti);
   if (have_csv) hd_out_abort(&csv);
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  char err[256];
+  int rc;
+  if (hd_par_init(&argc, &argv, err, sizeof err) < 0) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    return 1;
+  }
+  rc = run(argc, argv);
+  hd_par_finalize();
   return rc;
 }

@@ -154,6 +154,9 @@ typedef struct hd_heat_init {
   hd_real center[3], radius; /* sphere */
   int mode[3];               /* wave numbers k_d */
   hd_real length[3];         /* domain size L_d */
+  /* A block of a larger grid (distributed runs): the global index of its
+   * first cell and the global cell counts; zeros mean the grid is whole. */
+  hd_idx origin[3], cells[3];
 } hd_heat_init;
 
 typedef struct hd_heat_init_args {
@@ -188,10 +191,11 @@ HD_FN hd_real hd_heat_initial_value(const hd_heat_init *ic, int dim, const hd_re
 
 HD_FN void hd_heat_init_point(const hd_heat_init_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_grid *g = &a->g;
+  const hd_idx *o = a->ic.origin, *c = a->ic.cells;
   hd_real x[3];
-  x[0] = ((hd_real)(i - 1) + HD_R(0.5)) * a->ic.length[0] / (hd_real)g->n[0];
-  x[1] = ((hd_real)(j - (g->dim >= 2)) + HD_R(0.5)) * a->ic.length[1] / (hd_real)g->n[1];
-  x[2] = ((hd_real)(k - (g->dim >= 3)) + HD_R(0.5)) * a->ic.length[2] / (hd_real)g->n[2];
+  x[0] = ((hd_real)(i - 1 + o[0]) + HD_R(0.5)) * a->ic.length[0] / (hd_real)(c[0] ? c[0] : g->n[0]);
+  x[1] = ((hd_real)(j - (g->dim >= 2) + o[1]) + HD_R(0.5)) * a->ic.length[1] / (hd_real)(c[1] ? c[1] : g->n[1]);
+  x[2] = ((hd_real)(k - (g->dim >= 3) + o[2]) + HD_R(0.5)) * a->ic.length[2] / (hd_real)(c[2] ? c[2] : g->n[2]);
   a->t[hd_grid_at(g, i, j, k)] = hd_heat_initial_value(&a->ic, g->dim, x);
 }
 

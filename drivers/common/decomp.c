@@ -1,0 +1,299 @@
+/* Ranks and grid decomposition (decomp.h); one rank without MPI. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "decomp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HD_HAVE_MPI)
+#include <mpi.h>
+#endif
+
+/* ---- ranks ---------------------------------------------------------------- */
+
+#if defined(HD_HAVE_MPI)
+static int par_started;
+
+int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
+  int flag = 0, rank = 0;
+  MPI_Initialized(&flag);
+  if (!flag && MPI_Init(argc, argv) != MPI_SUCCESS) return snprintf(err, n, "MPI_Init failed"), -1;
+  par_started = !flag;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+void hd_par_finalize(void) {
+  int done = 0;
+  MPI_Finalized(&done);
+  if (par_started && !done) MPI_Finalize();
+}
+int hd_par_rank(void) {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int hd_par_size(void) {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+int hd_par_max_int(int v) {
+  int m = v;
+  MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+void hd_par_abort(int status) {
+  if (hd_par_size() > 1) MPI_Abort(MPI_COMM_WORLD, status);
+}
+const char *hd_par_describe(void) {
+  static char s[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl;
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  if ((nl = strpbrk(lib, ",\n")) != NULL) *nl = '\0';
+  snprintf(s, sizeof s, "MPI (%s), %d rank%s", lib, hd_par_size(), hd_par_size() == 1 ? "" : "s");
+  return s;
+}
+#else
+int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
+  (void)argc, (void)argv, (void)err, (void)n;
+  return 0;
+}
+void hd_par_finalize(void) {}
+int hd_par_rank(void) { return 0; }
+int hd_par_size(void) { return 1; }
+int hd_par_max_int(int v) { return v; }
+void hd_par_abort(int status) { (void)status; }
+const char *hd_par_describe(void) { return "no MPI"; }
+#endif
+
+int hd_par_any(int flag) { return hd_par_max_int(flag != 0); }
+
+/* ---- decomposition ---------------------------------------------------------- */
+
+static void block_of(const hd_decomp *d, const int coords[3], long ln[3], long off[3]) {
+  int a;
+  for (a = 0; a < 3; ++a) {
+    const long q = d->gn[a] / d->dims[a], r = d->gn[a] % d->dims[a];
+    ln[a] = q + (coords[a] < r);
+    off[a] = coords[a] * q + (coords[a] < r ? coords[a] : r);
+  }
+}
+
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t n) {
+  static const char axis[3] = {'x', 'y', 'z'};
+  int a;
+  memset(d, 0, sizeof *d);
+  d->dim = dim;
+  d->rank = hd_par_rank();
+  d->size = hd_par_size();
+  for (a = 0; a < 3; ++a) {
+    d->gn[a] = a < dim ? gn[a] : 1;
+    d->dims[a] = 1;
+  }
+  for (a = 0; a < 6; ++a) d->nbr[a] = -1;
+#if defined(HD_HAVE_MPI)
+  {
+    int md[3] = {1, 0, 0}, periods[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+    MPI_Comm *cart = (MPI_Comm *)malloc(sizeof *cart);
+    if (!cart) return snprintf(err, n, "out of host memory"), -1;
+    MPI_Dims_create(d->size, dim, md);
+    if (MPI_Cart_create(MPI_COMM_WORLD, dim, md, periods, 0, cart) != MPI_SUCCESS) {
+      free(cart);
+      return snprintf(err, n, "MPI_Cart_create failed"), -1;
+    }
+    MPI_Cart_coords(*cart, d->rank, dim, c);
+    for (a = 0; a < dim; ++a) {
+      int lo, hi;
+      d->dims[a] = md[a];
+      d->coords[a] = c[a];
+      MPI_Cart_shift(*cart, a, 1, &lo, &hi);
+      d->nbr[2 * a] = lo == MPI_PROC_NULL ? -1 : lo;
+      d->nbr[2 * a + 1] = hi == MPI_PROC_NULL ? -1 : hi;
+    }
+    d->comm = cart;
+  }
+#endif
+  for (a = 0; a < dim; ++a)
+    if (d->gn[a] < d->dims[a]) {
+      snprintf(err, n, "%ld cells along %c cannot be shared by %d ranks along that axis (%d ranks in all)",
+               d->gn[a], axis[a], d->dims[a], d->size);
+      hd_decomp_destroy(d);
+      return -1;
+    }
+  block_of(d, d->coords, d->ln, d->off);
+  return 0;
+}
+
+void hd_decomp_destroy(hd_decomp *d) {
+#if defined(HD_HAVE_MPI)
+  if (d->comm) {
+    MPI_Comm_free((MPI_Comm *)d->comm);
+    free(d->comm);
+  }
+#endif
+  d->comm = NULL;
+}
+
+void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]) {
+  int c[3] = {0, 0, 0};
+#if defined(HD_HAVE_MPI)
+  if (d->comm) MPI_Cart_coords(*(MPI_Comm *)d->comm, rank, d->dim, c);
+#else
+  (void)rank;
+#endif
+  block_of(d, c, ln, off);
+}
+
+int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
+
+/* ---- halo exchange ------------------------------------------------------------ */
+
+int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
+#if defined(HD_HAVE_MPI)
+  MPI_Comm comm;
+  MPI_Datatype base = real_size == 4 ? MPI_FLOAT : MPI_DOUBLE;
+  int sizes[3], a, b;
+  if (!d->comm || d->size == 1) return 0;
+  comm = *(MPI_Comm *)d->comm;
+  for (a = 0; a < 3; ++a) /* C order: slowest axis first */
+    sizes[2 - a] = (int)(d->ln[a] + (a < d->dim ? 2 : 0));
+  for (a = 1; a < d->dim; ++a) {
+    /* planes normal to axis a over the whole padded extent of the others */
+    MPI_Datatype plane[4];
+    int sub[3], start[4][3], lo = d->nbr[2 * a], hi = d->nbr[2 * a + 1], rc = MPI_SUCCESS;
+    const long first[4] = {1, d->ln[a], 0, d->ln[a] + 1}; /* send lo, send hi, recv lo, recv hi */
+    char *p = (char *)field;
+    memcpy(sub, sizes, sizeof sub);
+    sub[2 - a] = 1;
+    for (b = 0; b < 4; ++b) {
+      start[b][0] = start[b][1] = start[b][2] = 0;
+      start[b][2 - a] = (int)first[b];
+      MPI_Type_create_subarray(3, sizes, sub, start[b], MPI_ORDER_C, base, &plane[b]);
+      MPI_Type_commit(&plane[b]);
+    }
+    if (lo < 0) lo = MPI_PROC_NULL;
+    if (hi < 0) hi = MPI_PROC_NULL;
+    /* up: my last plane to hi, lo's last plane into my low ghosts; then down */
+    rc |= MPI_Sendrecv(p, 1, plane[1], hi, 10 + a, p, 1, plane[2], lo, 10 + a, comm, MPI_STATUS_IGNORE);
+    rc |= MPI_Sendrecv(p, 1, plane[0], lo, 20 + a, p, 1, plane[3], hi, 20 + a, comm, MPI_STATUS_IGNORE);
+    for (b = 0; b < 4; ++b) MPI_Type_free(&plane[b]);
+    if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", a), -1;
+  }
+  return 0;
+#else
+  (void)d, (void)field, (void)real_size, (void)err, (void)n;
+  return 0;
+#endif
+}
+
+/* ---- deterministic reductions and gathers --------------------------------------- */
+
+/* Collect `per` items of `bytes` for every row (y, z) of every rank into
+ * global row order on rank 0 (out: gn[1] * gn[2] * per items). */
+static int gather_rows(const hd_decomp *d, const void *local, size_t per, size_t bytes, void *out, char *err,
+                       size_t n) {
+  const size_t row = per * bytes;
+  if (d->size == 1) {
+    memcpy(out, local, (size_t)(d->ln[1] * d->ln[2]) * row);
+    return 0;
+  }
+#if defined(HD_HAVE_MPI)
+  {
+    MPI_Comm comm = *(MPI_Comm *)d->comm;
+    const long mine = d->ln[1] * d->ln[2];
+    char *all = NULL;
+    int *counts = NULL, *displs = NULL, r, rc;
+    long total = 0;
+    if ((double)mine * (double)row > 2147483647.0)
+      return snprintf(err, n, "a rank's block is too large for one MPI message"), -1;
+    if (d->rank == 0) {
+      counts = (int *)malloc(2 * (size_t)d->size * sizeof(int));
+      if (!counts) return snprintf(err, n, "out of host memory"), -1;
+      displs = counts + d->size;
+      for (r = 0; r < d->size; ++r) {
+        long ln[3], off[3];
+        hd_decomp_block(d, r, ln, off);
+        counts[r] = (int)((size_t)(ln[1] * ln[2]) * row);
+        displs[r] = (int)total;
+        total += counts[r];
+      }
+      if (total > 2147483647L) {
+        free(counts);
+        return snprintf(err, n, "the gathered field is too large for one MPI message"), -1;
+      }
+      all = (char *)malloc(total ? (size_t)total : 1);
+      if (!all) {
+        free(counts);
+        return snprintf(err, n, "out of host memory"), -1;
+      }
+    }
+    rc = MPI_Gatherv(local, (int)((size_t)mine * row), MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    if (rc == MPI_SUCCESS && d->rank == 0)
+      for (r = 0; r < d->size; ++r) {
+        long ln[3], off[3], j, k;
+        const char *src = all + displs[r];
+        hd_decomp_block(d, r, ln, off);
+        for (k = 0; k < ln[2]; ++k)
+          for (j = 0; j < ln[1]; ++j, src += row)
+            memcpy((char *)out + (size_t)((off[1] + j) + (off[2] + k) * d->gn[1]) * row, src, row);
+      }
+    free(all);
+    free(counts);
+    if (rc != MPI_SUCCESS) return snprintf(err, n, "MPI_Gatherv failed"), -1;
+  }
+  return 0;
+#else
+  (void)err, (void)n;
+  return 0;
+#endif
+}
+
+int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char *err, size_t n) {
+  const long rows = d->ln[1] * d->ln[2], grows = d->gn[1] * d->gn[2];
+  hd_stats *mine = (hd_stats *)malloc((size_t)(rows ? rows : 1) * sizeof *mine), *all = NULL;
+  long j, k, i, r;
+  int rc = 0;
+  if (!mine) return snprintf(err, n, "out of host memory for the statistics"), -1;
+  for (k = 0; k < d->ln[2]; ++k)
+    for (j = 0; j < d->ln[1]; ++j) {
+      hd_stats *s = &mine[j + k * d->ln[1]];
+      const double *v = local + (j + k * d->ln[1]) * d->ln[0];
+      const long g0 = ((d->off[1] + j) + (d->off[2] + k) * d->gn[1]) * d->gn[0];
+      hd_stats_init(s);
+      for (i = 0; i < d->ln[0]; ++i) hd_stats_add(s, v[i], g0 + i);
+    }
+  if (d->rank == 0 && !(all = (hd_stats *)malloc((size_t)grows * sizeof *all))) {
+    snprintf(err, n, "out of host memory for the statistics");
+    rc = -1;
+  }
+  if (hd_par_any(rc)) {
+    free(mine);
+    free(all);
+    if (!rc) snprintf(err, n, "statistics failed on another rank");
+    return -1;
+  }
+  rc = gather_rows(d, mine, 1, sizeof *mine, all, err, n);
+  if (!rc && d->rank == 0) {
+    hd_stats_init(out);
+    for (r = 0; r < grows; ++r) hd_stats_merge(out, &all[r]);
+  }
+  free(mine);
+  free(all);
+  if (hd_par_any(rc)) {
+    if (!rc) snprintf(err, n, "statistics failed on another rank");
+    return -1;
+  }
+#if defined(HD_HAVE_MPI)
+  if (d->size > 1) MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, *(MPI_Comm *)d->comm);
+#endif
+  return 0;
+}
+
+int hd_decomp_gather(const hd_decomp *d, const double *local, double *global, char *err, size_t n) {
+  return gather_rows(d, local, (size_t)d->gn[0], sizeof(double), global, err, n);
+}

@@ -1,0 +1,76 @@
+/* Distributed runs: ranks, a Cartesian decomposition of a grid, halo
+ * exchange, and reductions and gathers whose results do not depend on the
+ * number of ranks.  Without MPI (configure without --with-mpi) every call
+ * works for the single rank there is, so drivers have one code path.
+ *
+ * The x axis (fastest in memory) is never split: MPI_Dims_create spreads
+ * the ranks over y (2-D) or y and z (3-D).  Whole x rows on every rank keep
+ * halo messages long and give the reductions a fixed order: each rank folds
+ * its rows, rank 0 merges all rows in global order (hd_decomp_stats), so a
+ * run on P ranks prints the diagnostics of a run on one, bit for bit. */
+#ifndef HD_DRV_DECOMP_H
+#define HD_DRV_DECOMP_H
+
+#include <stddef.h>
+
+#include <hd/reduce.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* MPI_Init when built with MPI (harmless without); the rank, or -1 with a
+ * message when MPI cannot start. */
+int hd_par_init(int *argc, char ***argv, char *err, size_t n);
+void hd_par_finalize(void);
+int hd_par_rank(void);
+int hd_par_size(void);
+/* Nonzero if any rank passes nonzero (all ranks must call it). */
+int hd_par_any(int flag);
+/* The largest value over the ranks. */
+int hd_par_max_int(int v);
+/* Stop every rank after a failure on this one (MPI_Abort); a no-op on a
+ * single rank, where the caller's normal error path runs. */
+void hd_par_abort(int status);
+/* "MPI (Open MPI 4.1.4), 4 ranks" or "no MPI" for the run summary. */
+const char *hd_par_describe(void);
+
+typedef struct hd_decomp {
+  int dim, rank, size;
+  int dims[3], coords[3];
+  long gn[3];  /* global interior cells (1 on unused axes) */
+  long ln[3];  /* this rank's interior cells */
+  long off[3]; /* global index of this rank's first cell */
+  int nbr[6];  /* rank across each face (xlo..zhi), -1 at the domain edge */
+  void *comm;  /* the Cartesian communicator (MPI builds) */
+} hd_decomp;
+
+/* Split a dim-D grid of gn cells over all ranks; -1 + message when some
+ * rank would get no cell along an axis. */
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t n);
+void hd_decomp_destroy(hd_decomp *d);
+/* Cells per axis and first cell of any rank's block (as the rank computes). */
+void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
+/* Whether face f (0..5) of this rank's block is on the domain boundary. */
+int hd_decomp_owns_face(const hd_decomp *d, int f);
+
+/* Exchange the one-cell halos of a host field with one ghost layer around
+ * this rank's block (the hd_grid layout, x fastest); real_size 4 or 8.
+ * 0, or -1 + message. */
+int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
+
+/* Statistics of the whole field from each rank's interior cells (doubles,
+ * x fastest, ln cells): rows folded in x order, rows merged in global
+ * order on rank 0, the result on every rank.  first_bad is a global cell
+ * index (x fastest).  0, or -1 + message. */
+int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char *err, size_t n);
+
+/* The whole interior on rank 0 (global, x fastest; NULL elsewhere) from
+ * every rank's interior.  0, or -1 + message. */
+int hd_decomp_gather(const hd_decomp *d, const double *local, double *global, char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
