@@ -165,6 +165,7 @@ int main(void) {
   fdtd_input in;
   fdtd_model m;
   int k, single;
+  skip_if_slow_unwanted();
   cavity_input(&in);
   fd_build(&in, &m);
   for (k = 0; k < nb; ++k)

@@ -91,6 +91,7 @@ int main(void) {
   const int nb = test_backends_open(be);
   test_backend *fast = &be[0];
   int k, single;
+  skip_if_slow_unwanted();
   for (k = 0; k < nb; ++k) {
     if (be[k].core->id != HD_B_CUDA) fast = &be[k];
     for (single = 0; single <= 1; ++single) {

@@ -97,6 +97,7 @@ int main(void) {
   test_backend *fast = &be[0];
   const ns_ops *ops;
   int k;
+  skip_if_slow_unwanted();
   for (k = 0; k < nb; ++k)
     if (be[k].core->id != HD_B_CUDA) fast = &be[k];
   ops = ns_ops_get(fast->core->id, 0);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define TAP_FN static __attribute__((unused))
@@ -69,6 +70,17 @@ TAP_FN void bail(const char *fmt, ...) {
   va_end(ap);
   printf("\n");
   exit(1);
+}
+
+/* Long validation runs (minutes) skip themselves when HD_TESTS_SKIP_SLOW is
+ * set: CI sets it for the builds that repeat the suite (sanitizers,
+ * distcheck) after it has run in full. */
+TAP_FN void skip_if_slow_unwanted(void) {
+  const char *v = getenv("HD_TESTS_SKIP_SLOW");
+  if (v && *v && strcmp(v, "0")) {
+    printf("1..0 # SKIP slow validation run (HD_TESTS_SKIP_SLOW is set)\n");
+    exit(0);
+  }
 }
 
 TAP_FN int done_testing(void) {

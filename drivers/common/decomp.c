@@ -31,19 +31,26 @@ void hd_par_finalize(void) {
   MPI_Finalized(&done);
   if (par_started && !done) MPI_Finalize();
 }
+/* Drivers that do not start MPI are one rank. */
+static int par_running(void) {
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  if (up) MPI_Finalized(&down);
+  return up && !down;
+}
 int hd_par_rank(void) {
   int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  if (par_running()) MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
 int hd_par_size(void) {
   int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  if (par_running()) MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
 }
 int hd_par_max_int(int v) {
   int m = v;
-  MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (hd_par_size() > 1) MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return m;
 }
 void hd_par_abort(int status) {
@@ -99,8 +106,9 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t 
 #if defined(HD_HAVE_MPI)
   {
     int md[3] = {1, 0, 0}, periods[3] = {0, 0, 0}, c[3] = {0, 0, 0};
-    MPI_Comm *cart = (MPI_Comm *)malloc(sizeof *cart);
-    if (!cart) return snprintf(err, n, "out of host memory"), -1;
+    MPI_Comm *cart;
+    if (!par_running()) goto single;
+    if (!(cart = (MPI_Comm *)malloc(sizeof *cart))) return snprintf(err, n, "out of host memory"), -1;
     MPI_Dims_create(d->size, dim, md);
     if (MPI_Cart_create(MPI_COMM_WORLD, dim, md, periods, 0, cart) != MPI_SUCCESS) {
       free(cart);
@@ -117,6 +125,7 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t 
     }
     d->comm = cart;
   }
+single:
 #endif
   for (a = 0; a < dim; ++a)
     if (d->gn[a] < d->dims[a]) {
