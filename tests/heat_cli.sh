@@ -51,6 +51,14 @@ result $([ "$(cat rc)" -eq 2 ] && [ "$(cat out.csv)" = precious ] && echo 0 || e
 run --n=16 --steps=3000 --source=1.7e308 --csv-every=1000
 result $([ "$(cat rc)" -eq 1 ] && grep -q "non-finite temperature" stderr && [ "$(cat out.csv)" = precious ] &&
   [ ! -e out.vti ] && echo 0 || echo 1) "a blow-up exits 1, names it, and writes nothing"
+# growth past the maximum-principle bound (provoked by a bound below the
+# initial maximum: a stable step cannot exceed the real one)
+run --n=16 --steps=20 --csv-every=5 --max-growth=0.9
+result $([ "$(cat rc)" -eq 1 ] && grep -q "runaway growth after step 5: max |T| = 0.98[0-9]* exceeds 0.9 x the maximum-principle bound 1;" stderr &&
+  [ "$(cat out.csv)" = precious ] && [ ! -e out.vti ] && echo 0 || echo 1) "runaway growth exits 1, names step, value and bound, writes nothing"
+run --n=16 --steps=20 --csv-every=5 --source=3 --bc=fixed:2 --max-growth=1.0001
+result $([ "$(cat rc)" -eq 0 ] && echo 0 || echo 1) "fixed faces and the source widen the bound (no false alarm at G = 1.0001)"
+echo precious >out.csv
 rm -f out.csv
 
 # good runs

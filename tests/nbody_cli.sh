@@ -36,6 +36,14 @@ bad 2 "unknown option '--softenning' (did you mean 'softening'?)" --softenning=1
 bad 2 "'fast' is not one of leapfrog|euler" --integrator=fast
 bad 2 "cannot write in directory" --output=no/such/dir/x --n=8 --steps=1
 
+# a runaway energy error stops the run: the seed's semi-implicit Euler at
+# dt = 0.05 loses most of the binding energy of an e = 0.9 orbit at its
+# first pericentre, far beyond half the initial energy scale
+clean_dir
+run --ic=kepler --eccentricity=0.9 --dt=0.05 --steps=2000 --integrator=euler --diag-every=100 --max-growth=0.5
+result $([ "$(cat rc)" -eq 1 ] && grep -q "runaway energy after step 100: |E - E0| = 0.47" stderr && [ ! -e out.csv ] &&
+  [ ! -e out.pvd ] && echo 0 || echo 1) "runaway energy error exits 1 naming the step, the error and the bound"
+
 # good runs
 clean_dir
 run --n=64 --steps=20 --diag-every=5

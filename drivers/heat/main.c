@@ -28,7 +28,7 @@ typedef struct heat_cli {
   long dim, n[3], steps, csv_every;
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
-  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius;
+  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius, max_growth;
   char bc_all[64], bc_face[6][64];
 } heat_cli;
 
@@ -157,6 +157,18 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
   for (d = 0; d < 2 * p->dim; ++d) hd_ckpt_param(ck, "bc", "%d:%.17g", p->bc_kind[d], p->bc_value[d]);
 }
 
+/* The maximum principle: forward Euler below its stability limit averages
+ * neighbours, so |T| stays within the initial field and the fixed face
+ * values, plus what the source adds, |q| t.  Growing past G times that is
+ * a runaway (round-off alone never comes near). */
+static double growth_bound(const heat_problem *p, const hd_stats *st0, double t) {
+  double b = fmax(fabs(st0->min), fabs(st0->max));
+  int f;
+  for (f = 0; f < 2 * p->dim; ++f)
+    if (p->bc_kind[f] == HD_HEAT_FIXED) b = fmax(b, fabs(p->bc_value[f]));
+  return b + fabs(p->q) * t;
+}
+
 /* A distributed run: this rank's block, its interior as doubles for the
  * statistics, and the ops that step it. */
 typedef struct heat_run {
@@ -232,7 +244,9 @@ static int run(int argc, char **argv) {
       {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
       {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
-      {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row and blow-up check every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"max-growth", CLI_REAL, &c.max_growth, "G",
+       "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched)", 1, 1024, 3, &c.nblock, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -248,6 +262,7 @@ static int run(int argc, char **argv) {
   c.init = HD_HEAT_INIT_BOX;
   c.thot = 1.0;
   c.vti = 1;
+  c.max_growth = 10.0;
   strcpy(c.bc_all, "adiabatic");
 
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
@@ -408,6 +423,15 @@ static int run(int argc, char **argv) {
       if (step % every == 0 || step == c.steps) {
         if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
         if (st.nonfinite) goto blowup;
+        if (fmax(fabs(st.min), fabs(st.max)) > c.max_growth * growth_bound(&p, &st0, (step - step0) * p.dt)) {
+          if (root)
+            fprintf(stderr, PROG ": error: runaway growth after step %ld: max |T| = %g exceeds %g x the "
+                    "maximum-principle bound %g; dt = %g, limit %g%s%s\n", step, fmax(fabs(st.min), fabs(st.max)),
+                    c.max_growth, growth_bound(&p, &st0, (step - step0) * p.dt), p.dt,
+                    hd_heat_dt_max(p.alpha, dx, p.dim), ckpath[0] ? "; last checkpoint " : "", ckpath);
+          rc = 1;
+          goto cleanup;
+        }
         if (root) fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
       }

@@ -26,7 +26,7 @@ typedef struct nbody_cli {
   hd_drv_common com;
   long n, steps, seed, snapshot_every, diag_every, splits;
   int ic, dim, integrator, format;
-  double dt, eps, eccentricity, mass_ratio;
+  double dt, eps, eccentricity, mass_ratio, max_growth;
   char bodies[4000];
 } nbody_cli;
 
@@ -165,7 +165,9 @@ int main(int argc, char **argv) {
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default 1e-3)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"softening", CLI_REAL, &c.eps, "EPS", "softening length (default 0.01; 0 = none)", 0, 1e300, 0, NULL, 0, 0, 0},
       {"integrator", CLI_CHOICE, &c.integrator, "leapfrog|euler", "kick-drift-kick leapfrog or the seed's semi-implicit Euler (default leapfrog)", 1, 0, 0, NULL, 0, 0, 0},
-      {"diag-every", CLI_INT, &c.diag_every, "N", "energy/momentum row every N steps, O(N^2) each (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"diag-every", CLI_INT, &c.diag_every, "N", "energy/momentum row and blow-up check every N steps, O(N^2) each (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"max-growth", CLI_REAL, &c.max_growth, "G",
+       "stop when the energy error |E - E0| exceeds G x (|K0| + |W0|) (default 100)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"snapshot-every", CLI_INT, &c.snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"format", CLI_CHOICE, &c.format, "vtp|vtk", "snapshot format: XML PolyData or legacy VTK (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
@@ -180,6 +182,7 @@ int main(int argc, char **argv) {
   c.steps = 100;
   c.dt = 1e-3;
   c.eps = 0.01;
+  c.max_growth = 100.0;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
                          "writes PREFIX.csv and PREFIX_STEP.vtp snapshots.")) >= 0)
@@ -330,6 +333,16 @@ int main(int argc, char **argv) {
           if (!hd_isfinite(d.kinetic + d.potential)) {
             fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up%s%s\n",
                     next, c.dt, c.eps, ckpath[0] ? "; last checkpoint " : "", ckpath);
+            rc = 1;
+            goto cleanup;
+          }
+          /* the total energy is conserved: a change many times its
+           * initial scale is a runaway, not physics */
+          if (fabs(d.kinetic + d.potential - e0) > c.max_growth * (fabs(d0.kinetic) + fabs(d0.potential))) {
+            fprintf(stderr, PROG ": error: runaway energy after step %ld: |E - E0| = %g exceeds %g x (|K0| + |W0|) = %g "
+                    "(dt = %g, softening = %g)%s%s\n", next, fabs(d.kinetic + d.potential - e0), c.max_growth,
+                    c.max_growth * (fabs(d0.kinetic) + fabs(d0.potential)), c.dt, c.eps,
+                    ckpath[0] ? "; last checkpoint " : "", ckpath);
             rc = 1;
             goto cleanup;
           }
