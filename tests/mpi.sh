@@ -1,9 +1,12 @@
 #!/bin/sh
-# Distributed runs (configure --with-mpi): on 1, 2 and 4 ranks (and 3 and 6,
-# which split unevenly and in two axes in 3-D) hd-heat writes the same
-# field and the same CSV diagnostics, byte for byte, as on one rank, in 2-D
-# and 3-D, both precisions, with fixed and adiabatic faces and a source;
-# what distributed runs cannot do yet is refused in one line.
+# Distributed runs (configure --with-mpi): on 2, 3, 4 and 6 ranks (uneven
+# splits, two split axes in 3-D) hd-heat writes the same field, CSV and
+# summary, byte for byte, as on one rank, in 2-D and 3-D, both precisions,
+# fixed and adiabatic faces, sources; hd-nbody, whose ranks compute the
+# forces and potentials of their block of bodies and share them, writes the
+# same CSV and snapshots as one rank, byte for byte, with the tuned and the
+# generic CPU kernels.  What distributed runs cannot do yet is refused in
+# one line.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -22,30 +25,37 @@ mpirun() { # ranks, arguments...
   shift
   "$MPIEXEC" -n "$np" "$bin" --progress=0 "$@" </dev/null
 }
+# the summary lines that carry results (not timings or the device)
+results() { grep -E '^(min|max|mean|total_heat|energy_final|relative_energy_error|virial_ratio|momentum|angular_momentum):' "$1"; }
 
-# name | arguments | rank counts
-while IFS='|' read -r name args ranks; do
+# driver | name | arguments | files compared | rank counts
+while IFS='|' read -r drv name args files ranks; do
+  bin="$top/drivers/hd-$drv"
   rm -rf one && mkdir one
   # shellcheck disable=SC2086
   mpirun 1 $args --output=one/o >one/stdout 2>one/stderr
-  result $? "$name: one rank runs"
+  result $? "hd-$drv $name: one rank runs"
   for np in $ranks; do
     rm -rf many && mkdir many
     # shellcheck disable=SC2086
     mpirun "$np" $args --output=many/o >many/stdout 2>many/stderr
     ok=$?
-    [ $ok -eq 0 ] && cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv &&
-      [ "$(grep -E '^(min|max|mean|total_heat):' one/stdout)" = "$(grep -E '^(min|max|mean|total_heat):' many/stdout)" ] ||
-      ok=1
-    result $ok "$name: $np ranks give the field, CSV and summary of one rank, byte for byte"
+    for f in $files; do
+      [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1
+    done
+    [ $ok -eq 0 ] && [ "$(results one/stdout)" = "$(results many/stdout)" ] || ok=1
+    result $ok "hd-$drv $name: $np ranks give the outputs ($files) and summary of one rank, byte for byte"
     [ $ok -eq 0 ] || sed 's/^/# /' many/stderr
   done
 done <<CASES
-heat 2-D double, fixed and adiabatic faces|--n=64,50 --steps=120 --csv-every=10 --bc-xlo=fixed:1 --bc-yhi=fixed:2 --backend=serial|2 3 4
-heat 2-D single, sphere, source|--n=40,64 --init=sphere --source=2 --steps=100 --csv-every=7 --precision=single --backend=serial|2 4
-heat 3-D double, sine mode, fixed faces|--dim=3 --n=20,18,16 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --backend=serial|2 4 6
-heat 3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single|2 4
+heat|2-D double, fixed and adiabatic faces|--n=64,50 --steps=120 --csv-every=10 --bc-xlo=fixed:1 --bc-yhi=fixed:2 --backend=serial|.vti .csv|2 3 4
+heat|2-D single, sphere, source|--n=40,64 --init=sphere --source=2 --steps=100 --csv-every=7 --precision=single --backend=serial|.vti .csv|2 4
+heat|3-D double, sine mode, fixed faces|--dim=3 --n=20,18,16 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --backend=serial|.vti .csv|2 4 6
+heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single|.vti .csv|2 4
+nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20|.csv .pvd _000020.vtp _000040.vtp|2 3 4
+nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single|.csv _000030.vtp|2 4
 CASES
+bin="$top/drivers/hd-heat"
 
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own
 # lines about the exit status), exit 2, nothing written
@@ -55,7 +65,7 @@ mpibad() { # ranks, pattern, arguments...
   rm -f out*
   mpirun "$np" --output=out "$@" >stdout 2>stderr
   rc=$?
-  lines=$(grep -c '^hd-heat:' stderr)
+  lines=$(grep -c "^$(basename "$bin"):" stderr)
   if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" stderr && [ -z "$(ls | grep '^out')" ]; then
     result 0 "$np ranks: exit 2, one line with '$pattern': $*"
   else
@@ -69,5 +79,9 @@ mpibad 2 "restart: not available yet" --n=16 --steps=4 --restart=nothing.ckpt
 mpibad 2 "bench: not available yet" --n=16 --steps=4 --bench
 mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
 mpibad 2 "exceeds the explicit stability limit" --n=16 --steps=4 --dt=1
+bin="$top/drivers/hd-nbody"
+mpibad 2 "checkpoint-every: not available yet" --n=16 --steps=4 --checkpoint-every=2
+mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
+mpibad 3 "--n: 0 is out of range" --n=0
 
 finish

@@ -80,6 +80,35 @@ const char *hd_par_describe(void) { return "no MPI"; }
 
 int hd_par_any(int flag) { return hd_par_max_int(flag != 0); }
 
+void hd_par_block(long n, int rank, int size, long *lo, long *hi) {
+  const long q = n / size, r = n % size;
+  *lo = rank * q + (rank < r ? rank : r);
+  *hi = *lo + q + (rank < r);
+}
+
+int hd_par_allgather(void *arr, size_t elem, long n) {
+#if defined(HD_HAVE_MPI)
+  const int size = hd_par_size();
+  int *counts, *displs, r, rc;
+  if (size == 1) return 0;
+  if ((double)n * (double)elem > 2147483647.0) return -1;
+  if (!(counts = (int *)malloc(2 * (size_t)size * sizeof(int)))) return -1;
+  displs = counts + size;
+  for (r = 0; r < size; ++r) {
+    long lo, hi;
+    hd_par_block(n, r, size, &lo, &hi);
+    counts[r] = (int)((hi - lo) * (long)elem);
+    displs[r] = (int)(lo * (long)elem);
+  }
+  rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, arr, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+  free(counts);
+  return rc == MPI_SUCCESS ? 0 : -1;
+#else
+  (void)arr, (void)elem, (void)n;
+  return 0;
+#endif
+}
+
 /* ---- decomposition ---------------------------------------------------------- */
 
 static void block_of(const hd_decomp *d, const int coords[3], long ln[3], long off[3]) {

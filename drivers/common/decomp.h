@@ -35,6 +35,13 @@ void hd_par_abort(int status);
 /* "MPI (Open MPI 4.1.4), 4 ranks" or "no MPI" for the run summary. */
 const char *hd_par_describe(void);
 
+/* Items [lo, hi) of n that `rank` of `size` owns (blocks as even as
+ * integers allow, the first n mod size one longer). */
+void hd_par_block(long n, int rank, int size, long *lo, long *hi);
+/* Every rank's block of arr (n items of elem bytes, blocks as in
+ * hd_par_block) onto every rank, in place.  0, or -1. */
+int hd_par_allgather(void *arr, size_t elem, long n);
+
 typedef struct hd_decomp {
   int dim, rank, size;
   int dims[3], coords[3];

@@ -79,10 +79,21 @@ int hd_out_write(hd_out *o, const void *p, size_t bytes) {
   return fwrite(p, 1, bytes, o->f) == bytes ? 0 : -1;
 }
 
+int hd_out_discard(hd_out *o, char *err, size_t n) {
+  memset(o, 0, sizeof *o);
+  if (!(o->f = fopen("/dev/null", "w"))) return snprintf(err, n, "cannot open /dev/null: %s", strerror(errno)), -1;
+  return 0;
+}
+
 int hd_out_commit(hd_out *o, char *err, size_t n) {
   char dir[4096];
   int fd;
   if (!o->f) return 0;
+  if (!o->tmp[0]) { /* a discarding sink */
+    fclose(o->f);
+    o->f = NULL;
+    return 0;
+  }
   if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
     snprintf(err, n, "cannot write '%s': %s", o->path, strerror(errno));
     hd_out_abort(o);

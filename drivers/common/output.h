@@ -24,6 +24,10 @@ typedef struct hd_out {
 
 int hd_out_open(hd_out *o, const char *path, char *err, size_t n);
 int hd_out_commit(hd_out *o, char *err, size_t n);
+/* A sink that takes writes and keeps nothing (ranks other than 0 of a
+ * distributed run, which compute what rank 0 writes); commit and abort just
+ * close it.  0, or -1 + message. */
+int hd_out_discard(hd_out *o, char *err, size_t n);
 void hd_out_abort(hd_out *o);
 
 /* Write bytes; returns 0 on success. */

@@ -12,6 +12,7 @@
 
 #include "bodies.h"
 #include "checkpoint.h"
+#include "decomp.h"
 #include "driver.h"
 #include "nbody_ops.h"
 #include "output.h"
@@ -132,7 +133,7 @@ static void csv_row(FILE *f, long step, double t, const hd_nbody_diag *d, double
           d->p[2], d->l[0], d->l[1], d->l[2], d->mx[0] / d->mass, d->mx[1] / d->mass, d->mx[2] / d->mass);
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   nbody_cli c;
   nbody_problem p;
   nbody_bodies b;
@@ -146,7 +147,7 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double *host = NULL, t0, wall = 0.0, e0;
   long step = 0, step0 = 0, nsnap = 0;
-  int rc, sig;
+  int rc, sig, root = hd_par_rank() == 0, ranks = hd_par_size(), bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -193,6 +194,16 @@ int main(int argc, char **argv) {
     return hd_drv_usage_error(PROG, "--n: too many bodies to index");
   if (c.format == FMT_VTK && c.n > 2147483647L)
     return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
+  if (ranks > 1) { /* every rank holds all bodies and computes the forces of its block */
+    const char *no = c.com.bench ? "--bench" : c.com.restart[0] ? "--restart" : c.com.ckpt_every[0] ? "--checkpoint-every" : NULL;
+    if (no) {
+      snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
+      return hd_drv_usage_error(PROG, err);
+    }
+    if (c.com.backend == 1 + HD_B_CUDA)
+      return hd_drv_usage_error(PROG, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
+    if (c.com.backend == 0) c.com.backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
+  }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   ops = nbody_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
@@ -232,18 +243,26 @@ int main(int argc, char **argv) {
   p.dt = c.dt;
   p.eps = c.eps;
   p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
+  if (ranks > 1) {
+    hd_par_block(p.n, hd_par_rank(), ranks, &p.lo, &p.hi);
+    p.share = hd_par_allgather;
+  }
 
   memset(&csv, 0, sizeof csv);
   memset(&pvd, 0, sizeof pvd);
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage_fail;
-  if (!c.com.bench) {
+  bad = 0;
+  if (!c.com.bench && root) { /* rank 0 writes; the others compute the same and discard */
     snprintf(path, sizeof path, "%s.csv", c.com.output);
-    if (hd_out_open(&csv, path, err, sizeof err)) goto usage_fail;
+    bad = hd_out_open(&csv, path, err, sizeof err) != 0;
     snprintf(path, sizeof path, "%s.pvd", c.com.output);
-    if (hd_out_open(&pvd, path, err, sizeof err)) goto usage_fail;
+    if (!bad) bad = hd_out_open(&pvd, path, err, sizeof err) != 0;
+  } else if (!c.com.bench) {
+    bad = hd_out_discard(&csv, err, sizeof err) || hd_out_discard(&pvd, err, sizeof err);
   }
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld bodies%s%s\n", core->name, ctx.device_name,
-          ops->precision, p.n, why[0] ? "; " : "", why);
+  if (hd_par_any(bad)) goto usage_fail;
+  if (root) fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld bodies%s%s%s%s\n", core->name, ctx.device_name,
+          ops->precision, p.n, ranks > 1 ? "; " : "", ranks > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
 
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
   nbody_bodies_free(&b);
@@ -308,7 +327,8 @@ int main(int argc, char **argv) {
     t0 = hd_wtime();
     for (step = step0;; ) {
       const int snap = step == step0 || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
-      if (snap) {
+      if (snap && !root) ++nsnap;
+      if (snap && root) {
         const char *base;
         if (ops->download(&ctx, state, host) != HD_OK) goto runtime_error;
         if (write_snapshot(&c, host, p.n, step, ops->real_size == 4, path, sizeof path, err, sizeof err)) {
@@ -330,8 +350,8 @@ int main(int argc, char **argv) {
         next = step + chunk;
         if (next % every == 0 || next == c.steps) {
           if (ops->diagnostics(&ctx, state, &d) != HD_OK) goto runtime_error;
-          if (!hd_isfinite(d.kinetic + d.potential)) {
-            fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up%s%s\n",
+          if (!hd_isfinite(d.kinetic + d.potential)) { /* every rank sees the same energy */
+            if (root) fprintf(stderr, PROG ": error: non-finite energy after step %ld (dt = %g, softening = %g): the system blew up%s%s\n",
                     next, c.dt, c.eps, ckpath[0] ? "; last checkpoint " : "", ckpath);
             rc = 1;
             goto cleanup;
@@ -339,7 +359,7 @@ int main(int argc, char **argv) {
           /* the total energy is conserved: a change many times its
            * initial scale is a runaway, not physics */
           if (fabs(d.kinetic + d.potential - e0) > c.max_growth * (fabs(d0.kinetic) + fabs(d0.potential))) {
-            fprintf(stderr, PROG ": error: runaway energy after step %ld: |E - E0| = %g exceeds %g x (|K0| + |W0|) = %g "
+            if (root) fprintf(stderr, PROG ": error: runaway energy after step %ld: |E - E0| = %g exceeds %g x (|K0| + |W0|) = %g "
                     "(dt = %g, softening = %g)%s%s\n", next, fabs(d.kinetic + d.potential - e0), c.max_growth,
                     c.max_growth * (fabs(d0.kinetic) + fabs(d0.potential)), c.dt, c.eps,
                     ckpath[0] ? "; last checkpoint " : "", ckpath);
@@ -350,7 +370,7 @@ int main(int argc, char **argv) {
         }
         step = next;
       }
-      sig = hd_signal_caught();
+      sig = ranks > 1 ? hd_par_max_int(hd_signal_caught()) : hd_signal_caught();
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * c.dt, ck.dt = c.dt;
         if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep,
@@ -363,7 +383,7 @@ int main(int argc, char **argv) {
           goto cleanup;
         }
       }
-      hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)(step - step0), "interaction/s");
+      if (root) hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)(step - step0), "interaction/s");
     }
     if (core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t0;
@@ -374,6 +394,7 @@ int main(int argc, char **argv) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
+  if (!root) goto done;
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\nbodies: %ld\n"
          "geometry: %s\nintegrator: %s\ndt: %.17g\nsoftening: %.17g\nsteps: %ld\ntime: %.17g\n",
          PACKAGE_VERSION, core->name, ctx.device_name, ops->precision, p.n,
@@ -387,6 +408,7 @@ int main(int argc, char **argv) {
          d.l[1], d.l[2]);
   printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\n", wall,
          wall > 0 ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap);
+done:
   free(host);
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
@@ -402,6 +424,9 @@ runtime_error:
   fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
           ckpath);
   rc = 1;
+  hd_out_abort(&csv);
+  hd_out_abort(&pvd);
+  hd_par_abort(rc); /* other ranks may wait in an exchange */
 cleanup:
   hd_out_abort(&csv);
   hd_out_abort(&pvd);
@@ -409,5 +434,17 @@ cleanup:
   nbody_bodies_free(&b);
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  char err[256];
+  int rc;
+  if (hd_par_init(&argc, &argv, err, sizeof err) < 0) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    return 1;
+  }
+  rc = run(argc, argv);
+  hd_par_finalize();
   return rc;
 }

@@ -15,10 +15,20 @@ enum { NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ, NB_M, NB_ARRA
 typedef struct nbody_state {
   hd_real *a[NB_ARRAYS]; /* device arrays, n each */
   double *phi;           /* potential, allocated on first diagnostics */
-  hd_idx n;
+  hd_idx n, lo, hi; /* forces of [lo, hi) here, the rest by share */
+  int (*share)(void *arr, size_t elem, long n);
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
 } nbody_state;
+
+/* After a partial computation: the other ranks' blocks of each array. */
+static hd_status nb_share(hd_ctx *ctx, const nbody_state *st, void *const *arr, int count, size_t elem) {
+  int k;
+  if (!st->share) return HD_OK;
+  for (k = 0; k < count; ++k)
+    if (st->share(arr[k], elem, (long)st->n)) return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  return HD_OK;
+}
 
 static void nb_destroy(hd_ctx *ctx, void *state) {
   nbody_state *st = (nbody_state *)state;
@@ -39,10 +49,18 @@ static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   a.n = st->n;
   a.eps2 = st->eps2;
   a.periodic = st->periodic;
-  if (!st->tuned) return hd_nbody_accel_generic(ctx, &a, 0, st->n);
-  ctx->block[0] = st->splits; /* the tuned CUDA kernel reads its split count there */
-  s = hd_nbody_accel_tuned(ctx, &a);
-  ctx->block[0] = saved;
+  if (!st->tuned) {
+    s = hd_nbody_accel_generic(ctx, &a, st->lo, st->hi);
+  } else {
+    ctx->block[0] = st->splits; /* the tuned CUDA kernel reads its split count there */
+    s = hd_nbody_accel_tuned_range(ctx, &a, st->lo, st->hi);
+    ctx->block[0] = saved;
+  }
+  if (s == HD_OK) {
+    void *acc[3];
+    acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
+    s = nb_share(ctx, st, acc, 3, sizeof(hd_real));
+  }
   return s;
 }
 
@@ -57,6 +75,9 @@ static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
   st->n = p->n;
+  st->share = p->share;
+  st->lo = p->share ? p->lo : 0;
+  st->hi = p->share ? p->hi : p->n;
   st->periodic = p->periodic;
   st->integrator = p->integrator;
   st->tuned = p->variant != NBODY_VARIANT_GENERIC;
@@ -121,7 +142,11 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
   p.n = st->n;
   p.eps2 = (double)st->eps2;
   p.periodic = st->periodic;
-  if ((s = hd_nbody_potential(ctx, &p, 0, st->n)) != HD_OK) return s;
+  if ((s = hd_nbody_potential(ctx, &p, st->lo, st->hi)) != HD_OK) return s;
+  {
+    void *phi = st->phi;
+    if ((s = nb_share(ctx, st, &phi, 1, sizeof(double))) != HD_OK) return s;
+  }
   d.x = st->a[NB_X], d.y = st->a[NB_Y], d.z = st->a[NB_Z];
   d.vx = st->a[NB_VX], d.vy = st->a[NB_VY], d.vz = st->a[NB_VZ], d.m = st->a[NB_M];
   d.phi = st->phi;

@@ -19,6 +19,12 @@ typedef struct nbody_problem {
   int splits;     /* CUDA: j-range splits of the tuned kernel, 0 = sized from the SMs */
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
+  /* Distributed runs (CPU backends): every rank holds all bodies but
+   * computes forces and potentials of [lo, hi) only, then `share` fills in
+   * the other ranks' blocks (an in-place allgather of n items of elem
+   * bytes; 0 or -1).  share NULL: all bodies here. */
+  long lo, hi;
+  int (*share)(void *arr, size_t elem, long n);
 } nbody_problem;
 
 typedef struct nbody_ops {

@@ -372,6 +372,14 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
   return s;
 }
 
+/* Accelerations of bodies [lo, hi) only (distributed runs): the CPU
+ * backends; here only the whole range. */
+HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
+  if (lo != 0 || hi != a->n)
+    return hd_fail(ctx, HD_ERR_UNSUPPORTED, "nbody: the tuned CUDA kernel computes all bodies");
+  return hd_nbody_accel_tuned(ctx, a);
+}
+
 #else /* CPU backends */
 
 /* CPU: vectorised across bodies i.  A block of HD_NBODY_CPU_BLOCK bodies
@@ -398,13 +406,13 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void hd_nbody_cpu_block(const hd_nbody_args *a, hd_idx i0, int periodic, int guard) {
+static inline void hd_nbody_cpu_block(const hd_nbody_args *a, hd_idx i0, hd_idx hi, int periodic, int guard) {
   hd_real xi[HD_NBODY_CPU_BLOCK], yi[HD_NBODY_CPU_BLOCK], zi[HD_NBODY_CPU_BLOCK];
   hd_real ax[HD_NBODY_CPU_BLOCK], ay[HD_NBODY_CPU_BLOCK], az[HD_NBODY_CPU_BLOCK];
   const hd_real *HD_RESTRICT x = a->x, *HD_RESTRICT y = a->y, *HD_RESTRICT z = a->z,
                              *HD_RESTRICT m = a->m;
   const hd_real eps2 = a->eps2;
-  const hd_idx n = a->n, ni = n - i0 < HD_NBODY_CPU_BLOCK ? n - i0 : HD_NBODY_CPU_BLOCK;
+  const hd_idx n = a->n, ni = hi - i0 < HD_NBODY_CPU_BLOCK ? hi - i0 : HD_NBODY_CPU_BLOCK;
   hd_idx j;
   int r;
   for (r = 0; r < HD_NBODY_CPU_BLOCK; ++r) { /* padding lanes: far away, never stored */
@@ -430,28 +438,34 @@ static inline void hd_nbody_cpu_block(const hd_nbody_args *a, hd_idx i0, int per
 /* One (multiversioned) entry per specialisation: inside it periodic and
  * guard are constants, so the inner loop has no branches and vectorises. */
 #define HD_NBODY_CPU_ENTRY(name, periodic, guard)                                  \
-  HD_NBODY_CLONES static HD_UNUSED void name(const hd_nbody_args *a, hd_idx i0) {  \
-    hd_nbody_cpu_block(a, i0, periodic, guard);                                      \
+  HD_NBODY_CLONES static HD_UNUSED void name(const hd_nbody_args *a, hd_idx i0, hd_idx hi) { \
+    hd_nbody_cpu_block(a, i0, hi, periodic, guard);                                  \
   }
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_free, 0, 0)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_free_guard, 0, 1)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_periodic, 1, 0)
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_periodic_guard, 1, 1)
 
-HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
-  const hd_idx blocks = (a->n + HD_NBODY_CPU_BLOCK - 1) / HD_NBODY_CPU_BLOCK;
+/* Accelerations of bodies [lo, hi) from all n (a body's sum does not depend
+ * on the block it lands in, so a distributed run matches one rank). */
+HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
+  const hd_idx blocks = hi > lo ? (hi - lo + HD_NBODY_CPU_BLOCK - 1) / HD_NBODY_CPU_BLOCK : 0;
   const int guard = !(a->eps2 > HD_R(0)), periodic = a->periodic;
   hd_idx b;
   (void)ctx;
   HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))
   for (b = 0; b < blocks; ++b) {
-    const hd_idx i0 = b * HD_NBODY_CPU_BLOCK;
-    if (periodic && guard) hd_nbody_cpu_periodic_guard(a, i0);
-    else if (periodic) hd_nbody_cpu_periodic(a, i0);
-    else if (guard) hd_nbody_cpu_free_guard(a, i0);
-    else hd_nbody_cpu_free(a, i0);
+    const hd_idx i0 = lo + b * HD_NBODY_CPU_BLOCK;
+    if (periodic && guard) hd_nbody_cpu_periodic_guard(a, i0, hi);
+    else if (periodic) hd_nbody_cpu_periodic(a, i0, hi);
+    else if (guard) hd_nbody_cpu_free_guard(a, i0, hi);
+    else hd_nbody_cpu_free(a, i0, hi);
   }
   return HD_OK;
+}
+
+HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
+  return hd_nbody_accel_tuned_range(ctx, a, 0, a->n);
 }
 #endif
 
