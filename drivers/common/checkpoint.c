@@ -71,8 +71,7 @@ static void put(sink *s, const void *p, size_t n) {
 static void put_u32(sink *s, uint32_t v) { put(s, &v, sizeof v); }
 static void put_u64(sink *s, uint64_t v) { put(s, &v, sizeof v); }
 
-/* Remove all but the newest `keep` PREFIX.ckpt.NNNNNNNNNNNN files. */
-static void prune(const char *prefix, int keep) {
+void hd_ckpt_prune(const char *prefix, int keep) {
   char dir[4096], base[4096], path[2 * 4096 + 32]; /* never truncates */
   const char *slash = strrchr(prefix, '/');
   long *steps = NULL;
@@ -146,7 +145,7 @@ int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, si
     return -1;
   }
   if (hd_out_commit(&o, err, n)) return -1;
-  if (keep > 0) prune(prefix, keep);
+  if (keep > 0) hd_ckpt_prune(prefix, keep);
   return 0;
 }
 

@@ -58,6 +58,9 @@ void hd_ckpt_param(hd_ckpt *c, const char *key, const char *fmt, ...);
  * with a message (nothing half-written is left). */
 int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
 
+/* Remove all but the newest `keep` PREFIX.ckpt.NNNNNNNNNNNN files. */
+void hd_ckpt_prune(const char *prefix, int keep);
+
 /* Read `path` into the arrays of `want`, whose driver, real size, dims,
  * parameters and array names and sizes it must match; step, time and dt
  * come back in want.  0, or -1 with "path: what differs" in err. */

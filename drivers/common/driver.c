@@ -4,6 +4,7 @@
 
 #include "driver.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "checkpoint.h"
 #include "decomp.h"
+#include "output.h"
 
 #include "sys.h"
 
@@ -161,6 +163,96 @@ int hd_drv_ckpt_load(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state
       return -1;
     }
   free_arrays(c);
+  return 0;
+}
+
+/* ---- checkpoints of distributed runs --------------------------------------- */
+
+#define MANIFEST_MAGIC "hd-checkpoint-manifest 1"
+
+static void rank_prefix(const char *prefix, int rank, int size, char *out, size_t n) {
+  snprintf(out, n, "%.4000s.r%dof%d", prefix, rank, size);
+}
+
+int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
+                           int keep, char *path, size_t pn, char *err, size_t n) {
+  const int rank = hd_par_rank(), size = hd_par_size();
+  char mine[4096 + 64], part[4096 + 96];
+  int bad, r;
+  if (size == 1) return hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, keep, path, pn, err, n);
+  rank_prefix(prefix, rank, size, mine, sizeof mine);
+  bad = hd_drv_ckpt_save(ctx, c, state, narrays, io, mine, 0, part, sizeof part, err, n) != 0;
+  if (hd_par_any(bad)) {
+    if (!bad) snprintf(err, n, "checkpoint: another rank could not write its block");
+    return -1;
+  }
+  snprintf(path, pn, "%s.ckpt.%012lld", prefix, (long long)c->step);
+  bad = 0;
+  if (rank == 0) { /* the manifest commits the set */
+    hd_out o;
+    bad = hd_out_open(&o, path, err, n) != 0;
+    if (!bad) {
+      fprintf(o.f, MANIFEST_MAGIC "\ndriver %s\nstep %lld\nranks %d\n", c->driver, (long long)c->step, size);
+      for (r = 0; r < size; ++r) {
+        const char *slash;
+        rank_prefix(prefix, r, size, mine, sizeof mine);
+        slash = strrchr(mine, '/');
+        fprintf(o.f, "rank %d %s.ckpt.%012lld\n", r, slash ? slash + 1 : mine, (long long)c->step);
+      }
+      bad = hd_out_commit(&o, err, n) != 0;
+    }
+    if (!bad && keep > 0) hd_ckpt_prune(prefix, keep);
+  }
+  if (hd_par_any(bad)) {
+    if (!bad) snprintf(err, n, "checkpoint: rank 0 could not write the manifest");
+    return -1;
+  }
+  rank_prefix(prefix, rank, size, mine, sizeof mine);
+  if (keep > 0) hd_ckpt_prune(mine, keep);
+  return 0;
+}
+
+/* This rank's file named by the manifest at `path`; 0 or -1 + message. */
+static int manifest_entry(const char *path, int rank, int size, char *file, size_t fn, char *err, size_t n) {
+  char line[4200], dir[4096];
+  FILE *f = fopen(path, "r");
+  int ranks = -1, r, found = 0;
+  if (!f) return snprintf(err, n, "restart: cannot open '%.900s': %s", path, strerror(errno)), -1;
+  if (!fgets(line, sizeof line, f) || strncmp(line, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC))) {
+    fclose(f);
+    return snprintf(err, n, "restart: '%.900s' is not the manifest of a checkpoint of %d ranks", path, size), -1;
+  }
+  hd_dirname(path, dir, sizeof dir);
+  while (fgets(line, sizeof line, f)) {
+    char name[4096];
+    if (sscanf(line, "ranks %d", &ranks) == 1) continue;
+    if (sscanf(line, "rank %d %4095s", &r, name) == 2 && r == rank && !strchr(name, '/')) {
+      snprintf(file, fn, "%.4000s/%.4000s", dir, name);
+      found = 1;
+    }
+  }
+  fclose(f);
+  if (ranks != size)
+    return snprintf(err, n, "restart: '%.900s' was written by %d ranks, this run has %d", path, ranks, size), -1;
+  if (!found) return snprintf(err, n, "restart: '%.900s' names no file for rank %d", path, rank), -1;
+  return 0;
+}
+
+int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *path,
+                           char *err, size_t n) {
+  const int rank = hd_par_rank(), size = hd_par_size();
+  char file[8200];
+  int bad;
+  if (size == 1) return hd_drv_ckpt_load(ctx, c, state, narrays, io, path, err, n);
+  bad = manifest_entry(path, rank, size, file, sizeof file, err, n) != 0; /* the same on every rank */
+  if (!bad && hd_drv_ckpt_load(ctx, c, state, narrays, io, file, err, n)) {
+    bad = 1; /* this rank's own file: say so here, rank 0 may have loaded its own */
+    if (rank != 0) fprintf(stderr, "%s: error: rank %d: %s\n", c->driver, rank, err);
+  }
+  if (hd_par_any(bad)) {
+    if (!bad) snprintf(err, n, "restart: another rank could not load its block of '%.900s'", path);
+    return -1;
+  }
   return 0;
 }
 

@@ -108,6 +108,17 @@ int hd_drv_ckpt_save(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, h
 int hd_drv_ckpt_load(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                      const char *path, char *err, size_t n);
 
+/* The same for a grid shared by MPI ranks: each rank's block goes to
+ * PREFIX.rRofP.ckpt.STEP, then rank 0 writes the manifest PREFIX.ckpt.STEP
+ * naming them, last, so a manifest exists only when every block is
+ * complete; older ones are pruned after it.  A restart names the manifest;
+ * it must come from as many ranks.  On one rank these are the functions
+ * above.  Collective; the result is agreed by all ranks. */
+int hd_drv_ckpt_save_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
+                           const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+int hd_drv_ckpt_load_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
+                           const char *path, char *err, size_t n);
+
 /* After a signal: "prog: SIGTERM: checkpoint PATH written; continue with
  * --restart=PATH" and the exit status (0, or 130 for SIGINT). */
 int hd_drv_signal_exit(const char *prog, int sig, const char *path);

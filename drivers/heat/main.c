@@ -7,6 +7,7 @@
 #endif
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,11 +285,9 @@ static int run(int argc, char **argv) {
   if (hd_decomp_create(&hr.dc, p.dim, p.n, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   root = hr.dc.rank == 0;
   if (hr.dc.size > 1) {
-    const char *no = c.com.bench ? "--bench" : c.com.restart[0] ? "--restart" : c.com.ckpt_every[0] ? "--checkpoint-every" : NULL;
-    if (no) {
-      snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
+    if (c.com.bench) {
       hd_decomp_destroy(&hr.dc);
-      return hd_drv_usage_error(PROG, err);
+      return hd_drv_usage_error(PROG, "--bench: not available yet in runs on more than one rank");
     }
     if (c.com.backend == 1 + HD_B_CUDA) {
       hd_decomp_destroy(&hr.dc);
@@ -365,9 +364,12 @@ static int run(int argc, char **argv) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
     goto runtime_error;
   }
-  ckpt_template(&p, ops->real_size, &ck);
+  ckpt_template(&pl, ops->real_size, &ck);
+  if (hr.dc.size > 1) /* each rank's file holds its block */
+    hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", pl.origin[0], pl.origin[1], pl.origin[2],
+                  pl.n[0], pl.n[1], pl.n[2], p.n[0], p.n[1], p.n[2]);
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
@@ -438,13 +440,13 @@ static int run(int argc, char **argv) {
       sig = hr.dc.size > 1 ? hd_par_max_int(hd_signal_caught()) : hd_signal_caught();
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
-        if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
+        if (hd_drv_ckpt_save_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
                              sizeof ckpath, err, sizeof err)) {
           hd_fail(&ctx, HD_ERR_IO, "%s", err);
           goto runtime_error;
         }
         if (sig) {
-          rc = hd_drv_signal_exit(PROG, sig, ckpath);
+          rc = root ? hd_drv_signal_exit(PROG, sig, ckpath) : sig == SIGINT ? 130 : 0;
           goto cleanup;
         }
       }
