@@ -74,6 +74,17 @@ clean_dir
 run --input=good.in --converge=0.5 --steps=2000 --average-every=20
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^converged: yes$' stdout && echo 0 || echo 1) "--converge stops a decaying run early"
 
+# a blow-up (a source of 1e308 A overflows at once) stops the run, names
+# the field and the step, keeps existing outputs and commits nothing
+clean_dir
+sed 's/^steps = 60/steps = 30/' good.in >boom.in
+printf 'source = Z 0.04 0.03 0.02 1e308\n' >>boom.in
+echo precious >out_probes.csv
+run --input=boom.in --average-every=2
+result $([ "$(cat rc)" -eq 1 ] && grep -q "non-finite E and H field after step 2 (dt = .*Courant limit" stderr &&
+  [ "$(cat out_probes.csv)" = precious ] && [ ! -e out.vtr ] && [ ! -e out_average.csv ] && [ ! -e out.vti ] && echo 0 || echo 1) \
+  "a blow-up exits 1 naming the field, the step and dt against the Courant limit; nothing written"
+
 clean_dir
 run --bench=20 --steps=5
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^mcells_steps_per_second: ' stdout && grep -q '^benchmark: 20^3 cells, 5 steps' stdout && nothing_written && echo 0 || echo 1) \

@@ -399,7 +399,8 @@ int main(int argc, char **argv) {
     step += chunk;
     if (ops->averages(&ctx, state, &e, &h) != HD_OK) goto runtime_error;
     if (!hd_isfinite(e) || !hd_isfinite(h)) {
-      fprintf(stderr, PROG ": error: non-finite field after step %ld (dt = %g, Courant limit %g)%s%s\n", step, m.dt,
+      fprintf(stderr, PROG ": error: non-finite %s field after step %ld (dt = %g, Courant limit %g)%s%s\n",
+              !hd_isfinite(e) && !hd_isfinite(h) ? "E and H" : !hd_isfinite(e) ? "E" : "H", step, m.dt,
               fdtd_input_dt_max(&c.in), ckpath[0] ? "; last checkpoint " : "", ckpath);
       rc = 1;
       goto cleanup;
