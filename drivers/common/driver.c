@@ -58,6 +58,21 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   return 0;
 }
 
+int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints) {
+  const char *no;
+  if (hd_par_size() == 1) return 0;
+  no = c->bench ? "--bench" : checkpoints ? NULL : c->restart[0] ? "--restart" : c->ckpt_every[0] ? "--checkpoint-every" : NULL;
+  if (no) {
+    char err[128];
+    snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
+    return hd_drv_usage_error(prog, err);
+  }
+  if (c->backend == 1 + HD_B_CUDA)
+    return hd_drv_usage_error(prog, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
+  if (c->backend == 0) c->backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
+  return 0;
+}
+
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,
                         double host_bytes, const char *what) {
   char err[512];

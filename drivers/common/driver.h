@@ -74,6 +74,12 @@ int hd_drv_usage_error(const char *prog, const char *msg);
 int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_core_ops **core,
                 char *why, size_t n);
 
+/* Options of a run on more than one MPI rank (a no-op on one): a CPU
+ * backend (auto picks OpenMP; CUDA under MPI is not done yet), no --bench,
+ * and checkpoints only where the driver has them.  0, or the exit status
+ * after the message. */
+int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints);
+
 /* Check device and host memory needs before allocating; returns 0, or 2
  * after printing "grid too large for memory" style reasons naming `what`. */
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,

@@ -284,16 +284,9 @@ static int run(int argc, char **argv) {
   memset(&hr, 0, sizeof hr);
   if (hd_decomp_create(&hr.dc, p.dim, p.n, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   root = hr.dc.rank == 0;
-  if (hr.dc.size > 1) {
-    if (c.com.bench) {
-      hd_decomp_destroy(&hr.dc);
-      return hd_drv_usage_error(PROG, "--bench: not available yet in runs on more than one rank");
-    }
-    if (c.com.backend == 1 + HD_B_CUDA) {
-      hd_decomp_destroy(&hr.dc);
-      return hd_drv_usage_error(PROG, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
-    }
-    if (c.com.backend == 0) c.com.backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) {
+    hd_decomp_destroy(&hr.dc);
+    return rc;
   }
   pl = p;
   for (d = 0; d < 3; ++d) pl.n[d] = hr.dc.ln[d], pl.origin[d] = hr.dc.off[d], pl.cells[d] = p.n[d];
@@ -437,7 +430,7 @@ static int run(int argc, char **argv) {
         if (root) fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
       }
-      sig = hr.dc.size > 1 ? hd_par_max_int(hd_signal_caught()) : hd_signal_caught();
+      sig = hd_par_max_int(hd_signal_caught()); /* all ranks stop after the same step */
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
         if (hd_drv_ckpt_save_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,

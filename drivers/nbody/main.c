@@ -194,16 +194,7 @@ static int run(int argc, char **argv) {
     return hd_drv_usage_error(PROG, "--n: too many bodies to index");
   if (c.format == FMT_VTK && c.n > 2147483647L)
     return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
-  if (ranks > 1) { /* every rank holds all bodies and computes the forces of its block */
-    const char *no = c.com.bench ? "--bench" : c.com.restart[0] ? "--restart" : c.com.ckpt_every[0] ? "--checkpoint-every" : NULL;
-    if (no) {
-      snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
-      return hd_drv_usage_error(PROG, err);
-    }
-    if (c.com.backend == 1 + HD_B_CUDA)
-      return hd_drv_usage_error(PROG, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
-    if (c.com.backend == 0) c.com.backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
-  }
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 0)) != 0) return rc;
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   ops = nbody_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
@@ -370,7 +361,7 @@ static int run(int argc, char **argv) {
         }
         step = next;
       }
-      sig = ranks > 1 ? hd_par_max_int(hd_signal_caught()) : hd_signal_caught();
+      sig = hd_par_max_int(hd_signal_caught()); /* all ranks stop after the same step */
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * c.dt, ck.dt = c.dt;
         if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep,
