@@ -58,6 +58,18 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   return 0;
 }
 
+int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int argc, char **argv) {
+  char err[256];
+  int rc;
+  if (hd_par_init(&argc, &argv, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: error: %s\n", prog, err);
+    return 1;
+  }
+  rc = run(argc, argv);
+  hd_par_finalize();
+  return rc;
+}
+
 int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints) {
   const char *no;
   if (hd_par_size() == 1) return 0;

@@ -74,6 +74,10 @@ int hd_drv_usage_error(const char *prog, const char *msg);
 int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_core_ops **core,
                 char *why, size_t n);
 
+/* main() of a driver that runs on MPI ranks: MPI started around run()
+ * (a single rank without MPI or without mpiexec). */
+int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int argc, char **argv);
+
 /* Options of a run on more than one MPI rank (a no-op on one): a CPU
  * backend (auto picks OpenMP; CUDA under MPI is not done yet), no --bench,
  * and checkpoints only where the driver has them.  0, or the exit status

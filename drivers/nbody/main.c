@@ -428,14 +428,4 @@ cleanup:
   return rc;
 }
 
-int main(int argc, char **argv) {
-  char err[256];
-  int rc;
-  if (hd_par_init(&argc, &argv, err, sizeof err) < 0) {
-    fprintf(stderr, PROG ": error: %s\n", err);
-    return 1;
-  }
-  rc = run(argc, argv);
-  hd_par_finalize();
-  return rc;
-}
+int main(int argc, char **argv) { return hd_drv_main_ranks(PROG, run, argc, argv); }
