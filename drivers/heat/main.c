@@ -288,10 +288,10 @@ static int run(int argc, char **argv) {
     hd_decomp_destroy(&hr.dc);
     return rc;
   }
-  pl = p;
+  for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
+  pl = p; /* this rank's block */
   for (d = 0; d < 3; ++d) pl.n[d] = hr.dc.ln[d], pl.origin[d] = hr.dc.off[d], pl.cells[d] = p.n[d];
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
-  for (d = 0; d < c.nblock; ++d) p.block[d] = (int)c.block[d];
   ops = heat_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
@@ -308,8 +308,10 @@ static int run(int argc, char **argv) {
     double padded = 1.0, dev_bytes, host_bytes;
     for (d = 0; d < 3; ++d) padded *= (double)pl.n[d] + (d < p.dim ? 2.0 : 0.0);
     dev_bytes = 2.0 * padded * ops->real_size;
-    host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 + (root ? cells * 8.0 : 0.0);
-    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid")) != 0) {
+    host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 +
+                 (root && c.vti && !c.com.bench ? cells * 8.0 : 0.0);
+    rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid");
+    if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
       core->destroy(&ctx);
       return rc;
     }

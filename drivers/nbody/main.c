@@ -121,7 +121,7 @@ static int write_snapshot(const nbody_cli *c, const double *h, long n, long step
  * the exit status after the message (the context is released). */
 static int check_memory(hd_ctx *ctx, const hd_core_ops *core, const nbody_ops *ops, long n) {
   const double dev = (double)n * (10.0 * ops->real_size + 8.0), host = (double)n * 16.0 * 8.0;
-  const int rc = hd_drv_check_memory(PROG, ctx, core, dev, host, "the system");
+  const int rc = hd_par_max_int(hd_drv_check_memory(PROG, ctx, core, dev, host, "the system")); /* all ranks agree */
   if (rc) core->destroy(ctx);
   return rc;
 }
