@@ -6,6 +6,7 @@
 #endif
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,13 +365,16 @@ static int run(int argc, char **argv) {
       sig = hd_par_max_int(hd_signal_caught()); /* all ranks stop after the same step */
       if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
         ck.step = step, ck.time = step * c.dt, ck.dt = c.dt;
-        if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep,
-                             ckpath, sizeof ckpath, err, sizeof err)) {
-          hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        /* every rank holds the whole state: rank 0's file is the checkpoint
+         * (one rank can continue from it) */
+        bad = root && hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output,
+                                       ckp.keep, ckpath, sizeof ckpath, err, sizeof err);
+        if (hd_par_any(bad)) {
+          hd_fail(&ctx, HD_ERR_IO, "%s", bad ? err : "checkpoint: rank 0 could not write it");
           goto runtime_error;
         }
         if (sig) {
-          rc = hd_drv_signal_exit(PROG, sig, ckpath);
+          rc = root ? hd_drv_signal_exit(PROG, sig, ckpath) : sig == SIGINT ? 130 : 0;
           goto cleanup;
         }
       }
