@@ -55,7 +55,6 @@ heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fi
 nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20|.csv .pvd _000020.vtp _000040.vtp|2 3 4
 nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single|.csv _000030.vtp|2 4
 CASES
-bin="$top/drivers/hd-heat"
 
 # checkpoints of a distributed grid: a file per rank and a manifest;
 # 40 steps straight and 30 + checkpoint + restart + 10 on 3 ranks give the
@@ -88,6 +87,18 @@ rc=$?
 result $? "one rank's damaged file is refused, naming the rank and the file"
 [ $? -eq 0 ] || sed 's/^/# /' stderr
 
+# N-body on 3 ranks: rank 0 writes the (whole) state; a restart on 3 ranks
+# continues bit-identically
+bin="$top/drivers/hd-nbody"
+nargs="--n=300 --diag-every=5"
+# shellcheck disable=SC2086
+mpirun 3 $nargs --steps=40 --output=ck/ns >/dev/null 2>&1 &&
+  mpirun 3 $nargs --steps=40 --output=ck/nh --checkpoint-every=20 >/dev/null 2>&1 &&
+  mpirun 3 $nargs --steps=40 --output=ck/na --restart=ck/nh.ckpt.000000000020 >/dev/null 2>&1 &&
+  cmp -s ck/ns_000040.vtp ck/na_000040.vtp && [ -z "$(ls ck | grep '^nh\.r')" ]
+result $? "hd-nbody on 3 ranks: one checkpoint file; 20 + restart + 20 gives the bodies of 40 straight"
+bin="$top/drivers/hd-heat"
+
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own
 # lines about the exit status), exit 2, nothing written
 mpibad() { # ranks, pattern, arguments...
@@ -109,7 +120,6 @@ mpibad 2 "bench: not available yet" --n=16 --steps=4 --bench
 mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
 mpibad 2 "exceeds the explicit stability limit" --n=16 --steps=4 --dt=1
 bin="$top/drivers/hd-nbody"
-mpibad 2 "checkpoint-every: not available yet" --n=16 --steps=4 --checkpoint-every=2
 mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
 mpibad 3 "--n: 0 is out of range" --n=0
 

@@ -195,7 +195,7 @@ static int run(int argc, char **argv) {
     return hd_drv_usage_error(PROG, "--n: too many bodies to index");
   if (c.format == FMT_VTK && c.n > 2147483647L)
     return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
-  if ((rc = hd_drv_ranks_options(PROG, &c.com, 0)) != 0) return rc;
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) return rc;
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   ops = nbody_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
@@ -266,14 +266,13 @@ static int run(int argc, char **argv) {
   hd_ckpt_param(&ck, "integrator", "%d", p.integrator);
   if (!c.com.bench && c.com.restart[0]) {
     if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
-      fprintf(stderr, PROG ": error: %s\n", err);
-      rc = 2;
+      rc = hd_drv_usage_error(PROG, err); /* every rank read the same file */
       goto cleanup;
     }
     step0 = (long)ck.step;
     if (step0 > c.steps) {
-      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond --steps=%ld\n", step0, c.steps);
-      rc = 2;
+      snprintf(err, sizeof err, "restart: the checkpoint is at step %ld, beyond --steps=%ld", step0, c.steps);
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
   }
