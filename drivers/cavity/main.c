@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, t0, wall, pmin = 0, xmin = 0, ymin = 0, change = -1;
   long step = 0, step0 = 0, iterations = 0, checks = 0, k;
-  int rc, steady = 0, have_png = 0, sig;
+  int rc, steady = 0, have_png = 0, cp;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -340,18 +340,12 @@ int main(int argc, char **argv) {
     step += pr.steps, iterations += pr.iterations, checks += pr.checks, change = pr.change;
     fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
     if (c.steady > 0 && change <= c.steady) steady = 1;
-    sig = hd_signal_caught();
-    if ((!steady && step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
-      ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
-      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
-                           sizeof ckpath, err, sizeof err)) {
-        hd_fail(&ctx, HD_ERR_IO, "%s", err);
-        goto runtime_error;
-      }
-      if (sig) {
-        rc = hd_drv_signal_exit(PROG, sig, ckpath);
-        goto cleanup;
-      }
+    cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, !steady && step < c.steps, 0, state, ops->state_count(state),
+                           ops->state_io, c.com.output, ckpath, sizeof ckpath);
+    if (cp == HD_DRV_FAILED) goto runtime_error;
+    if (cp != HD_DRV_GO_ON) {
+      rc = cp;
+      goto cleanup;
     }
     hd_progress_step(&prog, PROG, step, c.steps, (double)step, "steps/s");
   }

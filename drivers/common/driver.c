@@ -283,6 +283,26 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
   return 0;
 }
 
+int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c, long step, double dt, int more,
+                      int replicated, void *state, int narrays, hd_state_io_fn io, const char *prefix, char *path,
+                      size_t pn) {
+  const int sig = hd_par_max_int(hd_signal_caught()), root = hd_par_rank() == 0;
+  char err[1024] = "";
+  int bad;
+  /* time-based checkpoints fall due on different ranks at different steps */
+  if (!hd_par_max_int(more && hd_drv_ckpt_due(k, step)) && !sig) return HD_DRV_GO_ON;
+  c->step = step, c->time = step * dt, c->dt = dt;
+  if (replicated) {
+    bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err);
+    if (hd_par_any(bad) && !bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not write it");
+  } else {
+    bad = hd_drv_ckpt_save_ranks(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err) != 0;
+  }
+  if (bad || err[0]) return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;
+  if (!sig) return HD_DRV_GO_ON;
+  return root ? hd_drv_signal_exit(prog, sig, path) : sig == SIGINT ? 130 : 0;
+}
+
 int hd_drv_signal_exit(const char *prog, int sig, const char *path) {
   const char *name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGUSR1";
   if (path && path[0])

@@ -129,6 +129,18 @@ int hd_drv_ckpt_save_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narr
 int hd_drv_ckpt_load_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                            const char *path, char *err, size_t n);
 
+/* The end of a stretch of steps (after `step`): a checkpoint when one is
+ * due (and `more` steps follow) or a signal came, all ranks agreeing.
+ * `replicated`: every rank holds the whole state and rank 0 writes it
+ * alone; otherwise hd_drv_ckpt_save_ranks.  Returns HD_DRV_GO_ON,
+ * HD_DRV_FAILED after hd_fail, or after a signal the exit status (the
+ * message printed). */
+#define HD_DRV_GO_ON (-1)
+#define HD_DRV_FAILED (-2)
+int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, struct hd_ckpt *c, long step, double dt,
+                      int more, int replicated, void *state, int narrays, hd_state_io_fn io, const char *prefix,
+                      char *path, size_t pn);
+
 /* After a signal: "prog: SIGTERM: checkpoint PATH written; continue with
  * --restart=PATH" and the exit status (0, or 130 for SIGINT). */
 int hd_drv_signal_exit(const char *prog, int sig, const char *path);

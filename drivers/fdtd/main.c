@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double *rec = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
   long step = 0, step0 = 0, every;
-  int rc, k, have_slice = 0, converged = 0, nrec, sig;
+  int rc, k, have_slice = 0, converged = 0, nrec, cp;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -408,18 +408,12 @@ int main(int argc, char **argv) {
     fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
     emax = fmax(emax, e), hmax = fmax(hmax, h);
     if (c.in.converge > 0 && emax > 0 && e < c.in.converge * emax && h < c.in.converge * hmax) converged = 1;
-    sig = hd_signal_caught();
-    if ((!converged && step < c.in.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
-      ck.step = step, ck.time = step * m.dt, ck.dt = m.dt;
-      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
-                           sizeof ckpath, err, sizeof err)) {
-        hd_fail(&ctx, HD_ERR_IO, "%s", err);
-        goto runtime_error;
-      }
-      if (sig) {
-        rc = hd_drv_signal_exit(PROG, sig, ckpath);
-        goto cleanup;
-      }
+    cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, m.dt, !converged && step < c.in.steps, 0, state, ops->state_count(state),
+                           ops->state_io, c.com.output, ckpath, sizeof ckpath);
+    if (cp == HD_DRV_FAILED) goto runtime_error;
+    if (cp != HD_DRV_GO_ON) {
+      rc = cp;
+      goto cleanup;
     }
     hd_progress_step(&prog, PROG, step, c.in.steps, cells * (double)(step - step0), "cell-step/s");
   }

@@ -7,7 +7,6 @@
 #endif
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,7 +214,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
-  int d, rc, have_vti = 0, have_csv = 0, sig, root, bad;
+  int d, rc, have_vti = 0, have_csv = 0, cp, root, bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -432,18 +431,12 @@ static int run(int argc, char **argv) {
         if (root) fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
       }
-      sig = hd_par_max_int(hd_signal_caught()); /* all ranks stop after the same step */
-      if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
-        ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
-        if (hd_drv_ckpt_save_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
-                             sizeof ckpath, err, sizeof err)) {
-          hd_fail(&ctx, HD_ERR_IO, "%s", err);
-          goto runtime_error;
-        }
-        if (sig) {
-          rc = root ? hd_drv_signal_exit(PROG, sig, ckpath) : sig == SIGINT ? 130 : 0;
-          goto cleanup;
-        }
+      cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, step < c.steps, 0, state, ops->state_count(state),
+                             ops->state_io, c.com.output, ckpath, sizeof ckpath);
+      if (cp == HD_DRV_FAILED) goto runtime_error;
+      if (cp != HD_DRV_GO_ON) {
+        rc = cp;
+        goto cleanup;
       }
       if (root) hd_progress_step(&prog, PROG, step, c.steps, cells * (double)step, "cell/s");
     }

@@ -6,7 +6,6 @@
 #endif
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +147,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *host = NULL, t0, wall = 0.0, e0;
   long step = 0, step0 = 0, nsnap = 0;
-  int rc, sig, root = hd_par_rank() == 0, ranks = hd_par_size(), bad;
+  int rc, cp, root = hd_par_rank() == 0, ranks = hd_par_size(), bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -361,21 +360,12 @@ static int run(int argc, char **argv) {
         }
         step = next;
       }
-      sig = hd_par_max_int(hd_signal_caught()); /* all ranks stop after the same step */
-      if ((step < c.steps && hd_drv_ckpt_due(&ckp, step)) || sig) {
-        ck.step = step, ck.time = step * c.dt, ck.dt = c.dt;
-        /* every rank holds the whole state: rank 0's file is the checkpoint
-         * (one rank can continue from it) */
-        bad = root && hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output,
-                                       ckp.keep, ckpath, sizeof ckpath, err, sizeof err);
-        if (hd_par_any(bad)) {
-          hd_fail(&ctx, HD_ERR_IO, "%s", bad ? err : "checkpoint: rank 0 could not write it");
-          goto runtime_error;
-        }
-        if (sig) {
-          rc = root ? hd_drv_signal_exit(PROG, sig, ckpath) : sig == SIGINT ? 130 : 0;
-          goto cleanup;
-        }
+      cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, c.dt, step < c.steps, 1, state, ops->state_count(state),
+                             ops->state_io, c.com.output, ckpath, sizeof ckpath);
+      if (cp == HD_DRV_FAILED) goto runtime_error;
+      if (cp != HD_DRV_GO_ON) {
+        rc = cp;
+        goto cleanup;
       }
       if (root) hd_progress_step(&prog, PROG, step, c.steps, (double)p.n * (double)p.n * (double)(step - step0), "interaction/s");
     }

@@ -177,7 +177,7 @@ int main(int argc, char **argv) {
   void *state = NULL;
   double *f[5] = {NULL, NULL, NULL, NULL, NULL}, t0, wall = 0, dpmax_end = 0;
   long step = 0, step0 = 0, total, every, frame = 0, k, nodes;
-  int rc, nout, sig;
+  int rc, nout, cp;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -327,18 +327,12 @@ int main(int argc, char **argv) {
     }
     fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step, step * p.dt, s.dpmax, s.mass * p.length[0] * p.length[1] / nodes,
             s.energy * p.length[0] * p.length[1] / nodes);
-    sig = hd_signal_caught();
-    if ((step < total && hd_drv_ckpt_due(&ckp, step)) || sig) {
-      ck.step = step, ck.time = step * p.dt, ck.dt = p.dt;
-      if (hd_drv_ckpt_save(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.output, ckp.keep, ckpath,
-                           sizeof ckpath, err, sizeof err)) {
-        hd_fail(&ctx, HD_ERR_IO, "%s", err);
-        goto runtime_error;
-      }
-      if (sig) {
-        rc = hd_drv_signal_exit(PROG, sig, ckpath);
-        goto cleanup;
-      }
+    cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, step < total, 0, state, ops->state_count(state),
+                           ops->state_io, c.com.output, ckpath, sizeof ckpath);
+    if (cp == HD_DRV_FAILED) goto runtime_error;
+    if (cp != HD_DRV_GO_ON) {
+      rc = cp;
+      goto cleanup;
     }
     hd_progress_step(&prog, PROG, step, total, (double)nodes * 4.0 * (double)(step - step0), "cell-stage/s");
   }
