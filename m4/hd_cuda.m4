@@ -37,8 +37,14 @@ AS_IF([test "x$with_cuda" != xno], [
   ])
   AS_IF([test -z "$NVCC"],
     [AC_MSG_ERROR([--with-cuda was given but nvcc was not found in ${hd_cuda_dir:-PATH or /usr/local/cuda}/bin; install the CUDA Toolkit (Debian: nvidia-cuda-toolkit) or pass --with-cuda=DIR])])
-  AS_IF([test -z "$hd_cuda_dir"],
-    [hd_cuda_dir=`AS_DIRNAME(["$NVCC"])`; hd_cuda_dir=`AS_DIRNAME(["$hd_cuda_dir"])`])
+  dnl the toolkit root as nvcc itself reports it (TOP), so that wrapper
+  dnl scripts and symlinks such as /usr/local/bin/nvcc find the real prefix
+  AS_IF([test -z "$hd_cuda_dir"], [
+    hd_cuda_dir=`$NVCC --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1`
+    AS_IF([test -n "$hd_cuda_dir" && test -d "$hd_cuda_dir/include"],
+      [hd_cuda_dir=`cd "$hd_cuda_dir" && pwd -P`],
+      [hd_cuda_dir=`AS_DIRNAME(["$NVCC"])`; hd_cuda_dir=`AS_DIRNAME(["$hd_cuda_dir"])`])
+  ])
 
   dnl machine code for every listed arch, PTX for the newest
   hd_arch_max=0
