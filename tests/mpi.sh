@@ -5,8 +5,11 @@
 # fixed and adiabatic faces, sources; hd-nbody, whose ranks compute the
 # forces and potentials of their block of bodies and share them, writes the
 # same CSV and snapshots as one rank, byte for byte, with the tuned and the
-# generic CPU kernels.  What distributed runs cannot do yet is refused in
-# one line.
+# generic CPU kernels; hd-fdtd, whose blocks exchange tangential H only,
+# writes the same probes, averages and fields as one rank, byte for byte,
+# with Mur, PML, PEC and periodic faces, materials, and a feed on a node
+# plane two blocks share.  What distributed runs cannot do yet is refused
+# in one line.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -27,6 +30,15 @@ mpirun() { # ranks, arguments...
 }
 # the summary lines that carry results (not timings or the device)
 results() { grep -E '^(min|max|mean|total_heat|energy_final|relative_energy_error|virial_ratio|momentum|angular_momentum):' "$1"; }
+
+# an FDTD model: two materials, a delta-gap feed on the node plane the
+# 2-rank split shares (j = 9 of 18), a soft source, probes of E and H
+fdtd="--xmesh=-0.1,20,0.1 --ymesh=-0.09,18,0.09 --zmesh=-0.08,16,0.08 --material=3,0,1,0 --material=2,0.01,1.5,0
+ --geometry=2,sphere,0,0.01,0,0.04 --geometry=3,box,-0.05,0.05,-0.09,0.02,-0.03,-0.01 --feed=Z,0,0,0.005,1,50
+ --source=X,0.01,-0.02,0,1 --probe=ez,0.02,0.03,0.01 --probe=hx,0,0,0.03 --probe=ey,0,0,0 --frequency=3e9
+ --steps=120 --average-every=7"
+fdtd=$(echo $fdtd)
+fout="_probes.csv _average.csv .vti"
 
 # driver | name | arguments | files compared | rank counts
 while IFS='|' read -r drv name args files ranks; do
@@ -54,7 +66,20 @@ heat|3-D double, sine mode, fixed faces|--dim=3 --n=20,18,16 --init=sine --bc=fi
 heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single|.vti .csv|2 4
 nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20|.csv .pvd _000020.vtp _000040.vtp|2 3 4
 nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single|.csv _000030.vtp|2 4
+fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
+fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4|$fout|2 4
+fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
+fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
 CASES
+
+# the slice gathered from the blocks
+bin="$top/drivers/hd-fdtd"
+rm -rf one many && mkdir one many
+# shellcheck disable=SC2086
+mpirun 1 $fdtd --slice="ez y 0.0" --output=one/o >/dev/null 2>&1 &&
+  mpirun 4 $fdtd --slice="ez y 0.0" --output=many/o >/dev/null 2>&1 &&
+  cmp -s one/o_slice.vtr many/o_slice.vtr && cmp -s one/o.vti many/o.vti
+result $? "hd-fdtd: the slice and volume gathered from 4 ranks are those of one rank"
 
 # checkpoints of a distributed grid: a file per rank and a manifest;
 # 40 steps straight and 30 + checkpoint + restart + 10 on 3 ranks give the
@@ -97,6 +122,16 @@ mpirun 3 $nargs --steps=40 --output=ck/ns >/dev/null 2>&1 &&
   mpirun 3 $nargs --steps=40 --output=ck/na --restart=ck/nh.ckpt.000000000020 >/dev/null 2>&1 &&
   cmp -s ck/ns_000040.vtp ck/na_000040.vtp && [ -z "$(ls ck | grep '^nh\.r')" ]
 result $? "hd-nbody on 3 ranks: one checkpoint file; 20 + restart + 20 gives the bodies of 40 straight"
+# FDTD on 3 ranks: 120 steps straight and 60 + checkpoint + restart + 60
+# give the same fields (Mur and PML state in each rank's file)
+bin="$top/drivers/hd-fdtd"
+# shellcheck disable=SC2086
+mpirun 3 $fdtd --boundary=pml --output=ck/fs >/dev/null 2>&1 &&
+  mpirun 3 $fdtd --boundary=pml --output=ck/fh --checkpoint-every=60 >/dev/null 2>&1 &&
+  mpirun 3 $fdtd --boundary=pml --output=ck/fa --restart=ck/fh.ckpt.000000000060 >/dev/null 2>&1 &&
+  cmp -s ck/fs.vti ck/fa.vti && [ -e ck/fh.r2of3.ckpt.000000000060 ] &&
+  [ "$(tail -n 1 ck/fs_probes.csv)" = "$(tail -n 1 ck/fa_probes.csv)" ]
+result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and probes of 120 straight"
 bin="$top/drivers/hd-heat"
 
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own
@@ -122,5 +157,10 @@ mpibad 2 "exceeds the explicit stability limit" --n=16 --steps=4 --dt=1
 bin="$top/drivers/hd-nbody"
 mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
 mpibad 3 "--n: 0 is out of range" --n=0
+bin="$top/drivers/hd-fdtd"
+# shellcheck disable=SC2086
+mpibad 2 "no axis of this grid can be split" $fdtd --boundary-y=periodic --boundary-z=periodic
+mpibad 2 "bench: not available yet" --bench=20 --steps=4
+mpibad 6 "cannot be shared by 3 ranks" --xmesh=0,4,1 --ymesh=0,2,1 --zmesh=0,2,1 --steps=2
 
 finish

@@ -80,6 +80,20 @@ const char *hd_par_describe(void) { return "no MPI"; }
 
 int hd_par_any(int flag) { return hd_par_max_int(flag != 0); }
 
+int hd_par_sum_to_root(double *buf, long n) {
+#if defined(HD_HAVE_MPI)
+  if (hd_par_size() == 1 || n == 0) return 0;
+  if (n > 2147483647L) return -1;
+  return MPI_Reduce(hd_par_rank() == 0 ? MPI_IN_PLACE : buf, buf, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) ==
+                 MPI_SUCCESS
+             ? 0
+             : -1;
+#else
+  (void)buf, (void)n;
+  return 0;
+#endif
+}
+
 void hd_par_block(long n, int rank, int size, long *lo, long *hi) {
   const long q = n / size, r = n % size;
   *lo = rank * q + (rank < r ? rank : r);
@@ -120,7 +134,7 @@ static void block_of(const hd_decomp *d, const int coords[3], long ln[3], long o
   }
 }
 
-int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t n) {
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *err, size_t n) {
   static const char axis[3] = {'x', 'y', 'z'};
   int a;
   memset(d, 0, sizeof *d);
@@ -134,9 +148,16 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t 
   for (a = 0; a < 6; ++a) d->nbr[a] = -1;
 #if defined(HD_HAVE_MPI)
   {
-    int md[3] = {1, 0, 0}, periods[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+    int md[3] = {1, 0, 0}, periods[3] = {0, 0, 0}, c[3] = {0, 0, 0}, free_axes = 0;
     MPI_Comm *cart;
     if (!par_running()) goto single;
+    for (a = 1; a < dim; ++a) {
+      if (keep & (1 << a)) md[a] = 1;
+      else ++free_axes;
+    }
+    if (!free_axes && d->size > 1)
+      return snprintf(err, n, "no axis of this grid can be split over %d ranks (x is never split%s)", d->size,
+                      keep ? "; the others must stay whole here" : ""), -1;
     if (!(cart = (MPI_Comm *)malloc(sizeof *cart))) return snprintf(err, n, "out of host memory"), -1;
     MPI_Dims_create(d->size, dim, md);
     if (MPI_Cart_create(MPI_COMM_WORLD, dim, md, periods, 0, cart) != MPI_SUCCESS) {
@@ -155,6 +176,8 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t 
     d->comm = cart;
   }
 single:
+#else
+  (void)keep;
 #endif
   for (a = 0; a < dim; ++a)
     if (d->gn[a] < d->dims[a]) {
@@ -191,42 +214,51 @@ int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
 
 /* ---- halo exchange ------------------------------------------------------------ */
 
-int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
+int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                       const long at[4], char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
+  MPI_Datatype base = real_size == 4 ? MPI_FLOAT : MPI_DOUBLE, plane[4];
   MPI_Comm comm;
-  MPI_Datatype base = real_size == 4 ? MPI_FLOAT : MPI_DOUBLE;
-  int sizes[3], a, b;
-  if (!d->comm || d->size == 1) return 0;
+  int sizes[3], sub[3], start[4][3], lo, hi, b, rc = MPI_SUCCESS;
+  char *p = (char *)field;
+  if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
   comm = *(MPI_Comm *)d->comm;
-  for (a = 0; a < 3; ++a) /* C order: slowest axis first */
-    sizes[2 - a] = (int)(d->ln[a] + (a < d->dim ? 2 : 0));
-  for (a = 1; a < d->dim; ++a) {
-    /* planes normal to axis a over the whole padded extent of the others */
-    MPI_Datatype plane[4];
-    int sub[3], start[4][3], lo = d->nbr[2 * a], hi = d->nbr[2 * a + 1], rc = MPI_SUCCESS;
-    const long first[4] = {1, d->ln[a], 0, d->ln[a] + 1}; /* send lo, send hi, recv lo, recv hi */
-    char *p = (char *)field;
-    memcpy(sub, sizes, sizeof sub);
-    sub[2 - a] = 1;
-    for (b = 0; b < 4; ++b) {
-      start[b][0] = start[b][1] = start[b][2] = 0;
-      start[b][2 - a] = (int)first[b];
-      MPI_Type_create_subarray(3, sizes, sub, start[b], MPI_ORDER_C, base, &plane[b]);
-      MPI_Type_commit(&plane[b]);
-    }
-    if (lo < 0) lo = MPI_PROC_NULL;
-    if (hi < 0) hi = MPI_PROC_NULL;
-    /* up: my last plane to hi, lo's last plane into my low ghosts; then down */
-    rc |= MPI_Sendrecv(p, 1, plane[1], hi, 10 + a, p, 1, plane[2], lo, 10 + a, comm, MPI_STATUS_IGNORE);
-    rc |= MPI_Sendrecv(p, 1, plane[0], lo, 20 + a, p, 1, plane[3], hi, 20 + a, comm, MPI_STATUS_IGNORE);
-    for (b = 0; b < 4; ++b) MPI_Type_free(&plane[b]);
-    if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", a), -1;
+  for (b = 0; b < 3; ++b) { /* C order: slowest axis first */
+    if (size[b] > 2147483647L) return snprintf(err, n, "a block is too large for MPI subarrays"), -1;
+    sizes[2 - b] = (int)size[b];
   }
+  memcpy(sub, sizes, sizeof sub);
+  sub[2 - axis] = 1;
+  for (b = 0; b < 4; ++b) {
+    start[b][0] = start[b][1] = start[b][2] = 0;
+    start[b][2 - axis] = (int)at[b];
+    MPI_Type_create_subarray(3, sizes, sub, start[b], MPI_ORDER_C, base, &plane[b]);
+    MPI_Type_commit(&plane[b]);
+  }
+  lo = d->nbr[2 * axis] < 0 ? MPI_PROC_NULL : d->nbr[2 * axis];
+  hi = d->nbr[2 * axis + 1] < 0 ? MPI_PROC_NULL : d->nbr[2 * axis + 1];
+  /* up: my plane at[1] to hi, lo's into at[2]; then down */
+  rc |= MPI_Sendrecv(p, 1, plane[1], hi, 10 + axis, p, 1, plane[2], lo, 10 + axis, comm, MPI_STATUS_IGNORE);
+  rc |= MPI_Sendrecv(p, 1, plane[0], lo, 20 + axis, p, 1, plane[3], hi, 20 + axis, comm, MPI_STATUS_IGNORE);
+  for (b = 0; b < 4; ++b) MPI_Type_free(&plane[b]);
+  if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   return 0;
 #else
-  (void)d, (void)field, (void)real_size, (void)err, (void)n;
+  (void)d, (void)field, (void)real_size, (void)size, (void)axis, (void)at, (void)err, (void)n;
   return 0;
 #endif
+}
+
+int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
+  long size[3];
+  int a;
+  for (a = 0; a < 3; ++a) size[a] = d->ln[a] + (a < d->dim ? 2 : 0);
+  for (a = 1; a < d->dim; ++a) {
+    /* send the first and last interior planes, receive into the ghosts */
+    const long at[4] = {1, d->ln[a], 0, d->ln[a] + 1};
+    if (hd_decomp_exchange(d, field, real_size, size, a, at, err, n)) return -1;
+  }
+  return 0;
 }
 
 /* ---- deterministic reductions and gathers --------------------------------------- */
@@ -328,6 +360,37 @@ int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char
   }
 #if defined(HD_HAVE_MPI)
   if (d->size > 1) MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, *(MPI_Comm *)d->comm);
+#endif
+  return 0;
+}
+
+int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n) {
+  const long grows = d->gn[1] * d->gn[2];
+  double *all = NULL;
+  long r;
+  int rc = 0, v;
+  if (d->rank == 0 && !(all = (double *)malloc((size_t)(grows * per) * sizeof *all))) {
+    snprintf(err, n, "out of host memory for the sums");
+    rc = -1;
+  }
+  if (hd_par_any(rc)) {
+    free(all);
+    if (!rc) snprintf(err, n, "sums failed on another rank");
+    return -1;
+  }
+  rc = gather_rows(d, rows, (size_t)per, sizeof(double), all, err, n);
+  if (!rc && d->rank == 0)
+    for (v = 0; v < per; ++v) {
+      out[v] = 0.0;
+      for (r = 0; r < grows; ++r) out[v] += all[r * per + v];
+    }
+  free(all);
+  if (hd_par_any(rc)) {
+    if (!rc) snprintf(err, n, "sums failed on another rank");
+    return -1;
+  }
+#if defined(HD_HAVE_MPI)
+  if (d->size > 1) MPI_Bcast(out, per, MPI_DOUBLE, 0, *(MPI_Comm *)d->comm);
 #endif
   return 0;
 }

@@ -35,6 +35,11 @@ void hd_par_abort(int status);
 /* "MPI (Open MPI 4.1.4), 4 ranks" or "no MPI" for the run summary. */
 const char *hd_par_describe(void);
 
+/* Element-wise sum over the ranks of n doubles, in place on rank 0 (other
+ * ranks' buffers are left as they were).  Exact where at most one rank
+ * contributes a nonzero to each element.  0, or -1. */
+int hd_par_sum_to_root(double *buf, long n);
+
 /* Items [lo, hi) of n that `rank` of `size` owns (blocks as even as
  * integers allow, the first n mod size one longer). */
 void hd_par_block(long n, int rank, int size, long *lo, long *hi);
@@ -52,9 +57,10 @@ typedef struct hd_decomp {
   void *comm;  /* the Cartesian communicator (MPI builds) */
 } hd_decomp;
 
-/* Split a dim-D grid of gn cells over all ranks; -1 + message when some
+/* Split a dim-D grid of gn cells over all ranks, never along x nor along
+ * the axes whose bit is set in `keep` (1 << axis); -1 + message when some
  * rank would get no cell along an axis. */
-int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], char *err, size_t n);
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *err, size_t n);
 void hd_decomp_destroy(hd_decomp *d);
 /* Cells per axis and first cell of any rank's block (as the rank computes). */
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
@@ -65,6 +71,20 @@ int hd_decomp_owns_face(const hd_decomp *d, int f);
  * this rank's block (the hd_grid layout, x fastest); real_size 4 or 8.
  * 0, or -1 + message. */
 int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
+
+/* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
+ * host field of padded extents size[3] (x fastest), send the plane at
+ * index at[0] to the low neighbour and at[1] to the high one, receive the
+ * low neighbour's into at[2] and the high one's into at[3]; planes span
+ * the whole padded extent of the other axes.  0, or -1 + message. */
+int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                       const long at[4], char *err, size_t n);
+
+/* Sums over the whole grid from per-row partial sums: rows holds `per`
+ * doubles for each of this rank's ln[1] * ln[2] rows (y fastest); out gets
+ * on every rank the `per` sums taken over all rows in global order, so the
+ * result does not depend on the number of ranks.  0, or -1 + message. */
+int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
 
 /* Statistics of the whole field from each rank's interior cells (doubles,
  * x fastest, ln cells): rows folded in x order, rows merged in global

@@ -31,6 +31,7 @@ typedef struct fdtd_state {
   hd_fdtd_feed *feed;
   hd_fdtd_probe *probe;
   hd_real *rec;                /* FDTD_REC_CHUNK rows of nrec */
+  double *rows;                /* row sums of the averages, 2 per row */
   int nfeed, nprobe, nrec;
   int bc[3];
   hd_fdtd_wave wave;
@@ -57,13 +58,15 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->feed);
   hd_dev_free(ctx, st->probe);
   hd_dev_free(ctx, st->rec);
+  hd_dev_free(ctx, st->rows);
   free(st);
 }
 
-/* Node coordinate of padded index p, extended uniformly beyond the mesh. */
+/* Node coordinate of padded index p of this block, extended uniformly
+ * beyond the whole mesh. */
 static double fd_coord(const fdtd_model *m, int axis, hd_idx p, hd_idx pad) {
   const double *x = m->node[axis];
-  const hd_idx q = p - pad, n = m->n[axis];
+  const hd_idx q = p - pad + m->off[axis], n = m->gn[axis];
   if (q < 0) return x[0] + (double)q * (x[1] - x[0]);
   if (q > n) return x[n] + (double)(q - n) * (x[n] - x[n - 1]);
   return x[q];
@@ -90,8 +93,9 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     if (m->bc[a] != HD_FDTD_BC_MUR) continue;
     for (face = 0; face < 2; ++face) {
       const hd_idx p0 = face ? m->n[a] : 0, p1 = face ? m->n[a] - 1 : 1;
-      const double d = fabs(m->node[a][p0] - m->node[a][p1]);
+      const double d = fabs(m->node[a][p0 + m->off[a]] - m->node[a][p1 + m->off[a]]);
       const hd_real gcoef = (hd_real)((HD_FDTD_C0 * m->dt - d) / (HD_FDTD_C0 * m->dt + d));
+      if (m->halo[2 * a + face]) continue; /* another rank's block lies beyond */
       for (c = 0; c < 3; ++c) {
         const int b = 3 - a - c; /* the third axis */
         hd_idx u, v, lo[3], hi[3];
@@ -147,8 +151,9 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   if (!prof) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML profiles");
   for (a = 0; a < 3; ++a) {
     const int on = m->bc[a] == HD_FDTD_BC_PML;
-    const double x0 = m->node[a][0], xn = m->node[a][m->n[a]];
-    const double t = on ? L * 0.5 * ((m->node[a][1] - x0) + (xn - m->node[a][m->n[a] - 1])) : 1.0;
+    const hd_idx gn = m->gn[a];
+    const double x0 = m->node[a][0], xn = m->node[a][gn];
+    const double t = on ? L * 0.5 * ((m->node[a][1] - x0) + (xn - m->node[a][gn - 1])) : 1.0;
     for (p = 0; p < len[a]; ++p) {
       const double xe = fd_coord(m, a, p, pad), xh = 0.5 * (xe + fd_coord(m, a, p + 1, pad));
       const double de = on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, dh = on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0;
@@ -168,18 +173,18 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     hd_idx lo[3], hi[3], mlo[3], mhi[3], q[3], count = 0, k = 0;
     hd_fdtd_pml_point *list;
     const int e = c < 3, axis = c % 3;
-    for (a = 0; a < 3; ++a) {
-      const int on = m->bc[a] == HD_FDTD_BC_PML;
+    for (a = 0; a < 3; ++a) { /* layers only beyond faces of the whole grid */
+      const int on = m->bc[a] == HD_FDTD_BC_PML, onlo = on && !m->halo[2 * a], onhi = on && !m->halo[2 * a + 1];
       const hd_idx n = m->n[a];
       if (a == axis) { /* along the component: cells for E, nodes for H */
         mlo[a] = 0, mhi[a] = e ? n - 1 : n;
-        lo[a] = on ? -L : mlo[a], hi[a] = on ? (e ? n + L - 1 : n + L) : mhi[a];
+        lo[a] = onlo ? -L : mlo[a], hi[a] = onhi ? (e ? n + L - 1 : n + L) : mhi[a];
       } else if (e) { /* E across: nodes, the outer PML wall excluded */
         mlo[a] = st->a.elo[a], mhi[a] = st->a.ehi[a];
-        lo[a] = on ? -L + 1 : mlo[a], hi[a] = on ? n + L - 1 : mhi[a];
+        lo[a] = onlo ? -L + 1 : mlo[a], hi[a] = onhi ? n + L - 1 : mhi[a];
       } else { /* H across: cells */
         mlo[a] = 0, mhi[a] = n - 1;
-        lo[a] = on ? -L : mlo[a], hi[a] = on ? n + L - 1 : mhi[a];
+        lo[a] = onlo ? -L : mlo[a], hi[a] = onhi ? n + L - 1 : mhi[a];
       }
     }
     for (a = 0; a < 3; ++a) pa->ae[a] = st->prof + off[4 * a], pa->be[a] = st->prof + off[4 * a + 1],
@@ -234,11 +239,11 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   st->wave = m->wave;
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
   memcpy(st->block, m->block, sizeof st->block);
-  for (a = 0; a < 3; ++a) {
+  for (a = 0; a < 3; ++a) { /* faces shared with another block: E there too, from halo H */
     st->bc[a] = m->bc[a];
     st->a.nc[a] = m->n[a];
-    st->a.elo[a] = m->bc[a] == HD_FDTD_BC_PML || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
-    st->a.ehi[a] = m->bc[a] == HD_FDTD_BC_PML ? m->n[a] : m->n[a] - 1;
+    st->a.elo[a] = m->halo[2 * a] || m->bc[a] == HD_FDTD_BC_PML || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
+    st->a.ehi[a] = m->halo[2 * a + 1] || m->bc[a] == HD_FDTD_BC_PML ? m->n[a] : m->n[a] - 1;
   }
   /* fields and material indices */
   bytes = (size_t)st->a.g.total * sizeof(hd_real);
@@ -306,6 +311,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   }
   if (s == HD_OK && st->nrec)
     s = hd_dev_alloc(ctx, (void **)&st->rec, (size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(2 * m->n[1] * m->n[2]) * sizeof(double));
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
     fd_destroy(ctx, st);
@@ -413,15 +419,32 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
   return s;
 }
 
-static hd_status fd_averages(hd_ctx *ctx, void *state, double *e, double *h) {
-  fdtd_state *st = (fdtd_state *)state;
-  const hd_idx p = st->a.g.ghost;
-  const double cells = (double)st->a.nc[0] * st->a.nc[1] * st->a.nc[2];
+/* Row sums of the averages: each row of cells folded in x order, so that
+ * the driver can merge rows in a fixed order whatever the decomposition. */
+typedef struct fd_rows_args {
+  hd_fdtd_args f;
+  double *rows;
+} fd_rows_args;
+
+HD_FN void fd_row_pt(const fd_rows_args *a, hd_idx j, hd_idx k) {
+  const hd_idx pad = a->f.g.ghost;
   hd_fdtd_avg sum;
-  hd_status s = hd_fdtd_avg_reduce(ctx, &st->a,
-                                   hd_range3_make(p, p + st->a.nc[0], p, p + st->a.nc[1], p, p + st->a.nc[2]), &sum);
-  *e = sum.e / (4.0 * cells);
-  *h = sum.h / (2.0 * cells);
+  hd_idx i;
+  hd_fdtd_avg_init(&sum);
+  for (i = 0; i < a->f.nc[0]; ++i) hd_fdtd_avg_pt(&a->f, i + pad, j + pad, k + pad, &sum);
+  a->rows[2 * (j + k * a->f.nc[1])] = sum.e;
+  a->rows[2 * (j + k * a->f.nc[1]) + 1] = sum.h;
+}
+HD_DEFINE_FOR_2D(fd_rows_loop, fd_row_pt, fd_rows_args)
+
+static hd_status fd_row_sums(hd_ctx *ctx, void *state, double *rows) {
+  fdtd_state *st = (fdtd_state *)state;
+  fd_rows_args ra;
+  hd_status s;
+  ra.f = st->a;
+  ra.rows = st->rows;
+  s = fd_rows_loop(ctx, &ra, hd_range3_make(0, st->a.nc[1], 0, st->a.nc[2], 0, 1));
+  if (s == HD_OK) s = hd_dev_download(ctx, rows, st->rows, (size_t)(2 * st->a.nc[1] * st->a.nc[2]) * sizeof(double));
   return s;
 }
 
@@ -437,6 +460,8 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
   hd_host_free(host);
   return s;
 }
+
+static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
 /* The state: six fields, the Mur points (each keeps a value of the last
  * step), the PML split parts, and the step counter (the sources' clock). */
@@ -469,5 +494,5 @@ static hd_status fd_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 }
 
 const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), FDTD_HAS_TUNED, fd_create,
-                                        fd_advance, fd_averages, fd_download, fd_destroy, fd_state_count,
+                                        fd_advance, fd_row_sums, fd_download, fd_field, fd_destroy, fd_state_count,
                                         fd_state_io};

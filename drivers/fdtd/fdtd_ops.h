@@ -16,8 +16,10 @@ typedef struct fdtd_point {
 } fdtd_point;
 
 typedef struct fdtd_model {
-  long n[3];                   /* cells per axis */
-  const double *node[3];       /* node coordinates, n + 1 each */
+  long n[3];                   /* cells per axis of this block */
+  long off[3], gn[3];          /* its first cell in the whole grid, and the whole grid's cells */
+  int halo[6];                 /* faces (xlo..zhi) shared with another rank's block */
+  const double *node[3];       /* node coordinates of the whole grid, gn + 1 each */
   int bc[3];                   /* HD_FDTD_BC_* per axis */
   int pml_layers, pml_order;
   double pml_r0;
@@ -27,7 +29,7 @@ typedef struct fdtd_model {
   double dt;
   hd_fdtd_wave wave;
   int nfeed, nprobe;
-  const fdtd_point *feed;      /* feeds and soft sources (E components) */
+  const fdtd_point *feed;      /* feeds and soft sources (E components), nodes of this block */
   const fdtd_point *probe;
   int variant;                 /* HD_VARIANT_* */
   int block[3];                /* CUDA launch shape of the E and H kernels; 0 = default */
@@ -49,9 +51,13 @@ typedef struct fdtd_ops {
   /* `steps` steps; rec (host, or NULL) gets one row a step: the probes,
    * then gap voltage and current of each feed */
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double *rec);
-  hd_status (*averages)(hd_ctx *ctx, void *state, double *e, double *h);
+  /* the sums behind the field averages (hd_fdtd_avg_pt) of each row of
+   * cells: e, h for row (j, k) at rows[2 * (j + k * n[1])] */
+  hd_status (*row_sums)(hd_ctx *ctx, void *state, double *rows);
   /* one component on the padded grid, as doubles */
   hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
+  /* one component on the padded grid (backend memory), for halo exchanges */
+  void *(*field)(void *state, int comp);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "decomp.h"
 #include "driver.h"
 #include "fdtd_ops.h"
 #include "model.h"
@@ -109,37 +110,150 @@ static int uniform_mesh(const fdtd_input *in) {
   return 1;
 }
 
-/* Final fields at cell centres: the volume (six components and |E|) and,
- * if asked, one slice as .vtr/.vti and PNG. */
-static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state,
-                        const fdtd_model *m, const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png,
-                        char *err, size_t errn) {
-  const long pad = fdtd_pad(m), nx = m->n[0], ny = m->n[1], nz = m->n[2];
+/* A distributed run: this rank's block, and which of the feeds and probes
+ * it holds (local index -> global one) and reports (the rank owning the
+ * position; a feed on a node plane shared by two blocks runs on both). */
+typedef struct fdtd_run {
+  hd_decomp dc;
+  fdtd_point *feed, *probe;
+  int *feed_slot, *probe_slot; /* global index; feeds: -1 - index when another rank reports */
+  int nfeed, nprobe;
+} fdtd_run;
+
+/* Whether global point p lies in this block (on a shared node plane:
+ * `mine` says whether this block is the one that reports it). */
+static int point_in_block(const hd_decomp *d, const fdtd_point *p, int *mine) {
+  const long q[3] = {p->i, p->j, p->k};
+  const int along = p->comp % 3, e = p->comp < 3;
+  int a;
+  *mine = 1;
+  for (a = 0; a < 3; ++a) {
+    const int cell = e ? a == along : a != along, last = d->off[a] + d->ln[a] == d->gn[a];
+    if (q[a] < d->off[a] || q[a] > d->off[a] + d->ln[a] - cell) return 0;
+    if (q[a] == d->off[a] + d->ln[a] && !last) *mine = 0;
+  }
+  return 1;
+}
+
+static int select_points(fdtd_run *r, const fdtd_input *in) {
+  int k, mine;
+  r->feed = (fdtd_point *)malloc((size_t)(in->nfeed + 1) * sizeof *r->feed);
+  r->probe = (fdtd_point *)malloc((size_t)(in->nprobe + 1) * sizeof *r->probe);
+  r->feed_slot = (int *)malloc((size_t)(in->nfeed + in->nprobe + 2) * sizeof(int));
+  if (!r->feed || !r->probe || !r->feed_slot) return -1;
+  r->probe_slot = r->feed_slot + in->nfeed + 1;
+  for (k = 0; k < in->nfeed; ++k)
+    if (point_in_block(&r->dc, &in->feeds[k], &mine)) {
+      r->feed[r->nfeed] = in->feeds[k];
+      r->feed[r->nfeed].i -= r->dc.off[0], r->feed[r->nfeed].j -= r->dc.off[1], r->feed[r->nfeed].k -= r->dc.off[2];
+      r->feed_slot[r->nfeed++] = mine ? k : -1 - k;
+    }
+  for (k = 0; k < in->nprobe; ++k)
+    if (point_in_block(&r->dc, &in->probes[k], &mine) && mine) {
+      r->probe[r->nprobe] = in->probes[k];
+      r->probe[r->nprobe].i -= r->dc.off[0], r->probe[r->nprobe].j -= r->dc.off[1], r->probe[r->nprobe].k -= r->dc.off[2];
+      r->probe_slot[r->nprobe++] = k;
+    }
+  return 0;
+}
+
+static void run_free(fdtd_run *r) {
+  free(r->feed);
+  free(r->probe);
+  free(r->feed_slot);
+  hd_decomp_destroy(&r->dc);
+}
+
+/* Tangential H across the planes shared with other blocks: the only
+ * fields the E update needs from a neighbour (as OpenFDTD exchanges). */
+static hd_status exchange_h(hd_ctx *ctx, const fdtd_run *r, const fdtd_ops *ops, void *state, long pad) {
+  char err[256];
+  long size[3];
+  int a, c;
+  for (a = 0; a < 3; ++a) size[a] = r->dc.ln[a] + 1 + 2 * pad;
+  for (a = 1; a < 3; ++a) {
+    const long at[4] = {pad, pad + r->dc.ln[a] - 1, pad - 1, pad + r->dc.ln[a]};
+    for (c = HD_FDTD_HX; c <= HD_FDTD_HZ; ++c)
+      if (c - HD_FDTD_HX != a && hd_decomp_exchange(&r->dc, ops->field(state, c), ops->real_size, size, a, at, err, sizeof err))
+        return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  }
+  return HD_OK;
+}
+
+/* `steps` steps with the halo exchange after each when the grid is shared;
+ * rec (rank 0: a row of every probe and feed a step) from every rank's
+ * reporting points. */
+static hd_status advance(hd_ctx *ctx, const fdtd_run *r, const fdtd_ops *ops, void *state, long pad, long steps,
+                         double *lrec, double *rec, int nrec, int gfeed) {
+  const int nl = r->nprobe + 2 * r->nfeed;
+  long s, done;
+  int k;
+  if (r->dc.size == 1) return ops->advance(ctx, state, steps, nrec ? rec : NULL);
+  for (done = 0; done < steps; done += s) {
+    s = steps - done < 256 ? steps - done : 256; /* rows collected per message */
+    for (k = 0; k < s; ++k)
+      if (ops->advance(ctx, state, 1, nl ? lrec + k * nl : NULL) != HD_OK || exchange_h(ctx, r, ops, state, pad) != HD_OK)
+        return ctx->status;
+    if (!nrec) continue;
+    memset(rec + done * nrec, 0, (size_t)(s * nrec) * sizeof *rec);
+    for (k = 0; k < s; ++k) { /* global rows: the probes, then v, i of each feed */
+      double *row = rec + (done + k) * nrec;
+      const double *lrow = lrec + k * nl;
+      const int gprobe = nrec - 2 * gfeed;
+      int p;
+      for (p = 0; p < r->nprobe; ++p) row[r->probe_slot[p]] = lrow[p];
+      for (p = 0; p < r->nfeed; ++p)
+        if (r->feed_slot[p] >= 0) {
+          row[gprobe + 2 * r->feed_slot[p]] = lrow[r->nprobe + 2 * p];
+          row[gprobe + 2 * r->feed_slot[p] + 1] = lrow[r->nprobe + 2 * p + 1];
+        }
+    }
+    if (hd_par_sum_to_root(rec + done * nrec, s * nrec)) return hd_fail(ctx, HD_ERR_IO, "collecting the probe records failed");
+  }
+  return HD_OK;
+}
+
+/* Final fields at cell centres, gathered from every block and written on
+ * rank 0: the volume (six components and |E|) and, if asked, one slice as
+ * .vtr/.vti and PNG.  0, or -1 + message (agreed by all ranks up to the
+ * writing, which only rank 0 does). */
+static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r,
+                        long pad, const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png, char *err, size_t errn) {
+  const fdtd_input *m = &c->in;
+  const long nx = m->n[0], ny = m->n[1], nz = m->n[2], *ln = r->dc.ln;
   const double cells = (double)nx * ny * nz;
+  const int root = r->dc.rank == 0;
   hd_grid g;
-  double *f = NULL, *cc[7] = {0};
+  double *f = NULL, *loc = NULL, *cc[7] = {0};
   hd_vti_array arr[7];
-  int comp, rc = -1;
+  int comp, rc = -1, bad;
   long i, j, k;
   static const char *const names[7] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz", "E"};
-  if (!hd_grid_init(&g, 3, nx + 1, ny + 1, nz + 1, pad)) return -1;
+  if (!hd_grid_init(&g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad)) return -1;
   f = (double *)malloc((size_t)g.total * sizeof(double));
-  for (comp = 0; comp < 7; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
-  for (comp = 0; comp < 7; ++comp)
-    if (!cc[comp]) f = NULL;
-  if (!f) {
+  loc = (double *)malloc((size_t)(ln[0] * ln[1] * ln[2]) * sizeof(double));
+  for (comp = 0; comp < 7 && root; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
+  bad = !f || !loc;
+  for (comp = 0; comp < 7 && root; ++comp) bad |= !cc[comp];
+  if (hd_par_any(bad)) {
     snprintf(err, errn, "out of host memory for the field output");
     goto done;
   }
   for (comp = 0; comp < 6; ++comp) {
     size_t q = 0;
-    if (ops->download(ctx, state, comp, f) != HD_OK) {
-      snprintf(err, errn, "%s", ctx->msg);
+    bad = ops->download(ctx, state, comp, f) != HD_OK;
+    if (hd_par_any(bad)) {
+      snprintf(err, errn, "%s", bad ? ctx->msg : "the field download failed on another rank");
       goto done;
     }
-    for (k = 0; k < nz; ++k)
-      for (j = 0; j < ny; ++j)
-        for (i = 0; i < nx; ++i) cc[comp][q++] = cell_value(f, comp, &g, pad, i, j, k);
+    for (k = 0; k < ln[2]; ++k)
+      for (j = 0; j < ln[1]; ++j)
+        for (i = 0; i < ln[0]; ++i) loc[q++] = cell_value(f, comp, &g, pad, i, j, k);
+    if (hd_decomp_gather(&r->dc, loc, cc[comp], err, errn)) goto done;
+  }
+  if (!root) {
+    rc = 0;
+    goto done;
   }
   for (i = 0; i < (long)cells; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
   for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
@@ -148,7 +262,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
     const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
                           (m->node[2][nz] - m->node[2][0]) / nz};
     const int uni = uniform_mesh(&c->in);
-    if ((uni ? hd_vti_write(vol, n64, dx, arr, 7) : hd_vtr_write(vol, n64, m->node, arr, 7))) {
+    if ((uni ? hd_vti_write(vol, n64, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
       snprintf(err, errn, "cannot write %.900s", vol->path);
       goto done;
     }
@@ -202,12 +316,15 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
   rc = 0;
 done:
   free(f);
+  free(loc);
   for (comp = 0; comp < 7; ++comp) free(cc[comp]);
   return rc;
 }
 
-int main(int argc, char **argv) {
+
+static int run(int argc, char **argv) {
   fdtd_cli c;
+  fdtd_run r;
   fdtd_model m;
   fdtd_slice sl;
   const fdtd_ops *ops;
@@ -217,9 +334,9 @@ int main(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
-  double *rec = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
-  long step = 0, step0 = 0, every;
-  int rc, k, have_slice = 0, converged = 0, nrec, cp;
+  double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
+  long step = 0, step0 = 0, every, pad;
+  int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -253,6 +370,8 @@ int main(int argc, char **argv) {
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
+  memset(&r, 0, sizeof r);
+  memset(&m, 0, sizeof m);
   hd_drv_common_defaults(&c.com, "fdtd");
   fdtd_input_defaults(&c.in);
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
@@ -280,6 +399,12 @@ int main(int argc, char **argv) {
   if (c.slice[0] && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
   have_slice = c.slice[0] != '\0';
+  /* blocks of whole x rows; periodic axes stay whole (their wrap is local) */
+  for (k = 1; k < 3; ++k)
+    if (fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC) keep |= 1 << k;
+  if (hd_decomp_create(&r.dc, 3, c.in.n, keep, err, sizeof err)) goto usage;
+  root = r.dc.rank == 0;
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
 #if !defined(HD_HAVE_PNG)
   if (have_slice) {
     snprintf(err, sizeof err, "slice: this build has no PNG output (configure found no libpng)");
@@ -299,49 +424,74 @@ int main(int argc, char **argv) {
     goto usage;
   }
   cells = (double)c.in.n[0] * c.in.n[1] * c.in.n[2];
-  bytes = fdtd_model_bytes(&c.in, ops->real_size);
-  /* host: the six material arrays, and for the output a field in double
-   * and seven cell arrays */
-  if ((rc = hd_drv_check_memory(PROG, &ctx, core, bytes,
-                                bytes / (6.0 * ops->real_size + 6.0) * (6.0 + (c.com.bench ? 0.0 : 8.0)) +
-                                    (c.com.bench ? 0.0 : 56.0 * cells),
-                                "the model")) != 0)
-    goto out;
-  if (fdtd_input_build(&c.in, &m, err, sizeof err)) {
+  bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size);
+  /* host: this block's six material arrays, and for the output a field in
+   * double, a cell array, and on rank 0 seven cell arrays of the grid */
+  rc = hd_drv_check_memory(PROG, &ctx, core, bytes,
+                           bytes / (6.0 * ops->real_size + 6.0) * (6.0 + (c.com.bench ? 0.0 : 8.0)) +
+                               (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? 56.0 * cells : 0.0)),
+                           "the model");
+  if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
     core->destroy(&ctx);
+    goto out;
+  }
+  bad = fdtd_input_build_block(&c.in, &m, r.dc.off, r.dc.ln, err, sizeof err) != 0;
+  if (hd_par_any(bad)) {
+    core->destroy(&ctx);
+    if (!bad) snprintf(err, sizeof err, "building the model failed on another rank");
     goto usage;
   }
+  if (select_points(&r, &c.in)) {
+    core->destroy(&ctx);
+    snprintf(err, sizeof err, "out of host memory");
+    goto usage;
+  }
+  m.nfeed = r.nfeed, m.feed = r.feed, m.nprobe = r.nprobe, m.probe = r.probe;
   m.variant = c.com.variant;
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
-  nrec = m.nprobe + 2 * m.nfeed;
+  pad = fdtd_pad(&m);
+  nrec = c.in.nprobe + 2 * c.in.nfeed;
   memset(&probes, 0, sizeof probes), memset(&avg, 0, sizeof avg), memset(&vol, 0, sizeof vol);
   memset(&slv, 0, sizeof slv), memset(&png, 0, sizeof png);
-  if (!c.com.bench) {
+  bad = 0;
+  if (!c.com.bench && root) { /* rank 0 writes every output */
     const char *suffix[5] = {"_probes.csv", "_average.csv", uniform_mesh(&c.in) ? ".vti" : ".vtr", "_slice.vtr", "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
-    for (k = 0; k < (have_slice ? 5 : 3); ++k) {
+    for (k = 0; k < (have_slice ? 5 : 3) && !bad; ++k) {
       snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
       if (hd_out_open(o[k], path, err, sizeof err)) {
         while (k-- > 0) hd_out_abort(o[k]);
-        core->destroy(&ctx);
-        goto usage;
+        bad = 1;
       }
     }
   }
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s\n", core->name,
-          ctx.device_name, ops->precision, m.n[0], m.n[1], m.n[2], bytes / 1e9, why[0] ? "; " : "", why);
-  if (ops->create(&ctx, &m, &state) != HD_OK) goto runtime_error;
+  if (hd_par_any(bad)) {
+    core->destroy(&ctx);
+    if (!bad) snprintf(err, sizeof err, "rank 0 cannot open the outputs");
+    goto usage;
+  }
+  if (root)
+    fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s%s%s\n", core->name,
+            ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2], bytes / 1e9,
+            r.dc.size > 1 ? " a rank; " : "", r.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
+  bad = ops->create(&ctx, &m, &state) != HD_OK;
+  if (hd_par_any(bad)) {
+    if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
+    goto runtime_error;
+  }
   ckpt_template(&c.in, &m, ops->real_size, &ck);
+  if (r.dc.size > 1) /* each rank's file holds its block */
+    hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", m.off[0], m.off[1], m.off[2], m.n[0],
+                  m.n[1], m.n[2], m.gn[0], m.gn[1], m.gn[2]);
   if (!c.com.bench && c.com.restart[0]) {
-    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
-      fprintf(stderr, PROG ": error: %s\n", err);
-      rc = 2;
+    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
     step = step0 = (long)ck.step;
     if (step0 > c.in.steps) {
-      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond --steps=%ld\n", step0, c.in.steps);
-      rc = 2;
+      snprintf(err, sizeof err, "restart: the checkpoint is at step %ld, beyond --steps=%ld", step0, c.in.steps);
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
   }
@@ -369,43 +519,59 @@ int main(int argc, char **argv) {
   }
 
   rec = (double *)malloc((size_t)(c.in.steps > 0 ? c.in.steps : 1) * (nrec ? nrec : 1) * sizeof(double));
-  if (!rec) {
-    hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the probe records");
+  lrec = (double *)malloc((size_t)256 * (size_t)(r.nprobe + 2 * r.nfeed + 1) * sizeof(double));
+  rows = (double *)malloc((size_t)(2 * r.dc.ln[1] * r.dc.ln[2]) * sizeof(double));
+  bad = !rec || !lrec || !rows;
+  if (hd_par_any(bad)) {
+    hd_fail(&ctx, HD_ERR_NOMEM, bad ? "no host memory for the probe records" : "out of host memory on another rank");
     goto runtime_error;
   }
-  fprintf(probes.f, "step,time");
-  for (k = 0; k < m.nprobe; ++k)
-    fprintf(probes.f, ",%s(%ld;%ld;%ld)", comp_names[m.probe[k].comp], m.probe[k].i, m.probe[k].j, m.probe[k].k);
-  for (k = 0; k < m.nfeed; ++k)
-    fprintf(probes.f, m.feed[k].r < 0 ? ",source%d_v,source%d_i" : ",feed%d_v,feed%d_i", k + 1, k + 1);
-  fprintf(probes.f, "\n");
-  fprintf(avg.f, "step,time,e_average,h_average\n");
+  if (root) {
+    fprintf(probes.f, "step,time");
+    for (k = 0; k < c.in.nprobe; ++k)
+      fprintf(probes.f, ",%s(%ld;%ld;%ld)", comp_names[c.in.probes[k].comp], c.in.probes[k].i, c.in.probes[k].j,
+              c.in.probes[k].k);
+    for (k = 0; k < c.in.nfeed; ++k)
+      fprintf(probes.f, c.in.feeds[k].r < 0 ? ",source%d_v,source%d_i" : ",feed%d_v,feed%d_i", k + 1, k + 1);
+    fprintf(probes.f, "\n");
+    fprintf(avg.f, "step,time,e_average,h_average\n");
+  }
   every = c.average_every > 0 ? c.average_every : (c.in.steps >= 100 ? c.in.steps / 100 : 1);
   hd_progress_init(&prog, c.com.progress);
   hd_signals_install();
   t0 = hd_wtime();
   for (step = step0; step < c.in.steps && !converged;) {
     long chunk = every - step % every, s2;
-    double e, h;
+    double e, h, sums[2];
     if (chunk > c.in.steps - step) chunk = c.in.steps - step;
     chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
-    if (ops->advance(&ctx, state, chunk, nrec ? rec + step * nrec : NULL) != HD_OK) goto runtime_error;
-    for (s2 = step; s2 < step + chunk; ++s2) {
-      int r;
+    bad = advance(&ctx, &r, ops, state, pad, chunk, lrec, nrec ? rec + step * nrec : NULL, nrec, c.in.nfeed) != HD_OK;
+    if (!bad) bad = ops->row_sums(&ctx, state, rows) != HD_OK;
+    if (hd_par_any(bad)) {
+      if (!bad) hd_fail(&ctx, HD_ERR_IO, "the run failed on another rank");
+      goto runtime_error;
+    }
+    if (hd_decomp_row_sums(&r.dc, rows, 2, sums, err, sizeof err)) {
+      hd_fail(&ctx, HD_ERR_IO, "%s", err);
+      goto runtime_error;
+    }
+    e = sums[0] / (4.0 * cells), h = sums[1] / (2.0 * cells);
+    for (s2 = step; s2 < step + chunk && root; ++s2) {
+      int q;
       fprintf(probes.f, "%ld,%.9e", s2 + 1, (s2 + 1) * m.dt);
-      for (r = 0; r < nrec; ++r) fprintf(probes.f, ",%.9e", rec[s2 * nrec + r]);
+      for (q = 0; q < nrec; ++q) fprintf(probes.f, ",%.9e", rec[s2 * nrec + q]);
       fprintf(probes.f, "\n");
     }
     step += chunk;
-    if (ops->averages(&ctx, state, &e, &h) != HD_OK) goto runtime_error;
-    if (!hd_isfinite(e) || !hd_isfinite(h)) {
-      fprintf(stderr, PROG ": error: non-finite %s field after step %ld (dt = %g, Courant limit %g)%s%s\n",
-              !hd_isfinite(e) && !hd_isfinite(h) ? "E and H" : !hd_isfinite(e) ? "E" : "H", step, m.dt,
-              fdtd_input_dt_max(&c.in), ckpath[0] ? "; last checkpoint " : "", ckpath);
+    if (!hd_isfinite(e) || !hd_isfinite(h)) { /* every rank sees the same sums */
+      if (root)
+        fprintf(stderr, PROG ": error: non-finite %s field after step %ld (dt = %g, Courant limit %g)%s%s\n",
+                !hd_isfinite(e) && !hd_isfinite(h) ? "E and H" : !hd_isfinite(e) ? "E" : "H", step, m.dt,
+                fdtd_input_dt_max(&c.in), ckpath[0] ? "; last checkpoint " : "", ckpath);
       rc = 1;
       goto cleanup;
     }
-    fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
+    if (root) fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
     emax = fmax(emax, e), hmax = fmax(hmax, h);
     if (c.in.converge > 0 && emax > 0 && e < c.in.converge * emax && h < c.in.converge * hmax) converged = 1;
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, m.dt, !converged && step < c.in.steps, 0, state, ops->state_count(state),
@@ -415,16 +581,16 @@ int main(int argc, char **argv) {
       rc = cp;
       goto cleanup;
     }
-    hd_progress_step(&prog, PROG, step, c.in.steps, cells * (double)(step - step0), "cell-step/s");
+    if (root) hd_progress_step(&prog, PROG, step, c.in.steps, cells * (double)(step - step0), "cell-step/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
-  if (write_fields(&c, ops, &ctx, state, &m, have_slice ? &sl : NULL, &vol, &slv, &png, err, sizeof err)) {
+  if (write_fields(&c, ops, &ctx, state, &r, pad, have_slice ? &sl : NULL, &vol, &slv, &png, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
-  {
+  if (root) {
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
     for (k = 0; k < (have_slice ? 5 : 3); ++k)
       if (hd_out_commit(o[k], err, sizeof err)) {
@@ -432,13 +598,15 @@ int main(int argc, char **argv) {
         goto runtime_error;
       }
   }
+  rc = 0;
+  if (!root) goto cleanup;
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ncells: %ld x %ld x %ld\n"
          "boundaries: %s %s %s\nmaterials: %d\nobjects: %d\nfeeds_and_sources: %d\nprobes: %d\n"
          "dt: %.9e\ndt_limit: %.9e\nsteps: %ld\nconverged: %s\nmemory_GB: %.4g\nwall_seconds: %.6g\n"
          "mcells_steps_per_second: %.6g\noutputs: %s_probes.csv %s_average.csv %s%s%s\n",
-         PACKAGE_VERSION, core->name, ctx.device_name, ops->precision, m.n[0], m.n[1], m.n[2],
+         PACKAGE_VERSION, core->name, ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2],
          c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
-         c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, m.nmat, c.in.nobj, m.nfeed, m.nprobe, m.dt,
+         c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, m.nmat, c.in.nobj, c.in.nfeed, c.in.nprobe, m.dt,
          fdtd_input_dt_max(&c.in), step, converged ? "yes" : "no", bytes / 1e9, wall,
          wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, c.com.output, c.com.output, c.com.output,
          uniform_mesh(&c.in) ? ".vti" : ".vtr", have_slice ? " and the slice" : "");
@@ -449,9 +617,17 @@ usage:
   rc = hd_drv_usage_error(PROG, err);
   goto out;
 runtime_error:
-  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
-          ckpath);
+  if (r.dc.size > 1)
+    fprintf(stderr, PROG ": error: rank %d: %s\n", r.dc.rank, ctx.msg[0] ? ctx.msg : "run failed");
+  else
+    fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+            ckpath);
   rc = 1;
+  {
+    hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
+    for (k = 0; k < 5; ++k) hd_out_abort(o[k]);
+  }
+  hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   {
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
@@ -461,6 +637,11 @@ cleanup:
   core->destroy(&ctx);
 out:
   free(rec);
+  free(lrec);
+  free(rows);
+  run_free(&r);
   fdtd_input_free(&c.in);
   return rc;
 }
+
+int main(int argc, char **argv) { return hd_drv_main_ranks(PROG, run, argc, argv); }

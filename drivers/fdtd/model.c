@@ -343,20 +343,21 @@ double fdtd_input_dt_max(const fdtd_input *in) {
   return hd_fdtd_dt_max(dmin);
 }
 
-static int model_bc(const fdtd_input *in, int a) {
+int fdtd_input_bc(const fdtd_input *in, int a) {
   return parse_bc(in->bc_axis[a][0] ? in->bc_axis[a] : in->bc_all);
 }
 
-double fdtd_model_bytes(const fdtd_input *in, size_t real_size) {
+double fdtd_model_bytes(const fdtd_input *in, const long ln[3], size_t real_size) {
   fdtd_model m;
   double nodes = 1.0, inner = 1.0;
   int a;
   memset(&m, 0, sizeof m);
-  for (a = 0; a < 3; ++a) m.bc[a] = model_bc(in, a);
+  for (a = 0; a < 3; ++a) m.bc[a] = fdtd_input_bc(in, a);
   m.pml_layers = (int)in->pml[0];
   for (a = 0; a < 3; ++a) {
-    nodes *= (double)in->n[a] + 1 + 2 * fdtd_pad(&m);
-    inner *= (double)in->n[a] + 1;
+    const long n = ln ? ln[a] : in->n[a];
+    nodes *= (double)n + 1 + 2 * fdtd_pad(&m);
+    inner *= (double)n + 1;
   }
   /* 6 fields and 6 material bytes a node; PML: 2 split values and a
    * 20-byte point per component outside the physical nodes */
@@ -404,6 +405,11 @@ static void index_range(const fdtd_input *in, int comp, int a, double a0, double
 }
 
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
+  static const long off[3] = {0, 0, 0};
+  return fdtd_input_build_block(in, m, off, in->n, err, n);
+}
+
+int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], const long ln[3], char *err, size_t n) {
   const double dtmax = fdtd_input_dt_max(in);
   double dmin = HUGE_VAL, tol;
   hd_grid g;
@@ -411,9 +417,13 @@ int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
   int a, c, k;
   memset(m, 0, sizeof *m);
   for (a = 0; a < 3; ++a) {
-    m->n[a] = in->n[a];
+    m->n[a] = ln[a];
+    m->off[a] = off[a];
+    m->gn[a] = in->n[a];
+    m->halo[2 * a] = off[a] > 0;
+    m->halo[2 * a + 1] = off[a] + ln[a] < in->n[a];
     m->node[a] = in->node[a];
-    m->bc[a] = model_bc(in, a);
+    m->bc[a] = fdtd_input_bc(in, a);
     dmin = fmin(dmin, (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a]);
   }
   m->pml_layers = (int)in->pml[0], m->pml_order = (int)in->pml[1], m->pml_r0 = in->pml[2];
@@ -430,7 +440,7 @@ int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
   m->wave.tau = in->freq > 0 ? 1.0 / (3.14159265358979323846 * in->freq) : 1.0;
   m->wave.t0 = 4.0 * m->wave.tau;
   pad = fdtd_pad(m);
-  if (!hd_grid_init(&g, 3, in->n[0] + 1, in->n[1] + 1, in->n[2] + 1, pad))
+  if (!hd_grid_init(&g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad))
     return fail(err, n, "mesh too large to index");
   tol = 1e-6 * dmin;
   for (c = 0; c < 6; ++c) {
@@ -451,16 +461,21 @@ int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
       box[2 * b] = o->v[0] - o->v[2], box[2 * b + 1] = o->v[0] + o->v[2];
       box[2 * cc] = o->v[1] - o->v[2], box[2 * cc + 1] = o->v[1] + o->v[2];
     }
-    for (c = 0; c < 6; ++c) {
+    for (c = 0; c < 6; ++c) { /* the positions of this block and its padding */
       long lo[3], hi[3], q[3];
-      for (a = 0; a < 3; ++a) index_range(in, c, a, box[2 * a], box[2 * a + 1], tol, &lo[a], &hi[a]);
+      for (a = 0; a < 3; ++a) {
+        index_range(in, c, a, box[2 * a], box[2 * a + 1], tol, &lo[a], &hi[a]);
+        if (lo[a] < off[a] - pad) lo[a] = off[a] - pad;
+        if (hi[a] > off[a] + ln[a] + pad) hi[a] = off[a] + ln[a] + pad;
+      }
       for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])
         for (q[1] = lo[1]; q[1] <= hi[1]; ++q[1])
           for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
             double p[3];
             for (a = 0; a < 3; ++a) p[a] = comp_coord(in, c, a, q[a]);
             if (inside(o, p, tol))
-              in->mat[c][hd_grid_at(&g, q[0] + pad, q[1] + pad, q[2] + pad)] = (unsigned char)o->mat;
+              in->mat[c][hd_grid_at(&g, q[0] - off[0] + pad, q[1] - off[1] + pad, q[2] - off[2] + pad)] =
+                  (unsigned char)o->mat;
           }
     }
   }

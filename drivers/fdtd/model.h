@@ -56,12 +56,19 @@ int fdtd_input_benchmark(fdtd_input *in, long n, char *err, size_t errn);
 /* Fill a model (m->dt set from the input or the Courant limit; the dt above
  * the limit is refused) and rasterise the geometry.  0 or -1 with err. */
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n);
+/* The same for the block of ln cells from cell off of a decomposed grid
+ * (materials rasterised on the block and its padding only; feeds and
+ * probes left global for the caller to select). */
+int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], const long ln[3], char *err, size_t n);
+
+/* The boundary kind (HD_FDTD_BC_*) of axis a of a parsed input. */
+int fdtd_input_bc(const fdtd_input *in, int a);
 
 /* Largest stable dt of the input's mesh. */
 double fdtd_input_dt_max(const fdtd_input *in);
 
 /* Bytes the model needs on the backend (fields, indices, PML) for a real
- * type of `real_size` bytes. */
-double fdtd_model_bytes(const fdtd_input *in, size_t real_size);
+ * type of `real_size` bytes, for the whole grid or a block of ln cells. */
+double fdtd_model_bytes(const fdtd_input *in, const long ln[3], size_t real_size);
 
 #endif
