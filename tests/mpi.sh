@@ -8,8 +8,11 @@
 # generic CPU kernels; hd-fdtd, whose blocks exchange tangential H only,
 # writes the same probes, averages and fields as one rank, byte for byte,
 # with Mur, PML, PEC and periodic faces, materials, and a feed on a node
-# plane two blocks share.  What distributed runs cannot do yet is refused
-# in one line.
+# plane two blocks share; hd-ns, whose blocks of rows exchange ghost rows
+# before every Runge-Kutta stage, writes the same history and frames as
+# one rank, byte for byte, with characteristic, wall, inflow, zero-gradient
+# and periodic faces (a periodic y wraps around the ranks).  What
+# distributed runs cannot do yet is refused in one line.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -26,7 +29,8 @@ bin="$top/drivers/hd-heat"
 mpirun() { # ranks, arguments...
   np=$1
   shift
-  "$MPIEXEC" -n "$np" "$bin" --progress=0 "$@" </dev/null
+  # a rank that waits forever in a collective must fail the test, not hang CI
+  timeout 300 "$MPIEXEC" -n "$np" "$bin" --progress=0 "$@" </dev/null
 }
 # the summary lines that carry results (not timings or the device)
 results() { grep -E '^(min|max|mean|total_heat|energy_final|relative_energy_error|virial_ratio|momentum|angular_momentum):' "$1"; }
@@ -70,6 +74,10 @@ fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
 fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4|$fout|2 4
 fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
 fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
+ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4
+ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no|_history.csv _0001.vtr|2 4
+ns|periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic --steps=40 --frames=1 --png=no --precision=single --backend=serial|_history.csv _0001.vtr|2 3
+ns|periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 CASES
 
 # the slice gathered from the blocks
@@ -132,6 +140,16 @@ mpirun 3 $fdtd --boundary=pml --output=ck/fs >/dev/null 2>&1 &&
   cmp -s ck/fs.vti ck/fa.vti && [ -e ck/fh.r2of3.ckpt.000000000060 ] &&
   [ "$(tail -n 1 ck/fs_probes.csv)" = "$(tail -n 1 ck/fa_probes.csv)" ]
 result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and probes of 120 straight"
+# compressible flow on 3 ranks: 30 + checkpoint + restart + 30 steps
+bin="$top/drivers/hd-ns"
+nsargs="--n=40 --steps=60 --frames=2 --monitor-every=5 --png=no"
+# shellcheck disable=SC2086
+mpirun 3 $nsargs --output=ck/qs >/dev/null 2>&1 &&
+  mpirun 3 $nsargs --output=ck/qh --checkpoint-every=30 >/dev/null 2>&1 &&
+  mpirun 3 $nsargs --output=ck/qa --restart=ck/qh.ckpt.000000000030 >/dev/null 2>&1 &&
+  cmp -s ck/qs_0002.vtr ck/qa_0002.vtr && [ -e ck/qh.r2of3.ckpt.000000000030 ] &&
+  [ "$(tail -n 1 ck/qs_history.csv)" = "$(tail -n 1 ck/qa_history.csv)" ]
+result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow and history of 60 straight"
 bin="$top/drivers/hd-heat"
 
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own
@@ -161,6 +179,10 @@ bin="$top/drivers/hd-fdtd"
 # shellcheck disable=SC2086
 mpibad 2 "no axis of this grid can be split" $fdtd --boundary-y=periodic --boundary-z=periodic
 mpibad 2 "bench: not available yet" --bench=20 --steps=4
+bin="$top/drivers/hd-ns"
+mpibad 6 "fewer than 3 node rows" --n=16 --steps=2
+mpibad 2 "bench: not available yet" --n=16 --steps=2 --bench
+bin="$top/drivers/hd-fdtd"
 mpibad 6 "cannot be shared by 3 ranks" --xmesh=0,4,1 --ymesh=0,2,1 --zmesh=0,2,1 --steps=2
 
 finish

@@ -134,7 +134,7 @@ static void block_of(const hd_decomp *d, const int coords[3], long ln[3], long o
   }
 }
 
-int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *err, size_t n) {
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, int wrap, char *err, size_t n) {
   static const char axis[3] = {'x', 'y', 'z'};
   int a;
   memset(d, 0, sizeof *d);
@@ -154,6 +154,7 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *er
     for (a = 1; a < dim; ++a) {
       if (keep & (1 << a)) md[a] = 1;
       else ++free_axes;
+      periods[a] = (wrap >> a) & 1;
     }
     if (!free_axes && d->size > 1)
       return snprintf(err, n, "no axis of this grid can be split over %d ranks (x is never split%s)", d->size,
@@ -177,7 +178,7 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *er
   }
 single:
 #else
-  (void)keep;
+  (void)keep, (void)wrap;
 #endif
   for (a = 0; a < dim; ++a)
     if (d->gn[a] < d->dims[a]) {
@@ -364,35 +365,38 @@ int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char
   return 0;
 }
 
-int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n) {
+int hd_decomp_rows_all(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n) {
   const long grows = d->gn[1] * d->gn[2];
-  double *all = NULL;
-  long r;
-  int rc = 0, v;
-  if (d->rank == 0 && !(all = (double *)malloc((size_t)(grows * per) * sizeof *all))) {
-    snprintf(err, n, "out of host memory for the sums");
-    rc = -1;
-  }
+  int rc = gather_rows(d, rows, (size_t)per, sizeof(double), out, err, n);
   if (hd_par_any(rc)) {
-    free(all);
-    if (!rc) snprintf(err, n, "sums failed on another rank");
-    return -1;
-  }
-  rc = gather_rows(d, rows, (size_t)per, sizeof(double), all, err, n);
-  if (!rc && d->rank == 0)
-    for (v = 0; v < per; ++v) {
-      out[v] = 0.0;
-      for (r = 0; r < grows; ++r) out[v] += all[r * per + v];
-    }
-  free(all);
-  if (hd_par_any(rc)) {
-    if (!rc) snprintf(err, n, "sums failed on another rank");
+    if (!rc) snprintf(err, n, "gathering rows failed on another rank");
     return -1;
   }
 #if defined(HD_HAVE_MPI)
-  if (d->size > 1) MPI_Bcast(out, per, MPI_DOUBLE, 0, *(MPI_Comm *)d->comm);
+  if (d->size > 1 && MPI_Bcast(out, (int)(grows * per), MPI_DOUBLE, 0, *(MPI_Comm *)d->comm) != MPI_SUCCESS)
+    return snprintf(err, n, "MPI_Bcast failed"), -1;
+#else
+  (void)grows;
 #endif
   return 0;
+}
+
+int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n) {
+  const long grows = d->gn[1] * d->gn[2];
+  double *all = (double *)malloc((size_t)(grows * per) * sizeof *all);
+  long r;
+  int rc = all ? 0 : -1, v;
+  if (hd_par_any(rc)) {
+    free(all);
+    return snprintf(err, n, "out of host memory for the sums"), -1;
+  }
+  rc = hd_decomp_rows_all(d, rows, per, all, err, n);
+  for (v = 0; !rc && v < per; ++v) {
+    out[v] = 0.0;
+    for (r = 0; r < grows; ++r) out[v] += all[r * per + v];
+  }
+  free(all);
+  return rc;
 }
 
 int hd_decomp_gather(const hd_decomp *d, const double *local, double *global, char *err, size_t n) {

@@ -53,14 +53,16 @@ typedef struct hd_decomp {
   long gn[3];  /* global interior cells (1 on unused axes) */
   long ln[3];  /* this rank's interior cells */
   long off[3]; /* global index of this rank's first cell */
-  int nbr[6];  /* rank across each face (xlo..zhi), -1 at the domain edge */
+  int nbr[6];  /* rank across each face (xlo..zhi), -1 at the domain edge
+                * (a periodic axis split over ranks has no edge) */
   void *comm;  /* the Cartesian communicator (MPI builds) */
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
- * the axes whose bit is set in `keep` (1 << axis); -1 + message when some
- * rank would get no cell along an axis. */
-int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, char *err, size_t n);
+ * the axes whose bit is set in `keep` (1 << axis); axes set in `wrap` are
+ * periodic (the first and last blocks are neighbours).  -1 + message when
+ * some rank would get no cell along an axis. */
+int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, int wrap, char *err, size_t n);
 void hd_decomp_destroy(hd_decomp *d);
 /* Cells per axis and first cell of any rank's block (as the rank computes). */
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
@@ -85,6 +87,11 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
  * on every rank the `per` sums taken over all rows in global order, so the
  * result does not depend on the number of ranks.  0, or -1 + message. */
 int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
+
+/* Every row's `per` doubles (as above) on every rank, in global row order
+ * (out: gn[1] * gn[2] * per doubles), for folds other than sums.  0, or -1
+ * + message. */
+int hd_decomp_rows_all(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
 
 /* Statistics of the whole field from each rank's interior cells (doubles,
  * x fastest, ln cells): rows folded in x order, rows merged in global

@@ -402,7 +402,7 @@ static int run(int argc, char **argv) {
   /* blocks of whole x rows; periodic axes stay whole (their wrap is local) */
   for (k = 1; k < 3; ++k)
     if (fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC) keep |= 1 << k;
-  if (hd_decomp_create(&r.dc, 3, c.in.n, keep, err, sizeof err)) goto usage;
+  if (hd_decomp_create(&r.dc, 3, c.in.n, keep, 0, err, sizeof err)) goto usage;
   root = r.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
 #if !defined(HD_HAVE_PNG)
@@ -441,7 +441,7 @@ static int run(int argc, char **argv) {
     if (!bad) snprintf(err, sizeof err, "building the model failed on another rank");
     goto usage;
   }
-  if (select_points(&r, &c.in)) {
+  if (hd_par_any(select_points(&r, &c.in))) {
     core->destroy(&ctx);
     snprintf(err, sizeof err, "out of host memory");
     goto usage;
@@ -545,8 +545,11 @@ static int run(int argc, char **argv) {
     double e, h, sums[2];
     if (chunk > c.in.steps - step) chunk = c.in.steps - step;
     chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
-    bad = advance(&ctx, &r, ops, state, pad, chunk, lrec, nrec ? rec + step * nrec : NULL, nrec, c.in.nfeed) != HD_OK;
-    if (!bad) bad = ops->row_sums(&ctx, state, rows) != HD_OK;
+    /* a failure inside the steps may leave other ranks in an exchange:
+     * runtime_error ends them all (MPI_Abort) */
+    if (advance(&ctx, &r, ops, state, pad, chunk, lrec, nrec ? rec + step * nrec : NULL, nrec, c.in.nfeed) != HD_OK)
+      goto runtime_error;
+    bad = ops->row_sums(&ctx, state, rows) != HD_OK;
     if (hd_par_any(bad)) {
       if (!bad) hd_fail(&ctx, HD_ERR_IO, "the run failed on another rank");
       goto runtime_error;

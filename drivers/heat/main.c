@@ -281,7 +281,7 @@ static int run(int argc, char **argv) {
 
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   memset(&hr, 0, sizeof hr);
-  if (hd_decomp_create(&hr.dc, p.dim, p.n, 0, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  if (hd_decomp_create(&hr.dc, p.dim, p.n, 0, 0, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   root = hr.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) {
     hd_decomp_destroy(&hr.dc);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "decomp.h"
 #include "driver.h"
 #include "ns_ops.h"
 #include "output.h"
@@ -150,6 +151,57 @@ fail:
   return 1;
 }
 
+/* A distributed run: this rank's block of rows and the ops that step it. */
+typedef struct ns_run {
+  hd_decomp dc;
+  const ns_ops *ops;
+  double *rows, *all; /* this rank's row sums; every row's */
+} ns_run;
+
+/* The problem's halo hook: the ghost rows of the four variables from the
+ * neighbouring blocks. */
+static int exchange(void *user, void *const q[4]) {
+  const ns_run *r = (const ns_run *)user;
+  char err[256];
+  int c;
+  for (c = 0; c < 4; ++c)
+    if (hd_decomp_halo(&r->dc, q[c], r->ops->real_size, err, sizeof err)) return -1;
+  return 0;
+}
+
+/* The monitor sums of the whole grid, rows merged in global order (the
+ * same on any number of ranks); first_bad as a padded global index. */
+static hd_status monitor(hd_ctx *ctx, ns_run *r, void *state, hd_ns_sums *out) {
+  char err[256];
+  const long gx = r->dc.gn[0], grows = r->dc.gn[1];
+  long j;
+  int bad = r->ops->row_sums(ctx, state, r->rows) != HD_OK;
+  if (hd_par_any(bad)) return bad ? ctx->status : hd_fail(ctx, HD_ERR_IO, "the monitor failed on another rank");
+  if (hd_decomp_rows_all(&r->dc, r->rows, NS_ROW, r->all, err, sizeof err)) return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  hd_ns_sums_init(out);
+  for (j = 0; j < grows; ++j) {
+    const double *v = r->all + NS_ROW * j;
+    hd_ns_sums row;
+    row.mass = v[0], row.energy = v[1], row.dpmax = v[2], row.nonfinite = (hd_idx)v[3];
+    row.first_bad = row.nonfinite ? (hd_idx)v[4] + 1 + (j + 1) * (gx + 2) : -1;
+    hd_ns_sums_merge(out, &row);
+  }
+  return HD_OK;
+}
+
+/* The five output fields of every block on rank 0 (g: whole-grid arrays
+ * there), from l (this block's). */
+static hd_status fields(hd_ctx *ctx, ns_run *r, void *state, double *const l[5], double *const g[5]) {
+  char err[256];
+  int k;
+  /* no agreement here: the backend exchanges halos inside, so a failure
+   * goes to the caller's MPI_Abort */
+  if (r->ops->fields(ctx, state, l[0], l[1], l[2], l[3], l[4]) != HD_OK) return ctx->status;
+  for (k = 0; k < 5; ++k)
+    if (l[k] != g[k] && hd_decomp_gather(&r->dc, l[k], g[k], err, sizeof err)) return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  return HD_OK;
+}
+
 /* What a checkpoint of this run must match on restart. */
 static void ckpt_template(const ns_problem *p, size_t real_size, hd_ckpt *ck) {
   int f;
@@ -164,9 +216,10 @@ static void ckpt_template(const ns_problem *p, size_t real_size, hd_ckpt *ck) {
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   ns_cli c;
   ns_problem p;
+  ns_run nr;
   const ns_ops *ops = NULL;
   const hd_core_ops *core = NULL;
   hd_ctx ctx;
@@ -175,9 +228,9 @@ int main(int argc, char **argv) {
   hd_ns_sums s0, s;
   char err[1024], why[512], path[4096 + 32], nb[4][32];
   void *state = NULL;
-  double *f[5] = {NULL, NULL, NULL, NULL, NULL}, t0, wall = 0, dpmax_end = 0;
-  long step = 0, step0 = 0, total, every, frame = 0, k, nodes;
-  int rc, nout, cp;
+  double *f[5] = {NULL, NULL, NULL, NULL, NULL}, *lf[5] = {NULL, NULL, NULL, NULL, NULL}, t0, wall = 0, dpmax_end = 0;
+  long step = 0, step0 = 0, total, every, frame = 0, k, nodes, lnodes, gn[3] = {0, 0, 1};
+  int rc, nout = 0, cp, root, bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -213,6 +266,7 @@ int main(int argc, char **argv) {
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
+  memset(&nr, 0, sizeof nr);
   hd_drv_common_defaults(&c.com, "ns");
   c.icase = HD_NS_IC_VORTEX, c.n = 512, c.lx = c.ly = 1, c.mach = 1.1, c.re = 1e4, c.circulation = -0.0005;
   c.rc = 0.15, c.gamma = 1.4, c.pr = 0.72, c.suth = 110.4 / 288.15, c.sigma = 0.25, c.cfl = 1.5, c.t_end = 2;
@@ -234,64 +288,108 @@ int main(int argc, char **argv) {
   total = c.steps > 0 ? c.steps : (long)ceil(c.t_end / p.dt - 1e-9);
   if (c.steps == 0 && total > 0) p.dt = c.t_end / (double)total; /* land on t-end */
   nodes = ns_nodes(&p, 0) * ns_nodes(&p, 1);
-  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
+  /* blocks of whole rows; a periodic y wraps around the ranks */
+  gn[0] = ns_nodes(&p, 0), gn[1] = ns_nodes(&p, 1);
+  if (hd_decomp_create(&nr.dc, 2, gn, 0, p.bc[HD_NS_YLO] == HD_NS_PERIODIC ? 2 : 0, err, sizeof err))
+    return hd_drv_usage_error(PROG, err);
+  root = nr.dc.rank == 0;
+  if (hd_par_any(nr.dc.ln[1] < 3)) {
+    snprintf(err, sizeof err, "%d ranks leave blocks of fewer than 3 node rows (%ld rows in all); use fewer ranks",
+             nr.dc.size, gn[1]);
+    rc = hd_drv_usage_error(PROG, err);
+    goto out;
+  }
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
+  if (nr.dc.size > 1) {
+    p.block_nodes[0] = nr.dc.ln[0], p.block_nodes[1] = nr.dc.ln[1];
+    p.block_off[0] = nr.dc.off[0], p.block_off[1] = nr.dc.off[1];
+    p.shared[HD_NS_YLO] = !hd_decomp_owns_face(&nr.dc, 2), p.shared[HD_NS_YHI] = !hd_decomp_owns_face(&nr.dc, 3);
+    p.halo = exchange, p.halo_user = &nr;
+  }
+  lnodes = nr.dc.ln[0] * nr.dc.ln[1];
+  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   ops = ns_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     core->destroy(&ctx);
-    return hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+    rc = hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+    goto out;
   }
-  if ((rc = hd_drv_check_memory(PROG, &ctx, core, 16.0 * (double)(ns_nodes(&p, 0) + 2) * (ns_nodes(&p, 1) + 2) * ops->real_size,
-                                c.com.bench ? 0.0 : 6.0 * (double)nodes * 8.0, "grid")) != 0)
-    return rc;
+  nr.ops = ops;
+  /* device: 16 padded arrays of the block; host: its fields, and on rank 0
+   * the whole grid's */
+  rc = hd_drv_check_memory(PROG, &ctx, core, 16.0 * (double)(nr.dc.ln[0] + 2) * (nr.dc.ln[1] + 2) * ops->real_size,
+                           c.com.bench ? 0.0 : 6.0 * (double)lnodes * 8.0 + (root && nr.dc.size > 1 ? 5.0 * nodes * 8.0 : 0.0),
+                           "grid");
+  if ((rc = hd_par_max_int(rc)) != 0) {
+    core->destroy(&ctx);
+    goto out;
+  }
   if (c.com.bench) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld nodes%s%s\n", core->name, ctx.device_name,
             ops->precision, ns_nodes(&p, 0), ns_nodes(&p, 1), why[0] ? "; " : "", why);
     rc = run_bench(&c, &p, ops, core, &ctx);
     core->destroy(&ctx);
-    return rc;
+    goto out;
   }
   memset(&hist, 0, sizeof hist), memset(&pvd, 0, sizeof pvd), memset(png, 0, sizeof png);
-  {
+  bad = 0;
+  if (root) { /* rank 0 writes every output */
     const char *suffix[4] = {"_history.csv", ".pvd", "_pressure.png", "_vorticity.png"};
     hd_out *o[4] = {&hist, &pvd, &png[0], &png[1]};
     nout = c.png ? 4 : 2;
-    for (k = 0; k < nout; ++k) {
+    for (k = 0; k < nout && !bad; ++k) {
       snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
       if (hd_out_open(o[k], path, err, sizeof err)) {
         while (k-- > 0) hd_out_abort(o[k]);
-        core->destroy(&ctx);
-        return hd_drv_usage_error(PROG, err);
+        bad = 1;
       }
     }
   }
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld nodes, Mach %g, Re %g, dt %g, %ld steps%s%s\n",
-          core->name, ctx.device_name, ops->precision, ns_nodes(&p, 0), ns_nodes(&p, 1), c.mach, c.re, p.dt, total,
-          why[0] ? "; " : "", why);
-  for (k = 0; k < 5; ++k)
-    if (!(f[k] = (double *)malloc((size_t)nodes * sizeof(double)))) {
-      hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
-      goto runtime_error;
-    }
-  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  if (hd_par_any(bad)) {
+    core->destroy(&ctx);
+    rc = hd_drv_usage_error(PROG, bad ? err : "rank 0 cannot open the outputs");
+    goto out;
+  }
+  if (root)
+    fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld nodes, Mach %g, Re %g, dt %g, %ld steps%s%s%s%s\n",
+            core->name, ctx.device_name, ops->precision, ns_nodes(&p, 0), ns_nodes(&p, 1), c.mach, c.re, p.dt, total,
+            nr.dc.size > 1 ? "; " : "", nr.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
+  bad = 0;
+  for (k = 0; k < 5; ++k) {
+    lf[k] = (double *)malloc((size_t)lnodes * sizeof(double));
+    f[k] = nr.dc.size == 1 ? lf[k] : root ? (double *)malloc((size_t)nodes * sizeof(double)) : NULL;
+    bad |= !lf[k] || (root && !f[k]);
+  }
+  nr.rows = (double *)malloc((size_t)(NS_ROW * nr.dc.ln[1]) * sizeof(double));
+  nr.all = (double *)malloc((size_t)(NS_ROW * gn[1]) * sizeof(double));
+  bad |= !nr.rows || !nr.all;
+  if (!bad) bad = ops->create(&ctx, &p, &state) != HD_OK;
+  if (hd_par_any(bad)) {
+    if (!ctx.msg[0]) hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
+    goto runtime_error;
+  }
   ckpt_template(&p, ops->real_size, &ck);
+  if (nr.dc.size > 1) /* each rank's file holds its block */
+    hd_ckpt_param(&ck, "block", "rows %ld+%ld of %ld", nr.dc.off[1], nr.dc.ln[1], gn[1]);
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
-      fprintf(stderr, PROG ": error: %s\n", err);
-      rc = 2;
+    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
     step = step0 = (long)ck.step;
     if (step0 > total) {
-      fprintf(stderr, PROG ": error: restart: the checkpoint is at step %ld, beyond this run's %ld steps\n", step0, total);
-      rc = 2;
+      snprintf(err, sizeof err, "restart: the checkpoint is at step %ld, beyond this run's %ld steps", step0, total);
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
   }
-  if (ops->sums(&ctx, state, &s0) != HD_OK) goto runtime_error;
-  fprintf(hist.f, "step,time,max_dp,mass,energy\n");
-  fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step0, step0 * p.dt, s0.dpmax, s0.mass * p.length[0] * p.length[1] / nodes,
-          s0.energy * p.length[0] * p.length[1] / nodes);
-  fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
+  if (monitor(&ctx, &nr, state, &s0) != HD_OK) goto runtime_error;
+  if (root) {
+    fprintf(hist.f, "step,time,max_dp,mass,energy\n");
+    fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step0, step0 * p.dt, s0.dpmax,
+            s0.mass * p.length[0] * p.length[1] / nodes, s0.energy * p.length[0] * p.length[1] / nodes);
+    fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
+  }
   every = c.frames > 0 ? (total + c.frames - 1) / c.frames : total + 1;
   frame = step0 / every + (step0 % every ? 1 : 0); /* a restart continues the numbering */
   hd_progress_init(&prog, c.com.progress);
@@ -300,13 +398,15 @@ int main(int argc, char **argv) {
   for (;;) {
     if (c.frames > 0 && (step % every == 0 || step == total)) {
       const char *base;
-      if (ops->fields(&ctx, state, f[0], f[1], f[2], f[3], f[4]) != HD_OK) goto runtime_error;
-      if (write_frame(&c, &p, (const double *const *)f, frame, ops->real_size == 4, path, sizeof path, err, sizeof err)) {
-        hd_fail(&ctx, HD_ERR_IO, "%s", err);
-        goto runtime_error;
+      if (fields(&ctx, &nr, state, lf, f) != HD_OK) goto runtime_error;
+      if (root) {
+        if (write_frame(&c, &p, (const double *const *)f, frame, ops->real_size == 4, path, sizeof path, err, sizeof err)) {
+          hd_fail(&ctx, HD_ERR_IO, "%s", err);
+          goto runtime_error;
+        }
+        base = strrchr(path, '/');
+        fprintf(pvd.f, "    <DataSet timestep=\"%.9g\" file=\"%s\"/>\n", step * p.dt, base ? base + 1 : path);
       }
-      base = strrchr(path, '/');
-      fprintf(pvd.f, "    <DataSet timestep=\"%.9g\" file=\"%s\"/>\n", step * p.dt, base ? base + 1 : path);
       ++frame;
     }
     if (step == total) break;
@@ -315,18 +415,22 @@ int main(int argc, char **argv) {
       if (c.frames > 0 && every - step % every < chunk) chunk = every - step % every;
       if (chunk > total - step) chunk = total - step;
       chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
-      if (ops->advance(&ctx, state, chunk) != HD_OK || ops->sums(&ctx, state, &s) != HD_OK) goto runtime_error;
+      /* a failure inside the steps may leave other ranks in an exchange:
+       * runtime_error ends them all (MPI_Abort) */
+      if (ops->advance(&ctx, state, chunk) != HD_OK) goto runtime_error;
+      if (monitor(&ctx, &nr, state, &s) != HD_OK) goto runtime_error;
       step += chunk;
     }
-    if (s.nonfinite) {
-      fprintf(stderr, PROG ": error: the flow blew up by step %ld (non-positive or non-finite state at node %ld, %ld); "
+    if (s.nonfinite) { /* every rank sees the same sums */
+      if (root) fprintf(stderr, PROG ": error: the flow blew up by step %ld (non-positive or non-finite state at node %ld, %ld); "
               "dt = %g, try a smaller --cfl%s%s\n", step, (long)(s.first_bad % (ns_nodes(&p, 0) + 2)) - 1,
               (long)(s.first_bad / (ns_nodes(&p, 0) + 2)) - 1, p.dt, ckpath[0] ? "; last checkpoint " : "", ckpath);
       rc = 1;
       goto cleanup;
     }
-    fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step, step * p.dt, s.dpmax, s.mass * p.length[0] * p.length[1] / nodes,
-            s.energy * p.length[0] * p.length[1] / nodes);
+    if (root)
+      fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step, step * p.dt, s.dpmax, s.mass * p.length[0] * p.length[1] / nodes,
+              s.energy * p.length[0] * p.length[1] / nodes);
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, step < total, 0, state, ops->state_count(state),
                            ops->state_io, c.com.output, ckpath, sizeof ckpath);
     if (cp == HD_DRV_FAILED) goto runtime_error;
@@ -334,14 +438,15 @@ int main(int argc, char **argv) {
       rc = cp;
       goto cleanup;
     }
-    hd_progress_step(&prog, PROG, step, total, (double)nodes * 4.0 * (double)(step - step0), "cell-stage/s");
+    if (root) hd_progress_step(&prog, PROG, step, total, (double)nodes * 4.0 * (double)(step - step0), "cell-stage/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
-  if (ops->sums(&ctx, state, &s) != HD_OK || ops->fields(&ctx, state, f[0], f[1], f[2], f[3], f[4]) != HD_OK)
-    goto runtime_error;
+  if (monitor(&ctx, &nr, state, &s) != HD_OK || fields(&ctx, &nr, state, lf, f) != HD_OK) goto runtime_error;
   dpmax_end = s.dpmax;
+  rc = 0;
+  if (!root) goto cleanup;
   fprintf(pvd.f, "  </Collection>\n</VTKFile>\n");
   if (c.png) {
     for (k = 0; k < nodes; ++k) f[3][k] -= 1.0 / c.gamma;
@@ -374,9 +479,17 @@ int main(int argc, char **argv) {
   goto cleanup;
 
 runtime_error:
-  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
-          ckpath);
+  if (nr.dc.size > 1)
+    fprintf(stderr, PROG ": error: rank %d: %s\n", nr.dc.rank, ctx.msg[0] ? ctx.msg : "run failed");
+  else
+    fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+            ckpath);
   rc = 1;
+  {
+    hd_out *o[4] = {&hist, &pvd, &png[0], &png[1]};
+    for (k = 0; k < 4; ++k) hd_out_abort(o[k]);
+  }
+  hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   {
     hd_out *o[4] = {&hist, &pvd, &png[0], &png[1]};
@@ -384,6 +497,15 @@ cleanup:
   }
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
-  for (k = 0; k < 5; ++k) free(f[k]);
+  for (k = 0; k < 5; ++k) {
+    if (f[k] != lf[k]) free(f[k]);
+    free(lf[k]);
+  }
+out:
+  free(nr.rows);
+  free(nr.all);
+  hd_decomp_destroy(&nr.dc);
   return rc;
 }
+
+int main(int argc, char **argv) { return hd_drv_main_ranks(PROG, run, argc, argv); }

@@ -16,6 +16,9 @@ typedef struct ns_state {
   hd_ns_args a;
   hd_real *buf[4][4]; /* q0, acc, stage A, stage B; four variables each */
   size_t bytes;
+  double *rows;       /* row sums, NS_ROW a row */
+  int (*halo)(void *user, void *const q[4]);
+  void *halo_user;
 } ns_state;
 
 static void ns_destroy(hd_ctx *ctx, void *state) {
@@ -24,6 +27,7 @@ static void ns_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
   for (b = 0; b < 4; ++b)
     for (c = 0; c < 4; ++c) hd_dev_free(ctx, st->buf[b][c]);
+  hd_dev_free(ctx, st->rows);
   free(st);
 }
 
@@ -36,10 +40,12 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "ns: out of host memory");
   a = &st->a;
-  if (!hd_grid_init(&a->g, 2, ns_nodes(p, 0), ns_nodes(p, 1), 1, 1) || a->g.n[0] < 3 || a->g.n[1] < 3) {
+  if (!hd_grid_init(&a->g, 2, ns_block_nodes(p, 0), ns_block_nodes(p, 1), 1, 1) || a->g.n[0] < 3 || a->g.n[1] < 3) {
     free(st);
-    return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld is too small or too large", p->n[0], p->n[1]);
+    return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld is too small or too large", ns_block_nodes(p, 0),
+                   ns_block_nodes(p, 1));
   }
+  st->halo = p->halo, st->halo_user = p->halo_user;
   st->bytes = (size_t)a->g.total * sizeof(hd_real);
   for (b = 0; b < 4 && s == HD_OK; ++b)
     for (c = 0; c < 4 && s == HD_OK; ++c) {
@@ -49,6 +55,7 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
   for (f = 0; f < 4; ++f) {
     const double m = p->mach < 1 ? p->mach : 1.0;
     a->bc[f] = p->bc[f];
+    a->shared[f] = p->shared[f];
     a->relax[f] = (hd_real)(p->sigma * (1.0 - m * m) / p->length[f / 2]);
   }
   a->beta = (hd_real)p->beta;
@@ -64,8 +71,10 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
     ia.g = a->g, ia.ic = p->ic;
     ia.x0 = p->origin[0], ia.y0 = p->origin[1];
     ia.hx = p->length[0] / p->n[0], ia.hy = p->length[1] / p->n[1];
+    ia.i0 = p->block_off[0], ia.j0 = p->block_off[1];
     s = hd_ns_init_loop(ctx, &ia, hd_range3_make(1, a->g.n[0] + 1, 1, a->g.n[1] + 1, 0, 1));
   }
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(NS_ROW * a->g.n[1]) * sizeof(double));
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
     ns_destroy(ctx, st);
@@ -91,7 +100,9 @@ static hd_status ns_advance(hd_ctx *ctx, void *state, long steps) {
     for (k = 0; k < 4 && s == HD_OK; ++k) {
       st->a.stage = k;
       ns_point(&st->a, in[k], out[k]);
-      s = hd_ns_stage(ctx, &st->a);
+      if (st->halo && st->halo(st->halo_user, (void *const *)in[k]))
+        s = hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
+      if (s == HD_OK) s = hd_ns_stage(ctx, &st->a);
     }
   }
   return s;
@@ -108,6 +119,37 @@ static hd_status ns_sums(hd_ctx *ctx, void *state, hd_ns_sums *out) {
   return hd_ns_sums_reduce(ctx, &st->a, hd_range3_make(1, st->a.g.n[0] + 1, 1, st->a.g.n[1] + 1, 0, 1), out);
 }
 
+/* Per-row monitor sums: each row folded in x order (hd_ns_sums_pt), so
+ * that the driver can merge rows in a fixed order whatever the split. */
+typedef struct ns_rows_args {
+  hd_ns_args f;
+  double *rows;
+} ns_rows_args;
+
+HD_FN void ns_row_pt(const ns_rows_args *a, hd_idx j, hd_idx unused) {
+  hd_ns_sums sum;
+  double *r = a->rows + NS_ROW * (j - 1);
+  hd_idx i;
+  (void)unused;
+  hd_ns_sums_init(&sum);
+  for (i = 1; i <= a->f.g.n[0]; ++i) hd_ns_sums_pt(&a->f, i, j, 0, &sum);
+  r[0] = sum.mass, r[1] = sum.energy, r[2] = sum.dpmax, r[3] = (double)sum.nonfinite;
+  r[4] = sum.nonfinite ? (double)(sum.first_bad % a->f.g.stride[1] - 1) : -1.0;
+}
+HD_DEFINE_FOR_2D(ns_rows_loop, ns_row_pt, ns_rows_args)
+
+static hd_status ns_row_sums(hd_ctx *ctx, void *state, double *rows) {
+  ns_state *st = (ns_state *)state;
+  ns_rows_args ra;
+  hd_status s;
+  ns_on_state(st);
+  ra.f = st->a;
+  ra.rows = st->rows;
+  s = ns_rows_loop(ctx, &ra, hd_range3_make(1, st->a.g.n[1] + 1, 0, 1, 0, 1));
+  if (s == HD_OK) s = hd_dev_download(ctx, rows, st->rows, (size_t)(NS_ROW * st->a.g.n[1]) * sizeof(double));
+  return s;
+}
+
 static hd_status ns_fields(hd_ctx *ctx, void *state, double *r, double *u, double *v, double *p, double *w) {
   ns_state *st = (ns_state *)state;
   const int periodic[2] = {st->a.bc[HD_NS_XLO] == HD_NS_PERIODIC, st->a.bc[HD_NS_YLO] == HD_NS_PERIODIC};
@@ -122,7 +164,9 @@ static hd_status ns_fields(hd_ctx *ctx, void *state, double *r, double *u, doubl
   ns_on_state(st);
   d.f = st->a;
   d.r = st->buf[2][0], d.u = st->buf[2][1], d.v = st->buf[2][2], d.p = st->buf[2][3], d.w = st->buf[3][0];
-  s = hd_ns_fill_ghosts(ctx, st->buf[0], &st->a.g, periodic);
+  s = st->halo && st->halo(st->halo_user, (void *const *)st->buf[0]) ? hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed")
+                                                                     : HD_OK;
+  if (s == HD_OK) s = hd_ns_fill_ghosts(ctx, st->buf[0], &st->a.g, periodic, st->a.shared);
   if (s == HD_OK) s = hd_ns_derive_loop(ctx, &d, hd_range3_make(1, nx + 1, 1, ny + 1, 0, 1));
   for (f = 0; f < 5 && s == HD_OK; ++f) {
     const hd_real *src = f < 4 ? st->buf[2][f] : st->buf[3][0];
@@ -152,4 +196,4 @@ static hd_status ns_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 }
 
 const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), ns_create,
-                                    ns_advance, ns_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};
+                                    ns_advance, ns_sums, ns_row_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};

@@ -17,12 +17,26 @@ typedef struct ns_problem {
   int viscous;
   hd_ns_ic ic;
   double dt;
+  /* a block of a grid split over ranks (all 0: the whole grid): its
+   * nodes and first node, its faces joined to neighbours, and the hook
+   * that fills their ghost rows before every stage (0, or -1 on failure) */
+  long block_nodes[2], block_off[2];
+  int shared[4];
+  int (*halo)(void *user, void *const q[4]);
+  void *halo_user;
 } ns_problem;
 
-/* Nodes per axis: n (periodic) or n + 1. */
+/* Nodes per axis of the whole grid: n (periodic) or n + 1. */
 static inline long ns_nodes(const ns_problem *p, int axis) {
   return p->bc[2 * axis] == HD_NS_PERIODIC ? p->n[axis] : p->n[axis] + 1;
 }
+
+/* Nodes per axis of this block. */
+static inline long ns_block_nodes(const ns_problem *p, int axis) {
+  return p->block_nodes[axis] ? p->block_nodes[axis] : ns_nodes(p, axis);
+}
+
+#define NS_ROW 5
 
 typedef struct ns_ops {
   const char *backend, *precision;
@@ -31,6 +45,9 @@ typedef struct ns_ops {
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
   /* mass and energy summed over the nodes (not yet times hx hy), max |p - p_inf| */
   hd_status (*sums)(hd_ctx *ctx, void *state, hd_ns_sums *out);
+  /* the same per row of nodes (x order), NS_ROW values a row: mass,
+   * energy, max |p - p_inf|, bad nodes, x index of the first bad one */
+  hd_status (*row_sums)(hd_ctx *ctx, void *state, double *rows);
   /* rho, u, v, p, vorticity on the nodes, x fastest (any may be NULL) */
   hd_status (*fields)(hd_ctx *ctx, void *state, double *r, double *u, double *v, double *p, double *w);
   void (*destroy)(hd_ctx *ctx, void *state);

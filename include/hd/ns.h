@@ -52,6 +52,8 @@ typedef struct hd_ns_args {
   hd_real *out[4];      /* stage output (q0 itself at the last stage) */
   hd_grid g;            /* nodes, ghost 1 */
   int bc[4];            /* HD_NS_* per face: x lo, x hi, y lo, y hi */
+  int shared[4];        /* faces joined to a neighbouring block of a split grid:
+                         * no condition there; the caller fills those ghosts */
   int stage;            /* 0..3 */
   int viscous;
   hd_real dt, rhx, rhy; /* time step, 1/hx, 1/hy */
@@ -174,17 +176,22 @@ typedef struct hd_ns_ghost_args {
   hd_real *q[4];
   hd_grid g;
   int periodic[2];
+  int shared[4]; /* faces whose ghosts the caller filled (split grids) */
   int axis;
 } hd_ns_ghost_args;
 
 HD_FN void hd_ns_ghost_pt(const hd_ns_ghost_args *a, hd_idx p) {
   const int ax = a->axis;
+  /* y ghosts cover the x-ghost columns; x ghosts also cover the y-ghost
+   * rows a neighbour filled, as that neighbour's own x ghosts */
+  const hd_idx ylo = ax == 0 ? a->shared[2] : 0, yhi = ax == 0 ? a->shared[3] : 0;
   const hd_idx m = a->g.n[ax], s = a->g.stride[ax], so = a->g.stride[1 - ax];
-  const hd_idx across = ax == 0 ? a->g.n[1] : a->g.n[0] + 2; /* y ghosts cover the x-ghost columns */
-  const hd_idx side = p / across, t = p % across + (ax == 0 ? 1 : 0);
+  const hd_idx across = ax == 0 ? a->g.n[1] + ylo + yhi : a->g.n[0] + 2;
+  const hd_idx side = p / across, t = p % across + (ax == 0 ? 1 - ylo : 0);
   const hd_idx face = side == 0 ? 1 : m, ghost = side == 0 ? 0 : m + 1, in = side == 0 ? 1 : -1;
   const hd_idx base = t * so;
   int c;
+  if (a->shared[2 * ax + side]) return;
   for (c = 0; c < 4; ++c) {
     hd_real *q = a->q[c];
     if (a->periodic[ax])
@@ -198,14 +205,16 @@ HD_FN void hd_ns_ghost_pt(const hd_ns_ghost_args *a, hd_idx p) {
 HD_DEFINE_FOR_2D(hd_ns_interior_loop, hd_ns_interior_pt, hd_ns_args)
 HD_DEFINE_FOR_1D(hd_ns_ghost_loop, hd_ns_ghost_pt, hd_ns_ghost_args)
 
-HD_HOST_FN hd_status hd_ns_fill_ghosts(hd_ctx *ctx, hd_real *const q[4], const hd_grid *g, const int periodic[2]) {
+/* shared (NULL: none) as hd_ns_args.shared: ghosts left to the caller. */
+HD_HOST_FN hd_status hd_ns_fill_ghosts(hd_ctx *ctx, hd_real *const q[4], const hd_grid *g, const int periodic[2],
+                                       const int *shared) {
   hd_ns_ghost_args a;
   hd_status s;
   int c;
-  for (c = 0; c < 4; ++c) a.q[c] = q[c];
+  for (c = 0; c < 4; ++c) a.q[c] = q[c], a.shared[c] = shared ? shared[c] : 0;
   a.g = *g, a.periodic[0] = periodic[0], a.periodic[1] = periodic[1];
   a.axis = 0;
-  s = hd_ns_ghost_loop(ctx, &a, 0, 2 * g->n[1]);
+  s = hd_ns_ghost_loop(ctx, &a, 0, 2 * (g->n[1] + a.shared[2] + a.shared[3]));
   a.axis = 1;
   if (s == HD_OK) s = hd_ns_ghost_loop(ctx, &a, 0, 2 * (g->n[0] + 2));
   return s;
@@ -304,14 +313,15 @@ typedef struct hd_ns_init_args {
   hd_real *q[4];
   hd_grid g;
   hd_ns_ic ic;
-  double x0, y0, hx, hy; /* coordinates of physical node 0 and spacings */
+  double x0, y0, hx, hy; /* coordinates of physical node 0 of the whole grid and spacings */
+  hd_idx i0, j0;         /* the block's first node in the whole grid (0, 0 unless split) */
 } hd_ns_init_args;
 
 HD_FN void hd_ns_init_pt(const hd_ns_init_args *a, hd_idx i, hd_idx j) {
   const hd_idx n = hd_grid_at(&a->g, i, j, 0);
   double q[4];
   int c;
-  hd_ns_ic_state(&a->ic, a->x0 + (double)(i - 1) * a->hx, a->y0 + (double)(j - 1) * a->hy, q);
+  hd_ns_ic_state(&a->ic, a->x0 + (double)(i - 1 + a->i0) * a->hx, a->y0 + (double)(j - 1 + a->j0) * a->hy, q);
   for (c = 0; c < 4; ++c) a->q[c][n] = (hd_real)q[c];
 }
 

@@ -49,11 +49,16 @@
 
 /* Face node p (0 .. hd_ns_face_count - 1) in padded coordinates: the x faces
  * first (all their rows), then the y faces without the corners already
- * counted. */
+ * counted.  Faces shared with a neighbouring block have none (only y faces
+ * are ever shared: blocks hold whole rows). */
+HD_FN int hd_ns_y_faces(const hd_ns_args *a) {
+  return a->bc[HD_NS_YLO] == HD_NS_PERIODIC ? 0 : !a->shared[HD_NS_YLO] + !a->shared[HD_NS_YHI];
+}
+
 HD_FN hd_idx hd_ns_face_count(const hd_ns_args *a) {
-  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC;
   const hd_idx nx = a->g.n[0], ny = a->g.n[1];
-  return (xs ? 2 * ny : 0) + (ys ? 2 * (xs ? nx - 2 : nx) : 0);
+  return (xs ? 2 * ny : 0) + hd_ns_y_faces(a) * (xs ? nx - 2 : nx);
 }
 
 HD_FN void hd_ns_face_node(const hd_ns_args *a, hd_idx p, hd_idx *i, hd_idx *j) {
@@ -65,7 +70,7 @@ HD_FN void hd_ns_face_node(const hd_ns_args *a, hd_idx p, hd_idx *i, hd_idx *j) 
   } else {
     const hd_idx q = p - cx, per = xs ? nx - 2 : nx;
     *i = q % per + (xs ? 2 : 1);
-    *j = q / per ? ny : 1;
+    *j = q / per || a->shared[HD_NS_YLO] ? ny : 1;
   }
 }
 
@@ -133,6 +138,7 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     int side, type;
     if (a->bc[2 * ax] == HD_NS_PERIODIC || (at != 1 && at != last)) continue;
     side = at == last;
+    if (a->shared[2 * ax + side]) continue;
     type = a->bc[2 * ax + side];
     if (type == HD_NS_SUPERSONIC_IN) hold_all = 1;
     else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, k);
@@ -162,8 +168,8 @@ HD_FN void hd_ns_zero_gradient_pt(const hd_ns_args *a, hd_idx p) {
   si = i, sj = j;
   if (a->bc[HD_NS_XLO] == HD_NS_ZERO_GRADIENT && i == 1) si = 2;
   if (a->bc[HD_NS_XHI] == HD_NS_ZERO_GRADIENT && i == a->g.n[0]) si = i - 1;
-  if (a->bc[HD_NS_YLO] == HD_NS_ZERO_GRADIENT && j == 1) sj = 2;
-  if (a->bc[HD_NS_YHI] == HD_NS_ZERO_GRADIENT && j == a->g.n[1]) sj = j - 1;
+  if (a->bc[HD_NS_YLO] == HD_NS_ZERO_GRADIENT && !a->shared[HD_NS_YLO] && j == 1) sj = 2;
+  if (a->bc[HD_NS_YHI] == HD_NS_ZERO_GRADIENT && !a->shared[HD_NS_YHI] && j == a->g.n[1]) sj = j - 1;
   if (si == i && sj == j) return;
   for (q = 0; q < 4; ++q) a->out[q][hd_grid_at(&a->g, i, j, 0)] = a->out[q][hd_grid_at(&a->g, si, sj, 0)];
 }
@@ -171,18 +177,20 @@ HD_FN void hd_ns_zero_gradient_pt(const hd_ns_args *a, hd_idx p) {
 HD_DEFINE_FOR_1D(hd_ns_face_loop, hd_ns_face_pt, hd_ns_args)
 HD_DEFINE_FOR_1D(hd_ns_zero_gradient_loop, hd_ns_zero_gradient_pt, hd_ns_args)
 
-/* One Runge-Kutta stage: ghosts of the input, interior and face nodes,
- * then the zero-gradient copies. */
+/* One Runge-Kutta stage: ghosts of the input (those of shared faces
+ * already filled by the caller), interior and face nodes, then the
+ * zero-gradient copies. */
 HD_HOST_FN hd_status hd_ns_stage(hd_ctx *ctx, const hd_ns_args *a) {
   const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
   const int periodic[2] = {!xs, !ys};
+  const int ylo = ys && !a->shared[HD_NS_YLO], yhi = ys && !a->shared[HD_NS_YHI];
   const hd_idx faces = hd_ns_face_count(a);
-  hd_status s = hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic);
+  hd_status s = hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic, a->shared);
   int f, zg = 0;
   if (s == HD_OK)
     s = hd_ns_interior_loop(ctx, a,
-                            hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ys ? 2 : 1,
-                                           ys ? a->g.n[1] : a->g.n[1] + 1, 0, 1));
+                            hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ylo ? 2 : 1,
+                                           yhi ? a->g.n[1] : a->g.n[1] + 1, 0, 1));
   if (s == HD_OK && faces) s = hd_ns_face_loop(ctx, a, 0, faces);
   for (f = 0; f < 4; ++f) zg |= a->bc[f] == HD_NS_ZERO_GRADIENT;
   if (s == HD_OK && zg) s = hd_ns_zero_gradient_loop(ctx, a, 0, faces);
