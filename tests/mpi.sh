@@ -11,8 +11,10 @@
 # plane two blocks share; hd-ns, whose blocks of rows exchange ghost rows
 # before every Runge-Kutta stage, writes the same history and frames as
 # one rank, byte for byte, with characteristic, wall, inflow, zero-gradient
-# and periodic faces (a periodic y wraps around the ranks).  What
-# distributed runs cannot do yet is refused in one line.
+# and periodic faces (a periodic y wraps around the ranks); hd-cavity,
+# whose red-black SOR exchanges ghost rows after each colour and takes its
+# norms over all ranks, writes the same history, centre lines and fields.
+# What distributed runs cannot do yet is refused in one line.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -77,6 +79,9 @@ fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic 
 ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4
 ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no|_history.csv _0001.vtr|2 4
 ns|periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic --steps=40 --frames=1 --png=no --precision=single --backend=serial|_history.csv _0001.vtr|2 3
+cavity|SOR, Re 1000, double|--n=32 --solver=sor --steps=200 --monitor-every=20 --steady=0 --png=no --backend=serial|_history.csv _centreline.csv .vtr|2 3 4
+cavity|SOR, Re 100 to steady state, single, OpenMP|--n=24 --solver=sor --re=100 --steady=1e-3 --monitor-every=10 --precision=single --png=no|_history.csv _centreline.csv .vtr|2 4
+cavity|SOR, 16 ranks of one or two rows|--n=16 --solver=sor --steps=50 --monitor-every=10 --steady=0 --png=no --backend=serial|_history.csv .vtr|16
 ns|periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 CASES
 
@@ -150,6 +155,15 @@ mpirun 3 $nsargs --output=ck/qs >/dev/null 2>&1 &&
   cmp -s ck/qs_0002.vtr ck/qa_0002.vtr && [ -e ck/qh.r2of3.ckpt.000000000030 ] &&
   [ "$(tail -n 1 ck/qs_history.csv)" = "$(tail -n 1 ck/qa_history.csv)" ]
 result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow and history of 60 straight"
+# the cavity on 3 ranks: 60 + checkpoint + restart + 60 steps
+bin="$top/drivers/hd-cavity"
+cargs="--n=32 --solver=sor --steps=120 --monitor-every=20 --steady=0 --png=no"
+# shellcheck disable=SC2086
+mpirun 3 $cargs --output=ck/cs >/dev/null 2>&1 &&
+  mpirun 3 $cargs --output=ck/ch --checkpoint-every=60 >/dev/null 2>&1 &&
+  mpirun 3 $cargs --output=ck/ca --restart=ck/ch.ckpt.000000000060 >/dev/null 2>&1 &&
+  cmp -s ck/cs.vtr ck/ca.vtr && [ -e ck/ch.r2of3.ckpt.000000000060 ]
+result $? "hd-cavity on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields of 120 straight"
 bin="$top/drivers/hd-heat"
 
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own
@@ -182,6 +196,8 @@ mpibad 2 "bench: not available yet" --bench=20 --steps=4
 bin="$top/drivers/hd-ns"
 mpibad 6 "fewer than 3 node rows" --n=16 --steps=2
 mpibad 2 "bench: not available yet" --n=16 --steps=2 --bench
+bin="$top/drivers/hd-cavity"
+mpibad 2 "solver=mg: not available yet" --n=16 --solver=mg --steps=2
 bin="$top/drivers/hd-fdtd"
 mpibad 6 "cannot be shared by 3 ranks" --xmesh=0,4,1 --ymesh=0,2,1 --zmesh=0,2,1 --steps=2
 

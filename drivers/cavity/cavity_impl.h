@@ -45,7 +45,20 @@ typedef struct cavity_state {
   cavity_solver solver;
   hd_pois_opts pois;
   size_t bytes;
+  int (*halo)(void *user, void *arr, long width);
+  int (*max)(void *user, double *v, int count);
+  void *user;
 } cavity_state;
+
+/* The solver's hooks on a split grid, through the problem's. */
+static int cv_sor_halo(void *user, hd_real *col) {
+  cavity_state *st = (cavity_state *)user;
+  return st->halo(st->user, col, (long)st->solver.sor.w);
+}
+static int cv_sor_max(void *user, double *v) {
+  cavity_state *st = (cavity_state *)user;
+  return st->max(st->user, v, 1);
+}
 
 static void cv_destroy(hd_ctx *ctx, void *state) {
   cavity_state *st = (cavity_state *)state;
@@ -64,10 +77,22 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
   arrays[0] = &st->psi, arrays[1] = &st->w[0], arrays[2] = &st->w[1], arrays[3] = &st->u, arrays[4] = &st->v;
-  st->bytes = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
+  st->bytes = (size_t)((p->n + 1) * (p->rows ? p->rows : p->n + 1)) * sizeof(hd_real);
   st->pois = p->pois;
+  st->halo = p->halo, st->max = p->max, st->user = p->user;
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
-  if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
+  if (s == HD_OK && p->rows) { /* a block: a ghost row each side */
+    st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
+    if (p->solver != CAVITY_SOR)
+      s = hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid does not run on a split grid yet; use SOR");
+    if (s == HD_OK)
+      s = hd_pois_sor_create_block(ctx, &st->solver.sor, p->n, p->length / (double)p->n, p->jlo - 1, p->rows,
+                                   p->jlo, p->jhi);
+    st->solver.kind = CAVITY_SOR;
+    st->solver.sor.halo = cv_sor_halo, st->solver.sor.max = cv_sor_max, st->solver.sor.user = st;
+  } else if (s == HD_OK) {
+    s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
+  }
   for (k = 0; k < 5 && s == HD_OK; ++k) {
     s = hd_dev_alloc(ctx, (void **)arrays[k], st->bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, *arrays[k], st->bytes);
@@ -88,11 +113,19 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
 /* One step: interior vorticity, Poisson solve for psi, wall vorticity;
  * with `monitor` also the change of w over the interior. */
 static hd_status cv_step(hd_ctx *ctx, cavity_state *st, int monitor, hd_cav_change *chg, hd_pois_result *r) {
-  hd_status s;
+  hd_status s = HD_OK;
   st->a.psi = st->psi, st->a.w = st->w[st->cur], st->a.w_new = st->w[1 - st->cur];
-  s = hd_cav_interior(ctx, &st->a);
-  if (s == HD_OK && monitor)
-    s = hd_cav_change_reduce(ctx, &st->a, hd_range3_make(1, st->a.n, 1, st->a.n, 0, 1), chg);
+  if (st->halo && (st->halo(st->user, st->psi, st->a.n + 1) || st->halo(st->user, st->w[st->cur], st->a.n + 1)))
+    s = hd_fail(ctx, HD_ERR_IO, "cavity: the halo exchange failed");
+  if (s == HD_OK) s = hd_cav_interior(ctx, &st->a);
+  if (s == HD_OK && monitor) s = hd_cav_change_reduce(ctx, &st->a, hd_cav_inner(&st->a), chg);
+  if (s == HD_OK && monitor && st->max) { /* over the blocks: maxima, and the first bad node as -index */
+    double v[4];
+    v[0] = chg->dmax, v[1] = chg->wmax, v[2] = chg->nonfinite ? 1.0 : 0.0;
+    v[3] = chg->nonfinite ? -(double)chg->first_bad : -HUGE_VAL;
+    if (st->max(st->user, v, 4)) s = hd_fail(ctx, HD_ERR_IO, "cavity: the global maximum failed");
+    chg->dmax = v[0], chg->wmax = v[1], chg->nonfinite = (hd_idx)v[2], chg->first_bad = (hd_idx)-v[3];
+  }
   if (s == HD_OK && monitor && chg->nonfinite)
     s = hd_fail(ctx, HD_ERR_NONFINITE, "cavity: the vorticity blew up (non-finite at node %ld, %ld)",
                 (long)(chg->first_bad % (st->a.n + 1)), (long)(chg->first_bad / (st->a.n + 1)));
@@ -141,12 +174,15 @@ static hd_status cv_download(hd_ctx *ctx, const hd_real *dev, size_t bytes, doub
 static hd_status cv_fields(hd_ctx *ctx, void *state, double *psi, double *w, double *u, double *v) {
   cavity_state *st = (cavity_state *)state;
   hd_status s;
+  /* the rows updated, without the ghost rows */
+  const hd_idx sy = st->a.n + 1, skip = (st->a.jlo - st->a.row0) * sy;
+  const size_t bytes = (size_t)((st->a.jhi - st->a.jlo) * sy) * sizeof(hd_real);
   st->a.psi = st->psi, st->a.u = st->u, st->a.v = st->v;
-  s = hd_cav_velocity_loop(ctx, &st->a, hd_range3_make(0, st->a.n + 1, 0, st->a.n + 1, 0, 1));
-  if (s == HD_OK) s = cv_download(ctx, st->psi, st->bytes, psi);
-  if (s == HD_OK) s = cv_download(ctx, st->w[st->cur], st->bytes, w);
-  if (s == HD_OK) s = cv_download(ctx, st->u, st->bytes, u);
-  if (s == HD_OK) s = cv_download(ctx, st->v, st->bytes, v);
+  s = hd_cav_velocity_loop(ctx, &st->a, hd_cav_rows(&st->a));
+  if (s == HD_OK) s = cv_download(ctx, st->psi + skip, bytes, psi);
+  if (s == HD_OK) s = cv_download(ctx, st->w[st->cur] + skip, bytes, w);
+  if (s == HD_OK) s = cv_download(ctx, st->u + skip, bytes, u);
+  if (s == HD_OK) s = cv_download(ctx, st->v + skip, bytes, v);
   return s;
 }
 

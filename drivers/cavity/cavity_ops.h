@@ -16,6 +16,14 @@ typedef struct cavity_problem {
   double length, lid, nu, dt;
   int solver;      /* CAVITY_SOR or CAVITY_MG */
   hd_pois_opts pois;
+  /* a block of rows [jlo, jhi) of a grid split over ranks (rows 0: the
+   * whole grid), held with a ghost row each side; hooks that fill the
+   * ghost rows of an array `width` values wide, and take the maximum of
+   * count values over the blocks (0, or -1 on failure).  SOR only. */
+  long jlo, jhi, rows;
+  int (*halo)(void *user, void *arr, long width);
+  int (*max)(void *user, double *v, int count);
+  void *user;
 } cavity_problem;
 
 /* What a stretch of steps did. */
@@ -34,7 +42,7 @@ typedef struct cavity_ops {
   /* up to `steps` steps; stops early (after the step) once the change
    * rate is <= steady (0: never) */
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double steady, cavity_progress *out);
-  /* psi, w, u, v on the (n + 1)^2 nodes (any may be NULL) */
+  /* psi, w, u, v on the (n + 1)^2 nodes, or a block's rows [jlo, jhi) (any may be NULL) */
   hd_status (*fields)(hd_ctx *ctx, void *state, double *psi, double *w, double *u, double *v);
   void (*destroy)(hd_ctx *ctx, void *state);
   /* One Poisson solve on n x n cells of width h: u (boundary kept) from f,

@@ -12,6 +12,7 @@
 
 #include "cavity_ops.h"
 #include "checkpoint.h"
+#include "decomp.h"
 #include "driver.h"
 #include "ghia.h"
 #include "output.h"
@@ -197,6 +198,24 @@ fail:
   return 1;
 }
 
+/* A distributed run: this rank's block of rows. */
+typedef struct cavity_run {
+  hd_decomp dc;
+  size_t real_size;
+} cavity_run;
+
+/* The problem's hooks: ghost rows of an array `width` wide, and maxima. */
+static int exchange(void *user, void *arr, long width) {
+  const cavity_run *r = (const cavity_run *)user;
+  const long size[3] = {width, r->dc.ln[1] + 2, 1}, at[4] = {1, r->dc.ln[1], 0, r->dc.ln[1] + 1};
+  char err[256];
+  return hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err);
+}
+static int maxima(void *user, double *v, int count) {
+  (void)user;
+  return hd_par_max_doubles(v, count);
+}
+
 /* What a checkpoint of this run must match on restart (the solver and its
  * tolerance may change: they only decide how ψ is found). */
 static void ckpt_template(const cavity_problem *p, size_t real_size, hd_ckpt *ck) {
@@ -209,9 +228,10 @@ static void ckpt_template(const cavity_problem *p, size_t real_size, hd_ckpt *ck
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   cavity_cli c;
   cavity_problem p;
+  cavity_run cr;
   const cavity_ops *ops = NULL;
   const hd_core_ops *core = NULL;
   hd_ctx ctx;
@@ -220,9 +240,10 @@ int main(int argc, char **argv) {
   cavity_progress pr;
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
-  double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, t0, wall, pmin = 0, xmin = 0, ymin = 0, change = -1;
-  long step = 0, step0 = 0, iterations = 0, checks = 0, k;
-  int rc, steady = 0, have_png = 0, cp;
+  double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, pmin = 0, xmin = 0,
+                                                           ymin = 0, change = -1;
+  long step = 0, step0 = 0, iterations = 0, checks = 0, k, gn[3] = {0, 0, 1};
+  int rc, steady = 0, have_png = 0, cp, root = 1, bad;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -246,6 +267,7 @@ int main(int argc, char **argv) {
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
+  memset(&cr, 0, sizeof cr);
   hd_drv_common_defaults(&c.com, "cavity");
   c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_MG, c.check_every = 10, c.steps = 10000000;
   c.monitor_every = 100;
@@ -259,31 +281,53 @@ int main(int argc, char **argv) {
 #if !defined(HD_HAVE_PNG)
   if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
 #endif
+  if (hd_par_size() > 1) { /* a split grid runs SOR (a split multigrid is to do) */
+    if (c.solver == CAVITY_MG && cli_find(opts, "solver")->seen)
+      return hd_drv_usage_error(PROG, "--solver=mg: not available yet on more than one rank; use --solver=sor");
+    c.solver = CAVITY_SOR;
+  }
   if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
+  /* blocks of whole rows */
+  gn[0] = gn[1] = c.n + 1;
+  if (hd_decomp_create(&cr.dc, 2, gn, 0, 0, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  root = cr.dc.rank == 0;
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
+  if (cr.dc.size > 1) {
+    p.jlo = cr.dc.off[1], p.jhi = cr.dc.off[1] + cr.dc.ln[1], p.rows = cr.dc.ln[1] + 2;
+    p.halo = exchange, p.max = maxima, p.user = &cr;
+  }
   if (c.solver == CAVITY_MG) {
     hd_pois_mg m;
     hd_ctx probe;
     memset(&probe, 0, sizeof probe);
     if (!hd_pois_mg_plan(&probe, &m, c.n, 1.0)) {
       snprintf(err, sizeof err, "n: %s", probe.msg + strlen("poisson: "));
-      return hd_drv_usage_error(PROG, err);
+      rc = hd_drv_usage_error(PROG, err);
+      goto out;
     }
   }
-  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
+  if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   ops = cavity_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     core->destroy(&ctx);
-    return hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+    rc = hd_drv_usage_error(PROG, "no kernels for this backend and precision");
+    goto out;
   }
+  cr.real_size = ops->real_size;
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
-     * about 4/3 x 3 arrays); the host keeps four fields in double */
-    const double nodes = (double)(c.n + 1) * (double)(c.n + 1);
+     * about 4/3 x 3 arrays) of the block; the host keeps four fields of
+     * the block in double, and rank 0 four of the whole grid */
+    const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
+    const double whole = (double)(c.n + 1) * (double)(c.n + 1);
     const double dev = nodes * ops->real_size * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : 4.0));
-    if ((rc = hd_drv_check_memory(PROG, &ctx, core, dev, c.com.bench ? 3 * nodes * 8.0 : 4 * nodes * 8.0 + 16 * nodes,
-                                  "grid")) != 0)
-      return rc;
+    rc = hd_drv_check_memory(PROG, &ctx, core, dev,
+                             c.com.bench ? 3 * nodes * 8.0 : 4 * nodes * 8.0 + 16 * whole * (root ? 1 : 0), "grid");
+    if ((rc = hd_par_max_int(rc)) != 0) {
+      core->destroy(&ctx);
+      goto out;
+    }
   }
   if (c.com.bench) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
@@ -292,53 +336,69 @@ int main(int argc, char **argv) {
 
     rc = run_bench(&c, &p, ops, core, &ctx);
     core->destroy(&ctx);
-    return rc;
+    goto out;
   }
 
   memset(&csv, 0, sizeof csv), memset(&hist, 0, sizeof hist), memset(&vol, 0, sizeof vol), memset(&png, 0, sizeof png);
-  {
+  have_png = c.png;
+  bad = 0;
+  if (root) { /* rank 0 writes every output */
     const char *suffix[4] = {"_centreline.csv", "_history.csv", ".vtr", "_psi.png"};
     hd_out *o[4] = {&csv, &hist, &vol, &png};
-    have_png = c.png;
-    for (k = 0; k < (have_png ? 4 : 3); ++k) {
+    for (k = 0; k < (have_png ? 4 : 3) && !bad; ++k) {
       snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
       if (hd_out_open(o[k], path, err, sizeof err)) {
         while (k-- > 0) hd_out_abort(o[k]);
-        core->destroy(&ctx);
-        return hd_drv_usage_error(PROG, err);
+        bad = 1;
       }
     }
   }
-  fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
-          ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
-          why[0] ? "; " : "", why);
+  if (hd_par_any(bad)) {
+    core->destroy(&ctx);
+    rc = hd_drv_usage_error(PROG, bad ? err : "rank 0 cannot open the outputs");
+    goto out;
+  }
+  if (root)
+    fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s%s%s\n", core->name,
+            ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+            cr.dc.size > 1 ? "; " : "", cr.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
   {
-    const size_t bytes = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double);
-    psi = (double *)malloc(bytes), w = (double *)malloc(bytes), u = (double *)malloc(bytes), v = (double *)malloc(bytes);
-    if (!psi || !w || !u || !v) {
-      hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
+    const size_t whole = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double), mine = (size_t)(gn[0] * cr.dc.ln[1]) * sizeof(double);
+    double **g[4];
+    g[0] = &psi, g[1] = &w, g[2] = &u, g[3] = &v;
+    bad = 0;
+    for (k = 0; k < 4; ++k) {
+      lf[k] = (double *)malloc(mine);
+      *g[k] = cr.dc.size == 1 ? lf[k] : root ? (double *)malloc(whole) : NULL;
+      bad |= !lf[k] || (root && !*g[k]);
+    }
+    if (!bad) bad = ops->create(&ctx, &p, &state) != HD_OK;
+    if (hd_par_any(bad)) {
+      if (!ctx.msg[0]) hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the fields");
       goto runtime_error;
     }
   }
-  if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
   ckpt_template(&p, ops->real_size, &ck);
+  if (cr.dc.size > 1) /* each rank's file holds its block */
+    hd_ckpt_param(&ck, "block", "rows %ld+%ld of %ld", cr.dc.off[1], cr.dc.ln[1], gn[1]);
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
-      fprintf(stderr, PROG ": error: %s\n", err);
-      rc = 2;
+    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+      rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
     step = step0 = (long)ck.step;
   }
-  fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
+  if (root) fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
   hd_progress_init(&prog, c.com.progress);
   hd_signals_install();
   t0 = hd_wtime();
   while (step < c.steps && !steady) {
     const long chunk = hd_drv_ckpt_chunk(&ckp, step, c.monitor_every < c.steps - step ? c.monitor_every : c.steps - step);
+    /* a failure inside the steps may leave other ranks in an exchange:
+     * runtime_error ends them all (MPI_Abort) */
     if (ops->advance(&ctx, state, chunk, 0.0, &pr) != HD_OK) goto runtime_error;
     step += pr.steps, iterations += pr.iterations, checks += pr.checks, change = pr.change;
-    fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
+    if (root) fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
     if (c.steady > 0 && change <= c.steady) steady = 1;
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, !steady && step < c.steps, 0, state, ops->state_count(state),
                            ops->state_io, c.com.output, ckpath, sizeof ckpath);
@@ -347,12 +407,23 @@ int main(int argc, char **argv) {
       rc = cp;
       goto cleanup;
     }
-    hd_progress_step(&prog, PROG, step, c.steps, (double)step, "steps/s");
+    if (root) hd_progress_step(&prog, PROG, step, c.steps, (double)step, "steps/s");
   }
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
-  if (ops->fields(&ctx, state, psi, w, u, v) != HD_OK) goto runtime_error;
+  if (ops->fields(&ctx, state, lf[0], lf[1], lf[2], lf[3]) != HD_OK) goto runtime_error;
+  if (cr.dc.size > 1) { /* every block's rows on rank 0 */
+    double *g[4];
+    g[0] = psi, g[1] = w, g[2] = u, g[3] = v;
+    for (k = 0; k < 4; ++k)
+      if (hd_decomp_gather(&cr.dc, lf[k], g[k], err, sizeof err)) {
+        hd_fail(&ctx, HD_ERR_IO, "%s", err);
+        goto runtime_error;
+      }
+  }
+  rc = 0;
+  if (!root) goto cleanup;
   vortex(psi, c.n, &pmin, &xmin, &ymin);
 
   fprintf(csv.f, "s,u_at_x_half,v_at_y_half\n");
@@ -421,9 +492,17 @@ int main(int argc, char **argv) {
   goto cleanup;
 
 runtime_error:
-  fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
-          ckpath);
+  if (cr.dc.size > 1)
+    fprintf(stderr, PROG ": error: rank %d: %s\n", cr.dc.rank, ctx.msg[0] ? ctx.msg : "run failed");
+  else
+    fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
+            ckpath);
   rc = 1;
+  {
+    hd_out *o[4] = {&csv, &hist, &vol, &png};
+    for (k = 0; k < 4; ++k) hd_out_abort(o[k]);
+  }
+  hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   {
     hd_out *o[4] = {&csv, &hist, &vol, &png};
@@ -431,6 +510,11 @@ cleanup:
   }
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
-  free(psi), free(w), free(u), free(v);
+  if (cr.dc.size > 1) free(psi), free(w), free(u), free(v);
+  for (k = 0; k < 4; ++k) free(lf[k]);
+out:
+  hd_decomp_destroy(&cr.dc);
   return rc;
 }
+
+int main(int argc, char **argv) { return hd_drv_main_ranks(PROG, run, argc, argv); }

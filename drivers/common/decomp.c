@@ -80,6 +80,16 @@ const char *hd_par_describe(void) { return "no MPI"; }
 
 int hd_par_any(int flag) { return hd_par_max_int(flag != 0); }
 
+int hd_par_max_doubles(double *v, int n) {
+#if defined(HD_HAVE_MPI)
+  if (hd_par_size() > 1 && MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return -1;
+#else
+  (void)v, (void)n;
+#endif
+  return 0;
+}
+
 int hd_par_sum_to_root(double *buf, long n) {
 #if defined(HD_HAVE_MPI)
   if (hd_par_size() == 1 || n == 0) return 0;

@@ -29,6 +29,8 @@ int hd_par_size(void);
 int hd_par_any(int flag);
 /* The largest value over the ranks. */
 int hd_par_max_int(int v);
+/* Element-wise maxima over the ranks of n doubles, in place; 0, or -1. */
+int hd_par_max_doubles(double *v, int n);
 /* Stop every rank after a failure on this one (MPI_Abort); a no-op on a
  * single rank, where the caller's normal error path runs. */
 void hd_par_abort(int status);

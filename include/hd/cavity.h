@@ -17,7 +17,11 @@
  * speed (U on the lid, counter-clockwise positive).
  *
  * Stability of Euler with central differences (forward-time centred-space):
- * nu dt / h^2 <= 1/4 and |u|^2 dt / nu <= 2, with |u| <= U. */
+ * nu dt / h^2 <= 1/4 and |u|^2 dt / nu <= 2, with |u| <= U.
+ *
+ * A grid split over processes by rows: the arrays hold rows row0 .. (a
+ * ghost row each side of the block), row indices stay global, and only the
+ * rows [jlo, jhi) are updated (walls and lid where they lie in them). */
 #ifndef HD_CAVITY_H
 #define HD_CAVITY_H
 
@@ -33,13 +37,14 @@ typedef struct hd_cav_args {
   hd_real *w_new;         /* vorticity at n + 1 (interior) */
   hd_real *u, *v;         /* velocities (hd_cav_velocity_loop) */
   hd_idx n;
+  hd_idx row0, jlo, jhi;  /* global row of array row 0; rows updated (whole grid: 0, 0, n + 1) */
   hd_real dt, nu, lid;
   hd_real r2h, rh2;       /* 1/(2h), 1/h^2 */
 } hd_cav_args;
 
 /* Interior vorticity at n + 1. */
 HD_FN void hd_cav_vort_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
-  const hd_idx sy = a->n + 1, o = i + j * sy;
+  const hd_idx sy = a->n + 1, o = i + (j - a->row0) * sy;
   const hd_real *HD_RESTRICT p = a->psi, *HD_RESTRICT w = a->w;
   const hd_real ue = (p[o + 1 + sy] - p[o + 1 - sy]) * a->r2h, uw = (p[o - 1 + sy] - p[o - 1 - sy]) * a->r2h;
   const hd_real vn = (p[o - 1 + sy] - p[o + 1 + sy]) * a->r2h, vs = (p[o - 1 - sy] - p[o + 1 - sy]) * a->r2h;
@@ -52,23 +57,25 @@ HD_FN void hd_cav_vort_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
  * bottom, top (the lid), left, right; writes into w_new. */
 HD_FN void hd_cav_wall_pt(const hd_cav_args *a, hd_idx p) {
   const hd_idx m = a->n - 1, side = p / m, q = p % m + 1, sy = a->n + 1;
+  const hd_idx row = side == 0 ? 0 : side == 1 ? a->n : q, z = a->row0 * sy; /* z: offset of global row 0 */
   const hd_real *psi = a->psi;
   hd_real *w = a->w_new;
   const hd_real c = HD_R(-2) * a->rh2;
+  if (row < a->jlo || row >= a->jhi) return;
   if (side == 0)
-    w[q] = c * psi[q + sy];
+    w[q - z] = c * psi[q + sy - z];
   else if (side == 1)
-    w[q + a->n * sy] = c * psi[q + (a->n - 1) * sy] - HD_R(4) * a->lid * a->r2h;
+    w[q + a->n * sy - z] = c * psi[q + (a->n - 1) * sy - z] - HD_R(4) * a->lid * a->r2h;
   else if (side == 2)
-    w[q * sy] = c * psi[1 + q * sy];
+    w[q * sy - z] = c * psi[1 + q * sy - z];
   else
-    w[a->n + q * sy] = c * psi[a->n - 1 + q * sy];
+    w[a->n + q * sy - z] = c * psi[a->n - 1 + q * sy - z];
 }
 
 /* Velocities on every node: central differences inside, the wall speeds on
  * the walls (the lid's corners move with the lid). */
 HD_FN void hd_cav_velocity_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
-  const hd_idx sy = a->n + 1, o = i + j * sy;
+  const hd_idx sy = a->n + 1, o = i + (j - a->row0) * sy;
   const hd_real *p = a->psi;
   if (i == 0 || j == 0 || i == a->n || j == a->n) {
     a->u[o] = j == a->n ? a->lid : HD_R(0);
@@ -98,11 +105,11 @@ HD_FN void hd_cav_change_merge(hd_cav_change *c, const hd_cav_change *o) {
 }
 
 HD_FN void hd_cav_change_pt(const hd_cav_args *a, hd_idx i, hd_idx j, hd_idx k, hd_cav_change *acc) {
-  const hd_idx o = i + j * (a->n + 1);
+  const hd_idx g = i + j * (a->n + 1), o = g - a->row0 * (a->n + 1);
   const double wn = (double)a->w_new[o], d = fabs(wn - (double)a->w[o]);
   (void)k;
   if (!hd_isfinite(wn)) {
-    if (acc->nonfinite == 0 || o < acc->first_bad) acc->first_bad = o;
+    if (acc->nonfinite == 0 || g < acc->first_bad) acc->first_bad = g;
     acc->nonfinite++;
     return;
   }
@@ -137,16 +144,23 @@ HD_HOST_FN hd_status hd_cav_setup(hd_ctx *ctx, hd_cav_args *a, hd_idx n, double 
     return hd_fail(ctx, HD_ERR_UNSTABLE,
                    "cavity: dt = %g exceeds the stability limit %g (nu dt/h^2 <= 1/4, U^2 dt/nu <= 2)", dt, dtmax);
   a->n = n;
+  a->row0 = 0, a->jlo = 0, a->jhi = n + 1;
   a->dt = (hd_real)dt, a->nu = (hd_real)nu, a->lid = (hd_real)lid;
   a->r2h = (hd_real)(0.5 / h), a->rh2 = (hd_real)(1.0 / (h * h));
   return HD_OK;
 }
 
+/* The interior nodes of the rows updated; all rows updated. */
+HD_HOST_FN hd_range3 hd_cav_inner(const hd_cav_args *a) {
+  return hd_range3_make(1, a->n, a->jlo > 1 ? a->jlo : 1, a->jhi < a->n ? a->jhi : a->n, 0, 1);
+}
+HD_HOST_FN hd_range3 hd_cav_rows(const hd_cav_args *a) { return hd_range3_make(0, a->n + 1, a->jlo, a->jhi, 0, 1); }
+
 /* The three loops of a step after the Poisson solve are the caller's: the
  * interior update reads psi and w at n, writes w_new; the Poisson solve
  * gets psi at n + 1 from w_new; the walls then take Thom's values. */
 HD_HOST_FN hd_status hd_cav_interior(hd_ctx *ctx, const hd_cav_args *a) {
-  return hd_cav_vort_loop(ctx, a, hd_range3_make(1, a->n, 1, a->n, 0, 1));
+  return hd_cav_vort_loop(ctx, a, hd_cav_inner(a));
 }
 
 HD_HOST_FN hd_status hd_cav_walls(hd_ctx *ctx, const hd_cav_args *a) {

@@ -18,7 +18,15 @@
  *
  * Both stop when max|residual| <= tol max|f| (deterministic reductions, so
  * every backend stops after the same number of iterations up to rounding),
- * checked every `check_every` SOR sweeps or every V-cycle. */
+ * checked every `check_every` SOR sweeps or every V-cycle.
+ *
+ * SOR also runs on a block of rows of a grid split over processes
+ * (hd_pois_sor_create_block): its arrays hold rows row0 .. row0 + rows - 1
+ * (the owned ones and a ghost row each side), every row index in the
+ * point functions stays global, and the caller's hooks fill the ghost rows
+ * of a colour after each sweep of it and take the maximum of the norms over
+ * the processes.  Red-black updates within a colour are independent, so a
+ * split grid iterates exactly as the whole one. */
 #ifndef HD_POISSON_H
 #define HD_POISSON_H
 
@@ -46,12 +54,13 @@ typedef struct hd_pois_sor_args {
   const hd_real *other; /* the other colour's u */
   const hd_real *f;     /* this colour's right-hand side */
   hd_idx n, w;
+  hd_idx row0;          /* global row of array row 0 */
   int colour;
   hd_real omega, h2;
 } hd_pois_sor_args;
 
 HD_FN void hd_pois_sor_pt(const hd_pois_sor_args *a, hd_idx m, hd_idx j) {
-  const hd_idx p = (j + a->colour) & 1, i = 2 * m + p, o = m + j * a->w;
+  const hd_idx p = (j + a->colour) & 1, i = 2 * m + p, o = m + (j - a->row0) * a->w;
   hd_real *HD_RESTRICT u = a->own;
   const hd_real *HD_RESTRICT v = a->other;
   if (i < 1 || i > a->n - 1) return;
@@ -62,19 +71,20 @@ HD_FN void hd_pois_sor_pt(const hd_pois_sor_args *a, hd_idx m, hd_idx j) {
 typedef struct hd_pois_split_args {
   hd_real *nat;
   hd_real *col[2];
-  hd_idx n, w;
+  hd_idx n, w, row0;
   int to_split;
 } hd_pois_split_args;
 
 HD_FN void hd_pois_split_pt(const hd_pois_split_args *a, hd_idx m, hd_idx j) {
+  const hd_idx r = j - a->row0;
   int c;
   for (c = 0; c < 2; ++c) {
     const hd_idx i = 2 * m + ((j + c) & 1);
     if (i > a->n) continue;
     if (a->to_split)
-      a->col[c][m + j * a->w] = a->nat[i + j * (a->n + 1)];
+      a->col[c][m + r * a->w] = a->nat[i + r * (a->n + 1)];
     else
-      a->nat[i + j * (a->n + 1)] = a->col[c][m + j * a->w];
+      a->nat[i + r * (a->n + 1)] = a->col[c][m + r * a->w];
   }
 }
 
@@ -85,12 +95,20 @@ typedef struct hd_pois_sor_pair {
 
 HD_FN void hd_pois_sor_res_pt(const hd_pois_sor_pair *a, hd_idx m, hd_idx j, hd_idx k, hd_stats *acc) {
   const hd_pois_sor_args *s = &a->c[k];
-  const hd_idx p = (j + s->colour) & 1, i = 2 * m + p, o = m + j * s->w;
+  const hd_idx p = (j + s->colour) & 1, i = 2 * m + p, o = m + (j - s->row0) * s->w;
   const hd_real *u = s->own, *v = s->other;
   hd_real r;
   if (i < 1 || i > s->n - 1) return;
   r = s->f[o] - (HD_R(4) * u[o] - v[o + p] - v[o - 1 + p] - v[o + s->w] - v[o - s->w]) / s->h2;
   hd_stats_add(acc, (double)r, o);
+}
+
+/* |f| of the split right-hand side at the interior nodes. */
+HD_FN void hd_pois_sor_f_pt(const hd_pois_sor_pair *a, hd_idx m, hd_idx j, hd_idx k, hd_stats *acc) {
+  const hd_pois_sor_args *s = &a->c[k];
+  const hd_idx i = 2 * m + ((j + s->colour) & 1), o = m + (j - s->row0) * s->w;
+  if (i < 1 || i > s->n - 1) return;
+  hd_stats_add(acc, (double)s->f[o], o);
 }
 
 /* One level of the multigrid hierarchy, natural layout. */
@@ -162,6 +180,8 @@ HD_FN void hd_pois_prolong_pt(const hd_pois_transfer_args *a, hd_idx i, hd_idx j
 
 HD_DEFINE_FOR_2D(hd_pois_sor_loop, hd_pois_sor_pt, hd_pois_sor_args)
 HD_DEFINE_FOR_2D(hd_pois_split_loop, hd_pois_split_pt, hd_pois_split_args)
+HD_DEFINE_REDUCE_3D(hd_pois_sor_f_reduce, hd_pois_sor_pair, hd_stats, hd_pois_sor_f_pt, hd_stats_init,
+                    hd_stats_merge)
 HD_DEFINE_REDUCE_3D(hd_pois_sor_res_reduce, hd_pois_sor_pair, hd_stats, hd_pois_sor_res_pt, hd_stats_init,
                     hd_stats_merge)
 HD_DEFINE_FOR_2D(hd_pois_smooth_loop, hd_pois_smooth_pt, hd_pois_level)
@@ -212,6 +232,13 @@ typedef struct hd_pois_sor {
   hd_idx n, w;
   double h;
   hd_real *u[2], *f[2]; /* split colours */
+  hd_idx row0, rows;    /* global row of array row 0; rows held */
+  hd_idx jlo, jhi;      /* the rows this block updates and checks: [jlo, jhi) */
+  /* split grids (NULL otherwise): fill colour array col's ghost rows;
+   * replace *v by its maximum over the blocks; 0, or -1 on failure */
+  int (*halo)(void *user, hd_real *col);
+  int (*max)(void *user, double *v);
+  void *user;
 } hd_pois_sor;
 
 HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
@@ -222,11 +249,16 @@ HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
   }
 }
 
-HD_HOST_FN hd_status hd_pois_sor_create(hd_ctx *ctx, hd_pois_sor *s, hd_idx n, double h) {
-  const size_t bytes = (size_t)((n / 2 + 1) * (n + 1)) * sizeof(hd_real);
+/* A block of rows [jlo, jhi) of the grid, held with rows row0 ..
+ * row0 + rows - 1; the hooks are set by the caller afterwards. */
+HD_HOST_FN hd_status hd_pois_sor_create_block(hd_ctx *ctx, hd_pois_sor *s, hd_idx n, double h, hd_idx row0,
+                                              hd_idx rows, hd_idx jlo, hd_idx jhi) {
+  const size_t bytes = (size_t)((n / 2 + 1) * rows) * sizeof(hd_real);
   hd_status st = hd_pois_check_size(ctx, n, h);
   int c;
   s->n = n, s->w = n / 2 + 1, s->h = h;
+  s->row0 = row0, s->rows = rows, s->jlo = jlo, s->jhi = jhi;
+  s->halo = NULL, s->max = NULL, s->user = NULL;
   s->u[0] = s->u[1] = s->f[0] = s->f[1] = NULL;
   for (c = 0; c < 2 && st == HD_OK; ++c) {
     st = hd_dev_alloc(ctx, (void **)&s->u[c], bytes);
@@ -236,26 +268,54 @@ HD_HOST_FN hd_status hd_pois_sor_create(hd_ctx *ctx, hd_pois_sor *s, hd_idx n, d
   return st;
 }
 
+HD_HOST_FN hd_status hd_pois_sor_create(hd_ctx *ctx, hd_pois_sor *s, hd_idx n, double h) {
+  return hd_pois_sor_create_block(ctx, s, n, h, 0, n + 1, 0, n + 1);
+}
+
 HD_HOST_FN hd_pois_sor_args hd_pois_sor_colour(const hd_pois_sor *s, int c, double omega) {
   hd_pois_sor_args a;
   a.own = s->u[c], a.other = s->u[1 - c], a.f = s->f[c];
-  a.n = s->n, a.w = s->w, a.colour = c;
+  a.n = s->n, a.w = s->w, a.row0 = s->row0, a.colour = c;
   a.omega = (hd_real)omega, a.h2 = (hd_real)(s->h * s->h);
   return a;
 }
 
+/* The interior rows this block updates. */
+HD_HOST_FN hd_range3 hd_pois_sor_rows(const hd_pois_sor *s, hd_idx k) {
+  return hd_range3_make(0, s->w, s->jlo > 1 ? s->jlo : 1, s->jhi < s->n ? s->jhi : s->n, 0, k);
+}
+
+HD_HOST_FN hd_status hd_pois_sor_halo(hd_ctx *ctx, const hd_pois_sor *s, int c) {
+  if (s->halo && s->halo(s->user, s->u[c])) return hd_fail(ctx, HD_ERR_IO, "poisson: the halo exchange failed");
+  return HD_OK;
+}
+
 /* Sweeps (red then black) with the split arrays as they are. */
 HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, const hd_pois_sor *s, double omega, long sweeps) {
-  const hd_range3 r = hd_range3_make(0, s->w, 1, s->n, 0, 1);
+  const hd_range3 r = hd_pois_sor_rows(s, 1);
   hd_pois_sor_args a[2];
   hd_status st = HD_OK;
   long k;
+  int c;
   a[0] = hd_pois_sor_colour(s, 0, omega), a[1] = hd_pois_sor_colour(s, 1, omega);
-  for (k = 0; k < sweeps && st == HD_OK; ++k) {
-    st = hd_pois_sor_loop(ctx, &a[0], r);
-    if (st == HD_OK) st = hd_pois_sor_loop(ctx, &a[1], r);
-  }
+  for (k = 0; k < sweeps && st == HD_OK; ++k)
+    for (c = 0; c < 2 && st == HD_OK; ++c) {
+      st = hd_pois_sor_loop(ctx, &a[c], r);
+      if (st == HD_OK) st = hd_pois_sor_halo(ctx, s, c);
+    }
   return st;
+}
+
+/* max|x| over the blocks from this block's reduction; a non-finite value
+ * on any block is an error on every block. */
+HD_HOST_FN hd_status hd_pois_sor_norm(hd_ctx *ctx, const hd_pois_sor *s, const hd_stats *acc, const char *what,
+                                      double *out) {
+  double v = acc->nonfinite ? HUGE_VAL : acc->count ? fmax(fabs(acc->min), fabs(acc->max)) : 0.0;
+  if (!s->max) return hd_pois_norm(ctx, acc, what, out);
+  if (s->max(s->user, &v)) return hd_fail(ctx, HD_ERR_IO, "poisson: the global maximum failed");
+  if (v == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: %s is not finite", what);
+  *out = v;
+  return HD_OK;
 }
 
 HD_HOST_FN hd_status hd_pois_sor_residual(hd_ctx *ctx, const hd_pois_sor *s, double *out) {
@@ -263,15 +323,16 @@ HD_HOST_FN hd_status hd_pois_sor_residual(hd_ctx *ctx, const hd_pois_sor *s, dou
   hd_stats acc;
   hd_status st;
   a.c[0] = hd_pois_sor_colour(s, 0, 1.0), a.c[1] = hd_pois_sor_colour(s, 1, 1.0);
-  st = hd_pois_sor_res_reduce(ctx, &a, hd_range3_make(0, s->w, 1, s->n, 0, 2), &acc);
-  return st == HD_OK ? hd_pois_norm(ctx, &acc, "the residual", out) : st;
+  st = hd_pois_sor_res_reduce(ctx, &a, hd_pois_sor_rows(s, 2), &acc);
+  return st == HD_OK ? hd_pois_sor_norm(ctx, s, &acc, "the residual", out) : st;
 }
 
+/* All rows held, ghosts included. */
 HD_HOST_FN hd_status hd_pois_split(hd_ctx *ctx, const hd_pois_sor *s, hd_real *nat, hd_real *const col[2],
                                    int to_split) {
   hd_pois_split_args a;
-  a.nat = nat, a.col[0] = col[0], a.col[1] = col[1], a.n = s->n, a.w = s->w, a.to_split = to_split;
-  return hd_pois_split_loop(ctx, &a, hd_range3_make(0, s->w, 0, s->n + 1, 0, 1));
+  a.nat = nat, a.col[0] = col[0], a.col[1] = col[1], a.n = s->n, a.w = s->w, a.row0 = s->row0, a.to_split = to_split;
+  return hd_pois_split_loop(ctx, &a, hd_range3_make(0, s->w, s->row0, s->row0 + s->rows, 0, 1));
 }
 
 HD_HOST_FN hd_status hd_pois_f_norm(hd_ctx *ctx, hd_idx n, const hd_real *f, double *out) {
@@ -289,10 +350,15 @@ HD_HOST_FN hd_status hd_pois_sor_solve(hd_ctx *ctx, hd_pois_sor *s, hd_real *u, 
   const double omega = o->omega > 0 ? o->omega : hd_pois_omega_opt(s->n);
   const long every = o->check_every > 0 ? o->check_every : 1;
   double fmax = 0.0, r = 0.0;
-  hd_status st = hd_pois_f_norm(ctx, s->n, f, &fmax);
+  hd_pois_sor_pair fa;
+  hd_stats acc;
+  hd_status st;
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
-  if (st == HD_OK) st = hd_pois_split(ctx, s, (hd_real *)f, s->f, 1);
+  st = hd_pois_split(ctx, s, (hd_real *)f, s->f, 1);
   if (st == HD_OK) st = hd_pois_split(ctx, s, u, s->u, 1);
+  fa.c[0] = hd_pois_sor_colour(s, 0, 1.0), fa.c[1] = hd_pois_sor_colour(s, 1, 1.0);
+  if (st == HD_OK) st = hd_pois_sor_f_reduce(ctx, &fa, hd_pois_sor_rows(s, 2), &acc);
+  if (st == HD_OK) st = hd_pois_sor_norm(ctx, s, &acc, "the right-hand side", &fmax);
   while (st == HD_OK) {
     st = hd_pois_sor_residual(ctx, s, &r);
     res->checks++;
