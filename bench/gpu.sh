@@ -23,14 +23,18 @@ log "machine"
 } | tee "$OUT/machine.txt"
 
 log "build"
-if ! { autoreconf -fi && ./configure --with-cuda --enable-werror && make -j"$jobs"; } >"$OUT/build.log" 2>&1; then
+# with MPI where mpicc is (the GPU machines have Open MPI): tests/mpi.sh
+# then also runs its CUDA-under-MPI cases
+mpi=
+command -v mpicc >/dev/null 2>&1 && mpi=--with-mpi
+if ! { autoreconf -fi && ./configure --with-cuda $mpi --enable-werror && make -j"$jobs"; } >"$OUT/build.log" 2>&1; then
   tail -n 30 "$OUT/build.log"
   exit 1
 fi
 grep -E 'backends:|CUDA:' "$OUT/build.log"
 
 log "tests"
-timeout 300 make -j"$jobs" check >"$OUT/check.log" 2>&1
+timeout 420 make -j"$jobs" check >"$OUT/check.log" 2>&1
 check_rc=$?
 cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
 grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40

@@ -85,6 +85,32 @@ cavity|SOR, 16 ranks of one or two rows|--n=16 --solver=sor --steps=50 --monitor
 ns|periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 CASES
 
+# CUDA under MPI (where this build has CUDA and a GPU answers): each rank
+# on a GPU of its node (shared when there are fewer), halos staged through
+# host memory; P ranks must give the files of one CUDA rank byte for byte
+gpu=no
+"$top/drivers/hd-heat" --backend=cuda --n=8 --steps=1 --vti=no --output=gpu-probe >/dev/null 2>&1 && gpu=yes
+rm -f gpu-probe*
+if [ "$gpu" = yes ]; then
+  while IFS='|' read -r drv args files; do
+    bin="$top/drivers/hd-$drv"
+    rm -rf one many && mkdir one many
+    # shellcheck disable=SC2086
+    mpirun 1 $args --backend=cuda --output=one/o >/dev/null 2>&1 && mpirun 2 $args --backend=cuda --output=many/o >/dev/null 2>many/stderr
+    ok=$?
+    for f in $files; do [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1; done
+    result $ok "hd-$drv on 2 ranks with CUDA: the outputs ($files) of one CUDA rank, byte for byte"
+    [ $ok -eq 0 ] || sed 's/^/# /' many/stderr
+  done <<GPUCASES
+heat|--dim=3 --n=40,36,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
+fdtd|$fdtd --boundary=pml|$fout
+ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
+cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
+GPUCASES
+else
+  echo "# no CUDA device here: the CUDA-under-MPI cases run on GPU machines (bench/gpu.sh)"
+fi
+
 # the slice gathered from the blocks
 bin="$top/drivers/hd-fdtd"
 rm -rf one many && mkdir one many
@@ -184,10 +210,10 @@ mpibad() { # ranks, pattern, arguments...
 }
 mpibad 4 "cannot be shared by 4 ranks" --n=8,3 --steps=1
 mpibad 2 "bench: not available yet" --n=16 --steps=4 --bench
-mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
+[ "$gpu" = yes ] || mpibad 2 "'cuda' is not in this build\|no CUDA device" --n=16 --steps=4 --backend=cuda
 mpibad 2 "exceeds the explicit stability limit" --n=16 --steps=4 --dt=1
 bin="$top/drivers/hd-nbody"
-mpibad 2 "backend=cuda" --n=16 --steps=4 --backend=cuda
+mpibad 2 "backend=cuda: N-body runs on more than one rank" --n=16 --steps=4 --backend=cuda
 mpibad 3 "--n: 0 is out of range" --n=0
 bin="$top/drivers/hd-fdtd"
 # shellcheck disable=SC2086

@@ -308,6 +308,7 @@ static int run(int argc, char **argv) {
     }
   }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
+  hd_decomp_use_backend(&cr.dc, core, &ctx);
   ops = cavity_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     core->destroy(&ctx);

@@ -66,6 +66,15 @@ done:
   return s;
 }
 
+static int core_device_count(void) {
+#if defined(HD_BACKEND_CUDA)
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+#else
+  return 0;
+#endif
+}
+
 #if defined(HD_BACKEND_CUDA)
 #define CORE_TABLE hd_core_cuda
 #elif defined(HD_BACKEND_OPENMP)
@@ -77,4 +86,5 @@ done:
 const hd_core_ops CORE_TABLE = {HD_BACKEND_NAME, HD_BACKEND_ID,   core_init,
                                 core_destroy,    core_sync,       core_mem_info,
                                 hd_dev_alloc,    hd_dev_free,     hd_dev_upload,
-                                hd_dev_download, core_copy_bandwidth};
+                                hd_dev_download, core_copy_bandwidth, hd_dev_download_2d,
+                                hd_dev_upload_2d, core_device_count};

@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
+
 #if defined(HD_HAVE_MPI)
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #endif
 
 /* ---- ranks ---------------------------------------------------------------- */
@@ -65,7 +70,30 @@ const char *hd_par_describe(void) {
   snprintf(s, sizeof s, "MPI (%s), %d rank%s", lib, hd_par_size(), hd_par_size() == 1 ? "" : "s");
   return s;
 }
+int hd_par_local_rank(int *local_size) {
+  MPI_Comm node;
+  int r = 0, s = 1;
+  if (hd_par_size() > 1 && MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, &s);
+    MPI_Comm_free(&node);
+  }
+  if (local_size) *local_size = s;
+  return r;
+}
+int hd_par_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
 #else
+  return 0;
+#endif
+}
+#else
+int hd_par_local_rank(int *local_size) {
+  if (local_size) *local_size = 1;
+  return 0;
+}
+int hd_par_cuda_aware(void) { return 0; }
 int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
   (void)argc, (void)argv, (void)err, (void)n;
   return 0;
@@ -223,35 +251,59 @@ void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]) {
 
 int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
 
+void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx) {
+  d->core = core;
+  d->ctx = ctx;
+}
+
 /* ---- halo exchange ------------------------------------------------------------ */
+
+#if defined(HD_HAVE_MPI)
+/* Strided copy between host buffers (fields in host memory). */
+static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t rows) {
+  size_t r;
+  (void)ctx;
+  for (r = 0; r < rows; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+  return HD_OK;
+}
+#endif
 
 int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
-  MPI_Datatype base = real_size == 4 ? MPI_FLOAT : MPI_DOUBLE, plane[4];
-  MPI_Comm comm;
-  int sizes[3], sub[3], start[4][3], lo, hi, b, rc = MPI_SUCCESS;
-  char *p = (char *)field;
+  /* a plane normal to `axis`: `rows` runs of `width` bytes, `pitch` apart */
+  const size_t width = (size_t)(axis == 1 ? size[0] : size[0] * size[1]) * real_size;
+  const size_t rows = (size_t)(axis == 1 ? size[2] : 1), pitch = (size_t)(size[0] * size[1]) * real_size;
+  const size_t stride = axis == 1 ? width : pitch, plane = width * rows; /* bytes from one plane index to the next */
+  hd_status (*get)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t) =
+      d->core ? d->core->download_2d : host_copy_2d;
+  hd_status (*put)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t) =
+      d->core ? d->core->upload_2d : host_copy_2d;
+  const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
+  char *p = (char *)field, *buf;
+  int rc = MPI_SUCCESS, ok = 1, b;
   if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
-  comm = *(MPI_Comm *)d->comm;
-  for (b = 0; b < 3; ++b) { /* C order: slowest axis first */
-    if (size[b] > 2147483647L) return snprintf(err, n, "a block is too large for MPI subarrays"), -1;
-    sizes[2 - b] = (int)size[b];
+  if (plane > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
+  if (!(buf = (char *)malloc(4 * plane))) return snprintf(err, n, "out of host memory for a halo exchange"), -1;
+  /* pack the planes at[0] (to lo) and at[1] (to hi) */
+  for (b = 0; b < 2 && ok; ++b)
+    ok = get(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows) == HD_OK;
+  if (ok) {
+    MPI_Comm comm = *(MPI_Comm *)d->comm;
+    /* up: mine to hi, lo's into my low ghosts; then down */
+    rc |= MPI_Sendrecv(buf + plane, (int)plane, MPI_BYTE, hi < 0 ? MPI_PROC_NULL : hi, 10 + axis, buf + 2 * plane,
+                       (int)plane, MPI_BYTE, lo < 0 ? MPI_PROC_NULL : lo, 10 + axis, comm, MPI_STATUS_IGNORE);
+    rc |= MPI_Sendrecv(buf, (int)plane, MPI_BYTE, lo < 0 ? MPI_PROC_NULL : lo, 20 + axis, buf + 3 * plane,
+                       (int)plane, MPI_BYTE, hi < 0 ? MPI_PROC_NULL : hi, 20 + axis, comm, MPI_STATUS_IGNORE);
   }
-  memcpy(sub, sizes, sizeof sub);
-  sub[2 - axis] = 1;
-  for (b = 0; b < 4; ++b) {
-    start[b][0] = start[b][1] = start[b][2] = 0;
-    start[b][2 - axis] = (int)at[b];
-    MPI_Type_create_subarray(3, sizes, sub, start[b], MPI_ORDER_C, base, &plane[b]);
-    MPI_Type_commit(&plane[b]);
-  }
-  lo = d->nbr[2 * axis] < 0 ? MPI_PROC_NULL : d->nbr[2 * axis];
-  hi = d->nbr[2 * axis + 1] < 0 ? MPI_PROC_NULL : d->nbr[2 * axis + 1];
-  /* up: my plane at[1] to hi, lo's into at[2]; then down */
-  rc |= MPI_Sendrecv(p, 1, plane[1], hi, 10 + axis, p, 1, plane[2], lo, 10 + axis, comm, MPI_STATUS_IGNORE);
-  rc |= MPI_Sendrecv(p, 1, plane[0], lo, 20 + axis, p, 1, plane[3], hi, 20 + axis, comm, MPI_STATUS_IGNORE);
-  for (b = 0; b < 4; ++b) MPI_Type_free(&plane[b]);
+  /* unpack what came: from lo into at[2], from hi into at[3] */
+  if (ok && rc == MPI_SUCCESS && lo >= 0)
+    ok = put(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows) == HD_OK;
+  if (ok && rc == MPI_SUCCESS && hi >= 0)
+    ok = put(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows) == HD_OK;
+  free(buf);
+  if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   return 0;
 #else

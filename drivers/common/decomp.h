@@ -15,6 +15,9 @@
 
 #include <hd/reduce.h>
 
+struct hd_core_ops;
+struct hd_ctx;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,6 +39,11 @@ int hd_par_max_doubles(double *v, int n);
 void hd_par_abort(int status);
 /* "MPI (Open MPI 4.1.4), 4 ranks" or "no MPI" for the run summary. */
 const char *hd_par_describe(void);
+/* This rank's index among the ranks of its node, and their number. */
+int hd_par_local_rank(int *local_size);
+/* 1 when the MPI library says at run time that it takes device pointers
+ * (Open MPI's MPIX_Query_cuda_support), 0 when it does not or cannot say. */
+int hd_par_cuda_aware(void);
 
 /* Element-wise sum over the ranks of n doubles, in place on rank 0 (other
  * ranks' buffers are left as they were).  Exact where at most one rank
@@ -58,6 +66,8 @@ typedef struct hd_decomp {
   int nbr[6];  /* rank across each face (xlo..zhi), -1 at the domain edge
                 * (a periodic axis split over ranks has no edge) */
   void *comm;  /* the Cartesian communicator (MPI builds) */
+  const struct hd_core_ops *core; /* how fields are copied (NULL: host memory) */
+  struct hd_ctx *ctx;
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
@@ -68,16 +78,21 @@ int hd_decomp_create(hd_decomp *d, int dim, const long gn[3], int keep, int wrap
 void hd_decomp_destroy(hd_decomp *d);
 /* Cells per axis and first cell of any rank's block (as the rank computes). */
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
+/* Fields live in the memory of this backend from now on (device memory
+ * for CUDA): exchanges pack and unpack planes with its strided copies and
+ * stage them through host buffers. */
+void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx);
+
 /* Whether face f (0..5) of this rank's block is on the domain boundary. */
 int hd_decomp_owns_face(const hd_decomp *d, int f);
 
-/* Exchange the one-cell halos of a host field with one ghost layer around
+/* Exchange the one-cell halos of a field with one ghost layer around
  * this rank's block (the hd_grid layout, x fastest); real_size 4 or 8.
  * 0, or -1 + message. */
 int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
 
 /* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
- * host field of padded extents size[3] (x fastest), send the plane at
+ * field of padded extents size[3] (x fastest), send the plane at
  * index at[0] to the low neighbour and at[1] to the high one, receive the
  * low neighbour's into at[2] and the high one's into at[3]; planes span
  * the whole padded extent of the other axes.  0, or -1 + message. */

@@ -50,11 +50,31 @@ int hd_drv_parse(cli_opt *opts, int argc, char **argv, const char *prog, const c
 
 int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_core_ops **core,
                 char *why, size_t n) {
-  if (hd_backend_open(c->backend - 1, (int)c->device, ctx, core, why, n) != HD_OK) {
-    fprintf(stderr, "%s: error: %s\n", prog, ctx->msg);
+  const int first = (int)c->device;
+  int device = first, bad;
+  if (hd_par_size() > 1 && c->backend == 1 + HD_B_CUDA && hd_core_get(HD_B_CUDA)) {
+    /* one GPU per rank of a node, counted from --device */
+    int local_size = 1;
+    const int local = hd_par_local_rank(&local_size), gpus = hd_core_get(HD_B_CUDA)->device_count() - first;
+    if (gpus > 0) {
+      device = first + local % gpus;
+      if (local == 0 && local_size > gpus)
+        fprintf(stderr, "%s: warning: %d ranks on this node share %d GPU%s\n", prog, local_size, gpus,
+                gpus == 1 ? "" : "s");
+    }
+  }
+  bad = hd_backend_open(c->backend - 1, device, ctx, core, why, n) != HD_OK;
+  if (hd_par_any(bad)) { /* every rank stops when one cannot start */
+    const int all = !hd_par_any(!bad); /* then the reason is the same: rank 0 says it */
+    if (bad && !all) fprintf(stderr, "%s: error: rank %d: %s\n", prog, hd_par_rank(), ctx->msg);
+    else if (bad && hd_par_rank() == 0) fprintf(stderr, "%s: error: %s\n", prog, ctx->msg);
+    if (!bad) (*core)->destroy(ctx);
     return c->backend == 0 ? 1 : 2;
   }
   ctx->threads = (int)c->threads;
+  if (hd_par_size() > 1 && (*core)->id == HD_B_CUDA && hd_par_rank() == 0)
+    fprintf(stderr, "%s: halos staged through host memory (MPI %s CUDA-aware)\n", prog,
+            hd_par_cuda_aware() ? "is" : "is not known to be");
   return 0;
 }
 
@@ -79,8 +99,7 @@ int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints) {
     snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
     return hd_drv_usage_error(prog, err);
   }
-  if (c->backend == 1 + HD_B_CUDA)
-    return hd_drv_usage_error(prog, "--backend=cuda: runs on more than one rank use the serial or OpenMP backend for now");
+  /* auto stays on the CPU: GPUs under MPI are asked for (--backend=cuda) */
   if (c->backend == 0) c->backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
   return 0;
 }

@@ -412,6 +412,7 @@ static int run(int argc, char **argv) {
   }
 #endif
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
+  hd_decomp_use_backend(&r.dc, core, &ctx);
   ops = fdtd_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     core->destroy(&ctx);

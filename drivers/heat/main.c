@@ -291,6 +291,7 @@ static int run(int argc, char **argv) {
   pl = p; /* this rank's block */
   for (d = 0; d < 3; ++d) pl.n[d] = hr.dc.ln[d], pl.origin[d] = hr.dc.off[d], pl.cells[d] = p.n[d];
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
+  hd_decomp_use_backend(&hr.dc, core, &ctx);
   ops = heat_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
