@@ -5,7 +5,8 @@
 # summary table.  Usage, from the repository root:
 #   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick]
 # MODULES picks the benchmark and sanitizer sections (default: all);
-# the build and the whole test suite always run.
+# the build and the whole test suite always run; on a machine with 2 or
+# more GPUs the MPI scaling tables (bench/scaling.sh) run too.
 set -u
 MODULES=${MODULES:-heat nbody fdtd cavity ns}
 want() { case " $MODULES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -91,6 +92,13 @@ log "benchmarks"
     ./drivers/hd-ns --n=512 --dt=1e-3 --backend=cuda --output=/tmp/seed --progress=0 --frames=0 2>&1 |
       grep -E '^(steps|time|max_dp|mass|energy|wall|cell_stages)' | tr '\n' ' '
     echo
+  fi
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  if [ -n "$mpi" ] && [ "$ngpu" -ge 2 ]; then
+    echo "-- MPI scaling over $ngpu GPUs: heat 3-D 512^3 and FDTD 400^3 a rank (weak), the largest grid (strong) --"
+    ranks="1 2"
+    [ "$ngpu" -ge 4 ] && ranks="1 2 4"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 sh bench/scaling.sh . cuda "$ranks" 512 400 200
   fi
 } 2>&1 | tee "$OUT/bench.txt"
 

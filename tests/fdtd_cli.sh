@@ -71,6 +71,11 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q RectilinearGrid out.vtr && echo 0 || e
   "a non-uniform mesh writes a rectilinear volume; PML boundaries run"
 
 clean_dir
+run --input=good.in --volume=no --steps=10
+result $([ "$(cat rc)" -eq 0 ] && [ -s out_probes.csv ] && [ ! -e out.vti ] && grep -q '(no volume)' stdout && echo 0 || echo 1) \
+  "--volume=no writes the series and no volume"
+
+clean_dir
 run --input=good.in --converge=0.5 --steps=2000 --average-every=20
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^converged: yes$' stdout && echo 0 || echo 1) "--converge stops a decaying run early"
 

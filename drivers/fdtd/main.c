@@ -25,7 +25,7 @@ typedef struct fdtd_cli {
   hd_drv_common com;
   fdtd_input in;
   long bench, average_every, block[3];
-  int nblock;
+  int nblock, volume;
   char slice[128];
 } fdtd_cli;
 
@@ -262,7 +262,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
     const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
                           (m->node[2][nz] - m->node[2][0]) / nz};
     const int uni = uniform_mesh(&c->in);
-    if ((uni ? hd_vti_write(vol, n64, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
+    if (vol && (uni ? hd_vti_write(vol, n64, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
       snprintf(err, errn, "cannot write %.900s", vol->path);
       goto done;
     }
@@ -336,7 +336,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
   long step = 0, step0 = 0, every, pad;
-  int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0;
+  int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5];
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -366,12 +366,14 @@ static int run(int argc, char **argv) {
       {"steps", CLI_INT, &c.in.steps, "N", "time steps (default 2000)", 0, 1e12, 0, NULL, 0, 0, 0},
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
+      {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
   memset(&r, 0, sizeof r);
   memset(&m, 0, sizeof m);
+  c.volume = 1;
   hd_drv_common_defaults(&c.com, "fdtd");
   fdtd_input_defaults(&c.in);
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
@@ -399,6 +401,7 @@ static int run(int argc, char **argv) {
   if (c.slice[0] && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
   have_slice = c.slice[0] != '\0';
+  want[0] = want[1] = 1, want[2] = c.volume, want[3] = want[4] = have_slice;
   /* blocks of whole x rows; periodic axes stay whole (their wrap is local) */
   for (k = 1; k < 3; ++k)
     if (fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC) keep |= 1 << k;
@@ -458,10 +461,11 @@ static int run(int argc, char **argv) {
   if (!c.com.bench && root) { /* rank 0 writes every output */
     const char *suffix[5] = {"_probes.csv", "_average.csv", uniform_mesh(&c.in) ? ".vti" : ".vtr", "_slice.vtr", "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
-    for (k = 0; k < (have_slice ? 5 : 3) && !bad; ++k) {
+    for (k = 0; k < 5 && !bad; ++k) {
+      if (!want[k]) continue;
       snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
       if (hd_out_open(o[k], path, err, sizeof err)) {
-        while (k-- > 0) hd_out_abort(o[k]);
+        while (k-- > 0) hd_out_abort(o[k]); /* aborting one never opened is a no-op */
         bad = 1;
       }
     }
@@ -590,14 +594,15 @@ static int run(int argc, char **argv) {
   if (core->sync(&ctx) != HD_OK) goto runtime_error;
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
-  if (write_fields(&c, ops, &ctx, state, &r, pad, have_slice ? &sl : NULL, &vol, &slv, &png, err, sizeof err)) {
+  if ((c.volume || have_slice) && write_fields(&c, ops, &ctx, state, &r, pad, have_slice ? &sl : NULL,
+                                               c.volume ? &vol : NULL, &slv, &png, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
   if (root) {
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
-    for (k = 0; k < (have_slice ? 5 : 3); ++k)
-      if (hd_out_commit(o[k], err, sizeof err)) {
+    for (k = 0; k < 5; ++k)
+      if (want[k] && hd_out_commit(o[k], err, sizeof err)) {
         hd_fail(&ctx, HD_ERR_IO, "%s", err);
         goto runtime_error;
       }
@@ -612,8 +617,9 @@ static int run(int argc, char **argv) {
          c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
          c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, m.nmat, c.in.nobj, c.in.nfeed, c.in.nprobe, m.dt,
          fdtd_input_dt_max(&c.in), step, converged ? "yes" : "no", bytes / 1e9, wall,
-         wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, c.com.output, c.com.output, c.com.output,
-         uniform_mesh(&c.in) ? ".vti" : ".vtr", have_slice ? " and the slice" : "");
+         wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, c.com.output, c.com.output,
+         c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
+         have_slice ? " and the slice" : "");
   rc = 0;
   goto cleanup;
 

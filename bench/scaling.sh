@@ -1,0 +1,61 @@
+#!/bin/sh
+# Weak and strong scaling of hd-heat (3-D) and hd-fdtd over MPI ranks, one
+# GPU (or CPU backend) per rank.  Rates come from the runs' own summary
+# (cells x steps / wall time of the step loop, diagnostics included, output
+# writing not); efficiency is rate(P) / (P rate(1)) for weak scaling and
+# rate(P) / (P rate(1)) on the fixed grid for strong scaling.
+#   bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+# Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
+# double (the axes MPI_Dims_create splits); strong: the largest weak grid
+# on every rank count.
+set -u
+dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-200}
+run() { # np, program, arguments...
+  np=$1 prog=$2
+  shift 2
+  mpiexec -n "$np" "$dir/drivers/$prog" --backend="$backend" --progress=0 "$@" </dev/null 2>/dev/null
+}
+rate() { awk -F': ' '$1 == "cell_updates_per_second" || $1 == "mcells_steps_per_second" { print $2 }'; }
+# y and z multipliers for np ranks (np a power of two, y first)
+grow() {
+  y=1 z=1 p=$1
+  while [ "$p" -gt 1 ]; do
+    if [ "$y" -le "$z" ]; then y=$((y * 2)); else z=$((z * 2)); fi
+    p=$((p / 2))
+  done
+  echo "$y $z"
+}
+max=1
+for np in $ranks; do [ "$np" -gt "$max" ] && max=$np; done
+set -- $(grow "$max")
+my=$1 mz=$2
+tmp=$(mktemp -d)
+printf '| program | kind | ranks | cells | rate (cells·steps/s) | efficiency |\n|---|---|---|---|---|---|\n'
+for prog in hd-heat hd-fdtd; do
+  for kind in weak strong; do
+    base=
+    for np in $ranks; do
+      set -- $(grow "$np")
+      if [ "$kind" = weak ]; then gy=$1 gz=$2; else gy=$my gz=$mz; fi
+      if [ "$prog" = hd-heat ]; then
+        n="$nh,$((nh * gy)),$((nh * gz))"
+        r=$(run "$np" hd-heat --dim=3 --n="$n" --steps="$steps" --csv-every="$steps" --vti=no --precision=single \
+              --output="$tmp/h" | rate)
+      else
+        n="$nf,$((nf * gy)),$((nf * gz))"
+        r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \
+              --feed=Z,0.5,0.5,0.5,1,50 --frequency=1e9 --steps="$steps" --average-every="$steps" --precision=single --volume=no \
+              --output="$tmp/f" | rate)
+        [ -n "$r" ] && r=$(echo "$r" | awk '{ print $1 * 1e6 }')
+      fi
+      if [ -z "$r" ]; then
+        echo "| $prog | $kind | $np | $n | failed | |"
+        continue
+      fi
+      [ -z "$base" ] && base=$(echo "$r $np" | awk '{ print $1 / $2 }')
+      echo "$r $np $base" | awk -v p="$prog" -v k="$kind" -v n="$n" \
+        '{ printf "| %s | %s | %d | %s | %.4g | %.1f %% |\n", p, k, $2, n, $1, 100 * $1 / ($2 * $3) }'
+    done
+  done
+done
+rm -rf "$tmp"
