@@ -138,27 +138,72 @@ void hd_par_block(long n, int rank, int size, long *lo, long *hi) {
   *hi = *lo + q + (rank < r);
 }
 
-int hd_par_allgather(void *arr, size_t elem, long n) {
+#if defined(HD_HAVE_MPI)
+typedef struct par_gather {
+  int count;
+  int *counts, *displs;
+  MPI_Request req[1]; /* count of them */
+} par_gather;
+#endif
+
+int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, int part) {
 #if defined(HD_HAVE_MPI)
   const int size = hd_par_size();
-  int *counts, *displs, r, rc;
+  par_gather *g;
+  int r, k, rc = MPI_SUCCESS;
+  *handle = NULL;
   if (size == 1) return 0;
   if ((double)n * (double)elem > 2147483647.0) return -1;
-  if (!(counts = (int *)malloc(2 * (size_t)size * sizeof(int)))) return -1;
-  displs = counts + size;
+  g = (par_gather *)malloc(sizeof *g + (size_t)count * sizeof(MPI_Request));
+  if (!g) return -1;
+  g->counts = (int *)malloc(2 * (size_t)size * sizeof(int));
+  if (!g->counts) {
+    free(g);
+    return -1;
+  }
+  g->displs = g->counts + size;
   for (r = 0; r < size; ++r) {
     long lo, hi;
     hd_par_block(n, r, size, &lo, &hi);
-    counts[r] = (int)((hi - lo) * (long)elem);
-    displs[r] = (int)(lo * (long)elem);
+    if (part >= 0) hd_par_half(lo, hi, part, &lo, &hi);
+    g->counts[r] = (int)((hi - lo) * (long)elem);
+    g->displs[r] = (int)(lo * (long)elem);
   }
-  rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, arr, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-  free(counts);
-  return rc == MPI_SUCCESS ? 0 : -1;
+  for (k = 0; k < count; ++k)
+    rc |= MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, arr[k], g->counts, g->displs, MPI_BYTE, MPI_COMM_WORLD, &g->req[k]);
+  g->count = count;
+  *handle = g;
+  if (rc != MPI_SUCCESS) {
+    hd_par_gather_wait(g);
+    *handle = NULL;
+    return -1;
+  }
+  return 0;
 #else
-  (void)arr, (void)elem, (void)n;
+  (void)arr, (void)count, (void)elem, (void)n, (void)part;
+  *handle = NULL;
   return 0;
 #endif
+}
+
+int hd_par_gather_wait(void *handle) {
+#if defined(HD_HAVE_MPI)
+  par_gather *g = (par_gather *)handle;
+  int rc;
+  if (!g) return 0;
+  rc = MPI_Waitall(g->count, g->req, MPI_STATUSES_IGNORE);
+  free(g->counts);
+  free(g);
+  return rc == MPI_SUCCESS ? 0 : -1;
+#else
+  (void)handle;
+  return 0;
+#endif
+}
+
+int hd_par_allgather(void *arr, size_t elem, long n) {
+  void *h;
+  return hd_par_gather_start(&h, &arr, 1, elem, n, -1) ? -1 : hd_par_gather_wait(h);
 }
 
 /* ---- decomposition ---------------------------------------------------------- */

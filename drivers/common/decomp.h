@@ -57,6 +57,19 @@ void hd_par_block(long n, int rank, int size, long *lo, long *hi);
  * hd_par_block) onto every rank, in place.  0, or -1. */
 int hd_par_allgather(void *arr, size_t elem, long n);
 
+/* The same without waiting, for count arrays at once, each rank giving
+ * `part` of its block: 0 or 1 its first or second half (hd_par_half), -1
+ * all of it.  *handle (NULL on one rank) goes to hd_par_gather_wait, which
+ * completes and frees it.  0, or -1 (nothing left to wait for). */
+int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+int hd_par_gather_wait(void *handle);
+/* Half `part` (0 or 1) of the items [lo, hi). */
+static inline void hd_par_half(long lo, long hi, int part, long *plo, long *phi) {
+  const long mid = lo + (hi - lo) / 2;
+  *plo = part ? mid : lo;
+  *phi = part ? hi : mid;
+}
+
 typedef struct hd_decomp {
   int dim, rank, size;
   int dims[3], coords[3];

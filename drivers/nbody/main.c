@@ -238,7 +238,7 @@ static int run(int argc, char **argv) {
   p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
   if (ranks > 1) {
     hd_par_block(p.n, hd_par_rank(), ranks, &p.lo, &p.hi);
-    p.share = hd_par_allgather;
+    p.share_start = hd_par_gather_start, p.share_wait = hd_par_gather_wait;
   }
 
   memset(&csv, 0, sizeof csv);

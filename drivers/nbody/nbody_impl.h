@@ -8,6 +8,7 @@
 #include <hd/memory.h>
 #include <hd/nbody.h>
 
+#include "decomp.h"
 #include "state_io.h"
 
 enum { NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ, NB_M, NB_ARRAYS };
@@ -16,17 +17,18 @@ typedef struct nbody_state {
   hd_real *a[NB_ARRAYS]; /* device arrays, n each */
   double *phi;           /* potential, allocated on first diagnostics */
   hd_idx n, lo, hi; /* forces of [lo, hi) here, the rest by share */
-  int (*share)(void *arr, size_t elem, long n);
+  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+  int (*share_wait)(void *handle);
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
 } nbody_state;
 
 /* After a partial computation: the other ranks' blocks of each array. */
 static hd_status nb_share(hd_ctx *ctx, const nbody_state *st, void *const *arr, int count, size_t elem) {
-  int k;
-  if (!st->share) return HD_OK;
-  for (k = 0; k < count; ++k)
-    if (st->share(arr[k], elem, (long)st->n)) return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  void *h;
+  if (!st->share_start) return HD_OK;
+  if (st->share_start(&h, arr, count, elem, (long)st->n, -1) || st->share_wait(h))
+    return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
   return HD_OK;
 }
 
@@ -39,28 +41,41 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   free(st);
 }
 
+/* Accelerations of bodies [lo, hi). */
+static hd_status nb_accel_range(hd_ctx *ctx, const nbody_state *st, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
+  const int saved = ctx->block[0];
+  hd_status s;
+  if (!st->tuned) return hd_nbody_accel_generic(ctx, a, lo, hi);
+  ctx->block[0] = st->splits; /* the tuned CUDA kernel reads its split count there */
+  s = hd_nbody_accel_tuned_range(ctx, a, lo, hi);
+  ctx->block[0] = saved;
+  return s;
+}
+
 static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   nbody_state *st = (nbody_state *)state;
   hd_nbody_args a;
-  hd_status s;
-  int saved = ctx->block[0];
+  hd_status s = HD_OK;
+  void *acc[3], *h[2] = {NULL, NULL};
+  int part, bad = 0;
   a.x = st->a[NB_X], a.y = st->a[NB_Y], a.z = st->a[NB_Z], a.m = st->a[NB_M];
   a.ax = st->a[NB_AX], a.ay = st->a[NB_AY], a.az = st->a[NB_AZ];
   a.n = st->n;
   a.eps2 = st->eps2;
   a.periodic = st->periodic;
-  if (!st->tuned) {
-    s = hd_nbody_accel_generic(ctx, &a, st->lo, st->hi);
-  } else {
-    ctx->block[0] = st->splits; /* the tuned CUDA kernel reads its split count there */
-    s = hd_nbody_accel_tuned_range(ctx, &a, st->lo, st->hi);
-    ctx->block[0] = saved;
+  if (!st->share_start) return nb_accel_range(ctx, st, &a, st->lo, st->hi);
+  /* the first half of the block travels while the second is computed (a
+   * body's acceleration does not depend on the range it is computed in) */
+  acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
+  for (part = 0; part < 2 && s == HD_OK; ++part) {
+    long lo, hi;
+    hd_par_half(st->lo, st->hi, part, &lo, &hi);
+    s = nb_accel_range(ctx, st, &a, lo, hi);
+    if (s == HD_OK && st->share_start(&h[part], acc, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
   }
-  if (s == HD_OK) {
-    void *acc[3];
-    acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
-    s = nb_share(ctx, st, acc, 3, sizeof(hd_real));
-  }
+  for (part = 0; part < 2; ++part)
+    if (h[part] && st->share_wait(h[part])) bad = 1;
+  if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
   return s;
 }
 
@@ -75,9 +90,9 @@ static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
   st->n = p->n;
-  st->share = p->share;
-  st->lo = p->share ? p->lo : 0;
-  st->hi = p->share ? p->hi : p->n;
+  st->share_start = p->share_start, st->share_wait = p->share_wait;
+  st->lo = p->share_start ? p->lo : 0;
+  st->hi = p->share_start ? p->hi : p->n;
   st->periodic = p->periodic;
   st->integrator = p->integrator;
   st->tuned = p->variant != NBODY_VARIANT_GENERIC;

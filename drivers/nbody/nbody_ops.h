@@ -20,11 +20,13 @@ typedef struct nbody_problem {
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
   /* Distributed runs (CPU backends): every rank holds all bodies but
-   * computes forces and potentials of [lo, hi) only, then `share` fills in
-   * the other ranks' blocks (an in-place allgather of n items of elem
-   * bytes; 0 or -1).  share NULL: all bodies here. */
+   * computes forces and potentials of [lo, hi) only; share_start begins
+   * filling in the other ranks' parts of count arrays (an in-place
+   * allgather of n items of elem bytes, part as hd_par_gather_start) and
+   * share_wait completes it (0 or -1).  NULL: all bodies here. */
   long lo, hi;
-  int (*share)(void *arr, size_t elem, long n);
+  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+  int (*share_wait)(void *handle);
 } nbody_problem;
 
 typedef struct nbody_ops {
