@@ -161,35 +161,27 @@ mpirun 3 $nargs --steps=40 --output=ck/ns >/dev/null 2>&1 &&
   mpirun 3 $nargs --steps=40 --output=ck/na --restart=ck/nh.ckpt.000000000020 >/dev/null 2>&1 &&
   cmp -s ck/ns_000040.vtp ck/na_000040.vtp && [ -z "$(ls ck | grep '^nh\.r')" ]
 result $? "hd-nbody on 3 ranks: one checkpoint file; 20 + restart + 20 gives the bodies of 40 straight"
-# FDTD on 3 ranks: 120 steps straight and 60 + checkpoint + restart + 60
-# give the same fields (Mur and PML state in each rank's file)
-bin="$top/drivers/hd-fdtd"
+# checkpoints of the other grid modules on 3 ranks: N steps straight, and
+# N/2 + checkpoint + restart + N/2, give the same fields and last rows
+restart3() { # driver, checkpoint step, files compared, files whose last row is compared, arguments...
+  bin="$top/drivers/hd-$1" every=$2 at=$(printf '%012d' "$2") full=$3 last=$4
+  shift 4
+  mpirun 3 "$@" --output=ck/s >/dev/null 2>&1 &&
+    mpirun 3 "$@" --output=ck/h --checkpoint-every="$every" >/dev/null 2>&1 &&
+    mpirun 3 "$@" --output=ck/a --restart="ck/h.ckpt.$at" >/dev/null 2>&1 && [ -e "ck/h.r2of3.ckpt.$at" ] || return 1
+  for f in $full; do cmp -s "ck/s$f" "ck/a$f" || return 1; done
+  for f in $last; do [ "$(tail -n 1 "ck/s$f")" = "$(tail -n 1 "ck/a$f")" ] || return 1; done
+}
+rm -rf ck && mkdir ck
 # shellcheck disable=SC2086
-mpirun 3 $fdtd --boundary=pml --output=ck/fs >/dev/null 2>&1 &&
-  mpirun 3 $fdtd --boundary=pml --output=ck/fh --checkpoint-every=60 >/dev/null 2>&1 &&
-  mpirun 3 $fdtd --boundary=pml --output=ck/fa --restart=ck/fh.ckpt.000000000060 >/dev/null 2>&1 &&
-  cmp -s ck/fs.vti ck/fa.vti && [ -e ck/fh.r2of3.ckpt.000000000060 ] &&
-  [ "$(tail -n 1 ck/fs_probes.csv)" = "$(tail -n 1 ck/fa_probes.csv)" ]
-result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and probes of 120 straight"
-# compressible flow on 3 ranks: 30 + checkpoint + restart + 30 steps
-bin="$top/drivers/hd-ns"
-nsargs="--n=40 --steps=60 --frames=2 --monitor-every=5 --png=no"
-# shellcheck disable=SC2086
-mpirun 3 $nsargs --output=ck/qs >/dev/null 2>&1 &&
-  mpirun 3 $nsargs --output=ck/qh --checkpoint-every=30 >/dev/null 2>&1 &&
-  mpirun 3 $nsargs --output=ck/qa --restart=ck/qh.ckpt.000000000030 >/dev/null 2>&1 &&
-  cmp -s ck/qs_0002.vtr ck/qa_0002.vtr && [ -e ck/qh.r2of3.ckpt.000000000030 ] &&
-  [ "$(tail -n 1 ck/qs_history.csv)" = "$(tail -n 1 ck/qa_history.csv)" ]
+restart3 fdtd 60 .vti _probes.csv $fdtd --boundary=pml
+result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and probes of 120 straight (Mur and PML state in each rank's file)"
+rm -rf ck && mkdir ck
+restart3 ns 30 _0002.vtr _history.csv --n=40 --steps=60 --frames=2 --monitor-every=5 --png=no
 result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow and history of 60 straight"
-# the cavity on 3 ranks: 60 + checkpoint + restart + 60 steps
-bin="$top/drivers/hd-cavity"
-cargs="--n=32 --solver=sor --steps=120 --monitor-every=20 --steady=0 --png=no"
-# shellcheck disable=SC2086
-mpirun 3 $cargs --output=ck/cs >/dev/null 2>&1 &&
-  mpirun 3 $cargs --output=ck/ch --checkpoint-every=60 >/dev/null 2>&1 &&
-  mpirun 3 $cargs --output=ck/ca --restart=ck/ch.ckpt.000000000060 >/dev/null 2>&1 &&
-  cmp -s ck/cs.vtr ck/ca.vtr && [ -e ck/ch.r2of3.ckpt.000000000060 ]
-result $? "hd-cavity on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields of 120 straight"
+rm -rf ck && mkdir ck
+restart3 cavity 60 .vtr _history.csv --n=32 --solver=sor --steps=120 --monitor-every=20 --steady=0 --png=no
+result $? "hd-cavity on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and history of 120 straight"
 bin="$top/drivers/hd-heat"
 
 # what distributed runs refuse: one line from rank 0 (mpiexec adds its own

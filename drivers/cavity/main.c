@@ -238,7 +238,7 @@ static int run(int argc, char **argv) {
   hd_out csv, hist, vol, png;
   hd_progress prog;
   cavity_progress pr;
-  char err[1024], why[512], path[4096 + 32];
+  char err[1024], why[512];
   void *state = NULL;
   double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, pmin = 0, xmin = 0,
                                                            ymin = 0, change = -1;
@@ -340,24 +340,16 @@ static int run(int argc, char **argv) {
     goto out;
   }
 
-  memset(&csv, 0, sizeof csv), memset(&hist, 0, sizeof hist), memset(&vol, 0, sizeof vol), memset(&png, 0, sizeof png);
   have_png = c.png;
-  bad = 0;
-  if (root) { /* rank 0 writes every output */
+  memset(&png, 0, sizeof png);
+  { /* rank 0 writes every output */
     const char *suffix[4] = {"_centreline.csv", "_history.csv", ".vtr", "_psi.png"};
     hd_out *o[4] = {&csv, &hist, &vol, &png};
-    for (k = 0; k < (have_png ? 4 : 3) && !bad; ++k) {
-      snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
-      if (hd_out_open(o[k], path, err, sizeof err)) {
-        while (k-- > 0) hd_out_abort(o[k]);
-        bad = 1;
-      }
+    if (hd_drv_open_outputs(o, suffix, NULL, have_png ? 4 : 3, c.com.output, err, sizeof err)) {
+      core->destroy(&ctx);
+      rc = hd_drv_usage_error(PROG, err);
+      goto out;
     }
-  }
-  if (hd_par_any(bad)) {
-    core->destroy(&ctx);
-    rc = hd_drv_usage_error(PROG, bad ? err : "rank 0 cannot open the outputs");
-    goto out;
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s%s%s\n", core->name,

@@ -78,6 +78,24 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   return 0;
 }
 
+int hd_drv_open_outputs(struct hd_out *const *o, const char *const *suffix, const int *want, int count,
+                        const char *prefix, char *err, size_t n) {
+  char path[4096 + 64];
+  int k, bad = 0;
+  for (k = 0; k < count; ++k) memset(o[k], 0, sizeof *o[k]);
+  for (k = 0; hd_par_rank() == 0 && k < count && !bad; ++k) {
+    if (want && !want[k]) continue;
+    snprintf(path, sizeof path, "%s%s", prefix, suffix[k]);
+    if (hd_out_open(o[k], path, err, n)) {
+      while (k-- > 0) hd_out_abort(o[k]); /* a no-op on outputs never opened */
+      bad = 1;
+    }
+  }
+  if (!hd_par_any(bad)) return 0;
+  if (!bad) snprintf(err, n, "rank 0 cannot open the outputs");
+  return -1;
+}
+
 int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int argc, char **argv) {
   char err[256];
   int rc;

@@ -84,6 +84,13 @@ int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int a
  * after the message. */
 int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints);
 
+/* Open the outputs PREFIX + suffix[k] for which want[k] (NULL: all) on
+ * rank 0 only, every rank agreeing: 0, or -1 with rank 0's reason in err
+ * (on other ranks a note that rank 0 failed) and nothing left open. */
+struct hd_out;
+int hd_drv_open_outputs(struct hd_out *const *o, const char *const *suffix, const int *want, int count,
+                        const char *prefix, char *err, size_t n);
+
 /* Check device and host memory needs before allocating; returns 0, or 2
  * after printing "grid too large for memory" style reasons naming `what`. */
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,

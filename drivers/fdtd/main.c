@@ -332,7 +332,7 @@ static int run(int argc, char **argv) {
   hd_ctx ctx;
   hd_out probes, avg, vol, slv, png;
   hd_progress prog;
-  char err[1024], why[512], path[4096 + 32];
+  char err[1024], why[512];
   void *state = NULL;
   double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
   long step = 0, step0 = 0, every, pad;
@@ -455,25 +455,14 @@ static int run(int argc, char **argv) {
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   pad = fdtd_pad(&m);
   nrec = c.in.nprobe + 2 * c.in.nfeed;
-  memset(&probes, 0, sizeof probes), memset(&avg, 0, sizeof avg), memset(&vol, 0, sizeof vol);
-  memset(&slv, 0, sizeof slv), memset(&png, 0, sizeof png);
-  bad = 0;
-  if (!c.com.bench && root) { /* rank 0 writes every output */
+  { /* rank 0 writes every output */
     const char *suffix[5] = {"_probes.csv", "_average.csv", uniform_mesh(&c.in) ? ".vti" : ".vtr", "_slice.vtr", "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
-    for (k = 0; k < 5 && !bad; ++k) {
-      if (!want[k]) continue;
-      snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
-      if (hd_out_open(o[k], path, err, sizeof err)) {
-        while (k-- > 0) hd_out_abort(o[k]); /* aborting one never opened is a no-op */
-        bad = 1;
-      }
+    if (c.com.bench) want[0] = want[1] = want[2] = want[3] = want[4] = 0;
+    if (hd_drv_open_outputs(o, suffix, want, 5, c.com.output, err, sizeof err)) {
+      core->destroy(&ctx);
+      goto usage;
     }
-  }
-  if (hd_par_any(bad)) {
-    core->destroy(&ctx);
-    if (!bad) snprintf(err, sizeof err, "rank 0 cannot open the outputs");
-    goto usage;
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s%s%s\n", core->name,

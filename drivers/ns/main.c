@@ -332,24 +332,16 @@ static int run(int argc, char **argv) {
     core->destroy(&ctx);
     goto out;
   }
-  memset(&hist, 0, sizeof hist), memset(&pvd, 0, sizeof pvd), memset(png, 0, sizeof png);
-  bad = 0;
-  if (root) { /* rank 0 writes every output */
+  nout = c.png ? 4 : 2;
+  memset(png, 0, sizeof png);
+  { /* rank 0 writes every output */
     const char *suffix[4] = {"_history.csv", ".pvd", "_pressure.png", "_vorticity.png"};
     hd_out *o[4] = {&hist, &pvd, &png[0], &png[1]};
-    nout = c.png ? 4 : 2;
-    for (k = 0; k < nout && !bad; ++k) {
-      snprintf(path, sizeof path, "%s%s", c.com.output, suffix[k]);
-      if (hd_out_open(o[k], path, err, sizeof err)) {
-        while (k-- > 0) hd_out_abort(o[k]);
-        bad = 1;
-      }
+    if (hd_drv_open_outputs(o, suffix, NULL, (int)nout, c.com.output, err, sizeof err)) {
+      core->destroy(&ctx);
+      rc = hd_drv_usage_error(PROG, err);
+      goto out;
     }
-  }
-  if (hd_par_any(bad)) {
-    core->destroy(&ctx);
-    rc = hd_drv_usage_error(PROG, bad ? err : "rank 0 cannot open the outputs");
-    goto out;
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld nodes, Mach %g, Re %g, dt %g, %ld steps%s%s%s%s\n",
