@@ -47,11 +47,9 @@ typedef struct hd_core_ops {
    * loop and (CUDA) by cudaMemcpy, in bytes read plus written per second:
    * the bandwidth ceiling benchmarks are compared with. */
   hd_status (*copy_bandwidth)(hd_ctx *ctx, size_t bytes, int reps, double *bytes_per_s);
-  /* strided copies (hd_dev_download_2d / hd_dev_upload_2d): halo planes */
-  hd_status (*download_2d)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                           size_t rows);
-  hd_status (*upload_2d)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                         size_t rows);
+  /* strided copies between host and backend memory (hd_dev_copy_2d): halo planes */
+  hd_status (*copy_2d)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t rows, int to_device);
   int (*device_count)(void); /* GPUs this process sees (0 on CPU backends) */
 } hd_core_ops;
 

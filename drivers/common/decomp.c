@@ -306,9 +306,9 @@ void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct 
 #if defined(HD_HAVE_MPI)
 /* Strided copy between host buffers (fields in host memory). */
 static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                              size_t rows) {
+                              size_t rows, int to_device) {
   size_t r;
-  (void)ctx;
+  (void)ctx, (void)to_device;
   for (r = 0; r < rows; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
   return HD_OK;
 }
@@ -321,10 +321,8 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
   const size_t width = (size_t)(axis == 1 ? size[0] : size[0] * size[1]) * real_size;
   const size_t rows = (size_t)(axis == 1 ? size[2] : 1), pitch = (size_t)(size[0] * size[1]) * real_size;
   const size_t stride = axis == 1 ? width : pitch, plane = width * rows; /* bytes from one plane index to the next */
-  hd_status (*get)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t) =
-      d->core ? d->core->download_2d : host_copy_2d;
-  hd_status (*put)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t) =
-      d->core ? d->core->upload_2d : host_copy_2d;
+  hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
+      d->core ? d->core->copy_2d : host_copy_2d;
   const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
   char *p = (char *)field, *buf;
   int rc = MPI_SUCCESS, ok = 1, b;
@@ -333,7 +331,7 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
   if (!(buf = (char *)malloc(4 * plane))) return snprintf(err, n, "out of host memory for a halo exchange"), -1;
   /* pack the planes at[0] (to lo) and at[1] (to hi) */
   for (b = 0; b < 2 && ok; ++b)
-    ok = get(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows) == HD_OK;
+    ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows, 0) == HD_OK;
   if (ok) {
     MPI_Comm comm = *(MPI_Comm *)d->comm;
     /* up: mine to hi, lo's into my low ghosts; then down */
@@ -344,9 +342,9 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
   }
   /* unpack what came: from lo into at[2], from hi into at[3] */
   if (ok && rc == MPI_SUCCESS && lo >= 0)
-    ok = put(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows) == HD_OK;
+    ok = copy(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows, 1) == HD_OK;
   if (ok && rc == MPI_SUCCESS && hi >= 0)
-    ok = put(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows) == HD_OK;
+    ok = copy(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows, 1) == HD_OK;
   free(buf);
   if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;

@@ -92,28 +92,19 @@ HD_HOST_FN hd_status hd_dev_download(hd_ctx *ctx, void *dst, const void *src, si
   return HD_OK;
 }
 
-/* Strided copies: `rows` runs of `width` bytes, `spitch` bytes apart in
+/* Strided copy between host and device (to_device: host to device, else
+ * device to host): `rows` runs of `width` bytes, `spitch` bytes apart in
  * the source and `dpitch` in the destination (a plane of a field, packed
  * for a halo exchange or unpacked after it). */
-HD_HOST_FN hd_status hd_dev_download_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
-                                        size_t width, size_t rows) {
+HD_HOST_FN hd_status hd_dev_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                    size_t width, size_t rows, int to_device) {
 #if defined(HD_BACKEND_CUDA)
-  if (width && rows) HD_CUDA_TRY(ctx, cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToHost));
+  if (width && rows)
+    HD_CUDA_TRY(ctx, cudaMemcpy2D(dst, dpitch, src, spitch, width, rows,
+                                  to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
 #else
   size_t r;
-  (void)ctx;
-  for (r = 0; r < rows && width; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-#endif
-  return HD_OK;
-}
-
-HD_HOST_FN hd_status hd_dev_upload_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
-                                      size_t width, size_t rows) {
-#if defined(HD_BACKEND_CUDA)
-  if (width && rows) HD_CUDA_TRY(ctx, cudaMemcpy2D(dst, dpitch, src, spitch, width, rows, cudaMemcpyHostToDevice));
-#else
-  size_t r;
-  (void)ctx;
+  (void)ctx, (void)to_device;
   for (r = 0; r < rows && width; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
 #endif
   return HD_OK;
