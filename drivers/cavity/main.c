@@ -324,7 +324,9 @@ static int run(int argc, char **argv) {
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
     const double dev = nodes * ops->real_size * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : 4.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
-                             c.com.bench ? 3 * nodes * 8.0 : 4 * nodes * 8.0 + 16 * whole * (root ? 1 : 0), "grid");
+                             c.com.bench ? 3 * nodes * 8.0
+                                         : 4 * nodes * 8.0 + (root ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0),
+                             "grid");
     if ((rc = hd_par_max_int(rc)) != 0) {
       core->destroy(&ctx);
       goto out;
