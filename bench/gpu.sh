@@ -3,10 +3,12 @@
 # -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
 # Logs go to $OUT (default ./gpu-out); the last lines printed are the
 # summary table.  Usage, from the repository root:
-#   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick]
-# MODULES picks the benchmark and sanitizer sections (default: all);
-# the build and the whole test suite always run; on a machine with 2 or
-# more GPUs the MPI scaling tables (bench/scaling.sh) run too.
+#   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick|bench|mpi]
+# MODULES picks the benchmark and sanitizer sections (default: all).
+# quick: build and tests only; bench: build (kept from an earlier call on
+# the same machine), benchmarks and sanitizers, no tests; mpi: build, the
+# MPI tests and the scaling tables.  On a machine with 2 or more GPUs the
+# MPI scaling tables (bench/scaling.sh) run in the full batch too.
 set -u
 MODULES=${MODULES:-heat nbody fdtd cavity ns}
 want() { case " $MODULES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -28,21 +30,41 @@ log "build"
 # then also runs its CUDA-under-MPI cases
 mpi=
 command -v mpicc >/dev/null 2>&1 && mpi=--with-mpi
-if ! { autoreconf -fi && ./configure --with-cuda $mpi --enable-werror && make -j"$jobs"; } >"$OUT/build.log" 2>&1; then
+mode=${1:-all}
+# a second call on a warm machine keeps the build configured by the first
+if [ -f config.status ] && ./config.status --config | grep -q with-cuda; then
+  configure=true
+else
+  configure="autoreconf -fi && ./configure --with-cuda $mpi --enable-werror"
+fi
+if ! { eval "$configure" && make -j"$jobs"; } >"$OUT/build.log" 2>&1; then
   tail -n 30 "$OUT/build.log"
   exit 1
 fi
 grep -E 'backends:|CUDA:' "$OUT/build.log"
 
-log "tests"
-timeout 420 make -j"$jobs" check >"$OUT/check.log" 2>&1
-check_rc=$?
-cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
-grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40
-grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' test-suite.log
-grep -h -E 'cuda' tests/*.log | grep -c '^PASS' | sed 's/^/cuda test results passed: /'
-
-[ "${1:-}" = quick ] && exit $check_rc
+check_rc=0
+if [ "$mode" != bench ]; then
+  log "tests"
+  tests=
+  [ "$mode" = mpi ] && tests="TESTS=tests/mpi.sh"
+  timeout 420 make -j"$jobs" check $tests >"$OUT/check.log" 2>&1
+  check_rc=$?
+  cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
+  grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40
+  grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' test-suite.log
+  grep -h -E 'cuda' tests/*.log | grep -c '^PASS' | sed 's/^/cuda test results passed: /'
+fi
+[ "$mode" = quick ] && exit $check_rc
+if [ "$mode" = mpi ]; then
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  ranks=1
+  for np in 2 4 8; do [ "$np" -le "$ngpu" ] && ranks="$ranks $np"; done
+  log "scaling over $ngpu GPUs"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 sh bench/scaling.sh . cuda "$ranks" 512 400 200 |
+    tee "$OUT/scaling.txt"
+  exit $check_rc
+fi
 
 log "benchmarks"
 {
@@ -68,7 +90,7 @@ log "benchmarks"
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, cold start) --"
     for n in 1024 4096; do
-      ./drivers/hd-cavity --bench --n=$n --backend=cuda --progress=0 2>&1 | grep -E '^(n|sor_|copy|mg_|step_|poisson_tol)'
+      ./drivers/hd-cavity --bench --n=$n --backend=cuda --progress=0 2>&1 | grep -E '^(n|sor_|copy|mg_|step_|poisson_tol)|error'
     done
     ./drivers/hd-cavity --bench --n=4096 --backend=cuda --precision=single --tol=1 --progress=0 2>&1 |
       grep -E '^(precision|sor_sweep)'
