@@ -69,18 +69,18 @@ done <<CASES
 heat|2-D double, fixed and adiabatic faces|--n=64,50 --steps=120 --csv-every=10 --bc-xlo=fixed:1 --bc-yhi=fixed:2 --backend=serial|.vti .csv|2 3 4
 heat|2-D single, sphere, source|--n=40,64 --init=sphere --source=2 --steps=100 --csv-every=7 --precision=single --backend=serial|.vti .csv|2 4
 heat|3-D double, sine mode, fixed faces|--dim=3 --n=20,18,16 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --backend=serial|.vti .csv|2 4 6
-heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single|.vti .csv|2 4
-nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20|.csv .pvd _000020.vtp _000040.vtp|2 3 4
-nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single|.csv _000030.vtp|2 4
+heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single --backend=openmp|.vti .csv|2 4
+nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20 --backend=openmp|.csv .pvd _000020.vtp _000040.vtp|2 3 4
+nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single --backend=openmp|.csv _000030.vtp|2 4
 fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
-fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4|$fout|2 4
+fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4 --backend=openmp|$fout|2 4
 fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
 fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
 ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4
-ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no|_history.csv _0001.vtr|2 4
+ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no --backend=openmp|_history.csv _0001.vtr|2 4
 ns|periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic --steps=40 --frames=1 --png=no --precision=single --backend=serial|_history.csv _0001.vtr|2 3
 cavity|SOR, Re 1000, double|--n=32 --solver=sor --steps=200 --monitor-every=20 --steady=0 --png=no --backend=serial|_history.csv _centreline.csv .vtr|2 3 4
-cavity|SOR, Re 100 to steady state, single, OpenMP|--n=24 --solver=sor --re=100 --steady=1e-3 --monitor-every=10 --precision=single --png=no|_history.csv _centreline.csv .vtr|2 4
+cavity|SOR, Re 100 to steady state, single, OpenMP|--n=24 --solver=sor --re=100 --steady=1e-3 --monitor-every=10 --precision=single --png=no --backend=openmp|_history.csv _centreline.csv .vtr|2 4
 cavity|SOR, 16 ranks of one or two rows|--n=16 --solver=sor --steps=50 --monitor-every=10 --steady=0 --png=no --backend=serial|_history.csv .vtr|16
 ns|periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 CASES
@@ -110,13 +110,23 @@ GPUCASES
 else
   echo "# no CUDA device here: the CUDA-under-MPI cases run on GPU machines (bench/gpu.sh)"
 fi
+# auto on ranks: CUDA when each rank of the node has a GPU of its own
+gpus=0
+[ "$gpu" = yes ] && gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+want=openmp
+[ "$gpus" -ge 2 ] && want=cuda
+bin="$top/drivers/hd-heat"
+mpirun 2 --n=16 --steps=2 --vti=no --output=auto >/dev/null 2>auto.err
+grep -q "^hd-heat: $want backend" auto.err
+result $? "auto on 2 ranks with $gpus GPUs picks $want"
+rm -f auto.err auto*.csv
 
 # the slice gathered from the blocks
 bin="$top/drivers/hd-fdtd"
 rm -rf one many && mkdir one many
 # shellcheck disable=SC2086
-mpirun 1 $fdtd --slice="ez y 0.0" --output=one/o >/dev/null 2>&1 &&
-  mpirun 4 $fdtd --slice="ez y 0.0" --output=many/o >/dev/null 2>&1 &&
+mpirun 1 $fdtd --slice="ez y 0.0" --backend=serial --output=one/o >/dev/null 2>&1 &&
+  mpirun 4 $fdtd --slice="ez y 0.0" --backend=serial --output=many/o >/dev/null 2>&1 &&
   cmp -s one/o_slice.vtr many/o_slice.vtr && cmp -s one/o.vti many/o.vti
 result $? "hd-fdtd: the slice and volume gathered from 4 ranks are those of one rank"
 

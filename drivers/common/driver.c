@@ -108,17 +108,19 @@ int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int a
   return rc;
 }
 
-int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints) {
-  const char *no;
+int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int cuda_ok) {
   if (hd_par_size() == 1) return 0;
-  no = c->bench ? "--bench" : checkpoints ? NULL : c->restart[0] ? "--restart" : c->ckpt_every[0] ? "--checkpoint-every" : NULL;
-  if (no) {
-    char err[128];
-    snprintf(err, sizeof err, "%s: not available yet in runs on more than one rank", no);
-    return hd_drv_usage_error(prog, err);
+  if (c->bench) return hd_drv_usage_error(prog, "--bench: not available yet in runs on more than one rank");
+  if (c->backend == 0) {
+    /* auto: a GPU for every rank of every node where the driver can use
+       them, the CPU otherwise (ranks sharing a GPU would queue on it) */
+    const hd_core_ops *cuda = cuda_ok ? hd_core_get(HD_B_CUDA) : NULL;
+    int local_size = 1, short_of_gpus = 1;
+    hd_par_local_rank(&local_size);
+    if (cuda) short_of_gpus = cuda->device_count() - (int)c->device < local_size;
+    c->backend = 1 + (!hd_par_any(short_of_gpus) ? HD_B_CUDA
+                      : hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
   }
-  /* auto stays on the CPU: GPUs under MPI are asked for (--backend=cuda) */
-  if (c->backend == 0) c->backend = 1 + (hd_core_get(HD_B_OPENMP) ? HD_B_OPENMP : HD_B_SERIAL);
   return 0;
 }
 

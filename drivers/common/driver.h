@@ -78,11 +78,11 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
  * (a single rank without MPI or without mpiexec). */
 int hd_drv_main_ranks(const char *prog, int (*run)(int argc, char **argv), int argc, char **argv);
 
-/* Options of a run on more than one MPI rank (a no-op on one): a CPU
- * backend (auto picks OpenMP; CUDA under MPI is not done yet), no --bench,
- * and checkpoints only where the driver has them.  0, or the exit status
- * after the message. */
-int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int checkpoints);
+/* Options of a run on more than one MPI rank (a no-op on one): no --bench;
+ * auto picks CUDA where the driver can run it on ranks (cuda_ok) and every
+ * rank of every node has a GPU of its own, else OpenMP (or serial).  0, or
+ * the exit status after the message. */
+int hd_drv_ranks_options(const char *prog, hd_drv_common *c, int cuda_ok);
 
 /* Open the outputs PREFIX + suffix[k] for which want[k] (NULL: all) on
  * rank 0 only, every rank agreeing: 0, or -1 with rank 0's reason in err
