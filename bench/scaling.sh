@@ -9,7 +9,7 @@
 # double (the axes MPI_Dims_create splits); strong: the largest weak grid
 # on every rank count.
 set -u
-dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-200}
+dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500}
 run() { # np, program, arguments...
   np=$1 prog=$2
   shift 2

@@ -188,33 +188,44 @@ static void test_nonfinite(backend *be, int nb) {
 }
 
 /* Strided copies (halo planes): a 3 x 4 block from a host array of pitch
- * 4 into rows 1..3, columns 2..5 of a zeroed 5 x 8 device array, and back
- * out with a host pitch of 6; nothing else may change. */
+ * 4 into rows 1..3, columns 2..5 of a zeroed 5 x 8 device array, back out
+ * into page-locked host memory with a pitch of 6, and within the device
+ * into a packed 3 x 4 array; nothing else may change. */
 static void test_copy_2d(backend *b) {
-  double host[12], dev_image[40], back[18];
-  void *dev = NULL;
+  double host[12], dev_image[40], packed[12], *back = NULL;
+  void *dev = NULL, *dev2 = NULL;
   int k, bad = 0;
   hd_status s;
   for (k = 0; k < 12; ++k) host[k] = k + 1;
   for (k = 0; k < 40; ++k) dev_image[k] = 0.0;
-  for (k = 0; k < 18; ++k) back[k] = -1.0;
-  s = b->core->alloc(&b->ctx, &dev, sizeof dev_image);
+  s = b->core->pinned_alloc(&b->ctx, (void **)&back, 18 * sizeof(double));
+  for (k = 0; s == HD_OK && k < 18; ++k) back[k] = -1.0;
+  if (s == HD_OK) s = b->core->alloc(&b->ctx, &dev, sizeof dev_image);
+  if (s == HD_OK) s = b->core->alloc(&b->ctx, &dev2, sizeof packed);
   if (s == HD_OK) s = b->core->upload(&b->ctx, dev, dev_image, sizeof dev_image);
   if (s == HD_OK)
     s = b->core->copy_2d(&b->ctx, (double *)dev + 8 + 2, 8 * sizeof(double), host, 4 * sizeof(double),
-                         4 * sizeof(double), 3, 1);
+                         4 * sizeof(double), 3, HD_COPY_TO_DEVICE);
   if (s == HD_OK) s = b->core->download(&b->ctx, dev_image, dev, sizeof dev_image);
   if (s == HD_OK)
     s = b->core->copy_2d(&b->ctx, back, 6 * sizeof(double), (double *)dev + 8 + 2, 8 * sizeof(double),
-                         4 * sizeof(double), 3, 0);
+                         4 * sizeof(double), 3, HD_COPY_TO_HOST);
+  if (s == HD_OK)
+    s = b->core->copy_2d(&b->ctx, dev2, 4 * sizeof(double), (double *)dev + 8 + 2, 8 * sizeof(double),
+                         4 * sizeof(double), 3, HD_COPY_ON_DEVICE);
+  if (s == HD_OK) s = b->core->download(&b->ctx, packed, dev2, sizeof packed);
   for (k = 0; s == HD_OK && k < 40; ++k) {
     const int r = k / 8, c = k % 8, in = r >= 1 && r <= 3 && c >= 2 && c <= 5;
     bad += dev_image[k] != (in ? host[(r - 1) * 4 + c - 2] : 0.0);
   }
   for (k = 0; s == HD_OK && k < 18; ++k) bad += back[k] != (k % 6 < 4 ? host[k / 6 * 4 + k % 6] : -1.0);
-  ok(s == HD_OK && bad == 0, "%s: strided copies to and from the backend place a 3 x 4 block exactly (%d wrong)%s%s",
+  for (k = 0; s == HD_OK && k < 12; ++k) bad += packed[k] != host[k];
+  ok(s == HD_OK && bad == 0,
+     "%s: strided copies to, from and within the backend place a 3 x 4 block exactly (%d wrong)%s%s",
      b->core->name, bad, s == HD_OK ? "" : ": ", s == HD_OK ? "" : b->ctx.msg);
   b->core->free(&b->ctx, dev);
+  b->core->free(&b->ctx, dev2);
+  b->core->pinned_free(&b->ctx, back);
 }
 
 static void test_errors(backend *be, int nb) {

@@ -107,6 +107,14 @@ fdtd|$fdtd --boundary=pml|$fout
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
 GPUCASES
+  # the other halo path: staged through page-locked host memory
+  bin="$top/drivers/hd-heat"
+  args="--dim=3 --n=40,36,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --backend=cuda"
+  rm -rf one many && mkdir one many
+  # shellcheck disable=SC2086
+  mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=0 mpirun 2 $args --output=many/o >/dev/null 2>many/stderr &&
+    cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv && grep -q 'page-locked host memory' many/stderr
+  result $? "hd-heat on 2 CUDA ranks with HD_MPI_CUDA_AWARE=0: halos through host memory, the outputs of one rank"
 else
   echo "# no CUDA device here: the CUDA-under-MPI cases run on GPU machines (bench/gpu.sh)"
 fi

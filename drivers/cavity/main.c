@@ -206,7 +206,7 @@ typedef struct cavity_run {
 
 /* The problem's hooks: ghost rows of an array `width` wide, and maxima. */
 static int exchange(void *user, void *arr, long width) {
-  const cavity_run *r = (const cavity_run *)user;
+  cavity_run *r = (cavity_run *)user;
   const long size[3] = {width, r->dc.ln[1] + 2, 1}, at[4] = {1, r->dc.ln[1], 0, r->dc.ln[1] + 1};
   char err[256];
   return hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err);

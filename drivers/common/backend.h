@@ -47,9 +47,13 @@ typedef struct hd_core_ops {
    * loop and (CUDA) by cudaMemcpy, in bytes read plus written per second:
    * the bandwidth ceiling benchmarks are compared with. */
   hd_status (*copy_bandwidth)(hd_ctx *ctx, size_t bytes, int reps, double *bytes_per_s);
-  /* strided copies between host and backend memory (hd_dev_copy_2d): halo planes */
+  /* strided copies between host and backend memory, or within backend
+   * memory (hd_dev_copy_2d, kind HD_COPY_*): halo planes */
   hd_status (*copy_2d)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                       size_t rows, int to_device);
+                       size_t rows, int kind);
+  /* page-locked host memory (hd_pinned_alloc): halo staging buffers */
+  hd_status (*pinned_alloc)(hd_ctx *ctx, void **p, size_t bytes);
+  void (*pinned_free)(hd_ctx *ctx, void *p);
   int (*device_count)(void); /* GPUs this process sees (0 on CPU backends) */
 } hd_core_ops;
 

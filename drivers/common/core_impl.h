@@ -87,4 +87,4 @@ const hd_core_ops CORE_TABLE = {HD_BACKEND_NAME, HD_BACKEND_ID,   core_init,
                                 core_destroy,    core_sync,       core_mem_info,
                                 hd_dev_alloc,    hd_dev_free,     hd_dev_upload,
                                 hd_dev_download, core_copy_bandwidth, hd_dev_copy_2d,
-                                core_device_count};
+                                hd_pinned_alloc, hd_pinned_free, core_device_count};

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include <hd/memory.h>
 
 #if defined(HD_HAVE_MPI)
 #include <mpi.h>
@@ -82,6 +83,8 @@ int hd_par_local_rank(int *local_size) {
   return r;
 }
 int hd_par_cuda_aware(void) {
+  const char *env = getenv("HD_MPI_CUDA_AWARE");
+  if (env && strcmp(env, "0") == 0) return 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #else
@@ -274,7 +277,16 @@ single:
   return 0;
 }
 
+static void stage_free(hd_decomp *d) {
+  if (d->stage_kind == 2) d->core->free(d->ctx, d->stage);
+  else if (d->stage_kind == 1) d->core->pinned_free(d->ctx, d->stage);
+  else free(d->stage);
+  d->stage = NULL;
+  d->stage_bytes = 0;
+}
+
 void hd_decomp_destroy(hd_decomp *d) {
+  stage_free(d);
 #if defined(HD_HAVE_MPI)
   if (d->comm) {
     MPI_Comm_free((MPI_Comm *)d->comm);
@@ -297,8 +309,11 @@ void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]) {
 int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
 
 void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx) {
+  stage_free(d);
   d->core = core;
   d->ctx = ctx;
+  /* device memory only where there is a device and MPI reads it */
+  d->stage_kind = !core ? 0 : core->device_count() > 0 && hd_par_cuda_aware() ? 2 : 1;
 }
 
 /* ---- halo exchange ------------------------------------------------------------ */
@@ -306,15 +321,15 @@ void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct 
 #if defined(HD_HAVE_MPI)
 /* Strided copy between host buffers (fields in host memory). */
 static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                              size_t rows, int to_device) {
+                              size_t rows, int kind) {
   size_t r;
-  (void)ctx, (void)to_device;
+  (void)ctx, (void)kind;
   for (r = 0; r < rows; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
   return HD_OK;
 }
 #endif
 
-int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
   /* a plane normal to `axis`: `rows` runs of `width` bytes, `pitch` apart */
@@ -324,14 +339,23 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
   hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
       d->core ? d->core->copy_2d : host_copy_2d;
   const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
+  const int on_dev = d->stage_kind == 2;
   char *p = (char *)field, *buf;
   int rc = MPI_SUCCESS, ok = 1, b;
   if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
   if (plane > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
-  if (!(buf = (char *)malloc(4 * plane))) return snprintf(err, n, "out of host memory for a halo exchange"), -1;
+  if (d->stage_bytes < 4 * plane) { /* kept for the next exchanges */
+    stage_free(d);
+    if (d->stage_kind == 0) ok = (d->stage = malloc(4 * plane)) != NULL;
+    else ok = (d->stage_kind == 2 ? d->core->alloc : d->core->pinned_alloc)(d->ctx, &d->stage, 4 * plane) == HD_OK;
+    if (!ok) return snprintf(err, n, "out of memory for the halo buffers (%.3g MB)", 4.0 * plane / 1e6), -1;
+    d->stage_bytes = 4 * plane;
+  }
+  buf = (char *)d->stage;
   /* pack the planes at[0] (to lo) and at[1] (to hi) */
   for (b = 0; b < 2 && ok; ++b)
-    ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows, 0) == HD_OK;
+    ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
+              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
   if (ok) {
     MPI_Comm comm = *(MPI_Comm *)d->comm;
     /* up: mine to hi, lo's into my low ghosts; then down */
@@ -342,10 +366,11 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
   }
   /* unpack what came: from lo into at[2], from hi into at[3] */
   if (ok && rc == MPI_SUCCESS && lo >= 0)
-    ok = copy(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows, 1) == HD_OK;
+    ok = copy(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows,
+              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
   if (ok && rc == MPI_SUCCESS && hi >= 0)
-    ok = copy(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows, 1) == HD_OK;
-  free(buf);
+    ok = copy(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows,
+              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
   if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   return 0;
@@ -355,7 +380,7 @@ int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const 
 #endif
 }
 
-int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
+int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
   long size[3];
   int a;
   for (a = 0; a < 3; ++a) size[a] = d->ln[a] + (a < d->dim ? 2 : 0);
@@ -429,26 +454,16 @@ static int gather_rows(const hd_decomp *d, const void *local, size_t per, size_t
 #endif
 }
 
-int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char *err, size_t n) {
-  const long rows = d->ln[1] * d->ln[2], grows = d->gn[1] * d->gn[2];
-  hd_stats *mine = (hd_stats *)malloc((size_t)(rows ? rows : 1) * sizeof *mine), *all = NULL;
-  long j, k, i, r;
+int hd_decomp_stats(const hd_decomp *d, const hd_stats *mine, hd_stats *out, char *err, size_t n) {
+  const long grows = d->gn[1] * d->gn[2];
+  hd_stats *all = NULL;
+  long r;
   int rc = 0;
-  if (!mine) return snprintf(err, n, "out of host memory for the statistics"), -1;
-  for (k = 0; k < d->ln[2]; ++k)
-    for (j = 0; j < d->ln[1]; ++j) {
-      hd_stats *s = &mine[j + k * d->ln[1]];
-      const double *v = local + (j + k * d->ln[1]) * d->ln[0];
-      const long g0 = ((d->off[1] + j) + (d->off[2] + k) * d->gn[1]) * d->gn[0];
-      hd_stats_init(s);
-      for (i = 0; i < d->ln[0]; ++i) hd_stats_add(s, v[i], g0 + i);
-    }
   if (d->rank == 0 && !(all = (hd_stats *)malloc((size_t)grows * sizeof *all))) {
     snprintf(err, n, "out of host memory for the statistics");
     rc = -1;
   }
   if (hd_par_any(rc)) {
-    free(mine);
     free(all);
     if (!rc) snprintf(err, n, "statistics failed on another rank");
     return -1;
@@ -458,7 +473,6 @@ int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char
     hd_stats_init(out);
     for (r = 0; r < grows; ++r) hd_stats_merge(out, &all[r]);
   }
-  free(mine);
   free(all);
   if (hd_par_any(rc)) {
     if (!rc) snprintf(err, n, "statistics failed on another rank");

@@ -42,7 +42,8 @@ const char *hd_par_describe(void);
 /* This rank's index among the ranks of its node, and their number. */
 int hd_par_local_rank(int *local_size);
 /* 1 when the MPI library says at run time that it takes device pointers
- * (Open MPI's MPIX_Query_cuda_support), 0 when it does not or cannot say. */
+ * (Open MPI's MPIX_Query_cuda_support) and HD_MPI_CUDA_AWARE is not 0 in
+ * the environment; 0 when it does not or cannot say. */
 int hd_par_cuda_aware(void);
 
 /* Element-wise sum over the ranks of n doubles, in place on rank 0 (other
@@ -81,6 +82,9 @@ typedef struct hd_decomp {
   void *comm;  /* the Cartesian communicator (MPI builds) */
   const struct hd_core_ops *core; /* how fields are copied (NULL: host memory) */
   struct hd_ctx *ctx;
+  void *stage;        /* halo planes in flight: 4 of the largest so far */
+  size_t stage_bytes;
+  int stage_kind;     /* 0 malloc, 1 page-locked host, 2 backend memory */
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
@@ -92,8 +96,9 @@ void hd_decomp_destroy(hd_decomp *d);
 /* Cells per axis and first cell of any rank's block (as the rank computes). */
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
 /* Fields live in the memory of this backend from now on (device memory
- * for CUDA): exchanges pack and unpack planes with its strided copies and
- * stage them through host buffers. */
+ * for CUDA): exchanges pack and unpack planes with its strided copies into
+ * a staging buffer that MPI sends, in device memory where MPI takes device
+ * pointers (hd_par_cuda_aware), else in page-locked host memory. */
 void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx);
 
 /* Whether face f (0..5) of this rank's block is on the domain boundary. */
@@ -102,14 +107,14 @@ int hd_decomp_owns_face(const hd_decomp *d, int f);
 /* Exchange the one-cell halos of a field with one ghost layer around
  * this rank's block (the hd_grid layout, x fastest); real_size 4 or 8.
  * 0, or -1 + message. */
-int hd_decomp_halo(const hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
+int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
 
 /* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
  * field of padded extents size[3] (x fastest), send the plane at
  * index at[0] to the low neighbour and at[1] to the high one, receive the
  * low neighbour's into at[2] and the high one's into at[3]; planes span
  * the whole padded extent of the other axes.  0, or -1 + message. */
-int hd_decomp_exchange(const hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n);
 
 /* Sums over the whole grid from per-row partial sums: rows holds `per`
@@ -123,11 +128,11 @@ int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *
  * + message. */
 int hd_decomp_rows_all(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
 
-/* Statistics of the whole field from each rank's interior cells (doubles,
- * x fastest, ln cells): rows folded in x order, rows merged in global
- * order on rank 0, the result on every rank.  first_bad is a global cell
- * index (x fastest).  0, or -1 + message. */
-int hd_decomp_stats(const hd_decomp *d, const double *local, hd_stats *out, char *err, size_t n);
+/* Statistics of the whole field from each rank's row statistics (ln[1] *
+ * ln[2] rows, y fastest, each folded in x order with global cell offsets
+ * by the backend): rows merged in global order on rank 0, the result on
+ * every rank.  0, or -1 + message. */
+int hd_decomp_stats(const hd_decomp *d, const hd_stats *rows, hd_stats *out, char *err, size_t n);
 
 /* The whole interior on rank 0 (global, x fastest; NULL elsewhere) from
  * every rank's interior.  0, or -1 + message. */

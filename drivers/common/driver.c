@@ -73,8 +73,9 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   }
   ctx->threads = (int)c->threads;
   if (hd_par_size() > 1 && (*core)->id == HD_B_CUDA && hd_par_rank() == 0)
-    fprintf(stderr, "%s: halos staged through host memory (MPI %s CUDA-aware)\n", prog,
-            hd_par_cuda_aware() ? "is" : "is not known to be");
+    fprintf(stderr, "%s: %s\n", prog,
+            hd_par_cuda_aware() ? "halos sent from device memory (CUDA-aware MPI)"
+                                : "halos staged through page-locked host memory (MPI not CUDA-aware, or HD_MPI_CUDA_AWARE=0)");
   return 0;
 }
 

@@ -166,7 +166,7 @@ static void run_free(fdtd_run *r) {
 
 /* Tangential H across the planes shared with other blocks: the only
  * fields the E update needs from a neighbour (as OpenFDTD exchanges). */
-static hd_status exchange_h(hd_ctx *ctx, const fdtd_run *r, const fdtd_ops *ops, void *state, long pad) {
+static hd_status exchange_h(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void *state, long pad) {
   char err[256];
   long size[3];
   int a, c;
@@ -183,7 +183,7 @@ static hd_status exchange_h(hd_ctx *ctx, const fdtd_run *r, const fdtd_ops *ops,
 /* `steps` steps with the halo exchange after each when the grid is shared;
  * rec (rank 0: a row of every probe and feed a step) from every rank's
  * reporting points. */
-static hd_status advance(hd_ctx *ctx, const fdtd_run *r, const fdtd_ops *ops, void *state, long pad, long steps,
+static hd_status advance(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void *state, long pad, long steps,
                          double *lrec, double *rec, int nrec, int gfeed) {
   const int nl = r->nprobe + 2 * r->nfeed;
   long s, done;

@@ -13,6 +13,8 @@
 typedef struct heat_state {
   hd_heat_args a;
   hd_real *buf[2];
+  hd_stats *rows; /* per-row statistics (backend memory) */
+  hd_idx origin[3], cells[3];
   int tuned;
   int block[3]; /* launch shape of the step kernels only */
 } heat_state;
@@ -22,6 +24,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
   hd_dev_free(ctx, st->buf[0]);
   hd_dev_free(ctx, st->buf[1]);
+  hd_dev_free(ctx, st->rows);
   free(st);
 }
 
@@ -55,8 +58,10 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
   st->tuned = 0;
 #endif
   memcpy(st->block, p->block, sizeof st->block);
+  for (d = 0; d < 3; ++d) st->origin[d] = p->origin[d], st->cells[d] = p->cells[d] ? p->cells[d] : p->n[d];
   bytes = (size_t)g.total * sizeof(hd_real);
-  if ((s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
+  if ((s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(g.n[1] * g.n[2]) * sizeof(hd_stats))) != HD_OK ||
+      (s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
       (s = hd_dev_alloc(ctx, (void **)&st->buf[1], bytes)) != HD_OK ||
       (s = hd_dev_zero(ctx, st->buf[0], bytes)) != HD_OK ||
       (s = hd_dev_zero(ctx, st->buf[1], bytes)) != HD_OK)
@@ -119,6 +124,41 @@ static hd_status h_stats(hd_ctx *ctx, void *state, hd_stats *out) {
   return hd_field_stats(ctx, &f, hd_grid_interior(&f.g), out);
 }
 
+/* Statistics of each row of cells (y, z), folded in x order with global
+ * cell offsets: the driver merges rows in global order, so its figures do
+ * not depend on the ranks, and only the rows cross to the host. */
+typedef struct h_rows_args {
+  hd_field f;
+  hd_idx origin[3], cells[3];
+  hd_stats *rows;
+} h_rows_args;
+
+HD_FN void h_row_pt(const h_rows_args *a, hd_idx j, hd_idx k) {
+  const hd_range3 r = hd_grid_interior(&a->f.g);
+  const hd_idx g0 = ((a->origin[1] + j) + (a->origin[2] + k) * a->cells[1]) * a->cells[0] + a->origin[0];
+  hd_stats s;
+  hd_idx i;
+  hd_stats_init(&s);
+  for (i = 0; i < a->f.g.n[0]; ++i) hd_stats_add(&s, (double)a->f.f[hd_grid_at(&a->f.g, r.lo[0] + i, r.lo[1] + j, r.lo[2] + k)], g0 + i);
+  a->rows[j + k * a->f.g.n[1]] = s;
+}
+HD_DEFINE_FOR_2D(h_rows_loop, h_row_pt, h_rows_args)
+
+static hd_status h_row_stats(hd_ctx *ctx, void *state, hd_stats *rows) {
+  heat_state *st = (heat_state *)state;
+  const hd_grid *g = &st->a.g;
+  h_rows_args ra;
+  hd_status s;
+  int d;
+  ra.f.f = st->a.t;
+  ra.f.g = *g;
+  for (d = 0; d < 3; ++d) ra.origin[d] = st->origin[d], ra.cells[d] = st->cells[d];
+  ra.rows = st->rows;
+  s = h_rows_loop(ctx, &ra, hd_range3_make(0, g->n[1], 0, g->n[2], 0, 1));
+  if (s == HD_OK) s = hd_dev_download(ctx, rows, st->rows, (size_t)(g->n[1] * g->n[2]) * sizeof(hd_stats));
+  return s;
+}
+
 static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   heat_state *st = (heat_state *)state;
   const hd_grid *g = &st->a.g;
@@ -159,5 +199,5 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
 #endif
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
-                                        h_create, h_advance, h_stats, h_download, h_destroy,
+                                        h_create, h_advance, h_stats, h_row_stats, h_download, h_destroy,
                                         h_field, h_state_count, h_state_io};

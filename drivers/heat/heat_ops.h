@@ -31,6 +31,9 @@ typedef struct heat_ops {
   hd_status (*create)(hd_ctx *ctx, const heat_problem *p, void **state);
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
   hd_status (*stats)(hd_ctx *ctx, void *state, hd_stats *out);
+  /* statistics of each row of interior cells (y, z; y fastest), folded in
+     x order with global cell offsets: n[1]*n[2] values */
+  hd_status (*row_stats)(hd_ctx *ctx, void *state, hd_stats *rows);
   /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);

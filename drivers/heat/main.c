@@ -174,7 +174,8 @@ static double growth_bound(const heat_problem *p, const hd_stats *st0, double t)
 typedef struct heat_run {
   hd_decomp dc;
   const heat_ops *ops;
-  double *local;
+  double *local;  /* the block's cells on the host, for the output field */
+  hd_stats *rows; /* the block's row statistics */
   size_t real_size;
 } heat_run;
 
@@ -194,9 +195,9 @@ static hd_status advance(hd_ctx *ctx, heat_run *r, void *state, long steps) {
 /* Statistics of the whole grid in an order independent of the ranks. */
 static hd_status field_stats(hd_ctx *ctx, heat_run *r, void *state, hd_stats *out) {
   char err[256];
-  int bad = r->ops->download(ctx, state, r->local) != HD_OK;
+  int bad = r->ops->row_stats(ctx, state, r->rows) != HD_OK;
   if (hd_par_any(bad)) return bad ? ctx->status : hd_fail(ctx, HD_ERR_IO, "statistics failed on another rank");
-  if (hd_decomp_stats(&r->dc, r->local, out, err, sizeof err)) return hd_fail(ctx, HD_ERR_IO, "%s", err);
+  if (hd_decomp_stats(&r->dc, r->rows, out, err, sizeof err)) return hd_fail(ctx, HD_ERR_IO, "%s", err);
   return HD_OK;
 }
 
@@ -338,8 +339,9 @@ static int run(int argc, char **argv) {
   }
   hr.ops = ops;
   hr.real_size = ops->real_size;
-  hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
-  if (!hr.local) {
+  hr.rows = (hd_stats *)malloc((size_t)(pl.n[1] * pl.n[2]) * sizeof(hd_stats));
+  if (c.vti) hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
+  if (!hr.rows || (c.vti && !hr.local)) {
     hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the statistics");
     goto runtime_error;
   }
@@ -482,6 +484,7 @@ static int run(int argc, char **argv) {
   }
   have_vti = have_csv = 0;
   free(hr.local);
+  free(hr.rows);
   hd_decomp_destroy(&hr.dc);
   if (!root) {
     ops->destroy(&ctx, state);
@@ -524,6 +527,7 @@ runtime_error:
   hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   free(hr.local);
+  free(hr.rows);
   hd_decomp_destroy(&hr.dc);
   if (have_vti) hd_out_abort(&vti);
   if (have_csv) hd_out_abort(&csv);

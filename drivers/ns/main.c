@@ -161,7 +161,7 @@ typedef struct ns_run {
 /* The problem's halo hook: the ghost rows of the four variables from the
  * neighbouring blocks. */
 static int exchange(void *user, void *const q[4]) {
-  const ns_run *r = (const ns_run *)user;
+  ns_run *r = (ns_run *)user;
   char err[256];
   int c;
   for (c = 0; c < 4; ++c)

@@ -92,22 +92,56 @@ HD_HOST_FN hd_status hd_dev_download(hd_ctx *ctx, void *dst, const void *src, si
   return HD_OK;
 }
 
-/* Strided copy between host and device (to_device: host to device, else
- * device to host): `rows` runs of `width` bytes, `spitch` bytes apart in
+/* Directions of hd_dev_copy_2d. */
+enum { HD_COPY_TO_HOST = 0, HD_COPY_TO_DEVICE = 1, HD_COPY_ON_DEVICE = 2 };
+
+/* Strided copy between host and device memory, or within device memory
+ * (kind: HD_COPY_*): `rows` runs of `width` bytes, `spitch` bytes apart in
  * the source and `dpitch` in the destination (a plane of a field, packed
- * for a halo exchange or unpacked after it). */
+ * for a halo exchange or unpacked after it).  Complete on return. */
 HD_HOST_FN hd_status hd_dev_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
-                                    size_t width, size_t rows, int to_device) {
+                                    size_t width, size_t rows, int kind) {
 #if defined(HD_BACKEND_CUDA)
-  if (width && rows)
-    HD_CUDA_TRY(ctx, cudaMemcpy2D(dst, dpitch, src, spitch, width, rows,
-                                  to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+  static const cudaMemcpyKind how[3] = {cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice};
+  if (kind < 0 || kind > 2) return hd_fail(ctx, HD_ERR_ARG, "copy_2d: unknown direction %d", kind);
+  if (width && rows) {
+    HD_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, how[kind], hd_stream(ctx)));
+    HD_CUDA_TRY(ctx, cudaStreamSynchronize(hd_stream(ctx)));
+  }
 #else
   size_t r;
-  (void)ctx, (void)to_device;
+  (void)ctx, (void)kind;
   for (r = 0; r < rows && width; ++r) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
 #endif
   return HD_OK;
+}
+
+/* Page-locked host memory where the backend has it (CUDA: copies to and
+ * from it run at full speed and asynchronously), plain host memory else. */
+HD_HOST_FN hd_status hd_pinned_alloc(hd_ctx *ctx, void **p, size_t bytes) {
+  *p = NULL;
+  if (bytes == 0) bytes = 1;
+#if defined(HD_BACKEND_CUDA)
+  if (cudaMallocHost(p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    return hd_fail(ctx, HD_ERR_NOMEM, "cannot allocate %.3g GB of page-locked host memory", bytes / 1e9);
+  }
+#else
+  if (!(*p = hd_host_alloc(bytes)))
+    return hd_fail(ctx, HD_ERR_NOMEM, "cannot allocate %.3g GB of host memory", bytes / 1e9);
+#endif
+  return HD_OK;
+}
+
+HD_HOST_FN void hd_pinned_free(hd_ctx *ctx, void *p) {
+  (void)ctx;
+  if (!p) return;
+#if defined(HD_BACKEND_CUDA)
+  cudaFreeHost(p);
+#else
+  hd_host_free(p);
+#endif
 }
 
 /* Device to device. */
