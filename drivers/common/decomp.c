@@ -352,17 +352,24 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
     d->stage_bytes = 4 * plane;
   }
   buf = (char *)d->stage;
-  /* pack the planes at[0] (to lo) and at[1] (to hi) */
+  /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours there are */
   for (b = 0; b < 2 && ok; ++b)
-    ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
-              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
-  if (ok) {
+    if ((b ? hi : lo) >= 0)
+      ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
+                on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
+  if (ok) { /* both directions at once; tags tell them apart when lo == hi */
     MPI_Comm comm = *(MPI_Comm *)d->comm;
-    /* up: mine to hi, lo's into my low ghosts; then down */
-    rc |= MPI_Sendrecv(buf + plane, (int)plane, MPI_BYTE, hi < 0 ? MPI_PROC_NULL : hi, 10 + axis, buf + 2 * plane,
-                       (int)plane, MPI_BYTE, lo < 0 ? MPI_PROC_NULL : lo, 10 + axis, comm, MPI_STATUS_IGNORE);
-    rc |= MPI_Sendrecv(buf, (int)plane, MPI_BYTE, lo < 0 ? MPI_PROC_NULL : lo, 20 + axis, buf + 3 * plane,
-                       (int)plane, MPI_BYTE, hi < 0 ? MPI_PROC_NULL : hi, 20 + axis, comm, MPI_STATUS_IGNORE);
+    MPI_Request req[4];
+    int nr = 0;
+    if (lo >= 0) {
+      rc |= MPI_Irecv(buf + 2 * plane, (int)plane, MPI_BYTE, lo, 10 + axis, comm, &req[nr++]);
+      rc |= MPI_Isend(buf, (int)plane, MPI_BYTE, lo, 20 + axis, comm, &req[nr++]);
+    }
+    if (hi >= 0) {
+      rc |= MPI_Irecv(buf + 3 * plane, (int)plane, MPI_BYTE, hi, 20 + axis, comm, &req[nr++]);
+      rc |= MPI_Isend(buf + plane, (int)plane, MPI_BYTE, hi, 10 + axis, comm, &req[nr++]);
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
   }
   /* unpack what came: from lo into at[2], from hi into at[3] */
   if (ok && rc == MPI_SUCCESS && lo >= 0)
