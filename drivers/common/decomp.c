@@ -278,22 +278,11 @@ single:
 }
 
 static void stage_free(hd_decomp *d) {
-  if (d->dstage) d->core->free(d->ctx, d->dstage);
-  if (d->hstage && d->core) d->core->pinned_free(d->ctx, d->hstage);
-  else free(d->hstage);
-  d->dstage = d->hstage = NULL;
+  if (d->stage_kind == 2) d->core->free(d->ctx, d->stage);
+  else if (d->stage_kind == 1) d->core->pinned_free(d->ctx, d->stage);
+  else free(d->stage);
+  d->stage = NULL;
   d->stage_bytes = 0;
-}
-
-static int stage_alloc(hd_decomp *d, size_t bytes) {
-  int ok = 1;
-  stage_free(d);
-  if (d->stage_dev) ok = d->core->alloc(d->ctx, &d->dstage, bytes) == HD_OK;
-  if (ok && !d->stage_mpi_dev)
-    ok = d->core ? d->core->pinned_alloc(d->ctx, &d->hstage, bytes) == HD_OK : (d->hstage = malloc(bytes)) != NULL;
-  if (!ok) return stage_free(d), -1;
-  d->stage_bytes = bytes;
-  return 0;
 }
 
 void hd_decomp_destroy(hd_decomp *d) {
@@ -323,10 +312,8 @@ void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct 
   stage_free(d);
   d->core = core;
   d->ctx = ctx;
-  /* strided DMA of a plane is slow: pack on the device, move contiguous
-     planes, and let MPI read device memory where it can */
-  d->stage_dev = core && core->device_count() > 0;
-  d->stage_mpi_dev = d->stage_dev && hd_par_cuda_aware();
+  /* device memory only where there is a device and MPI reads it */
+  d->stage_kind = !core ? 0 : core->device_count() > 0 && hd_par_cuda_aware() ? 2 : 1;
 }
 
 /* ---- halo exchange ------------------------------------------------------------ */
@@ -352,22 +339,24 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
   hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
       d->core ? d->core->copy_2d : host_copy_2d;
   const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
-  const int dev = d->stage_dev, host = !d->stage_mpi_dev;
-  char *p = (char *)field, *dbuf, *hbuf, *buf;
+  const int on_dev = d->stage_kind == 2;
+  char *p = (char *)field, *buf;
   int rc = MPI_SUCCESS, ok = 1, b;
   if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
   if (plane > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
-  if (d->stage_bytes < 4 * plane && stage_alloc(d, 4 * plane)) /* kept for the next exchanges */
-    return snprintf(err, n, "out of memory for the halo buffers (%.3g MB)", 4.0 * plane / 1e6), -1;
-  dbuf = (char *)d->dstage, hbuf = (char *)d->hstage;
-  buf = host ? hbuf : dbuf;
-  /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours there are */
-  for (b = 0; b < 2 && ok; ++b) {
-    if ((b ? hi : lo) < 0) continue;
-    ok = copy(d->ctx, (dev ? dbuf : hbuf) + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
-              dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
-    if (ok && dev && host) ok = d->core->download(d->ctx, hbuf + b * plane, dbuf + b * plane, plane) == HD_OK;
+  if (d->stage_bytes < 4 * plane) { /* kept for the next exchanges */
+    stage_free(d);
+    if (d->stage_kind == 0) ok = (d->stage = malloc(4 * plane)) != NULL;
+    else ok = (d->stage_kind == 2 ? d->core->alloc : d->core->pinned_alloc)(d->ctx, &d->stage, 4 * plane) == HD_OK;
+    if (!ok) return snprintf(err, n, "out of memory for the halo buffers (%.3g MB)", 4.0 * plane / 1e6), -1;
+    d->stage_bytes = 4 * plane;
   }
+  buf = (char *)d->stage;
+  /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours there are */
+  for (b = 0; b < 2 && ok; ++b)
+    if ((b ? hi : lo) >= 0)
+      ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
+                on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
   if (ok) { /* both directions at once; tags tell them apart when lo == hi */
     MPI_Comm comm = *(MPI_Comm *)d->comm;
     MPI_Request req[4];
@@ -383,13 +372,12 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
   }
   /* unpack what came: from lo into at[2], from hi into at[3] */
-  for (b = 2; b < 4 && ok && rc == MPI_SUCCESS; ++b) {
-    if ((b == 2 ? lo : hi) < 0) continue;
-    if (dev && host) ok = d->core->upload(d->ctx, dbuf + b * plane, hbuf + b * plane, plane) == HD_OK;
-    if (ok)
-      ok = copy(d->ctx, p + (size_t)at[b] * stride, pitch, (dev ? dbuf : hbuf) + b * plane, width, width, rows,
-                dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
-  }
+  if (ok && rc == MPI_SUCCESS && lo >= 0)
+    ok = copy(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows,
+              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
+  if (ok && rc == MPI_SUCCESS && hi >= 0)
+    ok = copy(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows,
+              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
   if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   return 0;

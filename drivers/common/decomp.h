@@ -82,12 +82,9 @@ typedef struct hd_decomp {
   void *comm;  /* the Cartesian communicator (MPI builds) */
   const struct hd_core_ops *core; /* how fields are copied (NULL: host memory) */
   struct hd_ctx *ctx;
-  /* halo planes in flight, 4 of the largest so far: packed in device
-   * memory (dstage) on GPUs, sent from there where MPI is CUDA-aware, else
-   * through host memory (hstage: page-locked on GPUs) */
-  void *dstage, *hstage;
+  void *stage;        /* halo planes in flight: 4 of the largest so far */
   size_t stage_bytes;
-  int stage_dev, stage_mpi_dev; /* planes packed on the device; MPI reads them there */
+  int stage_kind;     /* 0 malloc, 1 page-locked host, 2 backend memory */
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
