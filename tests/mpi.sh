@@ -85,6 +85,16 @@ cavity|SOR, 16 ranks of one or two rows|--n=16 --solver=sor --steps=50 --monitor
 ns|periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 CASES
 
+# the exchange path for CUDA-aware MPI libraries (planes packed in backend
+# memory, which MPI reads): host memory on the CPU backends, so it runs here
+bin="$top/drivers/hd-heat"
+args="--dim=3 --n=20,18,16 --init=sine --bc=fixed:0 --steps=30 --csv-every=5 --backend=serial"
+rm -rf one many && mkdir one many
+# shellcheck disable=SC2086
+mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=1 mpirun 4 $args --output=many/o >/dev/null 2>&1 &&
+  cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv
+result $? "hd-heat on 4 ranks with HD_MPI_CUDA_AWARE=1 (halos in backend memory): the outputs of one rank"
+
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos staged through
 # host memory; P ranks must give the files of one CUDA rank byte for byte

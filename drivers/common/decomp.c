@@ -84,7 +84,7 @@ int hd_par_local_rank(int *local_size) {
 }
 int hd_par_cuda_aware(void) {
   const char *env = getenv("HD_MPI_CUDA_AWARE");
-  if (env && strcmp(env, "0") == 0) return 0;
+  if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)) return env[0] == '1';
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #else
@@ -312,8 +312,9 @@ void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct 
   stage_free(d);
   d->core = core;
   d->ctx = ctx;
-  /* device memory only where there is a device and MPI reads it */
-  d->stage_kind = !core ? 0 : core->device_count() > 0 && hd_par_cuda_aware() ? 2 : 1;
+  /* backend memory where MPI reads device memory (on the CPU backends it is
+     host memory, so this path runs in CPU tests too) */
+  d->stage_kind = !core ? 0 : hd_par_cuda_aware() ? 2 : 1;
 }
 
 /* ---- halo exchange ------------------------------------------------------------ */

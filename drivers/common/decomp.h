@@ -41,9 +41,9 @@ void hd_par_abort(int status);
 const char *hd_par_describe(void);
 /* This rank's index among the ranks of its node, and their number. */
 int hd_par_local_rank(int *local_size);
-/* 1 when the MPI library says at run time that it takes device pointers
- * (Open MPI's MPIX_Query_cuda_support) and HD_MPI_CUDA_AWARE is not 0 in
- * the environment; 0 when it does not or cannot say. */
+/* 1 when the MPI library takes device pointers: HD_MPI_CUDA_AWARE=1 or 0 in
+ * the environment says so, else the library at run time (Open MPI's
+ * MPIX_Query_cuda_support); 0 when it cannot say. */
 int hd_par_cuda_aware(void);
 
 /* Element-wise sum over the ranks of n doubles, in place on rank 0 (other

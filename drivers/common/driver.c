@@ -75,7 +75,7 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   if (hd_par_size() > 1 && (*core)->id == HD_B_CUDA && hd_par_rank() == 0)
     fprintf(stderr, "%s: %s\n", prog,
             hd_par_cuda_aware() ? "halos sent from device memory (CUDA-aware MPI)"
-                                : "halos staged through page-locked host memory (MPI not CUDA-aware, or HD_MPI_CUDA_AWARE=0)");
+                                : "halos staged through page-locked host memory (MPI not known to be CUDA-aware)");
   return 0;
 }
 
