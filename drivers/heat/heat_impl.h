@@ -136,10 +136,11 @@ typedef struct h_rows_args {
 HD_FN void h_row_pt(const h_rows_args *a, hd_idx j, hd_idx k) {
   const hd_range3 r = hd_grid_interior(&a->f.g);
   const hd_idx g0 = ((a->origin[1] + j) + (a->origin[2] + k) * a->cells[1]) * a->cells[0] + a->origin[0];
+  const hd_real *row = a->f.f + hd_grid_at(&a->f.g, r.lo[0], r.lo[1] + j, r.lo[2] + k);
   hd_stats s;
   hd_idx i;
   hd_stats_init(&s);
-  for (i = 0; i < a->f.g.n[0]; ++i) hd_stats_add(&s, (double)a->f.f[hd_grid_at(&a->f.g, r.lo[0] + i, r.lo[1] + j, r.lo[2] + k)], g0 + i);
+  for (i = 0; i < a->f.g.n[0]; ++i) hd_stats_add(&s, (double)row[i], g0 + i);
   a->rows[j + k * a->f.g.n[1]] = s;
 }
 HD_DEFINE_FOR_2D(h_rows_loop, h_row_pt, h_rows_args)
