@@ -96,8 +96,9 @@ mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=1 mpirun 4 $a
 result $? "hd-heat on 4 ranks with HD_MPI_CUDA_AWARE=1 (halos in backend memory): the outputs of one rank"
 
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
-# on a GPU of its node (shared when there are fewer), halos staged through
-# host memory; P ranks must give the files of one CUDA rank byte for byte
+# on a GPU of its node (shared when there are fewer), halos in device
+# memory where MPI is CUDA-aware, else through page-locked host memory;
+# P ranks must give the files of one CUDA rank byte for byte
 gpu=no
 "$top/drivers/hd-heat" --backend=cuda --n=8 --steps=1 --vti=no --output=gpu-probe >/dev/null 2>&1 && gpu=yes
 rm -f gpu-probe*
