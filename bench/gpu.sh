@@ -83,8 +83,8 @@ log "benchmarks"
   if want heat; then
     sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:100" "generic tuned"
     echo "-- tuned block shapes (x,y threads, cells marched) --"
-    sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,8 256,1,16 64,1,16"
-    sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,8,16 64,4,16 128,2,16"
+    sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,16 64,1,8 96,1,8"
+    sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,4,16 64,2,8 128,1,8 32,2,8"
   fi
   if want nbody; then
     echo "-- N-body (cuda-samples nbody -benchmark on this H200: 1.53e12 float, 1.79e12 fast-math, 5.95e11 double) --"

@@ -72,7 +72,7 @@ int main(void) {
             /* the tuned kernel against the generic one, with the default
              * shape and with a short march that splits the slow axis into
              * uneven pieces */
-            static const int shapes[2][3] = {{0, 0, 0}, {64, 3, 5}};
+            static const int shapes[2][3] = {{0, 0, 0}, {64, 2, 5}};
             int sh;
             for (sh = 0; sh < 2; ++sh) {
               heat_problem q = p;

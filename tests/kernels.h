@@ -3,6 +3,7 @@
 #ifndef HD_TEST_KERNELS_H
 #define HD_TEST_KERNELS_H
 
+#include <hd/heat.h>
 #include <hd/reduce.h>
 
 #include "backend.h"
@@ -14,6 +15,11 @@ typedef struct testk_ops {
   hd_status (*mark2)(hd_ctx *ctx, double *out, hd_idx sy, hd_range3 r);
   hd_status (*mark1)(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1);
   hd_status (*stats)(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r, hd_stats *out);
+  /* one heat step of t into tn (device memory) with the per-cell source q
+   * and alternating adiabatic and fixed faces: the generic loop, or with
+   * tuned the backend's tuned kernel (HD_ERR_UNSUPPORTED where none) */
+  hd_status (*heat_q)(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
+                      const hd_grid *g);
 } testk_ops;
 
 HD_EXTERN_C_BEGIN

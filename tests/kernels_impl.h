@@ -42,4 +42,23 @@ static hd_status t_stats(hd_ctx *ctx, const double *f, const hd_grid *g, hd_rang
   return hd_field_stats(ctx, &fld, r, out);
 }
 
-const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_stats};
+static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
+                          const hd_grid *g) {
+  const double dx[3] = {0.1, 0.12, 0.09};
+  hd_heat_args a;
+  int f;
+  hd_status s = hd_heat_setup(ctx, &a, g, 1.0, 0.9 * hd_heat_dt_max(1.0, dx, g->dim), dx, 0.5);
+  if (s != HD_OK) return s;
+  for (f = 0; f < HD_NFACES; ++f)
+    a.bc[f].kind = f % 2 ? HD_HEAT_FIXED : HD_HEAT_ADIABATIC, a.bc[f].value = 0.25 * f;
+  a.t = t, a.t_next = tn, a.q = q;
+  if (!tuned) return hd_heat_step(ctx, &a);
+#if defined(HD_HEAT_HAS_TUNED)
+  return hd_heat_step_tuned(ctx, &a);
+#else
+  return HD_ERR_UNSUPPORTED;
+#endif
+}
+
+const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_stats,
+                                      t_heat_q};

@@ -306,102 +306,195 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
  * (tests compare the two).
  *   2-D: x neighbours come from the neighbouring lanes by warp shuffles, so
  *        a cell costs one global load; HD_HEAT_BATCH loads along y are
- *        issued together (one 8-byte load per thread cannot cover HBM
- *        latency).  Blocks are whole warps along x.
- *   3-D: x and y neighbours are plain loads that hit L1.  Measured on an
- *        H200 (doc/performance.md), this beat shared-memory 2.5-D tiles,
- *        shuffles with y register blocking and batched plane loads: those
- *        cost registers or barriers, and occupancy decides here.
+ *        issued together.  Blocks are whole warps along x.
+ *   3-D: x and y neighbours are plain loads that hit L1; the plane after
+ *        next is loaded a step ahead, so two loads per thread are in flight.
+ * Profiled on an H200 (doc/performance.md), the first versions issued
+ * ~85 instructions a cell and were issue-bound in single precision, so the
+ * loops walk pointers, the face tests leave the loop (ghosts of the faces
+ * across the march are written after it from the thread's own new values;
+ * blocks away from the other faces run a loop without their tests; the
+ * source-array test is a loop of its own), and register caps (launch
+ * bounds) buy occupancy.
  * Threads past the end of a 2-D row load the ghost so that all lanes take
  * part in the shuffles. */
 #define HD_HEAT_HAS_TUNED 1
-#define HD_HEAT_BATCH (32 / (int)sizeof(hd_real))
+#define HD_HEAT_BATCH 8
+#define HD_HEAT_MAX_THREADS 128
+#ifndef HD_HEAT_MIN_BLOCKS_2D
+#if defined(HD_REAL_FLOAT)
+#define HD_HEAT_MIN_BLOCKS_2D 16 /* 32 registers */
+#else
+#define HD_HEAT_MIN_BLOCKS_2D 12 /* 40 registers */
+#endif
+#endif
+#ifndef HD_HEAT_MIN_BLOCKS_3D
+#define HD_HEAT_MIN_BLOCKS_3D 12 /* 40 registers */
+#endif
 
+/* The column loops take the block's situation as template arguments:
+ * FACES (the block touches a face normal to an axis across the march:
+ * its threads on that face write the ghost beside each cell) and HAS_Q (a
+ * source array).  Each combination is its own loop; ordinary arguments
+ * with literal values were measured to compile worse (register spills). */
+
+/* One 2-D cell at p (field), o (new field), s (source). */
+template <int FACES, int HAS_Q>
 static __device__ __forceinline__ void hd_heat_tuned2d_cell(
-    const hd_heat_args *a, const hd_real *HD_RESTRICT t, hd_real *HD_RESTRICT tn, hd_idx c,
-    hd_idx i, hd_idx j, int inside, hd_real prev, hd_real cur, hd_real next) {
+    const hd_heat_args *a, const hd_real *HD_RESTRICT p, hd_real *HD_RESTRICT o,
+    const hd_real *HD_RESTRICT s, int inside, int xlo, int xhi, hd_real prev, hd_real cur,
+    hd_real next) {
   const unsigned lane = threadIdx.x & 31u;
   hd_real left = __shfl_up_sync(0xffffffffu, cur, 1);
   hd_real right = __shfl_down_sync(0xffffffffu, cur, 1);
-  if (lane == 0) left = t[c - 1];
-  if (lane == 31) right = t[c + 1];
+  if (lane == 0) left = p[-1];
+  if (lane == 31) right = p[1];
   if (inside) {
-    const hd_real v = hd_heat_update_2d(cur, left, right, prev, next, a->c, hd_heat_source(a, c));
-    tn[c] = v;
-    hd_heat_put_ghosts(a, tn, c, i, j, 0, v);
+    const hd_real v = hd_heat_update_2d(cur, left, right, prev, next, a->c,
+                                        HAS_Q ? a->dtq + a->dt * s[0] : a->dtq);
+    o[0] = v;
+    if (FACES && xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v);
+    if (FACES && xhi) o[1] = hd_heat_ghost(&a->bc[HD_XHI], v);
   }
 }
 
-HD_KERNEL void hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
-  const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
-  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const int inside = i <= nx;
-  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * march;
-  const hd_idx j1 = j0 + march < ny + 1 ? j0 + march : ny + 1;
-  const hd_real *HD_RESTRICT t = a.t;
-  hd_real *HD_RESTRICT tn = a.t_next;
-  hd_idx c = (inside ? i : nx + 1) + j0 * sy, j;
-  hd_real prev = t[c - sy], cur = t[c];
-  int u;
-  for (j = j0; j + HD_HEAT_BATCH <= j1; j += HD_HEAT_BATCH) {
+/* `rows` cells up a column, HD_HEAT_BATCH loads at a time. */
+template <int FACES, int HAS_Q>
+static __device__ __forceinline__ void hd_heat_tuned2d_column(
+    const hd_heat_args *a, const hd_real *HD_RESTRICT p, hd_real *HD_RESTRICT o,
+    const hd_real *HD_RESTRICT s, hd_idx sy, int rows, int inside, int xlo, int xhi) {
+  hd_real prev = p[-sy], cur = p[0];
+  int r = 0, u;
+  for (; r + HD_HEAT_BATCH <= rows; r += HD_HEAT_BATCH) {
     hd_real next[HD_HEAT_BATCH];
 #pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH; ++u) next[u] = t[c + (u + 1) * sy];
+    for (u = 0; u < HD_HEAT_BATCH; ++u) next[u] = p[(u + 1) * sy];
 #pragma unroll
-    for (u = 0; u < HD_HEAT_BATCH; ++u, c += sy) {
-      hd_heat_tuned2d_cell(&a, t, tn, c, i, j + u, inside, prev, cur, next[u]);
-      prev = cur;
-      cur = next[u];
+    for (u = 0; u < HD_HEAT_BATCH; ++u) {
+      hd_heat_tuned2d_cell<FACES, HAS_Q>(a, p, o, s, inside, xlo, xhi, prev, cur, next[u]);
+      prev = cur, cur = next[u];
+      p += sy, o += sy;
+      if (HAS_Q) s += sy;
     }
   }
-  for (; j < j1; ++j, c += sy) {
-    const hd_real next = t[c + sy];
-    hd_heat_tuned2d_cell(&a, t, tn, c, i, j, inside, prev, cur, next);
-    prev = cur;
-    cur = next;
+  for (; r < rows; ++r) {
+    const hd_real next = p[sy];
+    hd_heat_tuned2d_cell<FACES, HAS_Q>(a, p, o, s, inside, xlo, xhi, prev, cur, next);
+    prev = cur, cur = next;
+    p += sy, o += sy;
+    if (HAS_Q) s += sy;
   }
 }
 
-HD_KERNEL void hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_2D)
+    hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
+  const hd_idx i0 = 1 + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
+  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * march;
+  const int inside = i <= nx;
+  const int rows = (int)((j0 + march < ny + 1 ? j0 + march : ny + 1) - j0);
+  const hd_idx c = (inside ? i : nx + 1) + j0 * sy;
+  const int faces = i0 == 1 || i0 + blockDim.x > nx, xlo = i == 1, xhi = i == nx;
+  const hd_real *p = a.t + c, *s = a.q ? a.q + c : p;
+  hd_real *o = a.t_next + c;
+  if (a.q) {
+    if (faces) hd_heat_tuned2d_column<1, 1>(&a, p, o, s, sy, rows, inside, xlo, xhi);
+    else hd_heat_tuned2d_column<0, 1>(&a, p, o, s, sy, rows, inside, 0, 0);
+  } else {
+    if (faces) hd_heat_tuned2d_column<1, 0>(&a, p, o, s, sy, rows, inside, xlo, xhi);
+    else hd_heat_tuned2d_column<0, 0>(&a, p, o, s, sy, rows, inside, 0, 0);
+  }
+  /* ghosts of the faces across the march, from this thread's new values */
+  if (inside && j0 == 1) a.t_next[i] = hd_heat_ghost(&a.bc[HD_YLO], a.t_next[i + sy]);
+  if (inside && j0 + rows == ny + 1) {
+    const hd_idx e = i + ny * sy;
+    a.t_next[e + sy] = hd_heat_ghost(&a.bc[HD_YHI], a.t_next[e]);
+  }
+}
+
+/* `planes` cells along z, the plane after next loaded a step ahead;
+ * far_ok says the planes past the segment may be read (they stop at the
+ * ghost plane). */
+template <int FACES, int HAS_Q>
+static __device__ __forceinline__ void hd_heat_tuned3d_column(
+    const hd_heat_args *a, const hd_real *HD_RESTRICT p, hd_real *HD_RESTRICT o,
+    const hd_real *HD_RESTRICT s, hd_idx sy, hd_idx sz, int planes, int far_ok, int xlo,
+    int xhi, int ylo, int yhi) {
+  hd_real w[4]; /* planes k - 1, k, k + 1, k + 2 (an array: scalars spilled) */
+  int r, u;
+  w[0] = p[-sz], w[1] = p[0], w[2] = p[sz];
+  w[3] = planes > 1 || far_ok ? p[2 * sz] : HD_R(0);
+  for (r = 0; r < planes; ++r) {
+    hd_real ahead = HD_R(0), v;
+    if (r + 2 < planes || far_ok) ahead = p[3 * sz];
+    v = hd_heat_update_3d(w[1], p[-1], p[1], p[-sy], p[sy], w[0], w[2], a->c,
+                          HAS_Q ? a->dtq + a->dt * s[0] : a->dtq);
+    o[0] = v;
+    if (FACES) {
+      if (xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v);
+      if (xhi) o[1] = hd_heat_ghost(&a->bc[HD_XHI], v);
+      if (ylo) o[-sy] = hd_heat_ghost(&a->bc[HD_YLO], v);
+      if (yhi) o[sy] = hd_heat_ghost(&a->bc[HD_YHI], v);
+    }
+#pragma unroll
+    for (u = 0; u < 3; ++u) w[u] = w[u + 1];
+    w[3] = ahead;
+    p += sz, o += sz;
+    if (HAS_Q) s += sz;
+  }
+}
+
+HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_3D)
+    hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
   const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
-  const hd_idx i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx i0 = 1 + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
+  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * blockDim.y, j = j0 + threadIdx.y;
   const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
-  const hd_idx k1 = k0 + march < nz + 1 ? k0 + march : nz + 1;
-  const hd_real *HD_RESTRICT t = a.t;
-  hd_real *HD_RESTRICT tn = a.t_next;
-  hd_idx c, k;
-  hd_real prev, cur;
+  const int planes = (int)((k0 + march < nz + 1 ? k0 + march : nz + 1) - k0);
+  const int far_ok = k0 + planes + 1 <= nz;
+  const int faces = i0 == 1 || i0 + blockDim.x > nx || j0 == 1 || j0 + blockDim.y > ny;
+  hd_idx c;
+  const hd_real *p, *s;
+  hd_real *o;
   if (i > nx || j > ny) return;
   c = i + j * sy + k0 * sz;
-  prev = t[c - sz];
-  cur = t[c];
-  for (k = k0; k < k1; ++k, c += sz) {
-    const hd_real next = t[c + sz];
-    const hd_real v = hd_heat_update_3d(cur, t[c - 1], t[c + 1], t[c - sy], t[c + sy], prev, next,
-                                        a.c, hd_heat_source(&a, c));
-    tn[c] = v;
-    hd_heat_put_ghosts(&a, tn, c, i, j, k, v);
-    prev = cur;
-    cur = next;
+  p = a.t + c, o = a.t_next + c, s = a.q ? a.q + c : p;
+#define HD_HEAT_COLUMN3D(F, Q) \
+  hd_heat_tuned3d_column<F, Q>(&a, p, o, s, sy, sz, planes, far_ok, i == 1, i == nx, j == 1, j == ny)
+  if (a.q) {
+    if (faces) HD_HEAT_COLUMN3D(1, 1);
+    else HD_HEAT_COLUMN3D(0, 1);
+  } else {
+    if (faces) HD_HEAT_COLUMN3D(1, 0);
+    else HD_HEAT_COLUMN3D(0, 0);
+  }
+#undef HD_HEAT_COLUMN3D
+  /* ghosts of the faces across the march, from this thread's new values */
+  if (k0 == 1) a.t_next[c - sz] = hd_heat_ghost(&a.bc[HD_ZLO], a.t_next[c]);
+  if (k0 + planes == nz + 1) {
+    const hd_idx e = c + (hd_idx)(planes - 1) * sz;
+    a.t_next[e + sz] = hd_heat_ghost(&a.bc[HD_ZHI], a.t_next[e]);
   }
 }
 
 /* Block shape and march length: ctx->block = {x, y, march} overrides the
- * defaults (2-D: 128 x 1 threads, 16 rows; 3-D: 32 x 4 threads, 16 planes).
- * x must be a multiple of 32 (whole warps). */
+ * defaults (2-D: 128 x 1 threads, 3-D: 32 x 4; 8 cells marched).  x must be
+ * a multiple of 32 (whole warps), x * y at most HD_HEAT_MAX_THREADS. */
 HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_grid *g = &a->g;
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
   const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u) : 1u;
-  const int march = ctx->block[2] > 0 ? ctx->block[2] : 16;
+  const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
   const hd_idx ycells = three ? (hd_idx)by : march; /* y cells per block */
   const hd_idx along = three ? g->n[2] : g->n[1];
   dim3 grid, block(bx, by, 1);
   if (bx % 32u)
     return hd_fail(ctx, HD_ERR_ARG, "heat: tuned blocks must be whole warps in x (x = %u)", bx);
+  if (bx * by > HD_HEAT_MAX_THREADS)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: tuned block %u x %u exceeds %d threads", bx, by,
+                   HD_HEAT_MAX_THREADS);
   grid.x = hd_grid_extent(g->n[0], bx, 2147483647);
   grid.y = hd_grid_extent(g->n[1], (unsigned)ycells, 65535);
   grid.z = three ? hd_grid_extent(along, (unsigned)march, 65535) : 1;
