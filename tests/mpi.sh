@@ -96,9 +96,10 @@ mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=1 mpirun 4 $a
 result $? "hd-heat on 4 ranks with HD_MPI_CUDA_AWARE=1 (halos in backend memory): the outputs of one rank"
 
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
-# on a GPU of its node (shared when there are fewer), halos in device
-# memory where MPI is CUDA-aware, else through page-locked host memory;
-# P ranks must give the files of one CUDA rank byte for byte
+# on a GPU of its node (shared when there are fewer), halos between ranks
+# of the node read from the neighbour's device memory (CUDA IPC), else in
+# device memory where MPI is CUDA-aware, else through page-locked host
+# memory; P ranks must give the files of one CUDA rank byte for byte
 gpu=no
 "$top/drivers/hd-heat" --backend=cuda --n=8 --steps=1 --vti=no --output=gpu-probe >/dev/null 2>&1 && gpu=yes
 rm -f gpu-probe*
@@ -110,7 +111,8 @@ if [ "$gpu" = yes ]; then
     mpirun 1 $args --backend=cuda --output=one/o >/dev/null 2>&1 && mpirun 2 $args --backend=cuda --output=many/o >/dev/null 2>many/stderr
     ok=$?
     for f in $files; do [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1; done
-    result $ok "hd-$drv on 2 ranks with CUDA: the outputs ($files) of one CUDA rank, byte for byte"
+    grep -q 'same node by CUDA IPC' many/stderr || ok=1
+    result $ok "hd-$drv on 2 ranks with CUDA: halos by CUDA IPC, the outputs ($files) of one CUDA rank, byte for byte"
     [ $ok -eq 0 ] || sed 's/^/# /' many/stderr
   done <<GPUCASES
 heat|--dim=3 --n=40,36,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
@@ -123,9 +125,19 @@ GPUCASES
   args="--dim=3 --n=40,36,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --backend=cuda"
   rm -rf one many && mkdir one many
   # shellcheck disable=SC2086
-  mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=0 mpirun 2 $args --output=many/o >/dev/null 2>many/stderr &&
-    cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv && grep -q 'page-locked host memory' many/stderr
-  result $? "hd-heat on 2 CUDA ranks with HD_MPI_CUDA_AWARE=0: halos through host memory, the outputs of one rank"
+  mpirun 1 $args --output=one/o >/dev/null 2>&1 &&
+    HD_MPI_IPC=0 HD_MPI_CUDA_AWARE=0 mpirun 2 $args --output=many/o >/dev/null 2>many/stderr &&
+    cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv && grep -q '^hd-heat: halos staged through page-locked' many/stderr
+  result $? "hd-heat on 2 CUDA ranks with HD_MPI_IPC=0 HD_MPI_CUDA_AWARE=0: halos through host memory, the outputs of one rank"
+  # and FDTD's in-place H fields through host memory as well
+  rm -rf one many && mkdir one many
+  bin="$top/drivers/hd-fdtd"
+  # shellcheck disable=SC2086
+  mpirun 1 $fdtd --boundary=pml --backend=cuda --output=one/o >/dev/null 2>&1 &&
+    HD_MPI_IPC=0 mpirun 2 $fdtd --boundary=pml --backend=cuda --output=many/o >/dev/null 2>many/stderr
+  ok=$?
+  for f in $fout; do [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1; done
+  result $ok "hd-fdtd on 2 CUDA ranks with HD_MPI_IPC=0: the outputs of one rank"
 else
   echo "# no CUDA device here: the CUDA-under-MPI cases run on GPU machines (bench/gpu.sh)"
 fi

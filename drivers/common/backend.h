@@ -55,6 +55,12 @@ typedef struct hd_core_ops {
   hd_status (*pinned_alloc)(hd_ctx *ctx, void **p, size_t bytes);
   void (*pinned_free)(hd_ctx *ctx, void *p);
   int (*device_count)(void); /* GPUs this process sees (0 on CPU backends) */
+  /* CUDA IPC (hd_ipc_export, hd_ipc_open, hd_ipc_close): halo planes read
+   * straight from a neighbouring rank's device memory on the same node;
+   * NULL on the CPU backends */
+  hd_status (*ipc_export)(hd_ctx *ctx, const void *p, void *handle);
+  hd_status (*ipc_open)(hd_ctx *ctx, const void *handle, void **p);
+  void (*ipc_close)(hd_ctx *ctx, void *p);
 } hd_core_ops;
 
 extern const hd_core_ops hd_core_serial;

@@ -83,8 +83,15 @@ static int core_device_count(void) {
 #define CORE_TABLE hd_core_serial
 #endif
 
+#if defined(HD_BACKEND_CUDA)
+#define CORE_IPC hd_ipc_export, hd_ipc_open, hd_ipc_close
+#else
+#define CORE_IPC NULL, NULL, NULL /* host memory: nothing to map */
+#endif
+
 const hd_core_ops CORE_TABLE = {HD_BACKEND_NAME, HD_BACKEND_ID,   core_init,
                                 core_destroy,    core_sync,       core_mem_info,
                                 hd_dev_alloc,    hd_dev_free,     hd_dev_upload,
                                 hd_dev_download, core_copy_bandwidth, hd_dev_copy_2d,
-                                hd_pinned_alloc, hd_pinned_free, core_device_count};
+                                hd_pinned_alloc, hd_pinned_free, core_device_count,
+                                CORE_IPC};

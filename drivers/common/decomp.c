@@ -23,6 +23,8 @@
 
 #if defined(HD_HAVE_MPI)
 static int par_started;
+static int par_ipc;   /* hd_par_ipc_setup's answer */
+static int *par_node; /* every rank's node, named by its lowest world rank */
 
 int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
   int flag = 0, rank = 0;
@@ -34,6 +36,8 @@ int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
 }
 void hd_par_finalize(void) {
   int done = 0;
+  free(par_node);
+  par_node = NULL;
   MPI_Finalized(&done);
   if (par_started && !done) MPI_Finalize();
 }
@@ -91,12 +95,46 @@ int hd_par_cuda_aware(void) {
   return 0;
 #endif
 }
+int hd_par_ipc_setup(const hd_core_ops *core, hd_ctx *ctx) {
+  const char *env = getenv("HD_MPI_IPC");
+  unsigned char handle[HD_IPC_BYTES];
+  void *probe = NULL;
+  int ok = par_running() && hd_par_size() > 1 && core && core->ipc_export && !(env && strcmp(env, "0") == 0);
+  if (ok && core->alloc(ctx, &probe, 256) == HD_OK) { /* can this device export memory at all? */
+    ok = core->ipc_export(ctx, probe, handle) == HD_OK;
+    core->free(ctx, probe);
+    if (!ok) ctx->msg[0] = '\0'; /* not an error: halos go through MPI */
+  } else {
+    ok = 0;
+  }
+  par_ipc = !hd_par_any(!ok);
+  if (par_ipc && !par_node) {
+    MPI_Comm node;
+    int me = hd_par_rank(), first = me;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, node);
+      MPI_Comm_free(&node);
+    }
+    par_node = (int *)malloc((size_t)hd_par_size() * sizeof(int));
+    if (hd_par_any(!par_node) ||
+        hd_par_any(MPI_Allgather(&first, 1, MPI_INT, par_node, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)) {
+      free(par_node);
+      par_node = NULL;
+      par_ipc = 0;
+    }
+  }
+  return par_ipc;
+}
 #else
 int hd_par_local_rank(int *local_size) {
   if (local_size) *local_size = 1;
   return 0;
 }
 int hd_par_cuda_aware(void) { return 0; }
+int hd_par_ipc_setup(const hd_core_ops *core, hd_ctx *ctx) {
+  (void)core, (void)ctx;
+  return 0;
+}
 int hd_par_init(int *argc, char ***argv, char *err, size_t n) {
   (void)argc, (void)argv, (void)err, (void)n;
   return 0;
@@ -285,8 +323,26 @@ static void stage_free(hd_decomp *d) {
   d->stage_bytes = 0;
 }
 
+/* Neighbours' allocations mapped by CUDA IPC, looked up by (rank, handle). */
+#define IPC_MAPS 64
+typedef struct ipc_map {
+  int rank;
+  unsigned char handle[HD_IPC_BYTES];
+  void *base;
+} ipc_map;
+
+static void ipc_unmap(hd_decomp *d) {
+  ipc_map *m = (ipc_map *)d->maps;
+  int k;
+  for (k = 0; k < d->nmaps; ++k) d->core->ipc_close(d->ctx, m[k].base);
+  d->nmaps = 0;
+}
+
 void hd_decomp_destroy(hd_decomp *d) {
   stage_free(d);
+  ipc_unmap(d);
+  free(d->maps);
+  d->maps = NULL;
 #if defined(HD_HAVE_MPI)
   if (d->comm) {
     MPI_Comm_free((MPI_Comm *)d->comm);
@@ -309,12 +365,21 @@ void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]) {
 int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
 
 void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx) {
+  int f;
   stage_free(d);
   d->core = core;
   d->ctx = ctx;
   /* backend memory where MPI reads device memory (on the CPU backends it is
      host memory, so this path runs in CPU tests too) */
   d->stage_kind = !core ? 0 : hd_par_cuda_aware() ? 2 : 1;
+  ipc_unmap(d);
+  for (f = 0; f < 6; ++f) {
+    d->ipc[f] = 0;
+#if defined(HD_HAVE_MPI)
+    if (par_ipc && core && d->comm && d->nbr[f] >= 0) /* Cartesian ranks are world ranks (no reordering) */
+      d->ipc[f] = par_node[d->nbr[f]] == par_node[d->rank];
+#endif
+  }
 }
 
 /* ---- halo exchange ------------------------------------------------------------ */
@@ -330,6 +395,36 @@ static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void 
 }
 #endif
 
+#if defined(HD_HAVE_MPI)
+/* What a rank tells a neighbour on its node so that the neighbour can read
+ * the planes itself: its allocation, where the planes for the low and the
+ * high neighbour start in it, and the plane's shape (checked). */
+typedef struct ipc_note {
+  unsigned char handle[HD_IPC_BYTES];
+  unsigned long long at[2], pitch, width, rows;
+} ipc_note;
+
+/* The neighbour's allocation mapped here (mapped once, then looked up). */
+static char *ipc_base(hd_decomp *d, int rank, const unsigned char *handle, char *err, size_t n) {
+  ipc_map *m;
+  int k;
+  if (!d->maps && !(d->maps = calloc(IPC_MAPS, sizeof *m))) return snprintf(err, n, "out of host memory"), NULL;
+  m = (ipc_map *)d->maps;
+  for (k = 0; k < d->nmaps; ++k)
+    if (m[k].rank == rank && !memcmp(m[k].handle, handle, HD_IPC_BYTES)) return (char *)m[k].base;
+  if (d->nmaps == IPC_MAPS) ipc_unmap(d); /* more fields than expected: start again */
+  k = d->nmaps;
+  if (d->core->ipc_open(d->ctx, handle, &m[k].base) != HD_OK)
+    return snprintf(err, n, "cannot map rank %d's field by CUDA IPC (%s); HD_MPI_IPC=0 sends halos through MPI",
+                    rank, d->ctx->msg),
+           NULL;
+  m[k].rank = rank;
+  memcpy(m[k].handle, handle, HD_IPC_BYTES);
+  ++d->nmaps;
+  return (char *)m[k].base;
+}
+#endif
+
 int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
@@ -340,12 +435,19 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
   hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
       d->core ? d->core->copy_2d : host_copy_2d;
   const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
+  /* neighbours on this node: planes read from their memory (CUDA IPC) */
+  const int ipc_lo = lo >= 0 && d->ipc[2 * axis], ipc_hi = hi >= 0 && d->ipc[2 * axis + 1];
+  const int mpi_lo = lo >= 0 && !ipc_lo, mpi_hi = hi >= 0 && !ipc_hi;
   const int on_dev = d->stage_kind == 2;
-  char *p = (char *)field, *buf;
-  int rc = MPI_SUCCESS, ok = 1, b;
+  char *p = (char *)field, *buf = NULL;
+  ipc_note mine, theirs[2];
+  MPI_Comm comm;
+  MPI_Request req[4];
+  int rc = MPI_SUCCESS, ok = 1, b, nr = 0;
   if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
+  comm = *(MPI_Comm *)d->comm;
   if (plane > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
-  if (d->stage_bytes < 4 * plane) { /* kept for the next exchanges */
+  if ((mpi_lo || mpi_hi) && d->stage_bytes < 4 * plane) { /* kept for the next exchanges */
     stage_free(d);
     if (d->stage_kind == 0) ok = (d->stage = malloc(4 * plane)) != NULL;
     else ok = (d->stage_kind == 2 ? d->core->alloc : d->core->pinned_alloc)(d->ctx, &d->stage, 4 * plane) == HD_OK;
@@ -353,34 +455,67 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
     d->stage_bytes = 4 * plane;
   }
   buf = (char *)d->stage;
-  /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours there are */
+  if (ipc_lo || ipc_hi) { /* the planes must be final before a neighbour reads them */
+    memset(&mine, 0, sizeof mine);
+    ok = d->core->sync(d->ctx) == HD_OK && d->core->ipc_export(d->ctx, field, mine.handle) == HD_OK;
+    mine.at[0] = (unsigned long long)at[0] * stride, mine.at[1] = (unsigned long long)at[1] * stride;
+    mine.pitch = pitch, mine.width = width, mine.rows = rows;
+  }
+  /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours MPI serves */
   for (b = 0; b < 2 && ok; ++b)
-    if ((b ? hi : lo) >= 0)
+    if (b ? mpi_hi : mpi_lo)
       ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
                 on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
-  if (ok) { /* both directions at once; tags tell them apart when lo == hi */
-    MPI_Comm comm = *(MPI_Comm *)d->comm;
-    MPI_Request req[4];
-    int nr = 0;
-    if (lo >= 0) {
-      rc |= MPI_Irecv(buf + 2 * plane, (int)plane, MPI_BYTE, lo, 10 + axis, comm, &req[nr++]);
-      rc |= MPI_Isend(buf, (int)plane, MPI_BYTE, lo, 20 + axis, comm, &req[nr++]);
+  if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
+  /* both directions at once; tags tell them apart when lo == hi */
+  if (mpi_lo) {
+    rc |= MPI_Irecv(buf + 2 * plane, (int)plane, MPI_BYTE, lo, 10 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(buf, (int)plane, MPI_BYTE, lo, 20 + axis, comm, &req[nr++]);
+  } else if (ipc_lo) {
+    rc |= MPI_Irecv(&theirs[0], (int)sizeof mine, MPI_BYTE, lo, 30 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, lo, 40 + axis, comm, &req[nr++]);
+  }
+  if (mpi_hi) {
+    rc |= MPI_Irecv(buf + 3 * plane, (int)plane, MPI_BYTE, hi, 20 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(buf + plane, (int)plane, MPI_BYTE, hi, 10 + axis, comm, &req[nr++]);
+  } else if (ipc_hi) {
+    rc |= MPI_Irecv(&theirs[1], (int)sizeof mine, MPI_BYTE, hi, 40 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, hi, 30 + axis, comm, &req[nr++]);
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
+  /* what came: from lo into at[2], from hi into at[3] */
+  for (b = 0; b < 2; ++b) {
+    const int from = b ? hi : lo;
+    char *ghost = p + (size_t)at[2 + b] * stride;
+    if (from < 0) continue;
+    if (b ? ipc_hi : ipc_lo) { /* lo's plane for its high side, hi's for its low side */
+      const ipc_note *t = &theirs[b];
+      char *base;
+      if (t->pitch != pitch || t->width != width || t->rows != rows)
+        return snprintf(err, n, "rank %d's halo plane has another shape than this rank's", from), -1;
+      if (!(base = ipc_base(d, from, t->handle, err, n))) return -1;
+      ok = copy(d->ctx, ghost, pitch, base + t->at[1 - b], pitch, width, rows, HD_COPY_PEER) == HD_OK;
+    } else {
+      ok = copy(d->ctx, ghost, pitch, buf + (2 + b) * plane, width, width, rows,
+                on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
     }
-    if (hi >= 0) {
-      rc |= MPI_Irecv(buf + 3 * plane, (int)plane, MPI_BYTE, hi, 20 + axis, comm, &req[nr++]);
-      rc |= MPI_Isend(buf + plane, (int)plane, MPI_BYTE, hi, 10 + axis, comm, &req[nr++]);
+    if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
+  }
+  if (ipc_lo || ipc_hi) { /* neither side changes a plane before the other has read it */
+    char none = 0, got[2];
+    nr = 0;
+    if (ipc_lo) {
+      rc |= MPI_Irecv(&got[0], 1, MPI_BYTE, lo, 50 + axis, comm, &req[nr++]);
+      rc |= MPI_Isend(&none, 1, MPI_BYTE, lo, 60 + axis, comm, &req[nr++]);
+    }
+    if (ipc_hi) {
+      rc |= MPI_Irecv(&got[1], 1, MPI_BYTE, hi, 60 + axis, comm, &req[nr++]);
+      rc |= MPI_Isend(&none, 1, MPI_BYTE, hi, 50 + axis, comm, &req[nr++]);
     }
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   }
-  /* unpack what came: from lo into at[2], from hi into at[3] */
-  if (ok && rc == MPI_SUCCESS && lo >= 0)
-    ok = copy(d->ctx, p + (size_t)at[2] * stride, pitch, buf + 2 * plane, width, width, rows,
-              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
-  if (ok && rc == MPI_SUCCESS && hi >= 0)
-    ok = copy(d->ctx, p + (size_t)at[3] * stride, pitch, buf + 3 * plane, width, width, rows,
-              on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
-  if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
-  if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
   return 0;
 #else
   (void)d, (void)field, (void)real_size, (void)size, (void)axis, (void)at, (void)err, (void)n;

@@ -45,6 +45,12 @@ int hd_par_local_rank(int *local_size);
  * the environment says so, else the library at run time (Open MPI's
  * MPIX_Query_cuda_support); 0 when it cannot say. */
 int hd_par_cuda_aware(void);
+/* Collective, once after the backend is open: whether ranks read the halo
+ * planes of neighbours on their node straight from device memory by CUDA
+ * IPC — every rank's backend can export memory (the CUDA core), there is
+ * more than one rank and HD_MPI_IPC is not 0.  hd_decomp_use_backend
+ * applies the answer to neighbours on the same node. */
+int hd_par_ipc_setup(const struct hd_core_ops *core, struct hd_ctx *ctx);
 
 /* Element-wise sum over the ranks of n doubles, in place on rank 0 (other
  * ranks' buffers are left as they were).  Exact where at most one rank
@@ -85,6 +91,10 @@ typedef struct hd_decomp {
   void *stage;        /* halo planes in flight: 4 of the largest so far */
   size_t stage_bytes;
   int stage_kind;     /* 0 malloc, 1 page-locked host, 2 backend memory */
+  int ipc[6];         /* the neighbour across face f is on this node: its
+                       * planes are read by CUDA IPC, not sent by MPI */
+  void *maps;         /* neighbours' allocations mapped here */
+  int nmaps;
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
@@ -96,9 +106,11 @@ void hd_decomp_destroy(hd_decomp *d);
 /* Cells per axis and first cell of any rank's block (as the rank computes). */
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
 /* Fields live in the memory of this backend from now on (device memory
- * for CUDA): exchanges pack and unpack planes with its strided copies into
- * a staging buffer that MPI sends, in device memory where MPI takes device
- * pointers (hd_par_cuda_aware), else in page-locked host memory. */
+ * for CUDA): exchanges with a neighbour on the same node copy its plane
+ * from its device memory (CUDA IPC, hd_par_ipc_setup); the others pack
+ * and unpack planes with strided copies into a staging buffer that MPI
+ * sends, in device memory where MPI takes device pointers
+ * (hd_par_cuda_aware), else in page-locked host memory. */
 void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx);
 
 /* Whether face f (0..5) of this rank's block is on the domain boundary. */

@@ -72,10 +72,13 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
     return c->backend == 0 ? 1 : 2;
   }
   ctx->threads = (int)c->threads;
-  if (hd_par_size() > 1 && (*core)->id == HD_B_CUDA && hd_par_rank() == 0)
-    fprintf(stderr, "%s: %s\n", prog,
-            hd_par_cuda_aware() ? "halos sent from device memory (CUDA-aware MPI)"
-                                : "halos staged through page-locked host memory (MPI not known to be CUDA-aware)");
+  if (hd_par_size() > 1) {
+    const int ipc = hd_par_ipc_setup(*core, ctx); /* collective */
+    if ((*core)->id == HD_B_CUDA && hd_par_rank() == 0)
+      fprintf(stderr, "%s: %s%s\n", prog, ipc ? "halos from ranks on the same node by CUDA IPC; from others " : "halos ",
+              hd_par_cuda_aware() ? "sent from device memory (CUDA-aware MPI)"
+                                  : "staged through page-locked host memory (MPI not known to be CUDA-aware)");
+  }
   return 0;
 }
 

@@ -93,17 +93,20 @@ HD_HOST_FN hd_status hd_dev_download(hd_ctx *ctx, void *dst, const void *src, si
 }
 
 /* Directions of hd_dev_copy_2d. */
-enum { HD_COPY_TO_HOST = 0, HD_COPY_TO_DEVICE = 1, HD_COPY_ON_DEVICE = 2 };
+enum { HD_COPY_TO_HOST = 0, HD_COPY_TO_DEVICE = 1, HD_COPY_ON_DEVICE = 2, HD_COPY_PEER = 3 };
 
 /* Strided copy between host and device memory, or within device memory
- * (kind: HD_COPY_*): `rows` runs of `width` bytes, `spitch` bytes apart in
- * the source and `dpitch` in the destination (a plane of a field, packed
- * for a halo exchange or unpacked after it).  Complete on return. */
+ * (kind: HD_COPY_*; HD_COPY_PEER: between device memory of this process
+ * and memory of another device or process mapped by hd_ipc_open): `rows`
+ * runs of `width` bytes, `spitch` bytes apart in the source and `dpitch` in
+ * the destination (a plane of a field, packed for a halo exchange or
+ * unpacked after it).  Complete on return. */
 HD_HOST_FN hd_status hd_dev_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
                                     size_t width, size_t rows, int kind) {
 #if defined(HD_BACKEND_CUDA)
-  static const cudaMemcpyKind how[3] = {cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice};
-  if (kind < 0 || kind > 2) return hd_fail(ctx, HD_ERR_ARG, "copy_2d: unknown direction %d", kind);
+  static const cudaMemcpyKind how[4] = {cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice,
+                                        cudaMemcpyDefault};
+  if (kind < 0 || kind > 3) return hd_fail(ctx, HD_ERR_ARG, "copy_2d: unknown direction %d", kind);
   if (width && rows) {
     HD_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, how[kind], hd_stream(ctx)));
     HD_CUDA_TRY(ctx, cudaStreamSynchronize(hd_stream(ctx)));
@@ -141,6 +144,46 @@ HD_HOST_FN void hd_pinned_free(hd_ctx *ctx, void *p) {
   cudaFreeHost(p);
 #else
   hd_host_free(p);
+#endif
+}
+
+/* CUDA IPC: the ranks of one node read each other's halo planes directly.
+ * hd_ipc_export writes the handle of the allocation that starts at p
+ * (HD_IPC_BYTES opaque bytes, for another process); hd_ipc_open maps such
+ * a handle here; hd_ipc_close unmaps.  HD_ERR_UNSUPPORTED on CPU backends. */
+#define HD_IPC_BYTES 64
+HD_HOST_FN hd_status hd_ipc_export(hd_ctx *ctx, const void *p, void *handle) {
+#if defined(HD_BACKEND_CUDA)
+  cudaIpcMemHandle_t h;
+  static_assert(sizeof h == HD_IPC_BYTES, "CUDA IPC handle size");
+  HD_CUDA_TRY(ctx, cudaIpcGetMemHandle(&h, (void *)p));
+  memcpy(handle, &h, sizeof h);
+  return HD_OK;
+#else
+  (void)p, (void)handle;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "CUDA IPC needs the cuda backend");
+#endif
+}
+HD_HOST_FN hd_status hd_ipc_open(hd_ctx *ctx, const void *handle, void **p) {
+  *p = NULL;
+#if defined(HD_BACKEND_CUDA)
+  {
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    HD_CUDA_TRY(ctx, cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess));
+  }
+  return HD_OK;
+#else
+  (void)handle;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "CUDA IPC needs the cuda backend");
+#endif
+}
+HD_HOST_FN void hd_ipc_close(hd_ctx *ctx, void *p) {
+  (void)ctx;
+#if defined(HD_BACKEND_CUDA)
+  if (p && cudaIpcCloseMemHandle(p) != cudaSuccess) cudaGetLastError();
+#else
+  (void)p;
 #endif
 }
 
