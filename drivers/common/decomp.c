@@ -100,12 +100,11 @@ int hd_par_ipc_setup(const hd_core_ops *core, hd_ctx *ctx) {
   unsigned char handle[HD_IPC_BYTES];
   void *probe = NULL;
   int ok = par_running() && hd_par_size() > 1 && core && core->ipc_export && !(env && strcmp(env, "0") == 0);
-  if (ok && core->alloc(ctx, &probe, 256) == HD_OK) { /* can this device export memory at all? */
-    ok = core->ipc_export(ctx, probe, handle) == HD_OK;
+  if (ok) { /* can this device export memory at all? */
+    ctx->ipc_sized = 1;
+    ok = core->alloc(ctx, &probe, 256) == HD_OK && core->ipc_export(ctx, probe, handle) == HD_OK;
     core->free(ctx, probe);
     if (!ok) ctx->msg[0] = '\0'; /* not an error: halos go through MPI */
-  } else {
-    ok = 0;
   }
   par_ipc = !hd_par_any(!ok);
   if (par_ipc && !par_node) {
@@ -123,6 +122,7 @@ int hd_par_ipc_setup(const hd_core_ops *core, hd_ctx *ctx) {
       par_ipc = 0;
     }
   }
+  ctx->ipc_sized = par_ipc; /* fields allocated from now on can be mapped whole */
   return par_ipc;
 }
 #else

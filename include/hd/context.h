@@ -23,6 +23,9 @@ typedef struct hd_ctx {
   int sm_count;         /* CUDA multiprocessors, 0 on CPU backends */
   int threads;          /* OpenMP threads; 0 = the OpenMP runtime default */
   int block[3];         /* CUDA block shape override; 0 = built-in default */
+  int ipc_sized;        /* CUDA: round allocations up to HD_IPC_ALIGN bytes, so
+                         * that none shares a block with another (CUDA IPC
+                         * maps whole blocks; set for halo reads across ranks) */
   void *stream;         /* cudaStream_t; NULL = the default stream */
   void *scratch;        /* device scratch for reductions */
   size_t scratch_bytes;

@@ -37,10 +37,12 @@ HD_HOST_FN void hd_host_free(void *p) {
   free(raw);
 }
 
+#define HD_IPC_ALIGN ((size_t)2 << 20) /* cudaMalloc sub-allocates below this */
 HD_HOST_FN hd_status hd_dev_alloc(hd_ctx *ctx, void **p, size_t bytes) {
   *p = NULL;
   if (bytes == 0) bytes = 1;
 #if defined(HD_BACKEND_CUDA)
+  if (ctx->ipc_sized && bytes <= (size_t)-1 - HD_IPC_ALIGN) bytes = (bytes + HD_IPC_ALIGN - 1) / HD_IPC_ALIGN * HD_IPC_ALIGN;
   {
     cudaError_t e = cudaMalloc(p, bytes);
     if (e != cudaSuccess) {
@@ -150,12 +152,17 @@ HD_HOST_FN void hd_pinned_free(hd_ctx *ctx, void *p) {
 /* CUDA IPC: the ranks of one node read each other's halo planes directly.
  * hd_ipc_export writes the handle of the allocation that starts at p
  * (HD_IPC_BYTES opaque bytes, for another process); hd_ipc_open maps such
- * a handle here; hd_ipc_close unmaps.  HD_ERR_UNSUPPORTED on CPU backends. */
+ * a handle here; hd_ipc_close unmaps.  cudaMalloc places small allocations
+ * inside larger blocks and IPC maps the whole block, so p must come from
+ * hd_dev_alloc with ctx->ipc_sized set (refused unless HD_IPC_ALIGN
+ * aligned).  HD_ERR_UNSUPPORTED on CPU backends. */
 #define HD_IPC_BYTES 64
 HD_HOST_FN hd_status hd_ipc_export(hd_ctx *ctx, const void *p, void *handle) {
 #if defined(HD_BACKEND_CUDA)
   cudaIpcMemHandle_t h;
   static_assert(sizeof h == HD_IPC_BYTES, "CUDA IPC handle size");
+  if ((uintptr_t)p % HD_IPC_ALIGN)
+    return hd_fail(ctx, HD_ERR_ARG, "CUDA IPC: %p is not the start of a whole block", p);
   HD_CUDA_TRY(ctx, cudaIpcGetMemHandle(&h, (void *)p));
   memcpy(handle, &h, sizeof h);
   return HD_OK;
