@@ -115,7 +115,7 @@ if [ "$gpu" = yes ]; then
     result $ok "hd-$drv on 2 ranks with CUDA: halos by CUDA IPC, the outputs ($files) of one CUDA rank, byte for byte"
     [ $ok -eq 0 ] || sed 's/^/# /' many/stderr
   done <<GPUCASES
-heat|--dim=3 --n=40,36,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
+heat|--dim=3 --n=40,37,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
 fdtd|$fdtd --boundary=pml|$fout
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr

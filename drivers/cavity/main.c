@@ -209,7 +209,9 @@ static int exchange(void *user, void *arr, long width) {
   cavity_run *r = (cavity_run *)user;
   const long size[3] = {width, r->dc.ln[1] + 2, 1}, at[4] = {1, r->dc.ln[1], 0, r->dc.ln[1] + 1};
   char err[256];
-  return hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err);
+  if (!hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err)) return 0;
+  fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
+  return -1;
 }
 static int maxima(void *user, double *v, int count) {
   (void)user;

@@ -398,7 +398,8 @@ static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void 
 #if defined(HD_HAVE_MPI)
 /* What a rank tells a neighbour on its node so that the neighbour can read
  * the planes itself: its allocation, where the planes for the low and the
- * high neighbour start in it, and the plane's shape (checked). */
+ * high neighbour start in it, and the plane's shape (width and rows must
+ * match; the pitch is the sender's). */
 typedef struct ipc_note {
   unsigned char handle[HD_IPC_BYTES];
   unsigned long long at[2], pitch, width, rows;
@@ -492,10 +493,10 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
     if (b ? ipc_hi : ipc_lo) { /* lo's plane for its high side, hi's for its low side */
       const ipc_note *t = &theirs[b];
       char *base;
-      if (t->pitch != pitch || t->width != width || t->rows != rows)
+      if (t->width != width || t->rows != rows) /* the pitch follows each block's own extent */
         return snprintf(err, n, "rank %d's halo plane has another shape than this rank's", from), -1;
       if (!(base = ipc_base(d, from, t->handle, err, n))) return -1;
-      ok = copy(d->ctx, ghost, pitch, base + t->at[1 - b], pitch, width, rows, HD_COPY_PEER) == HD_OK;
+      ok = copy(d->ctx, ghost, pitch, base + t->at[1 - b], (size_t)t->pitch, width, rows, HD_COPY_PEER) == HD_OK;
     } else {
       ok = copy(d->ctx, ghost, pitch, buf + (2 + b) * plane, width, width, rows,
                 on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;

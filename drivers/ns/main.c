@@ -165,7 +165,10 @@ static int exchange(void *user, void *const q[4]) {
   char err[256];
   int c;
   for (c = 0; c < 4; ++c)
-    if (hd_decomp_halo(&r->dc, q[c], r->ops->real_size, err, sizeof err)) return -1;
+    if (hd_decomp_halo(&r->dc, q[c], r->ops->real_size, err, sizeof err)) {
+      fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
+      return -1;
+    }
   return 0;
 }
 
