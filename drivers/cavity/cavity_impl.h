@@ -47,7 +47,12 @@ typedef struct cavity_state {
   size_t bytes;
   int (*halo)(void *user, void *arr, long width);
   int (*max)(void *user, double *v, int count);
+  int (*gather)(void *user, void *whole, long width);
   void *user;
+  /* multigrid on a split grid: every block solves the whole grid (the
+   * same solve as one rank's, so the same bits) from the gathered psi and
+   * vorticity, then keeps its rows; whole-grid arrays here and on the host */
+  hd_real *whole_psi, *whole_f, *host_psi, *host_f;
 } cavity_state;
 
 /* The solver's hooks on a split grid, through the problem's. */
@@ -66,6 +71,8 @@ static void cv_destroy(hd_ctx *ctx, void *state) {
   cv_solver_destroy(ctx, &st->solver);
   hd_dev_free(ctx, st->psi), hd_dev_free(ctx, st->w[0]), hd_dev_free(ctx, st->w[1]);
   hd_dev_free(ctx, st->u), hd_dev_free(ctx, st->v);
+  hd_dev_free(ctx, st->whole_psi), hd_dev_free(ctx, st->whole_f);
+  hd_host_free(st->host_psi), hd_host_free(st->host_f);
   free(st);
 }
 
@@ -81,13 +88,20 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   st->pois = p->pois;
   st->halo = p->halo, st->max = p->max, st->user = p->user;
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
-  if (s == HD_OK && p->rows) { /* a block: a ghost row each side */
+  if (s == HD_OK && p->rows && p->solver == CAVITY_MG) { /* a block solving the whole grid */
+    const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
-    if (p->solver != CAVITY_SOR)
-      s = hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid does not run on a split grid yet; use SOR");
-    if (s == HD_OK)
-      s = hd_pois_sor_create_block(ctx, &st->solver.sor, p->n, p->length / (double)p->n, p->jlo - 1, p->rows,
-                                   p->jlo, p->jhi);
+    st->gather = p->gather;
+    if (!st->gather) s = hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid on a split grid needs the gather hook");
+    if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, CAVITY_MG, p->n, p->length / (double)p->n);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_psi, whole);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_f, whole);
+    if (s == HD_OK && (!(st->host_psi = (hd_real *)hd_host_alloc(whole)) || !(st->host_f = (hd_real *)hd_host_alloc(whole))))
+      s = hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory for the whole-grid solve");
+  } else if (s == HD_OK && p->rows) { /* a block: a ghost row each side */
+    st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
+    s = hd_pois_sor_create_block(ctx, &st->solver.sor, p->n, p->length / (double)p->n, p->jlo - 1, p->rows,
+                                 p->jlo, p->jhi);
     st->solver.kind = CAVITY_SOR;
     st->solver.sor.halo = cv_sor_halo, st->solver.sor.max = cv_sor_max, st->solver.sor.user = st;
   } else if (s == HD_OK) {
@@ -110,6 +124,27 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   return HD_OK;
 }
 
+/* The Poisson solve of a block with multigrid: the blocks' rows of psi
+ * (the first guess) and of the vorticity gathered into whole arrays, the
+ * whole grid solved as one rank solves it, this block's rows (ghost rows
+ * included) kept. */
+static hd_status cv_solve_whole(hd_ctx *ctx, cavity_state *st, const hd_real *f, hd_pois_result *r) {
+  const hd_idx sy = st->a.n + 1, own = st->a.jhi - st->a.jlo, skip = (st->a.jlo - st->a.row0) * sy;
+  const hd_idx first = st->a.row0 < 0 ? 0 : st->a.row0;                      /* rows kept: the block's */
+  const hd_idx last = st->a.row0 + own + 2 > sy ? sy : st->a.row0 + own + 2; /* and its ghost rows */
+  const size_t row = (size_t)sy * sizeof(hd_real), whole = (size_t)sy * row;
+  hd_status s = hd_dev_download(ctx, st->host_psi + st->a.jlo * sy, st->psi + skip, (size_t)own * row);
+  if (s == HD_OK) s = hd_dev_download(ctx, st->host_f + st->a.jlo * sy, f + skip, (size_t)own * row);
+  if (s == HD_OK && (st->gather(st->user, st->host_psi, (long)sy) || st->gather(st->user, st->host_f, (long)sy)))
+    s = hd_fail(ctx, HD_ERR_IO, "cavity: gathering the whole grid failed");
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->whole_psi, st->host_psi, whole);
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->whole_f, st->host_f, whole);
+  if (s == HD_OK) s = cv_solve(ctx, &st->solver, st->whole_psi, st->whole_f, &st->pois, r);
+  if (s == HD_OK)
+    s = hd_dev_copy(ctx, st->psi + (first - st->a.row0) * sy, st->whole_psi + first * sy, (size_t)(last - first) * row);
+  return s;
+}
+
 /* One step: interior vorticity, Poisson solve for psi, wall vorticity;
  * with `monitor` also the change of w over the interior. */
 static hd_status cv_step(hd_ctx *ctx, cavity_state *st, int monitor, hd_cav_change *chg, hd_pois_result *r) {
@@ -129,7 +164,9 @@ static hd_status cv_step(hd_ctx *ctx, cavity_state *st, int monitor, hd_cav_chan
   if (s == HD_OK && monitor && chg->nonfinite)
     s = hd_fail(ctx, HD_ERR_NONFINITE, "cavity: the vorticity blew up (non-finite at node %ld, %ld)",
                 (long)(chg->first_bad % (st->a.n + 1)), (long)(chg->first_bad / (st->a.n + 1)));
-  if (s == HD_OK) s = cv_solve(ctx, &st->solver, st->psi, st->w[1 - st->cur], &st->pois, r);
+  if (s == HD_OK)
+    s = st->whole_psi ? cv_solve_whole(ctx, st, st->w[1 - st->cur], r)
+                      : cv_solve(ctx, &st->solver, st->psi, st->w[1 - st->cur], &st->pois, r);
   if (s == HD_OK) s = hd_cav_walls(ctx, &st->a);
   if (s == HD_OK) st->cur = 1 - st->cur;
   return s;

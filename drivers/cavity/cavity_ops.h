@@ -18,11 +18,14 @@ typedef struct cavity_problem {
   hd_pois_opts pois;
   /* a block of rows [jlo, jhi) of a grid split over ranks (rows 0: the
    * whole grid), held with a ghost row each side; hooks that fill the
-   * ghost rows of an array `width` values wide, and take the maximum of
-   * count values over the blocks (0, or -1 on failure).  SOR only. */
+   * ghost rows of an array `width` values wide, take the maximum of count
+   * values over the blocks, and (multigrid) fill every row of a whole
+   * host array of n + 1 rows `width` values wide from the blocks that
+   * own them, each block having filled its own (0, or -1 on failure). */
   long jlo, jhi, rows;
   int (*halo)(void *user, void *arr, long width);
   int (*max)(void *user, double *v, int count);
+  int (*gather)(void *user, void *whole, long width);
   void *user;
 } cavity_problem;
 

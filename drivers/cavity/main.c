@@ -213,6 +213,10 @@ static int exchange(void *user, void *arr, long width) {
   fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
   return -1;
 }
+static int gather(void *user, void *whole, long width) {
+  cavity_run *r = (cavity_run *)user;
+  return hd_par_allgather(whole, (size_t)width * r->real_size, r->dc.gn[1]);
+}
 static int maxima(void *user, double *v, int count) {
   (void)user;
   return hd_par_max_doubles(v, count);
@@ -283,11 +287,6 @@ static int run(int argc, char **argv) {
 #if !defined(HD_HAVE_PNG)
   if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
 #endif
-  if (hd_par_size() > 1) { /* a split grid runs SOR (a split multigrid is to do) */
-    if (c.solver == CAVITY_MG && cli_find(opts, "solver")->seen)
-      return hd_drv_usage_error(PROG, "--solver=mg: not available yet on more than one rank; use --solver=sor");
-    c.solver = CAVITY_SOR;
-  }
   if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
   /* blocks of whole rows */
@@ -297,7 +296,7 @@ static int run(int argc, char **argv) {
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
   if (cr.dc.size > 1) {
     p.jlo = cr.dc.off[1], p.jhi = cr.dc.off[1] + cr.dc.ln[1], p.rows = cr.dc.ln[1] + 2;
-    p.halo = exchange, p.max = maxima, p.user = &cr;
+    p.halo = exchange, p.max = maxima, p.gather = gather, p.user = &cr;
   }
   if (c.solver == CAVITY_MG) {
     hd_pois_mg m;
@@ -320,14 +319,19 @@ static int run(int argc, char **argv) {
   cr.real_size = ops->real_size;
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
-     * about 4/3 x 3 arrays) of the block; the host keeps four fields of
-     * the block in double, and rank 0 four of the whole grid */
+     * about 4/3 x 3 arrays) of the block — multigrid on a split grid
+     * solves the whole grid, with two more whole arrays and two on the
+     * host; the host keeps four fields of the block in double, and rank 0
+     * four of the whole grid */
     const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
-    const double dev = nodes * ops->real_size * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : 4.0));
+    const int split_mg = p.rows && c.solver == CAVITY_MG;
+    const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : split_mg ? 0.0 : 4.0)) +
+                                         (split_mg ? 6.0 * whole : 0.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
-                             c.com.bench ? 3 * nodes * 8.0
-                                         : 4 * nodes * 8.0 + (root ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0),
+                             (c.com.bench ? 3 * nodes * 8.0
+                                          : 4 * nodes * 8.0 + (root ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0)) +
+                                 (split_mg ? 2.0 * whole * ops->real_size : 0.0),
                              "grid");
     if ((rc = hd_par_max_int(rc)) != 0) {
       core->destroy(&ctx);
