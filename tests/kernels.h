@@ -16,8 +16,10 @@ typedef struct testk_ops {
   hd_status (*mark1)(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1);
   hd_status (*stats)(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r, hd_stats *out);
   /* one heat step of t into tn (device memory) with the per-cell source q
-   * and alternating adiabatic and fixed faces: the generic loop, or with
-   * tuned the backend's tuned kernel (HD_ERR_UNSUPPORTED where none) */
+   * and alternating adiabatic and fixed faces: the generic loop (tuned 0),
+   * the backend's tuned kernel (1), or the tuned kernel box by box as an
+   * overlapped halo step runs it, y and z faces shared (2);
+   * HD_ERR_UNSUPPORTED where there is no tuned kernel */
   hd_status (*heat_q)(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
                       const hd_grid *g);
 } testk_ops;

@@ -54,6 +54,14 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, c
   a.t = t, a.t_next = tn, a.q = q;
   if (!tuned) return hd_heat_step(ctx, &a);
 #if defined(HD_HEAT_HAS_TUNED)
+  if (tuned == 2) {
+    static const int shared[HD_NFACES] = {0, 0, 1, 1, 1, 1};
+    hd_range3 box[7];
+    const int nbox = hd_heat_halo_split(g, shared, box);
+    int b;
+    for (b = nbox - 1; b >= 0 && s == HD_OK; --b) s = hd_heat_step_tuned_box(ctx, &a, box[b]);
+    return s;
+  }
   return hd_heat_step_tuned(ctx, &a);
 #else
   return HD_ERR_UNSUPPORTED;

@@ -17,11 +17,24 @@ typedef struct heat_state {
   hd_idx origin[3], cells[3];
   int tuned;
   int block[3]; /* launch shape of the step kernels only */
+#if defined(HD_BACKEND_CUDA)
+  /* overlapped halo steps: slabs on a high-priority stream, the inside on a
+     low one, both non-blocking (the default stream is the exchange's) */
+  cudaStream_t slabs, inside;
+  cudaEvent_t slabs_done, inside_done, halo_done;
+#endif
 } heat_state;
 
 static void h_destroy(hd_ctx *ctx, void *state) {
   heat_state *st = (heat_state *)state;
   if (!st) return;
+#if defined(HD_BACKEND_CUDA)
+  if (st->slabs) cudaStreamDestroy(st->slabs);
+  if (st->inside) cudaStreamDestroy(st->inside);
+  if (st->slabs_done) cudaEventDestroy(st->slabs_done);
+  if (st->inside_done) cudaEventDestroy(st->inside_done);
+  if (st->halo_done) cudaEventDestroy(st->halo_done);
+#endif
   hd_dev_free(ctx, st->buf[0]);
   hd_dev_free(ctx, st->buf[1]);
   hd_dev_free(ctx, st->rows);
@@ -116,6 +129,76 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   return s;
 }
 
+#if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
+static hd_status h_overlap_open(hd_ctx *ctx, heat_state *st) {
+  int least, greatest;
+  if (st->halo_done) return HD_OK;
+  HD_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->slabs, cudaStreamNonBlocking, greatest));
+  HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->inside, cudaStreamNonBlocking, least));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->slabs_done, cudaEventDisableTiming));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->inside_done, cudaEventDisableTiming));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->halo_done, cudaEventDisableTiming));
+  return HD_OK;
+}
+
+/* Step n + 1 reads field A and writes B.  The slabs (stream `slabs`) wait
+ * for the inside of step n (it read B and wrote A's cells next to them)
+ * and for exchange n (A's ghosts); the host waits for the slabs only and
+ * runs exchange n + 1 on ctx's stream while the inside of step n + 1
+ * (stream `inside`, after the slabs of step n) is still running. */
+static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const int shared[6],
+                                 heat_halo_fn halo, void *arg) {
+  hd_ctx cs = *ctx, ci = *ctx;
+  hd_range3 box[7];
+  const int nbox = hd_heat_halo_split(&st->a.g, shared, box);
+  hd_status s = HD_OK;
+  int b;
+  long n;
+  if ((s = h_overlap_open(ctx, st)) != HD_OK) return s;
+  cs.stream = (void *)st->slabs, ci.stream = (void *)st->inside;
+  memcpy(cs.block, st->block, sizeof cs.block);
+  memcpy(ci.block, st->block, sizeof ci.block);
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->halo_done, hd_stream(ctx))); /* all earlier work */
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->halo_done, 0));
+  for (n = 0; n < steps && s == HD_OK; ++n) {
+    hd_real *t = st->a.t_next;
+    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->halo_done, 0));
+    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->inside_done, 0)); /* step n's, not yet re-recorded */
+    for (b = 1; b < nbox && s == HD_OK; ++b) s = hd_heat_step_tuned_box(&cs, &st->a, box[b]);
+    if (s != HD_OK) return hd_fail(ctx, s, "%s", cs.msg);
+    HD_CUDA_TRY(ctx, cudaEventRecord(st->slabs_done, st->slabs));
+    if ((s = hd_heat_step_tuned_box(&ci, &st->a, box[0])) != HD_OK) return hd_fail(ctx, s, "%s", ci.msg);
+    HD_CUDA_TRY(ctx, cudaEventRecord(st->inside_done, st->inside));
+    HD_CUDA_TRY(ctx, cudaEventSynchronize(st->slabs_done));
+    st->a.t_next = (hd_real *)st->a.t;
+    st->a.t = t;
+    if ((s = halo(ctx, arg)) != HD_OK) break;
+    HD_CUDA_TRY(ctx, cudaEventRecord(st->halo_done, hd_stream(ctx)));
+    /* the next inside reads this step's slabs and overwrites what they read */
+    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->slabs_done, 0));
+  }
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
+  return s;
+}
+#endif
+
+static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int shared[6], heat_halo_fn halo,
+                                void *arg) {
+  heat_state *st = (heat_state *)state;
+  hd_status s = HD_OK;
+  long n;
+#if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
+  if (st->tuned) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
+#else
+  (void)st, (void)shared;
+#endif
+  for (n = 0; n < steps && s == HD_OK; ++n)
+    if ((s = h_advance(ctx, state, 1)) == HD_OK) s = halo(ctx, arg);
+  return s;
+}
+
 static hd_status h_stats(hd_ctx *ctx, void *state, hd_stats *out) {
   heat_state *st = (heat_state *)state;
   hd_field f;
@@ -200,5 +283,5 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
 #endif
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
-                                        h_create, h_advance, h_stats, h_row_stats, h_download, h_destroy,
+                                        h_create, h_advance, h_advance_halo, h_stats, h_row_stats, h_download, h_destroy,
                                         h_field, h_state_count, h_state_io};

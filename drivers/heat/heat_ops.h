@@ -24,12 +24,22 @@ typedef struct heat_problem {
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
 } heat_problem;
 
+/* The halo exchange of a shared grid, called after each step with the new
+ * field's planes beside the shared faces final (heat_ops.advance_halo). */
+typedef hd_status (*heat_halo_fn)(hd_ctx *ctx, void *arg);
+
 typedef struct heat_ops {
   const char *backend, *precision;
   size_t real_size;
   int has_tuned; /* a hand-tuned kernel exists on this backend */
   hd_status (*create)(hd_ctx *ctx, const heat_problem *p, void **state);
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  /* steps on a block of a shared grid, each followed by halo(ctx, arg);
+     shared marks the faces whose ghosts the halo fills.  The tuned CUDA
+     step overlaps the exchange with the update of the cells away from
+     those faces (two streams); elsewhere a step, then the exchange. */
+  hd_status (*advance_halo)(hd_ctx *ctx, void *state, long steps, const int shared[6], heat_halo_fn halo,
+                            void *arg);
   hd_status (*stats)(hd_ctx *ctx, void *state, hd_stats *out);
   /* statistics of each row of interior cells (y, z; y fastest), folded in
      x order with global cell offsets: n[1]*n[2] values */

@@ -174,22 +174,26 @@ static double growth_bound(const heat_problem *p, const hd_stats *st0, double t)
 typedef struct heat_run {
   hd_decomp dc;
   const heat_ops *ops;
+  void *state;
   double *local;  /* the block's cells on the host, for the output field */
   hd_stats *rows; /* the block's row statistics */
   size_t real_size;
 } heat_run;
 
-/* Steps, each followed by the halo exchange when the grid is shared. */
-static hd_status advance(hd_ctx *ctx, heat_run *r, void *state, long steps) {
+static hd_status halo(hd_ctx *ctx, void *arg) {
+  heat_run *r = (heat_run *)arg;
   char err[256];
-  long n;
-  if (r->dc.size == 1) return r->ops->advance(ctx, state, steps);
-  for (n = 0; n < steps; ++n) {
-    if (r->ops->advance(ctx, state, 1) != HD_OK) return ctx->status;
-    if (hd_decomp_halo(&r->dc, r->ops->field(state), r->real_size, err, sizeof err))
-      return hd_fail(ctx, HD_ERR_IO, "%s", err);
-  }
+  if (hd_decomp_halo(&r->dc, r->ops->field(r->state), r->real_size, err, sizeof err))
+    return hd_fail(ctx, HD_ERR_IO, "%s", err);
   return HD_OK;
+}
+
+/* Steps, each followed by the halo exchange when the grid is shared. */
+static hd_status advance(hd_ctx *ctx, heat_run *r, long steps) {
+  int shared[6], f;
+  if (r->dc.size == 1) return r->ops->advance(ctx, r->state, steps);
+  for (f = 0; f < 6; ++f) shared[f] = !hd_decomp_owns_face(&r->dc, f);
+  return r->ops->advance_halo(ctx, r->state, steps, shared, halo, r);
 }
 
 /* Statistics of the whole grid in an order independent of the ranks. */
@@ -355,6 +359,7 @@ static int run(int argc, char **argv) {
   for (d = 0; d < 3; ++d) dx[d] = p.length[d] / (double)p.n[d];
   vol = dx[0] * (p.dim >= 2 ? dx[1] : 1.0) * (p.dim >= 3 ? dx[2] : 1.0);
   bad = ops->create(&ctx, &pl, &state) != HD_OK;
+  hr.state = state;
   if (!bad && hr.dc.size > 1 && hd_decomp_halo(&hr.dc, ops->field(state), ops->real_size, err, sizeof err))
     bad = 1, hd_fail(&ctx, HD_ERR_IO, "%s", err);
   if (hd_par_any(bad)) {
@@ -417,7 +422,7 @@ static int run(int argc, char **argv) {
       long chunk = every - step % every;
       if (chunk > c.steps - step) chunk = c.steps - step;
       chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
-      if (advance(&ctx, &hr, state, chunk) != HD_OK) goto runtime_error;
+      if (advance(&ctx, &hr, chunk) != HD_OK) goto runtime_error;
       step += chunk;
       if (step % every == 0 || step == c.steps) {
         if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;

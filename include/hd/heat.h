@@ -288,6 +288,27 @@ HD_HOST_FN hd_status hd_heat_step(hd_ctx *ctx, const hd_heat_args *a) {
   return s != HD_OK ? s : hd_heat_fill_ghosts(ctx, a);
 }
 
+/* The interior as the slabs one cell thick beside the faces marked in
+ * `shared` (faces whose ghosts another rank fills) and what is left
+ * inside: box[0] is the inside (it may be empty), box[1..] the slabs.
+ * Returns the number of boxes (at most 7).  Updating the slabs first lets
+ * a caller send them while the inside is updated. */
+HD_HOST_FN int hd_heat_halo_split(const hd_grid *g, const int shared[HD_NFACES],
+                                  hd_range3 box[7]) {
+  hd_range3 rest = hd_grid_interior(g);
+  int a, side, n = 1;
+  for (a = 0; a < g->dim; ++a)
+    for (side = 0; side < 2; ++side)
+      if (shared[2 * a + side] && rest.hi[a] > rest.lo[a]) {
+        box[n] = rest;
+        if (side) box[n].lo[a] = --rest.hi[a];
+        else box[n].hi[a] = ++rest.lo[a];
+        ++n;
+      }
+  box[0] = rest;
+  return n;
+}
+
 /* Initial field into t (interior only; call hd_heat_fill_ghosts after). */
 HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *g,
                                         const hd_heat_init *ic) {
@@ -387,13 +408,13 @@ static __device__ __forceinline__ void hd_heat_tuned2d_column(
 }
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_2D)
-    hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+    hd_heat_tuned2d_kernel(HD_KPARAM(hd_heat_args) a, hd_range3 box, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
-  const hd_idx i0 = 1 + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
-  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * march;
-  const int inside = i <= nx;
-  const int rows = (int)((j0 + march < ny + 1 ? j0 + march : ny + 1) - j0);
-  const hd_idx c = (inside ? i : nx + 1) + j0 * sy;
+  const hd_idx i0 = box.lo[0] + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
+  const hd_idx j0 = box.lo[1] + (hd_idx)blockIdx.y * march;
+  const int inside = i < box.hi[0];
+  const int rows = (int)((j0 + march < box.hi[1] ? j0 + march : box.hi[1]) - j0);
+  const hd_idx c = (i <= nx ? i : nx + 1) + j0 * sy;
   const int faces = i0 == 1 || i0 + blockDim.x > nx, xlo = i == 1, xhi = i == nx;
   const hd_real *p = a.t + c, *s = a.q ? a.q + c : p;
   hd_real *o = a.t_next + c;
@@ -445,19 +466,19 @@ static __device__ __forceinline__ void hd_heat_tuned3d_column(
 }
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_3D)
-    hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+    hd_heat_tuned3d_kernel(HD_KPARAM(hd_heat_args) a, hd_range3 box, int march) {
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
   const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
-  const hd_idx i0 = 1 + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
-  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * blockDim.y, j = j0 + threadIdx.y;
-  const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
-  const int planes = (int)((k0 + march < nz + 1 ? k0 + march : nz + 1) - k0);
+  const hd_idx i0 = box.lo[0] + (hd_idx)blockIdx.x * blockDim.x, i = i0 + threadIdx.x;
+  const hd_idx j0 = box.lo[1] + (hd_idx)blockIdx.y * blockDim.y, j = j0 + threadIdx.y;
+  const hd_idx k0 = box.lo[2] + (hd_idx)blockIdx.z * march;
+  const int planes = (int)((k0 + march < box.hi[2] ? k0 + march : box.hi[2]) - k0);
   const int far_ok = k0 + planes + 1 <= nz;
   const int faces = i0 == 1 || i0 + blockDim.x > nx || j0 == 1 || j0 + blockDim.y > ny;
   hd_idx c;
   const hd_real *p, *s;
   hd_real *o;
-  if (i > nx || j > ny) return;
+  if (i >= box.hi[0] || j >= box.hi[1]) return;
   c = i + j * sy + k0 * sz;
   p = a.t + c, o = a.t_next + c, s = a.q ? a.q + c : p;
 #define HD_HEAT_COLUMN3D(F, Q) \
@@ -478,35 +499,48 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_3D)
   }
 }
 
-/* Block shape and march length: ctx->block = {x, y, march} overrides the
+/* One step over the cells of `box` (part of the interior; ghosts of the
+ * faces it touches written too), e.g. the boxes of hd_heat_halo_split.
+ * Block shape and march length: ctx->block = {x, y, march} overrides the
  * defaults (2-D: 128 x 1 threads, 3-D: 32 x 4; 8 cells marched).  x must be
  * a multiple of 32 (whole warps), x * y at most HD_HEAT_MAX_THREADS. */
-HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
+HD_HOST_FN hd_status hd_heat_step_tuned_box(hd_ctx *ctx, const hd_heat_args *a, hd_range3 box) {
   const hd_grid *g = &a->g;
   const int three = g->dim == 3;
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (three ? 32u : 128u);
   const unsigned by = three ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u) : 1u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
   const hd_idx ycells = three ? (hd_idx)by : march; /* y cells per block */
-  const hd_idx along = three ? g->n[2] : g->n[1];
+  const hd_idx along = three ? box.hi[2] - box.lo[2] : box.hi[1] - box.lo[1];
+  const hd_range3 in = hd_grid_interior(g);
   dim3 grid, block(bx, by, 1);
+  int d;
   if (bx % 32u)
     return hd_fail(ctx, HD_ERR_ARG, "heat: tuned blocks must be whole warps in x (x = %u)", bx);
   if (bx * by > HD_HEAT_MAX_THREADS)
     return hd_fail(ctx, HD_ERR_ARG, "heat: tuned block %u x %u exceeds %d threads", bx, by,
                    HD_HEAT_MAX_THREADS);
-  grid.x = hd_grid_extent(g->n[0], bx, 2147483647);
-  grid.y = hd_grid_extent(g->n[1], (unsigned)ycells, 65535);
+  for (d = 0; d < g->dim; ++d)
+    if (box.lo[d] < in.lo[d] || box.hi[d] > in.hi[d])
+      return hd_fail(ctx, HD_ERR_ARG, "heat: box [%ld, %ld) along axis %d leaves the interior",
+                     (long)box.lo[d], (long)box.hi[d], d);
+  if (hd_range3_count(&box) <= 0) return HD_OK;
+  grid.x = hd_grid_extent(box.hi[0] - box.lo[0], bx, 2147483647);
+  grid.y = hd_grid_extent(box.hi[1] - box.lo[1], (unsigned)ycells, 65535);
   grid.z = three ? hd_grid_extent(along, (unsigned)march, 65535) : 1;
-  if ((hd_idx)grid.y * ycells < g->n[1] || (three && (hd_idx)grid.z * march < along))
+  if ((hd_idx)grid.y * ycells < box.hi[1] - box.lo[1] || (three && (hd_idx)grid.z * march < along))
     return hd_fail(ctx, HD_ERR_ARG,
                    "heat: grid too tall for the tuned kernel with march %d; use the generic one",
                    march);
   if (three)
-    hd_heat_tuned3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+    hd_heat_tuned3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, box, march);
   else
-    hd_heat_tuned2d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+    hd_heat_tuned2d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, box, march);
   return hd_check_launch(ctx, "hd_heat_step_tuned", __FILE__, __LINE__);
+}
+
+HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
+  return hd_heat_step_tuned_box(ctx, a, hd_grid_interior(&a->g));
 }
 #endif
 
