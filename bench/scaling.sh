@@ -1,10 +1,12 @@
 #!/bin/sh
 # Weak and strong scaling of hd-heat (3-D) and hd-fdtd over MPI ranks, one
 # GPU (or CPU backend) per rank.  Rates come from the runs' own summary
-# (cells x steps / wall time of the step loop, diagnostics included, output
-# writing not); efficiency is rate(P) / (P rate(1)) for weak scaling and
-# rate(P) / (P rate(1)) on the fixed grid for strong scaling.
-#   bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+# (steps_*: cells x steps / wall time of the steps with their halo
+# exchanges; the statistics, whose per-row partials are gathered on rank 0
+# so that they do not depend on the ranks, are left out: they grow with the
+# whole grid, not with a rank's block); efficiency is rate(P) / (P rate(1))
+# for weak scaling and the same on the fixed grid for strong scaling.
+#   [PROGS="hd-heat hd-fdtd"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
 # Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
 # double (the axes MPI_Dims_create splits); strong: the largest weak grid
 # on every rank count.
@@ -15,7 +17,7 @@ run() { # np, program, arguments...
   shift 2
   mpiexec -n "$np" "$dir/drivers/$prog" --backend="$backend" --progress=0 "$@" </dev/null 2>/dev/null
 }
-rate() { awk -F': ' '$1 == "cell_updates_per_second" || $1 == "mcells_steps_per_second" { print $2 }'; }
+rate() { awk -F': ' '$1 == "steps_cell_updates_per_second" || $1 == "steps_mcells_steps_per_second" { print $2 }'; }
 # y and z multipliers for np ranks (np a power of two, y first)
 grow() {
   y=1 z=1 p=$1
@@ -31,7 +33,7 @@ set -- $(grow "$max")
 my=$1 mz=$2
 tmp=$(mktemp -d)
 printf '| program | kind | ranks | cells | rate (cells·steps/s) | efficiency |\n|---|---|---|---|---|---|\n'
-for prog in hd-heat hd-fdtd; do
+for prog in ${PROGS:-hd-heat hd-fdtd}; do
   for kind in weak strong; do
     base=
     for np in $ranks; do

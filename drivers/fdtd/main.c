@@ -334,7 +334,7 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512];
   void *state = NULL;
-  double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
+  double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, steps_wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
   long step = 0, step0 = 0, every, pad;
   int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5];
   hd_drv_ckpt ckp;
@@ -536,13 +536,16 @@ static int run(int argc, char **argv) {
   t0 = hd_wtime();
   for (step = step0; step < c.in.steps && !converged;) {
     long chunk = every - step % every, s2;
-    double e, h, sums[2];
+    double e, h, sums[2], t1;
     if (chunk > c.in.steps - step) chunk = c.in.steps - step;
     chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
     /* a failure inside the steps may leave other ranks in an exchange:
      * runtime_error ends them all (MPI_Abort) */
-    if (advance(&ctx, &r, ops, state, pad, chunk, lrec, nrec ? rec + step * nrec : NULL, nrec, c.in.nfeed) != HD_OK)
+    t1 = hd_wtime();
+    if (advance(&ctx, &r, ops, state, pad, chunk, lrec, nrec ? rec + step * nrec : NULL, nrec, c.in.nfeed) != HD_OK ||
+        core->sync(&ctx) != HD_OK)
       goto runtime_error;
+    steps_wall += hd_wtime() - t1;
     bad = ops->row_sums(&ctx, state, rows) != HD_OK;
     if (hd_par_any(bad)) {
       if (!bad) hd_fail(&ctx, HD_ERR_IO, "the run failed on another rank");
@@ -601,12 +604,14 @@ static int run(int argc, char **argv) {
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ncells: %ld x %ld x %ld\n"
          "boundaries: %s %s %s\nmaterials: %d\nobjects: %d\nfeeds_and_sources: %d\nprobes: %d\n"
          "dt: %.9e\ndt_limit: %.9e\nsteps: %ld\nconverged: %s\nmemory_GB: %.4g\nwall_seconds: %.6g\n"
-         "mcells_steps_per_second: %.6g\noutputs: %s_probes.csv %s_average.csv %s%s%s\n",
+         "mcells_steps_per_second: %.6g\nsteps_seconds: %.6g\nsteps_mcells_steps_per_second: %.6g\n"
+         "outputs: %s_probes.csv %s_average.csv %s%s%s\n",
          PACKAGE_VERSION, core->name, ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2],
          c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
          c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, m.nmat, c.in.nobj, c.in.nfeed, c.in.nprobe, m.dt,
          fdtd_input_dt_max(&c.in), step, converged ? "yes" : "no", bytes / 1e9, wall,
-         wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, c.com.output, c.com.output,
+         wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, steps_wall,
+         steps_wall > 0 ? cells * (double)(step - step0) / steps_wall / 1e6 : 0.0, c.com.output, c.com.output,
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   rc = 0;

@@ -18,10 +18,10 @@ typedef struct heat_state {
   int tuned;
   int block[3]; /* launch shape of the step kernels only */
 #if defined(HD_BACKEND_CUDA)
-  /* overlapped halo steps: slabs on a high-priority stream, the inside on a
-     low one, both non-blocking (the default stream is the exchange's) */
+  /* overlapped halo steps: the slabs and the exchange on a high-priority
+     stream, the inside on a low one, both non-blocking */
   cudaStream_t slabs, inside;
-  cudaEvent_t slabs_done, inside_done, halo_done;
+  cudaEvent_t slabs_done, inside_done, start;
 #endif
 } heat_state;
 
@@ -33,7 +33,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->inside) cudaStreamDestroy(st->inside);
   if (st->slabs_done) cudaEventDestroy(st->slabs_done);
   if (st->inside_done) cudaEventDestroy(st->inside_done);
-  if (st->halo_done) cudaEventDestroy(st->halo_done);
+  if (st->start) cudaEventDestroy(st->start);
 #endif
   hd_dev_free(ctx, st->buf[0]);
   hd_dev_free(ctx, st->buf[1]);
@@ -132,52 +132,67 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
 static hd_status h_overlap_open(hd_ctx *ctx, heat_state *st) {
   int least, greatest;
-  if (st->halo_done) return HD_OK;
+  if (st->start) return HD_OK;
   HD_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
   HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->slabs, cudaStreamNonBlocking, greatest));
   HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->inside, cudaStreamNonBlocking, least));
   HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->slabs_done, cudaEventDisableTiming));
   HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->inside_done, cudaEventDisableTiming));
-  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->halo_done, cudaEventDisableTiming));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->start, cudaEventDisableTiming));
   return HD_OK;
 }
 
-/* Step n + 1 reads field A and writes B.  The slabs (stream `slabs`) wait
- * for the inside of step n (it read B and wrote A's cells next to them)
- * and for exchange n (A's ghosts); the host waits for the slabs only and
- * runs exchange n + 1 on ctx's stream while the inside of step n + 1
- * (stream `inside`, after the slabs of step n) is still running. */
+/* Step n + 1 reads field A and writes B.  The slabs wait for the inside of
+ * step n (it read B and wrote A's cells next to them); the host waits for
+ * the slabs only and runs exchange n + 1 while the inside of step n + 1
+ * (after the slabs of step n) is still running.  The exchange runs on the
+ * slabs' stream, set as ctx's stream for the duration: its copies then
+ * queue behind nothing of the inside (same priority, they would wait for
+ * its blocks) and are ordered before the next slabs. */
 static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const int shared[6],
                                  heat_halo_fn halo, void *arg) {
-  hd_ctx cs = *ctx, ci = *ctx;
+  void *const stream = ctx->stream;
+  hd_ctx cs, ci;
   hd_range3 box[7];
   const int nbox = hd_heat_halo_split(&st->a.g, shared, box);
   hd_status s = HD_OK;
+  cudaError_t e = cudaSuccess;
   int b;
   long n;
   if ((s = h_overlap_open(ctx, st)) != HD_OK) return s;
-  cs.stream = (void *)st->slabs, ci.stream = (void *)st->inside;
+  /* both streams after all earlier work */
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->start, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->start, 0));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->start, 0));
+  ctx->stream = (void *)st->slabs;
+  cs = *ctx, ci = *ctx;
+  ci.stream = (void *)st->inside;
   memcpy(cs.block, st->block, sizeof cs.block);
   memcpy(ci.block, st->block, sizeof ci.block);
-  HD_CUDA_TRY(ctx, cudaEventRecord(st->halo_done, hd_stream(ctx))); /* all earlier work */
-  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->halo_done, 0));
-  for (n = 0; n < steps && s == HD_OK; ++n) {
+  for (n = 0; n < steps && s == HD_OK && e == cudaSuccess; ++n) {
     hd_real *t = st->a.t_next;
-    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->halo_done, 0));
-    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->inside_done, 0)); /* step n's, not yet re-recorded */
+    if ((e = cudaStreamWaitEvent(st->slabs, st->inside_done, 0)) != cudaSuccess) break; /* step n's */
     for (b = 1; b < nbox && s == HD_OK; ++b) s = hd_heat_step_tuned_box(&cs, &st->a, box[b]);
-    if (s != HD_OK) return hd_fail(ctx, s, "%s", cs.msg);
-    HD_CUDA_TRY(ctx, cudaEventRecord(st->slabs_done, st->slabs));
-    if ((s = hd_heat_step_tuned_box(&ci, &st->a, box[0])) != HD_OK) return hd_fail(ctx, s, "%s", ci.msg);
-    HD_CUDA_TRY(ctx, cudaEventRecord(st->inside_done, st->inside));
-    HD_CUDA_TRY(ctx, cudaEventSynchronize(st->slabs_done));
+    if (s != HD_OK) {
+      hd_fail(ctx, s, "%s", cs.msg);
+      break;
+    }
+    if ((e = cudaEventRecord(st->slabs_done, st->slabs)) != cudaSuccess) break;
+    if ((s = hd_heat_step_tuned_box(&ci, &st->a, box[0])) != HD_OK) {
+      hd_fail(ctx, s, "%s", ci.msg);
+      break;
+    }
+    if ((e = cudaEventRecord(st->inside_done, st->inside)) != cudaSuccess ||
+        (e = cudaEventSynchronize(st->slabs_done)) != cudaSuccess)
+      break;
     st->a.t_next = (hd_real *)st->a.t;
     st->a.t = t;
     if ((s = halo(ctx, arg)) != HD_OK) break;
-    HD_CUDA_TRY(ctx, cudaEventRecord(st->halo_done, hd_stream(ctx)));
-    /* the next inside reads this step's slabs and overwrites what they read */
-    HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->slabs_done, 0));
+    /* the next inside reads these slabs and overwrites what they read */
+    e = cudaStreamWaitEvent(st->inside, st->slabs_done, 0);
   }
+  ctx->stream = stream;
+  if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "overlapped heat steps", __FILE__, __LINE__);
   HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
   HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
   return s;
