@@ -4,6 +4,7 @@
 #define HD_TEST_KERNELS_H
 
 #include <hd/heat.h>
+#include <hd/poisson.h>
 #include <hd/reduce.h>
 
 #include "backend.h"
@@ -22,6 +23,10 @@ typedef struct testk_ops {
    * HD_ERR_UNSUPPORTED where there is no tuned kernel */
   hd_status (*heat_q)(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
                       const hd_grid *g);
+  /* `sweeps` red-black SOR sweeps (omega 1.5) on the (n+1)^2 natural
+   * arrays u (in and out, host memory) and f: the generic loop (tuned 0)
+   * or the tuned colour pass (HD_ERR_UNSUPPORTED where there is none) */
+  hd_status (*sor)(hd_ctx *ctx, int tuned, hd_idx n, double *u, const double *f, long sweeps);
 } testk_ops;
 
 HD_EXTERN_C_BEGIN

@@ -68,5 +68,29 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, c
 #endif
 }
 
+static hd_status t_sor(hd_ctx *ctx, int tuned, hd_idx n, double *u, const double *f, long sweeps) {
+  const size_t bytes = (size_t)((n + 1) * (n + 1)) * sizeof(double);
+  hd_pois_sor s;
+  void *du = NULL, *df = NULL;
+  hd_status st;
+#if !defined(HD_BACKEND_CUDA)
+  if (tuned) return HD_ERR_UNSUPPORTED;
+#endif
+  if ((st = hd_pois_sor_create(ctx, &s, n, 1.0 / (double)n)) != HD_OK) return st;
+  s.generic = !tuned;
+  st = hd_dev_alloc(ctx, &du, bytes);
+  if (st == HD_OK) st = hd_dev_alloc(ctx, &df, bytes);
+  if (st == HD_OK) st = hd_dev_upload(ctx, du, u, bytes);
+  if (st == HD_OK) st = hd_dev_upload(ctx, df, f, bytes);
+  if (st == HD_OK) st = hd_pois_split(ctx, &s, (double *)df, s.f, 1);
+  if (st == HD_OK) st = hd_pois_split(ctx, &s, (double *)du, s.u, 1);
+  if (st == HD_OK) st = hd_pois_sor_sweeps(ctx, &s, 1.5, sweeps);
+  if (st == HD_OK) st = hd_pois_split(ctx, &s, (double *)du, s.u, 0);
+  if (st == HD_OK) st = hd_dev_download(ctx, u, du, bytes);
+  hd_dev_free(ctx, du), hd_dev_free(ctx, df);
+  hd_pois_sor_destroy(ctx, &s);
+  return st;
+}
+
 const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_stats,
-                                      t_heat_q};
+                                      t_heat_q,        t_sor};

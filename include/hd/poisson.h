@@ -59,12 +59,19 @@ typedef struct hd_pois_sor_args {
   hd_real omega, h2;
 } hd_pois_sor_args;
 
+/* The relaxed value of a node u with right-hand side f from its east,
+ * west, north and south neighbours. */
+HD_FN hd_real hd_pois_sor_value(const hd_pois_sor_args *a, hd_real u, hd_real f, hd_real e, hd_real w, hd_real n,
+                                hd_real s) {
+  return u + a->omega * (hd_pois_jacobi(a->h2 * f, e, w, n, s) - u);
+}
+
 HD_FN void hd_pois_sor_pt(const hd_pois_sor_args *a, hd_idx m, hd_idx j) {
   const hd_idx p = (j + a->colour) & 1, i = 2 * m + p, o = m + (j - a->row0) * a->w;
   hd_real *HD_RESTRICT u = a->own;
   const hd_real *HD_RESTRICT v = a->other;
   if (i < 1 || i > a->n - 1) return;
-  u[o] += a->omega * (hd_pois_jacobi(a->h2 * a->f[o], v[o + p], v[o - 1 + p], v[o + a->w], v[o - a->w]) - u[o]);
+  u[o] = hd_pois_sor_value(a, u[o], a->f[o], v[o + p], v[o - 1 + p], v[o + a->w], v[o - a->w]);
 }
 
 /* Natural <-> split copies of one array, both colours at once. */
@@ -228,6 +235,84 @@ HD_HOST_FN hd_status hd_pois_norm(hd_ctx *ctx, const hd_stats *s, const char *wh
   return HD_OK;
 }
 
+#if defined(HD_BACKEND_CUDA)
+/* Tuned CUDA colour pass (seed 003's split arrays): a thread per column m
+ * marches HD_POIS_SOR_MARCH rows, the other colour's rows j - 1, j, j + 1
+ * in registers, so a node costs one new load of each array (own u, f, the
+ * other colour's next row) and one store; the east or west neighbour comes
+ * from the next lane by a shuffle.  Loads run HD_POIS_SOR_BATCH rows
+ * ahead.  Threads past the row load its last node so that every lane takes
+ * part in the shuffles; that node is a boundary node and is never written. */
+#define HD_POIS_SOR_THREADS 128
+#define HD_POIS_SOR_MARCH 16
+#define HD_POIS_SOR_BATCH 4
+
+static __device__ __forceinline__ void hd_pois_sor_tuned_row(const hd_pois_sor_args *a, hd_real *HD_RESTRICT own,
+                                                             hd_idx o, hd_idx m, hd_idx j, hd_real u, hd_real f,
+                                                             hd_real s, hd_real c, hd_real n) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int p = (int)((j + a->colour) & 1);
+  hd_real side;
+  if (p) {
+    side = __shfl_down_sync(0xffffffffu, c, 1);
+    if (lane == 31) side = a->other[o + 1];
+  } else {
+    side = __shfl_up_sync(0xffffffffu, c, 1);
+    if (lane == 0) side = a->other[o - 1];
+  }
+  {
+    const hd_idx i = 2 * m + p;
+    if (m < a->w && i >= 1 && i <= a->n - 1)
+      own[o] = hd_pois_sor_value(a, u, f, p ? side : c, p ? c : side, n, s);
+  }
+}
+
+HD_KERNEL void __launch_bounds__(HD_POIS_SOR_THREADS)
+    hd_pois_sor_tuned_kernel(HD_KPARAM(hd_pois_sor_args) a, hd_idx j0, hd_idx j1) {
+  const hd_idx m = (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const hd_idx mm = m < a.w ? m : a.w - 1, w = a.w;
+  const hd_idx jb = j0 + (hd_idx)blockIdx.y * HD_POIS_SOR_MARCH;
+  const int rows = (int)((jb + HD_POIS_SOR_MARCH < j1 ? jb + HD_POIS_SOR_MARCH : j1) - jb);
+  hd_real *HD_RESTRICT own = a.own;
+  const hd_real *HD_RESTRICT v = a.other;
+  const hd_real *HD_RESTRICT f = a.f;
+  hd_idx o = mm + (jb - a.row0) * w;
+  hd_real s = v[o - w], c = v[o];
+  int r = 0, b;
+  for (; r + HD_POIS_SOR_BATCH <= rows; r += HD_POIS_SOR_BATCH) {
+    hd_real un[HD_POIS_SOR_BATCH], fn[HD_POIS_SOR_BATCH], vn[HD_POIS_SOR_BATCH];
+#pragma unroll
+    for (b = 0; b < HD_POIS_SOR_BATCH; ++b) {
+      const hd_idx q = o + b * w;
+      un[b] = own[q], fn[b] = f[q], vn[b] = v[q + w];
+    }
+#pragma unroll
+    for (b = 0; b < HD_POIS_SOR_BATCH; ++b) {
+      hd_pois_sor_tuned_row(&a, own, o, m, jb + r + b, un[b], fn[b], s, c, vn[b]);
+      s = c, c = vn[b], o += w;
+    }
+  }
+  for (; r < rows; ++r) {
+    const hd_real n = v[o + w];
+    hd_pois_sor_tuned_row(&a, own, o, m, jb + r, own[o], f[o], s, c, n);
+    s = c, c = n, o += w;
+  }
+}
+
+/* One colour pass over the rows of r (all columns m). */
+HD_HOST_FN hd_status hd_pois_sor_tuned(hd_ctx *ctx, const hd_pois_sor_args *a, hd_range3 r) {
+  const hd_idx rows = r.hi[1] - r.lo[1];
+  dim3 grid, block(HD_POIS_SOR_THREADS, 1, 1);
+  if (rows <= 0 || a->w <= 0) return HD_OK;
+  grid.x = hd_grid_extent(a->w, HD_POIS_SOR_THREADS, 2147483647);
+  grid.y = hd_grid_extent(rows, HD_POIS_SOR_MARCH, 65535);
+  if ((hd_idx)grid.y * HD_POIS_SOR_MARCH < rows)
+    return hd_fail(ctx, HD_ERR_ARG, "poisson: %ld rows are too many for the tuned SOR kernel", (long)rows);
+  hd_pois_sor_tuned_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, r.lo[1], r.hi[1]);
+  return hd_check_launch(ctx, "hd_pois_sor_tuned", __FILE__, __LINE__);
+}
+#endif
+
 typedef struct hd_pois_sor {
   hd_idx n, w;
   double h;
@@ -239,6 +324,7 @@ typedef struct hd_pois_sor {
   int (*halo)(void *user, hd_real *col);
   int (*max)(void *user, double *v);
   void *user;
+  int generic; /* CUDA: the generic loop instead of the tuned colour pass */
 } hd_pois_sor;
 
 HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
@@ -258,7 +344,7 @@ HD_HOST_FN hd_status hd_pois_sor_create_block(hd_ctx *ctx, hd_pois_sor *s, hd_id
   int c;
   s->n = n, s->w = n / 2 + 1, s->h = h;
   s->row0 = row0, s->rows = rows, s->jlo = jlo, s->jhi = jhi;
-  s->halo = NULL, s->max = NULL, s->user = NULL;
+  s->halo = NULL, s->max = NULL, s->user = NULL, s->generic = 0;
   s->u[0] = s->u[1] = s->f[0] = s->f[1] = NULL;
   for (c = 0; c < 2 && st == HD_OK; ++c) {
     st = hd_dev_alloc(ctx, (void **)&s->u[c], bytes);
@@ -300,7 +386,11 @@ HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, const hd_pois_sor *s, doubl
   a[0] = hd_pois_sor_colour(s, 0, omega), a[1] = hd_pois_sor_colour(s, 1, omega);
   for (k = 0; k < sweeps && st == HD_OK; ++k)
     for (c = 0; c < 2 && st == HD_OK; ++c) {
+#if defined(HD_BACKEND_CUDA)
+      st = s->generic ? hd_pois_sor_loop(ctx, &a[c], r) : hd_pois_sor_tuned(ctx, &a[c], r);
+#else
       st = hd_pois_sor_loop(ctx, &a[c], r);
+#endif
       if (st == HD_OK) st = hd_pois_sor_halo(ctx, s, c);
     }
   return st;
@@ -387,10 +477,24 @@ typedef struct hd_pois_mg {
   hd_idx n[HD_POIS_MG_MAX_LEVELS];
   double h;
   hd_real *u[HD_POIS_MG_MAX_LEVELS], *f[HD_POIS_MG_MAX_LEVELS], *r[HD_POIS_MG_MAX_LEVELS];
+  /* CUDA: the V-cycle recorded once as a graph (~100 small launches, so
+     the cycle is launch-bound) and replayed while u, f and the sweeps stay
+     the same; NULL elsewhere */
+  void *graph;
+  const void *graph_u, *graph_f;
+  int graph_pre, graph_post;
 } hd_pois_mg;
+
+HD_HOST_FN void hd_pois_mg_forget_graph(hd_pois_mg *m) {
+#if defined(HD_BACKEND_CUDA)
+  if (m->graph) cudaGraphExecDestroy((cudaGraphExec_t)m->graph);
+#endif
+  m->graph = NULL, m->graph_u = m->graph_f = NULL;
+}
 
 HD_HOST_FN void hd_pois_mg_destroy(hd_ctx *ctx, hd_pois_mg *m) {
   int l;
+  hd_pois_mg_forget_graph(m);
   for (l = 0; l < m->levels; ++l) {
     if (l > 0) hd_dev_free(ctx, m->u[l]), hd_dev_free(ctx, m->f[l]);
     hd_dev_free(ctx, m->r[l]);
@@ -404,6 +508,7 @@ HD_HOST_FN void hd_pois_mg_destroy(hd_ctx *ctx, hd_pois_mg *m) {
 HD_HOST_FN int hd_pois_mg_plan(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
   int l;
   m->levels = 0, m->h = h;
+  m->graph = NULL, m->graph_u = m->graph_f = NULL;
   if (hd_pois_check_size(ctx, n, h) != HD_OK) return 0;
   m->n[0] = n;
   for (l = 1; m->n[l - 1] % 2 == 0 && m->n[l - 1] >= 4 && l < HD_POIS_MG_MAX_LEVELS; ++l) m->n[l] = m->n[l - 1] / 2;
@@ -474,6 +579,49 @@ HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int
   return st;
 }
 
+/* One V-cycle from the finest level.  On CUDA the cycle's launches are
+ * captured once on a private stream and the graph replayed on ctx's stream
+ * (the same kernels in the same order, so the same bits); a debug build
+ * (HD_DEBUG synchronises after every launch, which a capture forbids)
+ * launches them one by one. */
+HD_HOST_FN hd_status hd_pois_mg_cycle(hd_ctx *ctx, hd_pois_mg *m, int pre, int post) {
+#if defined(HD_BACKEND_CUDA) && !defined(HD_DEBUG)
+  if (!m->graph || m->graph_u != m->u[0] || m->graph_f != m->f[0] || m->graph_pre != pre ||
+      m->graph_post != post) {
+    cudaStream_t cs;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t e = NULL;
+    cudaError_t ce;
+    hd_ctx cap = *ctx;
+    hd_status st;
+    hd_pois_mg_forget_graph(m);
+    HD_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    cap.stream = (void *)cs;
+    ce = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+    if (ce != cudaSuccess) {
+      cudaStreamDestroy(cs);
+      return hd_cuda_fail(ctx, ce, "cudaStreamBeginCapture", __FILE__, __LINE__);
+    }
+    st = hd_pois_vcycle(&cap, m, 0, pre, post);
+    ce = cudaStreamEndCapture(cs, &g); /* ends the capture even after a failure */
+    cudaStreamDestroy(cs);
+    if (st != HD_OK) {
+      if (g) cudaGraphDestroy(g);
+      return hd_fail(ctx, st, "%s", cap.msg);
+    }
+    if (ce == cudaSuccess) ce = cudaGraphInstantiate(&e, g, 0);
+    if (g) cudaGraphDestroy(g);
+    if (ce != cudaSuccess) return hd_cuda_fail(ctx, ce, "recording the V-cycle as a CUDA graph", __FILE__, __LINE__);
+    m->graph = (void *)e, m->graph_u = m->u[0], m->graph_f = m->f[0];
+    m->graph_pre = pre, m->graph_post = post;
+  }
+  HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)m->graph, hd_stream(ctx)));
+  return HD_OK;
+#else
+  return hd_pois_vcycle(ctx, m, 0, pre, post);
+#endif
+}
+
 HD_HOST_FN hd_status hd_pois_mg_solve(hd_ctx *ctx, hd_pois_mg *m, hd_real *u, const hd_real *f,
                                       const hd_pois_opts *o, hd_pois_result *res) {
   const int pre = o->pre > 0 ? o->pre : 2, post = o->post > 0 ? o->post : 2;
@@ -496,7 +644,7 @@ HD_HOST_FN hd_status hd_pois_mg_solve(hd_ctx *ctx, hd_pois_mg *m, hd_real *u, co
                    res->residual, res->iterations, o->tol);
       break;
     }
-    st = hd_pois_vcycle(ctx, m, 0, pre, post);
+    st = hd_pois_mg_cycle(ctx, m, pre, post);
     res->iterations++;
   }
   m->u[0] = NULL, m->f[0] = NULL;
