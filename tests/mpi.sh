@@ -107,16 +107,16 @@ gpu=no
 "$top/drivers/hd-heat" --backend=cuda --n=8 --steps=1 --vti=no --output=gpu-probe >/dev/null 2>&1 && gpu=yes
 rm -f gpu-probe*
 if [ "$gpu" = yes ]; then
-  while IFS='|' read -r drv args files np; do
+  while IFS='|' read -r drv args files gnp; do
     bin="$top/drivers/hd-$drv"
-    np=${np:-2}
+    gnp=${gnp:-2}
     rm -rf one many && mkdir one many
     # shellcheck disable=SC2086
-    mpirun 1 $args --backend=cuda --output=one/o >/dev/null 2>&1 && mpirun "$np" $args --backend=cuda --output=many/o >/dev/null 2>many/stderr
+    mpirun 1 $args --backend=cuda --output=one/o >/dev/null 2>&1 && mpirun "$gnp" $args --backend=cuda --output=many/o >/dev/null 2>many/stderr
     ok=$?
     for f in $files; do [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1; done
     grep -q 'same node by CUDA IPC' many/stderr || ok=1
-    result $ok "hd-$drv on $np ranks with CUDA: halos by CUDA IPC, the outputs ($files) of one CUDA rank, byte for byte"
+    result $ok "hd-$drv on $gnp ranks with CUDA: halos by CUDA IPC, the outputs ($files) of one CUDA rank, byte for byte"
     [ $ok -eq 0 ] || sed 's/^/# /' many/stderr
   done <<GPUCASES
 heat|--dim=3 --n=40,37,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
