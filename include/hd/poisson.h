@@ -242,10 +242,18 @@ HD_HOST_FN hd_status hd_pois_norm(hd_ctx *ctx, const hd_stats *s, const char *wh
  * other colour's next row) and one store; the east or west neighbour comes
  * from the next lane by a shuffle.  Loads run HD_POIS_SOR_BATCH rows
  * ahead.  Threads past the row load its last node so that every lane takes
- * part in the shuffles; that node is a boundary node and is never written. */
+ * part in the shuffles; that node is a boundary node and is never written.
+ * Shape measured on an H200 (doc/performance.md): batches of 8 rows, 16
+ * rows a thread, 128 threads; two columns a thread gained nothing. */
+#ifndef HD_POIS_SOR_THREADS
 #define HD_POIS_SOR_THREADS 128
+#endif
+#ifndef HD_POIS_SOR_MARCH
 #define HD_POIS_SOR_MARCH 16
-#define HD_POIS_SOR_BATCH 4
+#endif
+#ifndef HD_POIS_SOR_BATCH
+#define HD_POIS_SOR_BATCH 8
+#endif
 
 static __device__ __forceinline__ void hd_pois_sor_tuned_row(const hd_pois_sor_args *a, hd_real *HD_RESTRICT own,
                                                              hd_idx o, hd_idx m, hd_idx j, hd_real u, hd_real f,
