@@ -194,9 +194,7 @@ static int run(int argc, char **argv) {
     return hd_drv_usage_error(PROG, "--n: too many bodies to index");
   if (c.format == FMT_VTK && c.n > 2147483647L)
     return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
-  if ((rc = hd_drv_ranks_options(PROG, &c.com, 0)) != 0) return rc;
-  if (hd_par_size() > 1 && c.com.backend == 1 + HD_B_CUDA) /* the ranged force kernels are CPU code */
-    return hd_drv_usage_error(PROG, "--backend=cuda: N-body runs on more than one rank use the CPU backends for now");
+  if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) return rc;
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   ops = nbody_ops_get(core->id, c.com.precision == 1);
   if (!ops) {

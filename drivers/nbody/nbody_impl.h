@@ -21,15 +21,67 @@ typedef struct nbody_state {
   int (*share_wait)(void *handle);
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
+  char *mirror; /* CUDA ranks: page-locked copies of the shared arrays */
 } nbody_state;
 
-/* After a partial computation: the other ranks' blocks of each array. */
-static hd_status nb_share(hd_ctx *ctx, const nbody_state *st, void *const *arr, int count, size_t elem) {
-  void *h;
-  if (!st->share_start) return HD_OK;
-  if (st->share_start(&h, arr, count, elem, (long)st->n, -1) || st->share_wait(h))
-    return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+/* Blocks of arrays shared between ranks travel through MPI, which reads
+ * host memory: on the CPU backends the arrays themselves; on CUDA
+ * page-locked mirrors (room for three hd_real arrays and one double
+ * array), filled with this rank's part before a gather and copied back
+ * whole after it. */
+#if defined(HD_BACKEND_CUDA)
+#define NB_MIRRORED 1
+#else
+#define NB_MIRRORED 0
+#endif
+
+static hd_status nb_mirrors(hd_ctx *ctx, nbody_state *st, void *const *dev, int count, size_t elem, void **host) {
+  int k;
+  if (!NB_MIRRORED) {
+    for (k = 0; k < count; ++k) host[k] = dev[k];
+    return HD_OK;
+  }
+  if (!st->mirror) {
+    hd_status s = hd_pinned_alloc(ctx, (void **)&st->mirror, (size_t)st->n * (3 * sizeof(hd_real) + sizeof(double)));
+    if (s != HD_OK) return s;
+  }
+  for (k = 0; k < count; ++k) host[k] = st->mirror + (size_t)k * (size_t)st->n * elem;
   return HD_OK;
+}
+
+/* This rank's bodies [lo, hi) of each array into its mirror (CUDA). */
+static hd_status nb_mirror_out(hd_ctx *ctx, const nbody_state *st, void *const *dev, void *const *host, int count,
+                               size_t elem, long lo, long hi) {
+  hd_status s = HD_OK;
+  int k;
+  (void)st;
+  if (!NB_MIRRORED) return HD_OK;
+  for (k = 0; k < count && s == HD_OK; ++k)
+    s = hd_dev_download(ctx, (char *)host[k] + (size_t)lo * elem, (const char *)dev[k] + (size_t)lo * elem,
+                        (size_t)(hi - lo) * elem);
+  return s;
+}
+
+static hd_status nb_mirror_in(hd_ctx *ctx, const nbody_state *st, void *const *dev, void *const *host, int count,
+                              size_t elem) {
+  hd_status s = HD_OK;
+  int k;
+  if (!NB_MIRRORED) return HD_OK;
+  for (k = 0; k < count && s == HD_OK; ++k) s = hd_dev_upload(ctx, dev[k], host[k], (size_t)st->n * elem);
+  return s;
+}
+
+/* After a partial computation: the other ranks' blocks of each array. */
+static hd_status nb_share(hd_ctx *ctx, nbody_state *st, void *const *arr, int count, size_t elem) {
+  void *h, *host[4];
+  hd_status s;
+  if (!st->share_start) return HD_OK;
+  if ((s = nb_mirrors(ctx, st, arr, count, elem, host)) != HD_OK ||
+      (s = nb_mirror_out(ctx, st, arr, host, count, elem, (long)st->lo, (long)st->hi)) != HD_OK)
+    return s;
+  if (st->share_start(&h, host, count, elem, (long)st->n, -1) || st->share_wait(h))
+    return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  return nb_mirror_in(ctx, st, arr, host, count, elem);
 }
 
 static void nb_destroy(hd_ctx *ctx, void *state) {
@@ -38,6 +90,7 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
   for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
   hd_dev_free(ctx, st->phi);
+  hd_pinned_free(ctx, st->mirror);
   free(st);
 }
 
@@ -56,7 +109,7 @@ static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   nbody_state *st = (nbody_state *)state;
   hd_nbody_args a;
   hd_status s = HD_OK;
-  void *acc[3], *h[2] = {NULL, NULL};
+  void *acc[3], *host[3], *h[2] = {NULL, NULL};
   int part, bad = 0;
   a.x = st->a[NB_X], a.y = st->a[NB_Y], a.z = st->a[NB_Z], a.m = st->a[NB_M];
   a.ax = st->a[NB_AX], a.ay = st->a[NB_AY], a.az = st->a[NB_AZ];
@@ -67,15 +120,18 @@ static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   /* the first half of the block travels while the second is computed (a
    * body's acceleration does not depend on the range it is computed in) */
   acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
+  if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
   for (part = 0; part < 2 && s == HD_OK; ++part) {
     long lo, hi;
     hd_par_half(st->lo, st->hi, part, &lo, &hi);
     s = nb_accel_range(ctx, st, &a, lo, hi);
-    if (s == HD_OK && st->share_start(&h[part], acc, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
+    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
+    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
   }
   for (part = 0; part < 2; ++part)
     if (h[part] && st->share_wait(h[part])) bad = 1;
   if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  if (s == HD_OK) s = nb_mirror_in(ctx, st, acc, host, 3, sizeof(hd_real));
   return s;
 }
 

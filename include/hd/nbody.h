@@ -248,12 +248,13 @@ static __device__ __forceinline__ void hd_nbody_tile_pairs(const hd_nbody_body4 
   }
 }
 
-static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd_idx jchunk,
-                                                      hd_real *part, int periodic, int guard) {
+static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd_idx lo, hd_idx hi,
+                                                      hd_idx jchunk, hd_real *part, int periodic,
+                                                      int guard) {
   __shared__ hd_nbody_body4 sh[HD_NBODY_THREADS];
   const int t = (int)threadIdx.x;
   const hd_idx n = a->n;
-  const hd_idx ib = (hd_idx)blockIdx.x * (HD_NBODY_THREADS * HD_NBODY_PER_THREAD) + t;
+  const hd_idx ib = lo + (hd_idx)blockIdx.x * (HD_NBODY_THREADS * HD_NBODY_PER_THREAD) + t;
   const hd_idx jb = (hd_idx)blockIdx.y * jchunk;
   const hd_idx je = jb + jchunk < n ? jb + jchunk : n;
   hd_real xi[HD_NBODY_PER_THREAD], yi[HD_NBODY_PER_THREAD], zi[HD_NBODY_PER_THREAD];
@@ -263,9 +264,9 @@ static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd
 #pragma unroll
   for (r = 0; r < HD_NBODY_PER_THREAD; ++r) {
     const hd_idx i = ib + (hd_idx)r * HD_NBODY_THREADS;
-    xi[r] = i < n ? a->x[i] : HD_R(0);
-    yi[r] = i < n ? a->y[i] : HD_R(0);
-    zi[r] = i < n && !periodic ? a->z[i] : HD_R(0);
+    xi[r] = i < hi ? a->x[i] : HD_R(0);
+    yi[r] = i < hi ? a->y[i] : HD_R(0);
+    zi[r] = i < hi && !periodic ? a->z[i] : HD_R(0);
     ax[r] = ay[r] = az[r] = HD_R(0);
   }
   for (j0 = jb; j0 < je; j0 += HD_NBODY_THREADS) {
@@ -285,7 +286,7 @@ static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd
 #pragma unroll
   for (r = 0; r < HD_NBODY_PER_THREAD; ++r) {
     const hd_idx i = ib + (hd_idx)r * HD_NBODY_THREADS;
-    if (i >= n) continue;
+    if (i >= hi) continue;
     if (part) {
       hd_real *p = part + (hd_idx)blockIdx.y * 3 * n;
       p[i] = ax[r], p[n + i] = ay[r], p[2 * n + i] = az[r];
@@ -295,18 +296,21 @@ static __device__ __forceinline__ void hd_nbody_tiled(const hd_nbody_args *a, hd
   }
 }
 
-HD_NBODY_KERNEL void hd_nbody_tiled_free(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
-  hd_nbody_tiled(&a, jchunk, part, 0, 0);
+HD_NBODY_KERNEL void hd_nbody_tiled_free(HD_KPARAM(hd_nbody_args) a, hd_idx lo, hd_idx hi, hd_idx jchunk,
+                                         hd_real *part) {
+  hd_nbody_tiled(&a, lo, hi, jchunk, part, 0, 0);
 }
-HD_NBODY_KERNEL void hd_nbody_tiled_free_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
-  hd_nbody_tiled(&a, jchunk, part, 0, 1);
+HD_NBODY_KERNEL void hd_nbody_tiled_free_guard(HD_KPARAM(hd_nbody_args) a, hd_idx lo, hd_idx hi, hd_idx jchunk,
+                                               hd_real *part) {
+  hd_nbody_tiled(&a, lo, hi, jchunk, part, 0, 1);
 }
-HD_NBODY_KERNEL void hd_nbody_tiled_periodic(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk, hd_real *part) {
-  hd_nbody_tiled(&a, jchunk, part, 1, 0);
-}
-HD_NBODY_KERNEL void hd_nbody_tiled_periodic_guard(HD_KPARAM(hd_nbody_args) a, hd_idx jchunk,
+HD_NBODY_KERNEL void hd_nbody_tiled_periodic(HD_KPARAM(hd_nbody_args) a, hd_idx lo, hd_idx hi, hd_idx jchunk,
                                              hd_real *part) {
-  hd_nbody_tiled(&a, jchunk, part, 1, 1);
+  hd_nbody_tiled(&a, lo, hi, jchunk, part, 1, 0);
+}
+HD_NBODY_KERNEL void hd_nbody_tiled_periodic_guard(HD_KPARAM(hd_nbody_args) a, hd_idx lo, hd_idx hi,
+                                                   hd_idx jchunk, hd_real *part) {
+  hd_nbody_tiled(&a, lo, hi, jchunk, part, 1, 1);
 }
 
 typedef struct hd_nbody_combine_args {
@@ -328,12 +332,14 @@ HD_FN void hd_nbody_combine_pt(const hd_nbody_combine_args *a, hd_idx i) {
 }
 HD_DEFINE_FOR_1D(hd_nbody_combine, hd_nbody_combine_pt, hd_nbody_combine_args)
 
-/* Splits of the j range: about twelve blocks per multiprocessor (a few
- * waves, so uneven block counts per multiprocessor cost little), j chunks of
- * whole tiles.  ctx->block[0] > 0 forces that many splits. */
-HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
+/* Accelerations of bodies [lo, hi) from all n bodies (a distributed run
+ * computes its block).  Splits of the j range: about twelve blocks per
+ * multiprocessor (a few waves, so uneven block counts per multiprocessor
+ * cost little), j chunks of whole tiles.  ctx->block[0] > 0 forces that
+ * many splits (1: each body's sum in j order, whatever the range). */
+HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
   const hd_idx per_block = HD_NBODY_THREADS * HD_NBODY_PER_THREAD;
-  const hd_idx iblocks = (a->n + per_block - 1) / per_block;
+  const hd_idx iblocks = (hi - lo + per_block - 1) / per_block;
   const hd_idx want = ctx->sm_count > 0 ? 12 * (hd_idx)ctx->sm_count : 1536;
   hd_idx splits = ctx->block[0] > 0 ? ctx->block[0] : (want + iblocks - 1) / iblocks;
   hd_idx jchunk, tiles;
@@ -341,7 +347,10 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
   dim3 grid;
   const int guard = !(a->eps2 > HD_R(0));
   hd_status s;
-  if (a->n <= 0) return HD_OK;
+  if (lo < 0 || hi > a->n || lo > hi)
+    return hd_fail(ctx, HD_ERR_ARG, "nbody: bodies [%ld, %ld) are not within [0, %ld)", (long)lo, (long)hi,
+                   (long)a->n);
+  if (hi == lo) return HD_OK;
   tiles = (a->n + HD_NBODY_THREADS - 1) / HD_NBODY_THREADS;
   if (splits > tiles) splits = tiles;
   if (splits > 65535) splits = 65535;
@@ -356,28 +365,24 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
   }
   grid = dim3((unsigned)iblocks, (unsigned)splits, 1);
   if (a->periodic && guard)
-    hd_nbody_tiled_periodic_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, jchunk, part);
+    hd_nbody_tiled_periodic_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
   else if (a->periodic)
-    hd_nbody_tiled_periodic<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, jchunk, part);
+    hd_nbody_tiled_periodic<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
   else if (guard)
-    hd_nbody_tiled_free_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, jchunk, part);
+    hd_nbody_tiled_free_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
   else
-    hd_nbody_tiled_free<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, jchunk, part);
+    hd_nbody_tiled_free<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
   s = hd_check_launch(ctx, "hd_nbody_tiled", __FILE__, __LINE__);
   if (s == HD_OK && part) {
     hd_nbody_combine_args c;
     c.part = part, c.ax = a->ax, c.ay = a->ay, c.az = a->az, c.n = a->n, c.splits = (int)splits;
-    s = hd_nbody_combine(ctx, &c, 0, a->n);
+    s = hd_nbody_combine(ctx, &c, lo, hi);
   }
   return s;
 }
 
-/* Accelerations of bodies [lo, hi) only (distributed runs): the CPU
- * backends; here only the whole range. */
-HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
-  if (lo != 0 || hi != a->n)
-    return hd_fail(ctx, HD_ERR_UNSUPPORTED, "nbody: the tuned CUDA kernel computes all bodies");
-  return hd_nbody_accel_tuned(ctx, a);
+HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
+  return hd_nbody_accel_tuned_range(ctx, a, 0, a->n);
 }
 
 #else /* CPU backends */
