@@ -3,10 +3,11 @@
 # -Werror, run every test on the GPU, the benchmarks and compute-sanitizer.
 # Logs go to $OUT (default ./gpu-out); the last lines printed are the
 # summary table.  Usage, from the repository root:
-#   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick|bench|mpi]
+#   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick|bench|sanitize|mpi|scaling]
 # MODULES picks the benchmark and sanitizer sections (default: all).
 # quick: build and tests only; bench: build (kept from an earlier call on
-# the same machine), benchmarks and sanitizers, no tests; mpi: build, tests
+# the same machine), benchmarks and sanitizers, no tests; sanitize: build
+# and compute-sanitizer only; mpi: build, tests
 # and the scaling tables, with halos from device memory (where MPI is
 # CUDA-aware) and through host memory; scaling: build and the scaling
 # tables only.  On a machine with 2 or more GPUs the
@@ -46,7 +47,7 @@ fi
 grep -E 'backends:|CUDA:' "$OUT/build.log"
 
 check_rc=0
-if [ "$mode" != bench ] && [ "$mode" != scaling ]; then
+if [ "$mode" != bench ] && [ "$mode" != scaling ] && [ "$mode" != sanitize ]; then
   log "tests"
   # the mpi batch runs the distributed tests only: the whole suite runs in
   # the other modes, and CUDA start-up on a 4-GPU host is slow enough that
@@ -77,6 +78,7 @@ if [ "$mode" = mpi ] || [ "$mode" = scaling ]; then
   exit $check_rc
 fi
 
+[ "$mode" = sanitize ] || {
 log "benchmarks"
 {
   ./drivers/hd-heat --bench --backend=cuda --n=8192 --steps=10 | grep -E '^(device|copy_GB)'
@@ -143,6 +145,7 @@ want nbody && for f in drivers/nbody/nbody_cuda_f.o drivers/nbody/nbody_cuda_d.o
   cuobjdump -sass "$f" | awk '/Function : .*tiled_free[0-9]/,/\.\.\.\.\.\.\.\.\.\./'
 done >"$OUT/sass.txt" 2>&1
 wc -l "$OUT/sass.txt"
+}
 
 log "compute-sanitizer"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -211,6 +214,19 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   rc=$?
   echo "exit $rc: $(grep 'ERROR SUMMARY' /tmp/cs.out | tail -n 1)"
   [ $rc -ne 0 ] && head -n 60 /tmp/cs.out
+  # heat's overlapped steps (two streams, boxes) on 2 ranks, halos through
+  # host memory (the sanitizer and CUDA IPC mappings are not combined here)
+  if [ -n "$mpi" ] && want heat; then
+    for tool in memcheck synccheck; do
+      echo "-- $tool: hd-heat --dim=3 on 2 ranks, overlapped steps"
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HD_MPI_IPC=0 mpiexec -n 2 \
+        "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --dim=3 --n=40,37,33 --steps=7 \
+        --vti=no --output=/tmp/csm --progress=0 </dev/null >/tmp/cs.out 2>&1
+      rc=$?
+      echo "exit $rc: $(grep -E 'ERROR SUMMARY' /tmp/cs.out | tail -n 1)"
+      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+    done
+  fi
 } 2>&1 | tee "$OUT/sanitizer.txt" | grep -E '^exit' | sort | uniq -c
 
 log "done"
