@@ -354,9 +354,13 @@ HD_HOST_FN hd_status hd_pois_sor_create_block(hd_ctx *ctx, hd_pois_sor *s, hd_id
   s->row0 = row0, s->rows = rows, s->jlo = jlo, s->jhi = jhi;
   s->halo = NULL, s->max = NULL, s->user = NULL, s->generic = 0;
   s->u[0] = s->u[1] = s->f[0] = s->f[1] = NULL;
+  /* zeroed: with n even the last slot of every other row holds no node,
+     and the tuned pass reads (never uses) it */
   for (c = 0; c < 2 && st == HD_OK; ++c) {
     st = hd_dev_alloc(ctx, (void **)&s->u[c], bytes);
+    if (st == HD_OK) st = hd_dev_zero(ctx, s->u[c], bytes);
     if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->f[c], bytes);
+    if (st == HD_OK) st = hd_dev_zero(ctx, s->f[c], bytes);
   }
   if (st != HD_OK) hd_pois_sor_destroy(ctx, s);
   return st;
