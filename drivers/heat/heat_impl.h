@@ -146,9 +146,9 @@ static hd_status h_overlap_open(hd_ctx *ctx, heat_state *st) {
  * step n (it read B and wrote A's cells next to them); the host waits for
  * the slabs only and runs exchange n + 1 while the inside of step n + 1
  * (after the slabs of step n) is still running.  The exchange runs on the
- * slabs' stream, set as ctx's stream for the duration: its copies then
- * queue behind nothing of the inside (same priority, they would wait for
- * its blocks) and are ordered before the next slabs. */
+ * slabs' stream, set as ctx's stream for the duration, so that its copies
+ * are ordered before the next slabs and take the high priority (on the
+ * default stream they would queue behind the inside's blocks). */
 static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const int shared[6],
                                  heat_halo_fn halo, void *arg) {
   void *const stream = ctx->stream;
