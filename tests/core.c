@@ -14,6 +14,7 @@
 
 #include "kernels.h"
 #include "tap.h"
+#include "xsum.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static double uniform(void) { /* xorshift64: fixed sequence on every machine */
@@ -323,6 +324,39 @@ static void test_sor_tuned(backend *b) {
   }
 }
 
+/* Exact sums (the statistics of distributed grids): the same bits in any
+ * order and grouping, and the exact value where it is known. */
+static void test_xsum(void) {
+  enum { N = 4000 };
+  static double v[N];
+  long long exact = 0;
+  hd_xsum fwd, rev, a, b;
+  double r_fwd, r_rev, r_grp;
+  int i;
+  hd_xsum_init(&fwd);
+  hd_xsum_add(&fwd, 1e16), hd_xsum_add(&fwd, 1.0), hd_xsum_add(&fwd, -1e16);
+  ok(hd_xsum_value(&fwd) == 1.0, "exact sum: 1e16 + 1 - 1e16 = %.17g (plain doubles give 0)", hd_xsum_value(&fwd));
+  hd_xsum_init(&fwd);
+  hd_xsum_add(&fwd, DBL_MAX), hd_xsum_add(&fwd, DBL_MAX), hd_xsum_add(&fwd, -DBL_MAX);
+  hd_xsum_add(&fwd, 4.9e-324), hd_xsum_add(&fwd, -4.9e-324);
+  ok(hd_xsum_value(&fwd) == DBL_MAX, "exact sum: DBL_MAX + DBL_MAX - DBL_MAX = DBL_MAX, subnormals cancel");
+  /* integers times 2^-20: the exact sum is known; negative total */
+  for (i = 0; i < N; ++i) { /* |k| < 2^40 units of 2^-20: the total stays below 2^53 units */
+    const int big = i % 7 == 0;
+    const long long k = (long long)((uniform() - 0.55) * (big ? 1073741824.0 : 1099511627776.0));
+    v[i] = ldexp((double)k, big ? -10 : -20);
+    exact += big ? k * 1024 : k;
+  }
+  hd_xsum_init(&fwd), hd_xsum_init(&rev), hd_xsum_init(&a), hd_xsum_init(&b);
+  for (i = 0; i < N; ++i) hd_xsum_add(&fwd, v[i]), hd_xsum_add(&rev, v[N - 1 - i]);
+  for (i = 0; i < N; ++i) hd_xsum_add(i % 3 ? &a : &b, v[i]);
+  hd_xsum_merge(&b, &a);
+  r_fwd = hd_xsum_value(&fwd), r_rev = hd_xsum_value(&rev), r_grp = hd_xsum_value(&b);
+  ok(r_fwd == r_rev && r_fwd == r_grp && r_fwd == ldexp((double)exact, -20) && r_fwd < 0,
+     "exact sum of %d values: forward, reverse and grouped give %.17g, the exact %.17g", N, r_fwd,
+     ldexp((double)exact, -20));
+}
+
 static void test_errors(backend *be, int nb) {
   int b;
   hd_ctx ctx;
@@ -359,6 +393,7 @@ int main(void) {
   }
   for (id = 0; id < nb; ++id) test_cover(&be[id]), test_copy_2d(&be[id]), test_heat_source(&be[id]), test_sor_tuned(&be[id]);
   test_stats(be, nb);
+  test_xsum();
   test_nonfinite(be, nb);
   test_errors(be, nb);
   for (id = 0; id < nb; ++id) be[id].core->destroy(&be[id].ctx);

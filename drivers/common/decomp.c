@@ -5,11 +5,13 @@
 
 #include "decomp.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "xsum.h"
 #include <hd/memory.h>
 
 #if defined(HD_HAVE_MPI)
@@ -598,33 +600,69 @@ static int gather_rows(const hd_decomp *d, const void *local, size_t per, size_t
 #endif
 }
 
-int hd_decomp_stats(const hd_decomp *d, const hd_stats *mine, hd_stats *out, char *err, size_t n) {
-  const long grows = d->gn[1] * d->gn[2];
-  hd_stats *all = NULL;
+/* Sums of `per` values over this rank's `rows` rows (vals[r * per + v]) and
+ * then over all ranks, exactly (xsum.h), so that neither the order of the
+ * rows nor their grouping on ranks shows in the bits.  Non-finite row
+ * values are summed apart (their sum does not depend on the order either)
+ * and replace the result.  0, or -1 + message. */
+static int exact_sums(const double *vals, long rows, int per, double *out, char *err, size_t n) {
+  hd_xsum sum[8];
+  double special[8];
   long r;
-  int rc = 0;
-  if (d->rank == 0 && !(all = (hd_stats *)malloc((size_t)grows * sizeof *all))) {
-    snprintf(err, n, "out of host memory for the statistics");
-    rc = -1;
-  }
-  if (hd_par_any(rc)) {
-    free(all);
-    if (!rc) snprintf(err, n, "statistics failed on another rank");
-    return -1;
-  }
-  rc = gather_rows(d, mine, 1, sizeof *mine, all, err, n);
-  if (!rc && d->rank == 0) {
-    hd_stats_init(out);
-    for (r = 0; r < grows; ++r) hd_stats_merge(out, &all[r]);
-  }
-  free(all);
-  if (hd_par_any(rc)) {
-    if (!rc) snprintf(err, n, "statistics failed on another rank");
-    return -1;
-  }
+  int v;
+  if (per > 8) return snprintf(err, n, "too many sums at once (%d)", per), -1;
+  for (v = 0; v < per; ++v) hd_xsum_init(&sum[v]), special[v] = 0.0;
+  for (r = 0; r < rows; ++r)
+    for (v = 0; v < per; ++v) {
+      const double x = vals[r * per + v];
+      if (hd_isfinite(x)) hd_xsum_add(&sum[v], x);
+      else special[v] += x;
+    }
+  if (hd_xsum_allreduce(sum, per)) return snprintf(err, n, "the sum over the ranks failed"), -1;
 #if defined(HD_HAVE_MPI)
-  if (d->size > 1) MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, *(MPI_Comm *)d->comm);
+  if (par_running() && MPI_Allreduce(MPI_IN_PLACE, special, per, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return snprintf(err, n, "the sum over the ranks failed"), -1;
 #endif
+  for (v = 0; v < per; ++v) out[v] = special[v] != 0.0 ? special[v] : hd_xsum_value(&sum[v]);
+  return 0;
+}
+
+int hd_decomp_stats(const hd_decomp *d, const hd_stats *mine, hd_stats *out, char *err, size_t n) {
+  const long rows = d->ln[1] * d->ln[2];
+  double *sums = (double *)malloc((size_t)(rows > 0 ? rows : 1) * sizeof *sums);
+  long r;
+  int rc = sums ? 0 : -1;
+  if (hd_par_any(rc)) {
+    free(sums);
+    return snprintf(err, n, "out of host memory for the statistics"), -1;
+  }
+  /* minimum, maximum, counts and the first bad cell do not depend on the
+     order; the sum is exact */
+  hd_stats_init(out);
+  for (r = 0; r < rows; ++r) hd_stats_merge(out, &mine[r]), sums[r] = mine[r].sum;
+  rc = exact_sums(sums, rows, 1, &out->sum, err, n);
+  free(sums);
+#if defined(HD_HAVE_MPI)
+  if (!rc && par_running() && d->size > 1) {
+    double mm[2];
+    long long c[2], first = out->nonfinite ? (long long)out->first_bad : LLONG_MAX;
+    mm[0] = -out->min, mm[1] = out->max;
+    c[0] = (long long)out->count, c[1] = (long long)out->nonfinite;
+    if (MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, c, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+      rc = -1, snprintf(err, n, "the statistics over the ranks failed");
+    out->min = -mm[0], out->max = mm[1];
+    out->count = (hd_idx)c[0], out->nonfinite = (hd_idx)c[1];
+    out->first_bad = c[1] ? (hd_idx)first : -1;
+  }
+#else
+  (void)d;
+#endif
+  if (hd_par_any(rc)) {
+    if (!rc) snprintf(err, n, "statistics failed on another rank");
+    return -1;
+  }
   return 0;
 }
 
@@ -645,21 +683,12 @@ int hd_decomp_rows_all(const hd_decomp *d, const double *rows, int per, double *
 }
 
 int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n) {
-  const long grows = d->gn[1] * d->gn[2];
-  double *all = (double *)malloc((size_t)(grows * per) * sizeof *all);
-  long r;
-  int rc = all ? 0 : -1, v;
+  const int rc = exact_sums(rows, d->ln[1] * d->ln[2], per, out, err, n);
   if (hd_par_any(rc)) {
-    free(all);
-    return snprintf(err, n, "out of host memory for the sums"), -1;
+    if (!rc) snprintf(err, n, "sums failed on another rank");
+    return -1;
   }
-  rc = hd_decomp_rows_all(d, rows, per, all, err, n);
-  for (v = 0; !rc && v < per; ++v) {
-    out[v] = 0.0;
-    for (r = 0; r < grows; ++r) out[v] += all[r * per + v];
-  }
-  free(all);
-  return rc;
+  return 0;
 }
 
 int hd_decomp_gather(const hd_decomp *d, const double *local, double *global, char *err, size_t n) {

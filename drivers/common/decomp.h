@@ -5,9 +5,11 @@
  *
  * The x axis (fastest in memory) is never split: MPI_Dims_create spreads
  * the ranks over y (2-D) or y and z (3-D).  Whole x rows on every rank keep
- * halo messages long and give the reductions a fixed order: each rank folds
- * its rows, rank 0 merges all rows in global order (hd_decomp_stats), so a
- * run on P ranks prints the diagnostics of a run on one, bit for bit. */
+ * halo messages long and make the reductions rank-independent: the
+ * backends fold each row in x order, and the row results are summed
+ * exactly (xsum.h) on each rank and then over the ranks (hd_decomp_stats,
+ * hd_decomp_row_sums), so a run on P ranks prints the diagnostics of a run
+ * on one, bit for bit, without gathering rows. */
 #ifndef HD_DRV_DECOMP_H
 #define HD_DRV_DECOMP_H
 
@@ -130,9 +132,9 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
                        const long at[4], char *err, size_t n);
 
 /* Sums over the whole grid from per-row partial sums: rows holds `per`
- * doubles for each of this rank's ln[1] * ln[2] rows (y fastest); out gets
- * on every rank the `per` sums taken over all rows in global order, so the
- * result does not depend on the number of ranks.  0, or -1 + message. */
+ * (at most 8) doubles for each of this rank's ln[1] * ln[2] rows; out gets
+ * on every rank the `per` exact sums over all rows (xsum.h), so the result
+ * does not depend on the number of ranks.  0, or -1 + message. */
 int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
 
 /* Every row's `per` doubles (as above) on every rank, in global row order
@@ -141,9 +143,10 @@ int hd_decomp_row_sums(const hd_decomp *d, const double *rows, int per, double *
 int hd_decomp_rows_all(const hd_decomp *d, const double *rows, int per, double *out, char *err, size_t n);
 
 /* Statistics of the whole field from each rank's row statistics (ln[1] *
- * ln[2] rows, y fastest, each folded in x order with global cell offsets
- * by the backend): rows merged in global order on rank 0, the result on
- * every rank.  0, or -1 + message. */
+ * ln[2] rows, each folded in x order with global cell offsets by the
+ * backend): minimum, maximum, counts and first bad cell reduced over the
+ * ranks, the sum of the row sums exact, the result on every rank.  0, or
+ * -1 + message. */
 int hd_decomp_stats(const hd_decomp *d, const hd_stats *rows, hd_stats *out, char *err, size_t n);
 
 /* The whole interior on rank 0 (global, x fastest; NULL elsewhere) from
