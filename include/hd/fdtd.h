@@ -158,7 +158,9 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
  * caps for 5 (single) or 4 (double) blocks of 256 threads a SM; blocks are
  * at most 256 threads. */
 #define HD_FDTD_HAS_TUNED 1
+#ifndef HD_FDTD_MAX_THREADS
 #define HD_FDTD_MAX_THREADS 256
+#endif
 #ifndef HD_FDTD_UNROLL
 #define HD_FDTD_UNROLL 2
 #endif

@@ -211,12 +211,15 @@ HD_DEFINE_FOR_1D(hd_nbody_kick, hd_nbody_kick_pt, hd_nbody_move_args)
  * timing.  With one split, each body's sum runs over j in order, as in the
  * generic loop. */
 #define HD_NBODY_HAS_TUNED 1
+#ifndef HD_NBODY_THREADS
 #define HD_NBODY_THREADS 256
-/* Measured on an H200 (doc/performance.md): 4 bodies a thread in single
- * precision, 2 in double (more ran out of registers), tiles unrolled 16;
- * capping registers for more resident warps was slower. */
+#endif
+/* Measured on an H200 (doc/performance.md): 8 bodies a thread in single
+ * precision (80 registers, 3 blocks a multiprocessor; each shared-memory
+ * body then feeds 8 pairs), 2 in double (more ran out of registers), tiles
+ * unrolled 16; capping registers for more resident warps was slower. */
 #ifndef HD_NBODY_PER_THREAD
-#define HD_NBODY_PER_THREAD (sizeof(hd_real) == 4 ? 4 : 2)
+#define HD_NBODY_PER_THREAD (sizeof(hd_real) == 4 ? 8 : 2)
 #endif
 #ifndef HD_NBODY_UNROLL
 #define HD_NBODY_UNROLL 16
@@ -332,26 +335,40 @@ HD_FN void hd_nbody_combine_pt(const hd_nbody_combine_args *a, hd_idx i) {
 }
 HD_DEFINE_FOR_1D(hd_nbody_combine, hd_nbody_combine_pt, hd_nbody_combine_args)
 
+/* Scratch for the partial sums of split j ranges stays below this. */
+#ifndef HD_NBODY_SCRATCH_MAX
+#define HD_NBODY_SCRATCH_MAX ((size_t)256 << 20)
+#endif
+
 /* Accelerations of bodies [lo, hi) from all n bodies (a distributed run
- * computes its block).  Splits of the j range: about twelve blocks per
- * multiprocessor (a few waves, so uneven block counts per multiprocessor
- * cost little), j chunks of whole tiles.  ctx->block[0] > 0 forces that
+ * computes its block).  Splits of the j range: enough blocks for about
+ * sixteen waves at the kernel's occupancy, so that the last, partial wave
+ * costs little (few resident blocks make the tail expensive: +5 % measured
+ * over four waves), j chunks of whole tiles.  ctx->block[0] > 0 forces that
  * many splits (1: each body's sum in j order, whatever the range). */
 HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args *a, hd_idx lo, hd_idx hi) {
+  typedef void (*tiled_fn)(hd_nbody_args, hd_idx, hd_idx, hd_idx, hd_real *);
   const hd_idx per_block = HD_NBODY_THREADS * HD_NBODY_PER_THREAD;
   const hd_idx iblocks = (hi - lo + per_block - 1) / per_block;
-  const hd_idx want = ctx->sm_count > 0 ? 12 * (hd_idx)ctx->sm_count : 1536;
-  hd_idx splits = ctx->block[0] > 0 ? ctx->block[0] : (want + iblocks - 1) / iblocks;
-  hd_idx jchunk, tiles;
-  hd_real *part = NULL;
-  dim3 grid;
   const int guard = !(a->eps2 > HD_R(0));
+  const tiled_fn kernel = a->periodic ? (guard ? hd_nbody_tiled_periodic_guard : hd_nbody_tiled_periodic)
+                                      : (guard ? hd_nbody_tiled_free_guard : hd_nbody_tiled_free);
+  hd_idx splits, jchunk, tiles, cap;
+  hd_real *part = NULL;
+  int resident = 1;
   hd_status s;
   if (lo < 0 || hi > a->n || lo > hi)
     return hd_fail(ctx, HD_ERR_ARG, "nbody: bodies [%ld, %ld) are not within [0, %ld)", (long)lo, (long)hi,
                    (long)a->n);
   if (hi == lo) return HD_OK;
+  HD_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, HD_NBODY_THREADS, 0));
+  {
+    const hd_idx want = 16 * (hd_idx)(resident > 0 ? resident : 1) * (ctx->sm_count > 0 ? ctx->sm_count : 132);
+    splits = ctx->block[0] > 0 ? ctx->block[0] : (want + iblocks - 1) / iblocks;
+  }
   tiles = (a->n + HD_NBODY_THREADS - 1) / HD_NBODY_THREADS;
+  cap = (hd_idx)(HD_NBODY_SCRATCH_MAX / (3 * (size_t)a->n * sizeof(hd_real)));
+  if (ctx->block[0] <= 0 && splits > cap) splits = cap;
   if (splits > tiles) splits = tiles;
   if (splits > 65535) splits = 65535;
   if (splits < 1) splits = 1;
@@ -363,15 +380,7 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args
     if (s != HD_OK) return s;
     part = (hd_real *)p;
   }
-  grid = dim3((unsigned)iblocks, (unsigned)splits, 1);
-  if (a->periodic && guard)
-    hd_nbody_tiled_periodic_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
-  else if (a->periodic)
-    hd_nbody_tiled_periodic<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
-  else if (guard)
-    hd_nbody_tiled_free_guard<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
-  else
-    hd_nbody_tiled_free<<<grid, HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
+  kernel<<<dim3((unsigned)iblocks, (unsigned)splits, 1), HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
   s = hd_check_launch(ctx, "hd_nbody_tiled", __FILE__, __LINE__);
   if (s == HD_OK && part) {
     hd_nbody_combine_args c;
