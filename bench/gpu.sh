@@ -152,7 +152,8 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 {
   want heat && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--dim=2 --n=70,50 --variant=generic" "--dim=2 --n=70,50 --variant=tuned" \
-                "--dim=3 --n=20,18,17 --variant=generic" "--dim=3 --n=20,18,17 --variant=tuned --precision=single"; do
+                "--dim=3 --n=20,18,17 --variant=generic" "--dim=3 --n=20,18,17 --variant=tuned --precision=single" \
+                "--dim=3 --n=36,18,17 --variant=tuned" "--dim=3 --n=21,18,17 --variant=tuned"; do
       echo "-- $tool: hd-heat $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \
         --output=/tmp/cs --progress=0 $args >/tmp/cs.out 2>&1

@@ -54,6 +54,14 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, c
   a.t = t, a.t_next = tn, a.q = q;
   if (!tuned) return hd_heat_step(ctx, &a);
 #if defined(HD_HEAT_HAS_TUNED)
+#if defined(HD_BACKEND_CUDA)
+  if (tuned == 3) { /* the vector kernel, which needs aligned rows and no source array */
+    if (!hd_heat_vec_ok(&a, hd_grid_interior(g))) return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
+    return hd_heat_step_tuned(ctx, &a);
+  }
+#else
+  if (tuned == 3) return HD_ERR_UNSUPPORTED;
+#endif
   if (tuned == 2) {
     static const int shared[HD_NFACES] = {0, 0, 1, 1, 1, 1};
     hd_range3 box[7];

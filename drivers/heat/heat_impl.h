@@ -12,7 +12,8 @@
 
 typedef struct heat_state {
   hd_heat_args a;
-  hd_real *buf[2];
+  hd_real *buf[2];  /* the fields: allocations plus `lead` elements */
+  hd_idx lead;
   hd_stats *rows; /* per-row statistics (backend memory) */
   hd_idx origin[3], cells[3];
   int tuned;
@@ -35,8 +36,8 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->inside_done) cudaEventDestroy(st->inside_done);
   if (st->start) cudaEventDestroy(st->start);
 #endif
-  hd_dev_free(ctx, st->buf[0]);
-  hd_dev_free(ctx, st->buf[1]);
+  if (st->buf[0]) hd_dev_free(ctx, st->buf[0] - st->lead);
+  if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
   hd_dev_free(ctx, st->rows);
   free(st);
 }
@@ -72,13 +73,29 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
 #endif
   memcpy(st->block, p->block, sizeof st->block);
   for (d = 0; d < 3; ++d) st->origin[d] = p->origin[d], st->cells[d] = p->cells[d] ? p->cells[d] : p->n[d];
-  bytes = (size_t)g.total * sizeof(hd_real);
-  if ((s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(g.n[1] * g.n[2]) * sizeof(hd_stats))) != HD_OK ||
-      (s = hd_dev_alloc(ctx, (void **)&st->buf[0], bytes)) != HD_OK ||
-      (s = hd_dev_alloc(ctx, (void **)&st->buf[1], bytes)) != HD_OK ||
-      (s = hd_dev_zero(ctx, st->buf[0], bytes)) != HD_OK ||
-      (s = hd_dev_zero(ctx, st->buf[1], bytes)) != HD_OK)
-    goto fail;
+  /* A whole 3-D grid gets rows aligned for 16-byte access (the CUDA vector
+     kernel, hd_heat_vec_ok): rows padded to 128 bytes, and the fields start
+     `lead` elements into their allocations so that cell 1 of every row sits
+     on a 16-byte boundary.  Blocks of a distributed grid keep the plain
+     layout, whose planes their halo exchange and CUDA IPC handles address. */
+  if (p->dim == 3 && st->cells[0] == p->n[0] && st->cells[1] == p->n[1] && st->cells[2] == p->n[2]) {
+    if (!hd_grid_align_rows(&g, 128 / (hd_idx)sizeof(hd_real))) {
+      free(st);
+      return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is too large", p->n[0], p->n[1], p->n[2]);
+    }
+    st->a.g = g;
+    st->lead = 16 / (hd_idx)sizeof(hd_real) - 1;
+  }
+  bytes = (size_t)(g.total + st->lead) * sizeof(hd_real);
+  for (d = 0; d < 2; ++d) {
+    void *b = NULL;
+    if ((s = hd_dev_alloc(ctx, &b, bytes)) != HD_OK || (s = hd_dev_zero(ctx, b, bytes)) != HD_OK) {
+      if (b) hd_dev_free(ctx, b);
+      goto fail;
+    }
+    st->buf[d] = (hd_real *)b + st->lead;
+  }
+  if ((s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(g.n[1] * g.n[2]) * sizeof(hd_stats))) != HD_OK) goto fail;
   memset(&ic, 0, sizeof ic);
   ic.kind = p->init_kind;
   ic.base = (hd_real)p->base;

@@ -91,6 +91,17 @@ HD_HOST_FN int hd_grid_init(hd_grid *g, int dim, hd_idx nx, hd_idx ny, hd_idx nz
   return 1;
 }
 
+/* Pad g's rows to a multiple of `multiple` elements (stride[1]; planes and
+ * the total follow), e.g. for aligned vector access; the extra elements
+ * after each row's last ghost belong to no cell.  Returns 0 on overflow. */
+HD_HOST_FN int hd_grid_align_rows(hd_grid *g, hd_idx multiple) {
+  const hd_idx rows = g->stride[2] / g->stride[1], planes = g->total / g->stride[2];
+  hd_idx pitch = (g->stride[1] + multiple - 1) / multiple * multiple;
+  if (multiple < 1 || pitch < g->stride[1]) return 0;
+  g->stride[1] = pitch;
+  return hd_mul_ok(pitch, rows, &g->stride[2]) && hd_mul_ok(g->stride[2], planes, &g->total);
+}
+
 /* Offset of cell (i, j, k) in padded coordinates (ghosts at index 0). */
 HD_FN hd_idx hd_grid_at(const hd_grid *g, hd_idx i, hd_idx j, hd_idx k) {
   return i + j * g->stride[1] + k * g->stride[2];
