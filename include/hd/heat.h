@@ -524,10 +524,9 @@ static __device__ __forceinline__ hd_heat_vec4 hd_heat_vld(const hd_real *p) {
   return *(const hd_heat_vec4 *)p;
 }
 
-template <int FACES>
-static __device__ __forceinline__ void hd_heat_vec3d_column(
-    const hd_heat_args *a, const hd_real *HD_RESTRICT p, hd_real *HD_RESTRICT o, hd_idx sy, hd_idx sz,
-    int planes, int far_ok, int active, int last, int xlo, int ylo, int yhi) {
+static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *a, const hd_real *HD_RESTRICT p,
+                                                            hd_real *HD_RESTRICT o, hd_idx sy, hd_idx sz,
+                                                            int planes, int far_ok, int active, int last) {
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
   hd_heat_vec4 w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
@@ -545,61 +544,59 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(
       v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
                                  u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u],
                                  w2.e[u], a->c, a->dtq);
-    if (active) {
-      *(hd_heat_vec4 *)o = v;
-      if (FACES) {
-        if (xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
-        if (last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
-        if (ylo || yhi) {
-          hd_heat_vec4 gv;
-#pragma unroll
-          for (u = 0; u < V; ++u) gv.e[u] = hd_heat_ghost(&a->bc[ylo ? HD_YLO : HD_YHI], v.e[u]);
-          *(hd_heat_vec4 *)(ylo ? o - sy : o + sy) = gv;
-        }
-      }
-    }
+    if (active) *(hd_heat_vec4 *)o = v;
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
     p += sz, o += sz;
   }
 }
 
+/* Ghost of face f beside the V cells at o (new values), at o + d. */
+static __device__ __forceinline__ void hd_heat_vec_ghosts(const hd_heat_args *a, int f, hd_real *o, hd_idx d) {
+  const hd_heat_vec4 v = hd_heat_vld(o);
+  hd_heat_vec4 g;
+  int u;
+#pragma unroll
+  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_ghost(&a->bc[f], v.e[u]);
+  *(hd_heat_vec4 *)(o + d) = g;
+}
+
+/* The cells a vector thread owns: first cell i (lanes past the row take
+ * its last cells and store nothing), row j, planes from k0. */
+static __device__ __forceinline__ hd_idx hd_heat_vec_at(const hd_heat_args *a, int march, int *active, int *last,
+                                                        int *planes, hd_idx *i, hd_idx *j, hd_idx *k0) {
+  const hd_idx nx = a->g.n[0], nz = a->g.n[2];
+  *i = 1 + ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) * HD_HEAT_VEC;
+  *j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  *k0 = 1 + (hd_idx)blockIdx.z * march;
+  *planes = (int)((*k0 + march < nz + 1 ? *k0 + march : nz + 1) - *k0);
+  *active = *i <= nx, *last = *active && *i + HD_HEAT_VEC - 1 == nx;
+  return (*active ? *i : nx + 1 - HD_HEAT_VEC) + *j * a->g.stride[1] + *k0 * a->g.stride[2];
+}
+
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
     hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
   const int V = HD_HEAT_VEC;
-  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
-  const hd_idx sy = a.g.stride[1], sz = a.g.stride[2];
-  const hd_idx i0 = 1 + (hd_idx)blockIdx.x * blockDim.x * V, i = i0 + (hd_idx)threadIdx.x * V;
-  const hd_idx j0 = 1 + (hd_idx)blockIdx.y * blockDim.y, j = j0 + threadIdx.y;
-  const hd_idx k0 = 1 + (hd_idx)blockIdx.z * march;
-  const int planes = (int)((k0 + march < nz + 1 ? k0 + march : nz + 1) - k0);
-  const int far_ok = k0 + planes + 1 <= nz;
-  const int faces = i0 == 1 || i0 + (hd_idx)blockDim.x * V > nx || j0 == 1 || j0 + blockDim.y > ny;
-  const int active = i <= nx;
-  const hd_idx ic = active ? i : nx + 1 - V; /* lanes past the row: its last cells */
-  const hd_idx c = ic + j * sy + k0 * sz;
-  const hd_real *p = a.t + c;
-  hd_real *o = a.t_next + c;
-  int u;
+  const hd_idx ny = a.g.n[1], nz = a.g.n[2], sy = a.g.stride[1], sz = a.g.stride[2];
+  hd_idx i, j, k0, c;
+  int active, last, planes, r;
+  c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
-  if (faces)
-    hd_heat_vec3d_column<1>(&a, p, o, sy, sz, planes, far_ok, active, active && ic + V - 1 == nx, i == 1,
-                            j == 1, j == ny);
-  else
-    hd_heat_vec3d_column<0>(&a, p, o, sy, sz, planes, far_ok, active, 0, 0, 0, 0);
-  /* ghosts of the faces across the march, from this thread's new values */
-  if (active && k0 == 1) {
-    const hd_heat_vec4 v = hd_heat_vld(a.t_next + c);
-    hd_heat_vec4 gv;
-    for (u = 0; u < V; ++u) gv.e[u] = hd_heat_ghost(&a.bc[HD_ZLO], v.e[u]);
-    *(hd_heat_vec4 *)(a.t_next + c - sz) = gv;
-  }
-  if (active && k0 + planes == nz + 1) {
-    const hd_idx e = c + (hd_idx)(planes - 1) * sz;
-    const hd_heat_vec4 v = hd_heat_vld(a.t_next + e);
-    hd_heat_vec4 gv;
-    for (u = 0; u < V; ++u) gv.e[u] = hd_heat_ghost(&a.bc[HD_ZHI], v.e[u]);
-    *(hd_heat_vec4 *)(a.t_next + e + sz) = gv;
-  }
+  hd_heat_vec3d_column(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, last);
+  /* ghosts of the faces, from this thread's new values (read back, so that
+     the loop above carries no face tests); indices recomputed rather than
+     kept live across the loop */
+  c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
+  if (!active) return;
+  if (i == 1 || last || j == 1 || j == ny)
+    for (r = 0; r < planes; ++r) {
+      hd_real *q = a.t_next + c + (hd_idx)r * sz;
+      if (i == 1) q[-1] = hd_heat_ghost(&a.bc[HD_XLO], q[0]);
+      if (last) q[V] = hd_heat_ghost(&a.bc[HD_XHI], q[V - 1]);
+      if (j == 1) hd_heat_vec_ghosts(&a, HD_YLO, q, -sy);
+      if (j == ny) hd_heat_vec_ghosts(&a, HD_YHI, q, sy);
+    }
+  if (k0 == 1) hd_heat_vec_ghosts(&a, HD_ZLO, a.t_next + c, -sz);
+  if (k0 + planes == nz + 1) hd_heat_vec_ghosts(&a, HD_ZHI, a.t_next + c + (hd_idx)(planes - 1) * sz, sz);
 }
 
 /* The vector kernel applies to a whole 3-D interior without a source array
