@@ -358,7 +358,7 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
 #if defined(HD_REAL_FLOAT)
 #define HD_HEAT_MIN_BLOCKS_VEC 8 /* 64 registers */
 #else
-#define HD_HEAT_MIN_BLOCKS_VEC 10 /* 48 registers */
+#define HD_HEAT_MIN_BLOCKS_VEC 9 /* 56 registers */
 #endif
 #endif
 
@@ -526,7 +526,8 @@ static __device__ __forceinline__ hd_heat_vec4 hd_heat_vld(const hd_real *p) {
 
 static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *a, const hd_real *HD_RESTRICT p,
                                                             hd_real *HD_RESTRICT o, hd_idx sy, hd_idx sz,
-                                                            int planes, int far_ok, int active, int last) {
+                                                            int planes, int far_ok, int active, int xlo,
+                                                            int last) {
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
   hd_heat_vec4 w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
@@ -545,6 +546,8 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
                                  u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u],
                                  w2.e[u], a->c, a->dtq);
     if (active) *(hd_heat_vec4 *)o = v;
+    if (xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
+    if (last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
     p += sz, o += sz;
   }
@@ -575,26 +578,21 @@ static __device__ __forceinline__ hd_idx hd_heat_vec_at(const hd_heat_args *a, i
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
     hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
-  const int V = HD_HEAT_VEC;
   const hd_idx ny = a.g.n[1], nz = a.g.n[2], sy = a.g.stride[1], sz = a.g.stride[2];
   hd_idx i, j, k0, c;
   int active, last, planes, r;
   c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
-  hd_heat_vec3d_column(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, last);
-  /* ghosts of the faces, from this thread's new values (read back, so that
-     the loop above carries no face tests); indices recomputed rather than
-     kept live across the loop */
+  hd_heat_vec3d_column(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last);
+  /* ghosts of the y and z faces (few threads), from this thread's new
+     values read back; indices recomputed rather than kept live across the
+     loop */
   c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
   if (!active) return;
-  if (i == 1 || last || j == 1 || j == ny)
-    for (r = 0; r < planes; ++r) {
-      hd_real *q = a.t_next + c + (hd_idx)r * sz;
-      if (i == 1) q[-1] = hd_heat_ghost(&a.bc[HD_XLO], q[0]);
-      if (last) q[V] = hd_heat_ghost(&a.bc[HD_XHI], q[V - 1]);
-      if (j == 1) hd_heat_vec_ghosts(&a, HD_YLO, q, -sy);
-      if (j == ny) hd_heat_vec_ghosts(&a, HD_YHI, q, sy);
-    }
+  for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
+    if (j == 1) hd_heat_vec_ghosts(&a, HD_YLO, a.t_next + c + (hd_idx)r * sz, -sy);
+    if (j == ny) hd_heat_vec_ghosts(&a, HD_YHI, a.t_next + c + (hd_idx)r * sz, sy);
+  }
   if (k0 == 1) hd_heat_vec_ghosts(&a, HD_ZLO, a.t_next + c, -sz);
   if (k0 + planes == nz + 1) hd_heat_vec_ghosts(&a, HD_ZHI, a.t_next + c + (hd_idx)(planes - 1) * sz, sz);
 }
