@@ -524,6 +524,9 @@ static __device__ __forceinline__ hd_heat_vec4 hd_heat_vld(const hd_real *p) {
   return *(const hd_heat_vec4 *)p;
 }
 
+/* X: the warp holds cell 1 or cell nx of its row (writes an x ghost);
+ * warps inside the row run a loop without those tests. */
+template <int X>
 static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *a, const hd_real *HD_RESTRICT p,
                                                             hd_real *HD_RESTRICT o, hd_idx sy, hd_idx sz,
                                                             int planes, int far_ok, int active, int xlo,
@@ -538,7 +541,7 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
     if (lane == 0) xm = p[-1];
-    if (lane == 31 || last) xp = p[V];
+    if (lane == 31 || (X && last)) xp = p[V];
     ym = hd_heat_vld(p - sy), yp = hd_heat_vld(p + sy);
 #pragma unroll
     for (u = 0; u < V; ++u)
@@ -546,8 +549,8 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
                                  u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u],
                                  w2.e[u], a->c, a->dtq);
     if (active) *(hd_heat_vec4 *)o = v;
-    if (xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
-    if (last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
+    if (X && xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
+    if (X && last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
     p += sz, o += sz;
   }
@@ -583,7 +586,10 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
   int active, last, planes, r;
   c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
-  hd_heat_vec3d_column(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last);
+  if (__any_sync(0xffffffffu, i == 1 || last))
+    hd_heat_vec3d_column<1>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last);
+  else
+    hd_heat_vec3d_column<0>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back; indices recomputed rather than kept live across the
      loop */
