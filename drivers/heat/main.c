@@ -312,6 +312,10 @@ static int run(int argc, char **argv) {
      * whole interior for the output */
     double padded = 1.0, dev_bytes, host_bytes;
     for (d = 0; d < 3; ++d) padded *= (double)pl.n[d] + (d < p.dim ? 2.0 : 0.0);
+    if (p.dim == 3 && pl.n[0] == p.n[0] && pl.n[1] == p.n[1] && pl.n[2] == p.n[2]) { /* rows padded to 128 B */
+      const double per_line = 128.0 / (double)ops->real_size, row = (double)p.n[0] + 2.0;
+      padded *= ceil(row / per_line) * per_line / row;
+    }
     dev_bytes = 2.0 * padded * ops->real_size;
     host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 +
                  (root && c.vti && !c.com.bench ? cells * 8.0 : 0.0);
