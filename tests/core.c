@@ -408,6 +408,21 @@ static void test_xsum(void) {
      ldexp((double)exact, -20));
 }
 
+/* Padded rows: pitch, plane stride and total follow; cells keep their
+ * coordinates; overflow and a zero multiple are refused. */
+static void test_align_rows(void) {
+  hd_grid g, h;
+  int fine = hd_grid_init(&g, 3, 130, 9, 17, 1);
+  h = g;
+  fine = fine && hd_grid_align_rows(&h, 32) && h.stride[1] == 160 && h.stride[2] == 160 * 11 &&
+         h.total == 160 * 11 * 19 && hd_grid_at(&h, 131, 10, 18) == 131 + 10 * 160 + 18 * 160 * 11 &&
+         h.n[0] == 130 && hd_grid_interior(&h).hi[0] == hd_grid_interior(&g).hi[0];
+  h = g;
+  fine = fine && !hd_grid_align_rows(&h, 0);
+  fine = fine && hd_grid_init(&g, 3, (hd_idx)1 << 41, 1024, 2048, 1) && !hd_grid_align_rows(&g, (hd_idx)1 << 42);
+  ok(fine, "hd_grid_align_rows pads rows to the multiple, keeps cells addressable, refuses 0 and overflow");
+}
+
 static void test_errors(backend *be, int nb) {
   int b;
   hd_ctx ctx;
@@ -448,6 +463,7 @@ int main(void) {
   }
   test_stats(be, nb);
   test_xsum();
+  test_align_rows();
   test_nonfinite(be, nb);
   test_errors(be, nb);
   for (id = 0; id < nb; ++id) be[id].core->destroy(&be[id].ctx);

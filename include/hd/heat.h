@@ -516,12 +516,12 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_3D)
  * neighbour loads; 16-byte accesses lift that limit to ~96 %.  Lanes past
  * the row work on the row's last cells (valid loads, full warps for the
  * shuffles) and store nothing. */
-typedef struct __align__(16) hd_heat_vec4 {
+typedef struct __align__(16) hd_heat_v16 {
   hd_real e[HD_HEAT_VEC];
-} hd_heat_vec4;
+} hd_heat_v16;
 
-static __device__ __forceinline__ hd_heat_vec4 hd_heat_vld(const hd_real *p) {
-  return *(const hd_heat_vec4 *)p;
+static __device__ __forceinline__ hd_heat_v16 hd_heat_vld(const hd_real *p) {
+  return *(const hd_heat_v16 *)p;
 }
 
 /* X: the warp holds cell 1 or cell nx of its row (writes an x ghost);
@@ -533,11 +533,11 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
                                                             int last) {
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
-  hd_heat_vec4 w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
-  hd_heat_vec4 w3 = planes > 1 || far_ok ? hd_heat_vld(p + 2 * sz) : w2;
+  hd_heat_v16 w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
+  hd_heat_v16 w3 = planes > 1 || far_ok ? hd_heat_vld(p + 2 * sz) : w2;
   int r, u;
   for (r = 0; r < planes; ++r) {
-    hd_heat_vec4 ahead = w3, ym, yp, v;
+    hd_heat_v16 ahead = w3, ym, yp, v;
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
     if (lane == 0) xm = p[-1];
@@ -548,7 +548,7 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
       v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
                                  u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u],
                                  w2.e[u], a->c, a->dtq);
-    if (active) *(hd_heat_vec4 *)o = v;
+    if (active) *(hd_heat_v16 *)o = v;
     if (X && xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
     if (X && last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
@@ -558,12 +558,12 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
 
 /* Ghost of face f beside the V cells at o (new values), at o + d. */
 static __device__ __forceinline__ void hd_heat_vec_ghosts(const hd_heat_args *a, int f, hd_real *o, hd_idx d) {
-  const hd_heat_vec4 v = hd_heat_vld(o);
-  hd_heat_vec4 g;
+  const hd_heat_v16 v = hd_heat_vld(o);
+  hd_heat_v16 g;
   int u;
 #pragma unroll
   for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_ghost(&a->bc[f], v.e[u]);
-  *(hd_heat_vec4 *)(o + d) = g;
+  *(hd_heat_v16 *)(o + d) = g;
 }
 
 /* The cells a vector thread owns: first cell i (lanes past the row take

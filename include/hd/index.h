@@ -96,8 +96,9 @@ HD_HOST_FN int hd_grid_init(hd_grid *g, int dim, hd_idx nx, hd_idx ny, hd_idx nz
  * after each row's last ghost belong to no cell.  Returns 0 on overflow. */
 HD_HOST_FN int hd_grid_align_rows(hd_grid *g, hd_idx multiple) {
   const hd_idx rows = g->stride[2] / g->stride[1], planes = g->total / g->stride[2];
-  hd_idx pitch = (g->stride[1] + multiple - 1) / multiple * multiple;
-  if (multiple < 1 || pitch < g->stride[1]) return 0;
+  hd_idx pitch;
+  if (multiple < 1 || g->stride[1] > INT64_MAX - multiple) return 0;
+  pitch = (g->stride[1] + multiple - 1) / multiple * multiple;
   g->stride[1] = pitch;
   return hd_mul_ok(pitch, rows, &g->stride[2]) && hd_mul_ok(g->stride[2], planes, &g->total);
 }
