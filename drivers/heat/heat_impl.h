@@ -76,8 +76,9 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
   /* A whole 3-D grid gets rows aligned for 16-byte access (the CUDA vector
      kernel, hd_heat_vec_ok): rows padded to 128 bytes, and the fields start
      `lead` elements into their allocations so that cell 1 of every row sits
-     on a 128-byte boundary (16 would do; whole lines measured faster).  Blocks of a distributed grid keep the plain
-     layout, whose planes their halo exchange and CUDA IPC handles address. */
+     on a 128-byte boundary (16 would do; whole lines measured faster).
+     Blocks of a distributed grid keep the plain layout, whose planes their
+     halo exchange and CUDA IPC handles address. */
   if (p->dim == 3 && st->cells[0] == p->n[0] && st->cells[1] == p->n[1] && st->cells[2] == p->n[2]) {
     if (!hd_grid_align_rows(&g, 128 / (hd_idx)sizeof(hd_real))) {
       free(st);

@@ -380,7 +380,8 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned_range(hd_ctx *ctx, const hd_nbody_args
     if (s != HD_OK) return s;
     part = (hd_real *)p;
   }
-  kernel<<<dim3((unsigned)iblocks, (unsigned)splits, 1), HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk, part);
+  kernel<<<dim3((unsigned)iblocks, (unsigned)splits, 1), HD_NBODY_THREADS, 0, hd_stream(ctx)>>>(*a, lo, hi, jchunk,
+                                                                                             part);
   s = hd_check_launch(ctx, "hd_nbody_tiled", __FILE__, __LINE__);
   if (s == HD_OK && part) {
     hd_nbody_combine_args c;
