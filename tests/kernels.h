@@ -20,9 +20,11 @@ typedef struct testk_ops {
    * and alternating adiabatic and fixed faces: the generic loop (tuned 0),
    * the backend's tuned kernel (1), or the tuned kernel box by box as an
    * overlapped halo step runs it, y and z faces shared (2), or the CUDA
-   * vector kernel (3: q NULL, rows aligned, HD_ERR_ARG if they are not);
-   * HD_ERR_UNSUPPORTED where there is no such kernel */
-  hd_status (*heat_q)(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
+   * vector kernel (3: q NULL, rows aligned, HD_ERR_ARG if they are not;
+   * the scalar one where an x face is a halo); HD_ERR_UNSUPPORTED where
+   * there is no such kernel.  Faces f with bit f of `halo` set are
+   * HD_HEAT_HALO. */
+  hd_status (*heat_q)(hd_ctx *ctx, int tuned, int halo, const double *t, double *tn, const double *q,
                       const hd_grid *g);
   /* `sweeps` red-black SOR sweeps (omega 1.5) on the (n+1)^2 natural
    * arrays u (in and out, host memory) and f: the generic loop (tuned 0)

@@ -42,7 +42,7 @@ static hd_status t_stats(hd_ctx *ctx, const double *f, const hd_grid *g, hd_rang
   return hd_field_stats(ctx, &fld, r, out);
 }
 
-static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, const double *q,
+static hd_status t_heat_q(hd_ctx *ctx, int tuned, int halo, const double *t, double *tn, const double *q,
                           const hd_grid *g) {
   const double dx[3] = {0.1, 0.12, 0.09};
   hd_heat_args a;
@@ -50,13 +50,14 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, const double *t, double *tn, c
   hd_status s = hd_heat_setup(ctx, &a, g, 1.0, 0.9 * hd_heat_dt_max(1.0, dx, g->dim), dx, 0.5);
   if (s != HD_OK) return s;
   for (f = 0; f < HD_NFACES; ++f)
-    a.bc[f].kind = f % 2 ? HD_HEAT_FIXED : HD_HEAT_ADIABATIC, a.bc[f].value = 0.25 * f;
+    a.bc[f].kind = halo >> f & 1 ? HD_HEAT_HALO : f % 2 ? HD_HEAT_FIXED : HD_HEAT_ADIABATIC, a.bc[f].value = 0.25 * f;
   a.t = t, a.t_next = tn, a.q = q;
   if (!tuned) return hd_heat_step(ctx, &a);
 #if defined(HD_HEAT_HAS_TUNED)
 #if defined(HD_BACKEND_CUDA)
   if (tuned == 3) { /* the vector kernel, which needs aligned rows and no source array */
-    if (!hd_heat_vec_ok(&a, hd_grid_interior(g))) return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
+    if (!hd_heat_vec_ok(&a, hd_grid_interior(g)) && !(halo & 3))
+      return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
     return hd_heat_step_tuned(ctx, &a);
   }
 #else

@@ -222,10 +222,11 @@ static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int 
   heat_state *st = (heat_state *)state;
   hd_status s = HD_OK;
   long n;
+  int f;
+  for (f = 0; f < HD_NFACES; ++f) /* the exchange fills those ghosts, not the steps */
+    if (shared[f]) st->a.bc[f].kind = HD_HEAT_HALO;
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
   if (st->tuned) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
-#else
-  (void)st, (void)shared;
 #endif
   for (n = 0; n < steps && s == HD_OK; ++n)
     if ((s = h_advance(ctx, state, 1)) == HD_OK) s = halo(ctx, arg);

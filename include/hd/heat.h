@@ -29,10 +29,12 @@
 #include "real.h"
 #include "reduce.h"
 
-enum { HD_HEAT_ADIABATIC = 0, HD_HEAT_FIXED = 1 };
+/* HD_HEAT_HALO: a face shared with a neighbouring block, whose ghosts the
+ * caller's halo exchange fills; steps read them and never write them. */
+enum { HD_HEAT_ADIABATIC = 0, HD_HEAT_FIXED = 1, HD_HEAT_HALO = 2 };
 
 typedef struct hd_heat_bc {
-  int kind;       /* HD_HEAT_ADIABATIC or HD_HEAT_FIXED */
+  int kind;       /* HD_HEAT_ADIABATIC, HD_HEAT_FIXED or HD_HEAT_HALO */
   hd_real value;  /* face temperature for HD_HEAT_FIXED */
 } hd_heat_bc;
 
@@ -66,6 +68,12 @@ HD_FN hd_real hd_heat_ghost(const hd_heat_bc *bc, hd_real inner) {
   return bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value - inner : inner;
 }
 
+/* Store the ghost beside a face cell whose new value is `inner` (halo
+ * ghosts are the caller's). */
+HD_FN void hd_heat_set_ghost(const hd_heat_bc *bc, hd_real *at, hd_real inner) {
+  if (bc->kind != HD_HEAT_HALO) *at = hd_heat_ghost(bc, inner);
+}
+
 HD_FN hd_real hd_heat_source(const hd_heat_args *a, hd_idx c) {
   return a->q ? a->dtq + a->dt * a->q[c] : a->dtq;
 }
@@ -75,15 +83,15 @@ HD_FN hd_real hd_heat_source(const hd_heat_args *a, hd_idx c) {
 HD_FN void hd_heat_put_ghosts(const hd_heat_args *a, hd_real *out, hd_idx c,
                               hd_idx i, hd_idx j, hd_idx k, hd_real v) {
   const hd_grid *g = &a->g;
-  if (i == 1) out[c - 1] = hd_heat_ghost(&a->bc[HD_XLO], v);
-  if (i == g->n[0]) out[c + 1] = hd_heat_ghost(&a->bc[HD_XHI], v);
+  if (i == 1) hd_heat_set_ghost(&a->bc[HD_XLO], out + c - 1, v);
+  if (i == g->n[0]) hd_heat_set_ghost(&a->bc[HD_XHI], out + c + 1, v);
   if (g->dim >= 2) {
-    if (j == 1) out[c - g->stride[1]] = hd_heat_ghost(&a->bc[HD_YLO], v);
-    if (j == g->n[1]) out[c + g->stride[1]] = hd_heat_ghost(&a->bc[HD_YHI], v);
+    if (j == 1) hd_heat_set_ghost(&a->bc[HD_YLO], out + c - g->stride[1], v);
+    if (j == g->n[1]) hd_heat_set_ghost(&a->bc[HD_YHI], out + c + g->stride[1], v);
   }
   if (g->dim >= 3) {
-    if (k == 1) out[c - g->stride[2]] = hd_heat_ghost(&a->bc[HD_ZLO], v);
-    if (k == g->n[2]) out[c + g->stride[2]] = hd_heat_ghost(&a->bc[HD_ZHI], v);
+    if (k == 1) hd_heat_set_ghost(&a->bc[HD_ZLO], out + c - g->stride[2], v);
+    if (k == g->n[2]) hd_heat_set_ghost(&a->bc[HD_ZHI], out + c + g->stride[2], v);
   }
 }
 
@@ -124,8 +132,8 @@ HD_FN void hd_heat_face_pair(const hd_heat_args *a, int axis, hd_idx i, hd_idx j
   const hd_idx s = a->g.stride[axis];
   const hd_idx lo = hd_grid_at(&a->g, axis == 0 ? 1 : i, axis == 1 ? 1 : j, axis == 2 ? 1 : k);
   const hd_idx hi = lo + (a->g.n[axis] - 1) * s;
-  a->t_next[lo - s] = hd_heat_ghost(&a->bc[2 * axis], a->t_next[lo]);
-  a->t_next[hi + s] = hd_heat_ghost(&a->bc[2 * axis + 1], a->t_next[hi]);
+  hd_heat_set_ghost(&a->bc[2 * axis], a->t_next + lo - s, a->t_next[lo]);
+  hd_heat_set_ghost(&a->bc[2 * axis + 1], a->t_next + hi + s, a->t_next[hi]);
 }
 HD_FN void hd_heat_xfaces(const hd_heat_args *a, hd_idx i, hd_idx j, hd_idx k) {
   hd_heat_face_pair(a, 0, i, j, k);
@@ -383,8 +391,8 @@ static __device__ __forceinline__ void hd_heat_tuned2d_cell(
     const hd_real v = hd_heat_update_2d(cur, left, right, prev, next, a->c,
                                         HAS_Q ? a->dtq + a->dt * s[0] : a->dtq);
     o[0] = v;
-    if (FACES && xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v);
-    if (FACES && xhi) o[1] = hd_heat_ghost(&a->bc[HD_XHI], v);
+    if (FACES && xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v);
+    if (FACES && xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v);
   }
 }
 
@@ -435,10 +443,10 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_2D)
     else hd_heat_tuned2d_column<0, 0>(&a, p, o, s, sy, rows, inside, 0, 0);
   }
   /* ghosts of the faces across the march, from this thread's new values */
-  if (inside && j0 == 1) a.t_next[i] = hd_heat_ghost(&a.bc[HD_YLO], a.t_next[i + sy]);
+  if (inside && j0 == 1) hd_heat_set_ghost(&a.bc[HD_YLO], a.t_next + i, a.t_next[i + sy]);
   if (inside && j0 + rows == ny + 1) {
     const hd_idx e = i + ny * sy;
-    a.t_next[e + sy] = hd_heat_ghost(&a.bc[HD_YHI], a.t_next[e]);
+    hd_heat_set_ghost(&a.bc[HD_YHI], a.t_next + e + sy, a.t_next[e]);
   }
 }
 
@@ -461,10 +469,10 @@ static __device__ __forceinline__ void hd_heat_tuned3d_column(
                           HAS_Q ? a->dtq + a->dt * s[0] : a->dtq);
     o[0] = v;
     if (FACES) {
-      if (xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v);
-      if (xhi) o[1] = hd_heat_ghost(&a->bc[HD_XHI], v);
-      if (ylo) o[-sy] = hd_heat_ghost(&a->bc[HD_YLO], v);
-      if (yhi) o[sy] = hd_heat_ghost(&a->bc[HD_YHI], v);
+      if (xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v);
+      if (xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v);
+      if (ylo) hd_heat_set_ghost(&a->bc[HD_YLO], o - sy, v);
+      if (yhi) hd_heat_set_ghost(&a->bc[HD_YHI], o + sy, v);
     }
 #pragma unroll
     for (u = 0; u < 3; ++u) w[u] = w[u + 1];
@@ -501,10 +509,10 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_3D)
   }
 #undef HD_HEAT_COLUMN3D
   /* ghosts of the faces across the march, from this thread's new values */
-  if (k0 == 1) a.t_next[c - sz] = hd_heat_ghost(&a.bc[HD_ZLO], a.t_next[c]);
+  if (k0 == 1) hd_heat_set_ghost(&a.bc[HD_ZLO], a.t_next + c - sz, a.t_next[c]);
   if (k0 + planes == nz + 1) {
     const hd_idx e = c + (hd_idx)(planes - 1) * sz;
-    a.t_next[e + sz] = hd_heat_ghost(&a.bc[HD_ZHI], a.t_next[e]);
+    hd_heat_set_ghost(&a.bc[HD_ZHI], a.t_next + e + sz, a.t_next[e]);
   }
 }
 
@@ -524,13 +532,36 @@ static __device__ __forceinline__ hd_heat_v16 hd_heat_vld(const hd_real *p) {
   return *(const hd_heat_v16 *)p;
 }
 
-/* X: the warp holds cell 1 or cell nx of its row (writes an x ghost);
- * warps inside the row run a loop without those tests. */
+/* The new x ghost at g beside a face cell of new value v.  wide: the
+ * ghost's whole 32-byte sector is stored, the rest of it row padding on the
+ * side away from the row (hd_heat_vec_wide); a lone element would leave
+ * L2 a partial sector to merge with DRAM. */
+static __device__ __forceinline__ void hd_heat_vec_xghost(const hd_heat_bc *bc, hd_real *g, int away, hd_real v,
+                                                          int wide) {
+  const int V = HD_HEAT_VEC;
+  const hd_real x = hd_heat_ghost(bc, v);
+  hd_heat_v16 w;
+  int u;
+  if (!wide) {
+    *g = x;
+    return;
+  }
+#pragma unroll
+  for (u = 0; u < V; ++u) w.e[u] = x;
+  if (away < 0) g += 1 - 2 * V;
+  *(hd_heat_v16 *)g = w, *(hd_heat_v16 *)(g + V) = w;
+}
+
+/* X: the warp holds cell 1 or cell nx of its row.  Its x ghosts are read
+ * as the face conditions of those cells (the x faces are no halo:
+ * hd_heat_vec_ok), not loaded, and the new ones are stored; each ghost is
+ * a DRAM sector of its own.  Warps inside the row run a loop without those
+ * tests. */
 template <int X>
 static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *a, const hd_real *HD_RESTRICT p,
                                                             hd_real *HD_RESTRICT o, hd_idx sy, hd_idx sz,
                                                             int planes, int far_ok, int active, int xlo,
-                                                            int last) {
+                                                            int last, int wide) {
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
   hd_heat_v16 w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
@@ -540,8 +571,8 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
     hd_heat_v16 ahead = w3, ym, yp, v;
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
-    if (lane == 0) xm = p[-1];
-    if (lane == 31 || (X && last)) xp = p[V];
+    if (lane == 0) xm = X && xlo ? hd_heat_ghost(&a->bc[HD_XLO], w1.e[0]) : p[-1];
+    if (lane == 31 || (X && last)) xp = X && last ? hd_heat_ghost(&a->bc[HD_XHI], w1.e[V - 1]) : p[V];
     ym = hd_heat_vld(p - sy), yp = hd_heat_vld(p + sy);
 #pragma unroll
     for (u = 0; u < V; ++u)
@@ -549,8 +580,8 @@ static __device__ __forceinline__ void hd_heat_vec3d_column(const hd_heat_args *
                                  u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u],
                                  w2.e[u], a->c, a->dtq);
     if (active) *(hd_heat_v16 *)o = v;
-    if (X && xlo) o[-1] = hd_heat_ghost(&a->bc[HD_XLO], v.e[0]);
-    if (X && last) o[V] = hd_heat_ghost(&a->bc[HD_XHI], v.e[V - 1]);
+    if (X && xlo) hd_heat_vec_xghost(&a->bc[HD_XLO], o - 1, -1, v.e[0], wide);
+    if (X && last) hd_heat_vec_xghost(&a->bc[HD_XHI], o + V, 1, v.e[V - 1], wide);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
     p += sz, o += sz;
   }
@@ -561,6 +592,7 @@ static __device__ __forceinline__ void hd_heat_vec_ghosts(const hd_heat_args *a,
   const hd_heat_v16 v = hd_heat_vld(o);
   hd_heat_v16 g;
   int u;
+  if (a->bc[f].kind == HD_HEAT_HALO) return;
 #pragma unroll
   for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_ghost(&a->bc[f], v.e[u]);
   *(hd_heat_v16 *)(o + d) = g;
@@ -580,16 +612,17 @@ static __device__ __forceinline__ hd_idx hd_heat_vec_at(const hd_heat_args *a, i
 }
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
-    hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, int march) {
+    hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, int march, int wide) {
   const hd_idx ny = a.g.n[1], nz = a.g.n[2], sy = a.g.stride[1], sz = a.g.stride[2];
   hd_idx i, j, k0, c;
   int active, last, planes, r;
   c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
   if (__any_sync(0xffffffffu, i == 1 || last))
-    hd_heat_vec3d_column<1>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last);
+    hd_heat_vec3d_column<1>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last,
+                            wide);
   else
-    hd_heat_vec3d_column<0>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, 0, 0);
+    hd_heat_vec3d_column<0>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, 0, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back; indices recomputed rather than kept live across the
      loop */
@@ -605,18 +638,31 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
 
 /* The vector kernel applies to a whole 3-D interior without a source array
  * whose rows are aligned: cell 1 of every row on a 16-byte boundary in
- * both fields (strides and nx multiples of HD_HEAT_VEC).  Drivers get such
- * rows from hd_grid_align_rows and an allocation offset (doc/heat.md). */
+ * both fields (strides and nx multiples of HD_HEAT_VEC), and whose x faces
+ * are no halo.  Drivers get such rows from hd_grid_align_rows and an
+ * allocation offset (doc/heat.md). */
 HD_HOST_FN int hd_heat_vec_ok(const hd_heat_args *a, hd_range3 box) {
   const hd_grid *g = &a->g;
   const hd_range3 in = hd_grid_interior(g);
   const hd_idx v = HD_HEAT_VEC;
   int d;
   if (g->dim != 3 || a->q || g->n[0] % v || g->stride[1] % v || g->stride[2] % v) return 0;
+  if (a->bc[HD_XLO].kind == HD_HEAT_HALO || a->bc[HD_XHI].kind == HD_HEAT_HALO) return 0;
   if ((uintptr_t)(a->t + 1) % 16 || (uintptr_t)(a->t_next + 1) % 16) return 0;
   for (d = 0; d < 3; ++d)
     if (box.lo[d] != in.lo[d] || box.hi[d] != in.hi[d]) return 0;
   return 1;
+}
+
+/* Whole-sector x ghosts in the vector kernel: cell 1 of every row of
+ * t_next on a 32-byte boundary, nx a multiple of a sector, and two sectors
+ * of room between cell nx and the next row's cell 1 (ghosts included), so
+ * the two ghosts' sectors hold nothing else.  The padding gets copies of
+ * the ghost. */
+HD_HOST_FN int hd_heat_vec_wide(const hd_heat_args *a) {
+  const hd_idx s = 32 / (hd_idx)sizeof(hd_real), nx = a->g.n[0], sy = a->g.stride[1];
+  return (uintptr_t)(a->t_next + 1) % 32 == 0 && nx % s == 0 && sy % s == 0 && a->g.stride[2] % s == 0 &&
+         sy - nx >= 2 * s;
 }
 
 /* One step over the cells of `box` (part of the interior; ghosts of the
@@ -654,7 +700,7 @@ HD_HOST_FN hd_status hd_heat_step_tuned_box(hd_ctx *ctx, const hd_heat_args *a, 
                    march);
   if (three && hd_heat_vec_ok(a, box)) {
     grid.x = hd_grid_extent((box.hi[0] - box.lo[0]) / HD_HEAT_VEC, bx, 2147483647);
-    hd_heat_vec3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+    hd_heat_vec3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, hd_heat_vec_wide(a));
   } else if (three)
     hd_heat_tuned3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, box, march);
   else
