@@ -363,11 +363,7 @@ HD_HOST_FN hd_status hd_heat_initialise(hd_ctx *ctx, hd_real *t, const hd_grid *
 /* 3-D cells a thread along x on aligned rows: float4, double2 (16 bytes) */
 #define HD_HEAT_VEC (16 / (int)sizeof(hd_real))
 #ifndef HD_HEAT_MIN_BLOCKS_VEC
-#if defined(HD_REAL_FLOAT)
-#define HD_HEAT_MIN_BLOCKS_VEC 8 /* 64 registers */
-#else
-#define HD_HEAT_MIN_BLOCKS_VEC 9 /* 56 registers */
-#endif
+#define HD_HEAT_MIN_BLOCKS_VEC 10 /* 48 registers, no spills; 11 spills */
 #endif
 
 /* The column loops take the block's situation as template arguments:
