@@ -44,8 +44,8 @@ TAP_FN int fd_run(test_backend *b, const fdtd_ops *ops, const fdtd_model *m, lon
 }
 
 TAP_FN double fd_total(const fdtd_model *m) {
-  const long p = fdtd_pad(m);
-  return ((double)m->n[0] + 1 + 2 * p) * ((double)m->n[1] + 1 + 2 * p) * ((double)m->n[2] + 1 + 2 * p);
+  hd_grid g;
+  return fdtd_node_grid(&g, m->n, fdtd_pad(m)) ? (double)g.total : 0.0;
 }
 
 /* |sum_k v_k w_k e^{-2 pi i f k dt}| with a Hann window w: the spectrum of a

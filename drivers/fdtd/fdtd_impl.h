@@ -22,7 +22,8 @@ typedef struct fdtd_state {
   hd_fdtd_args a;
   hd_real *coef;               /* c1 c2 d1 d2: 4 x 256 */
   hd_real *mesh;               /* rn[3] then rc[3], each padded length */
-  unsigned char *mat[6];
+  hd_real *field[6];           /* allocations; a.f = field + lead (fdtd_lead) */
+  unsigned char *mat[6];       /* allocations; a.m = mat + lead */
   hd_fdtd_mur *mur;
   hd_idx nmur;
   hd_fdtd_pml_args pml[6];     /* per component */
@@ -45,7 +46,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   int c;
   if (!st) return;
   for (c = 0; c < 6; ++c) {
-    hd_dev_free(ctx, st->a.f[c]);
+    hd_dev_free(ctx, st->field[c]);
     hd_dev_free(ctx, st->mat[c]);
     hd_dev_free(ctx, (void *)st->pml[c].pt);
     hd_dev_free(ctx, st->pml[c].s1);
@@ -223,7 +224,7 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
 
 static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
-  const hd_idx pad = fdtd_pad(m);
+  const hd_idx pad = fdtd_pad(m), lead = fdtd_lead(m);
   hd_real coef[4 * 256], *mesh = NULL;
   hd_idx len[3], moff = 0, p;
   size_t bytes;
@@ -231,7 +232,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   int a, c, k;
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
-  if (!hd_grid_init(&st->a.g, 3, m->n[0] + 1, m->n[1] + 1, m->n[2] + 1, pad) || st->a.g.total <= 0) {
+  if (!fdtd_node_grid(&st->a.g, m->n, pad) || st->a.g.total <= 0) {
     free(st);
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid %ld x %ld x %ld is too large", m->n[0], m->n[1], m->n[2]);
   }
@@ -246,12 +247,14 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     st->a.ehi[a] = m->halo[2 * a + 1] || m->bc[a] == HD_FDTD_BC_PML ? m->n[a] : m->n[a] - 1;
   }
   /* fields and material indices */
-  bytes = (size_t)st->a.g.total * sizeof(hd_real);
+  bytes = (size_t)(st->a.g.total + lead) * sizeof(hd_real);
   for (c = 0; c < 6 && s == HD_OK; ++c) {
-    s = hd_dev_alloc(ctx, (void **)&st->a.f[c], bytes);
-    if (s == HD_OK) s = hd_dev_zero(ctx, st->a.f[c], bytes);
-    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->mat[c], m->mat[c], (size_t)st->a.g.total);
-    st->a.m[c] = st->mat[c];
+    s = hd_dev_alloc(ctx, (void **)&st->field[c], bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->field[c], bytes);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->mat[c], (size_t)(st->a.g.total + lead));
+    if (s == HD_OK) s = hd_dev_upload(ctx, st->mat[c] + lead, m->mat[c], (size_t)st->a.g.total);
+    st->a.f[c] = st->field[c] + lead;
+    st->a.m[c] = st->mat[c] + lead;
   }
   /* coefficient tables: E by permittivity and conductivity (PEC: 0, 0), H
    * by permeability and magnetic conductivity */

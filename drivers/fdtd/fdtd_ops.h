@@ -43,6 +43,24 @@ static inline long fdtd_pad(const fdtd_model *m) {
   return 1;
 }
 
+/* The node grid of a block of ln cells: ln + 1 nodes an axis, `pad` layers
+ * around, rows padded to FDTD_ROW nodes.  A whole grid's fields start
+ * fdtd_lead nodes into their allocations, so node `pad` of every row, where
+ * the tuned CUDA kernels' warps start, lies on 128 bytes (its material
+ * bytes on 32): single +7 % at 400^3 on the H200 (doc/performance.md).
+ * Blocks of a distributed grid keep their fields at the start of the
+ * allocation, which CUDA IPC maps whole. */
+#define FDTD_ROW 32
+static inline int fdtd_node_grid(hd_grid *g, const long ln[3], long pad) {
+  return hd_grid_init(g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad) && hd_grid_align_rows(g, FDTD_ROW);
+}
+static inline hd_idx fdtd_lead(const fdtd_model *m) {
+  int f;
+  for (f = 0; f < 6; ++f)
+    if (m->halo[f]) return 0;
+  return (FDTD_ROW - fdtd_pad(m) % FDTD_ROW) % FDTD_ROW;
+}
+
 typedef struct fdtd_ops {
   const char *backend, *precision;
   size_t real_size;

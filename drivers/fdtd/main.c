@@ -37,11 +37,12 @@ typedef struct fdtd_slice {
 /* What a checkpoint of this model must match on restart: the time step,
  * the boundaries and fingerprints of the mesh, materials and sources. */
 static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real_size, hd_ckpt *ck) {
-  const long pad = fdtd_pad(m);
-  const size_t cells = (size_t)(m->n[0] + 1 + 2 * pad) * (size_t)(m->n[1] + 1 + 2 * pad) * (size_t)(m->n[2] + 1 + 2 * pad);
+  hd_grid g;
   uint32_t mesh = 0, mat = 0, src = 0;
   int a;
+  size_t cells;
   memset(ck, 0, sizeof *ck);
+  cells = fdtd_node_grid(&g, m->n, fdtd_pad(m)) ? (size_t)g.total : 0;
   snprintf(ck->driver, sizeof ck->driver, "hd-fdtd");
   ck->real_size = (uint32_t)real_size;
   for (a = 0; a < 3; ++a) {
@@ -170,7 +171,9 @@ static hd_status exchange_h(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void 
   char err[256];
   long size[3];
   int a, c;
-  for (a = 0; a < 3; ++a) size[a] = r->dc.ln[a] + 1 + 2 * pad;
+  hd_grid g;
+  if (!fdtd_node_grid(&g, r->dc.ln, pad)) return hd_fail(ctx, HD_ERR_ARG, "fdtd: block too large to index");
+  for (a = 0; a < 3; ++a) size[a] = a ? r->dc.ln[a] + 1 + 2 * pad : (long)g.stride[1];
   for (a = 1; a < 3; ++a) {
     const long at[4] = {pad, pad + r->dc.ln[a] - 1, pad - 1, pad + r->dc.ln[a]};
     for (c = HD_FDTD_HX; c <= HD_FDTD_HZ; ++c)
@@ -229,7 +232,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
   int comp, rc = -1, bad;
   long i, j, k;
   static const char *const names[7] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz", "E"};
-  if (!hd_grid_init(&g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad)) return -1;
+  if (!fdtd_node_grid(&g, ln, pad)) return -1;
   f = (double *)malloc((size_t)g.total * sizeof(double));
   loc = (double *)malloc((size_t)(ln[0] * ln[1] * ln[2]) * sizeof(double));
   for (comp = 0; comp < 7 && root; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));

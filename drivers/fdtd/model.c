@@ -355,8 +355,8 @@ double fdtd_model_bytes(const fdtd_input *in, const long ln[3], size_t real_size
   for (a = 0; a < 3; ++a) m.bc[a] = fdtd_input_bc(in, a);
   m.pml_layers = (int)in->pml[0];
   for (a = 0; a < 3; ++a) {
-    const long n = ln ? ln[a] : in->n[a];
-    nodes *= (double)n + 1 + 2 * fdtd_pad(&m);
+    const long n = ln ? ln[a] : in->n[a], row = n + 1 + 2 * fdtd_pad(&m);
+    nodes *= (double)(a ? row : (row + FDTD_ROW - 1) / FDTD_ROW * FDTD_ROW);
     inner *= (double)n + 1;
   }
   /* 6 fields and 6 material bytes a node; PML: 2 split values and a
@@ -440,7 +440,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   m->wave.tau = in->freq > 0 ? 1.0 / (3.14159265358979323846 * in->freq) : 1.0;
   m->wave.t0 = 4.0 * m->wave.tau;
   pad = fdtd_pad(m);
-  if (!hd_grid_init(&g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad))
+  if (!fdtd_node_grid(&g, ln, pad))
     return fail(err, n, "mesh too large to index");
   tol = 1e-6 * dmin;
   for (c = 0; c < 6; ++c) {
