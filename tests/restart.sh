@@ -1,7 +1,10 @@
 #!/bin/sh
 # Checkpoint and restart, for every time-stepping driver and CPU backend:
 #  - N steps straight and N/2, checkpoint, restart, N/2 give byte-identical
-#    field files (the drivers write fields in full precision);
+#    outputs, every file: fields (written in full precision) and time
+#    series, which continue from the files beside the checkpoint;
+#  - a series file missing or not the checkpoint's is refused, unless
+#    --fresh-series;
 #  - damaged or foreign checkpoints (truncated, one flipped byte, another
 #    format version, another driver, another grid, other parameters) are
 #    refused with a message naming the problem, exit 2, nothing written;
@@ -21,27 +24,73 @@ backends=serial
   backends="$backends cuda"
 rm -f probe*
 
-# driver | arguments | final field file suffix
-while IFS='|' read -r drv args suffix; do
+# Every output file but the checkpoints, byte for byte: $1 holds the same
+# files as $2 (all of them, or with "subset" only some) with the same bytes.
+same_outputs() { # dir, reference dir[, subset]
+  names=$(cd "$1" && ls | grep -v '\.ckpt\.')
+  [ -n "$names" ] || return 1
+  [ "${3:-}" = subset ] || [ "$names" = "$(cd "$2" && ls | grep -v '\.ckpt\.')" ] || return 1
+  for f in $names; do cmp -s "$1/$f" "$2/$f" || { echo "# $1/$f differs from $2/$f"; return 1; }; done
+}
+
+# N steps straight, against N steps with a checkpoint at N/2 and then a
+# restart from it into the same outputs: the series keep their rows up to
+# the checkpoint, drop the ones the first run wrote after it, and go on.
+# A restart into another directory continues the series found beside the
+# checkpoint.  The cadences of rows and frames do not meet the checkpoint's
+# step.  driver | arguments
+while IFS='|' read -r drv args; do
   bin="$top/drivers/hd-$drv"
   for be in $backends; do
     rm -rf straight half again && mkdir straight half again
     # shellcheck disable=SC2086
     "$bin" $args --steps=40 --backend=$be --progress=0 --output=straight/o >/dev/null 2>&1 &&
       "$bin" $args --steps=40 --backend=$be --progress=0 --output=half/o --checkpoint-every=20 >/dev/null 2>&1 &&
-      "$bin" $args --steps=40 --backend=$be --progress=0 --output=again/o --restart=half/o.ckpt.000000000020 \
-        >/dev/null 2>&1
-    ok=$?
-    [ $ok -eq 0 ] && cmp -s "straight/o$suffix" "again/o$suffix" && ok=0 || ok=1
-    result $ok "hd-$drv/$be: 40 steps straight and 20 + checkpoint + restart + 20 give identical o$suffix"
+      "$bin" $args --steps=40 --backend=$be --progress=0 --output=half/o --restart=half/o.ckpt.000000000020 \
+        >/dev/null 2>&1 && same_outputs half straight
+    result $? "hd-$drv/$be: 40 steps straight, and 40 with a checkpoint at 20 then a restart from it, write identical files (every output)"
+    # shellcheck disable=SC2086
+    "$bin" $args --steps=40 --backend=$be --progress=0 --output=again/o --restart=half/o.ckpt.000000000020 \
+      >/dev/null 2>&1 && same_outputs again straight subset
+    result $? "hd-$drv/$be: a restart into another directory continues the series beside the checkpoint"
   done
 done <<CASES
-heat|--n=48,40 --init=sphere --csv-every=5|.vti
-nbody|--n=300 --ic=plummer --diag-every=5|_000040.vtp
-fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=5|.vtr
-cavity|--n=32 --re=100 --steady=0 --monitor-every=5|.vtr
-ns|--n=24 --mach=0.5 --frames=1 --png=no --monitor-every=5|_0001.vtr
+heat|--n=48,40 --init=sphere --csv-every=6
+nbody|--n=300 --ic=plummer --diag-every=6 --snapshot-every=8
+fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=6
+cavity|--n=32 --re=100 --steady=0 --monitor-every=6
+ns|--n=24 --mach=0.5 --frames=3 --monitor-every=6
 CASES
+
+# A series that is missing or not the checkpoint's is refused in one line,
+# exit 2, nothing written; --fresh-series starts new series at the step.
+bin="$top/drivers/hd-heat"
+rm -rf ser && mkdir ser
+"$bin" --n=32 --steps=40 --csv-every=5 --checkpoint-every=20 --progress=0 --output=ser/h >/dev/null 2>&1
+series_bad() { # pattern, then a command that spoils sb/h.csv
+  pattern=$1
+  shift
+  rm -rf sb && cp -r ser sb && "$@"
+  before=$(ls -A sb; cat sb/* | cksum)
+  "$bin" --n=32 --steps=40 --csv-every=5 --progress=0 --output=sb/h --restart=sb/h.ckpt.000000000020 >stdout 2>stderr
+  rc=$?
+  if [ $rc -eq 2 ] && [ "$(grep -c error: stderr)" -eq 1 ] && grep -q -- "$pattern" stderr && [ "$before" = "$(ls -A sb; cat sb/* | cksum)" ]; then
+    result 0 "restart refused, nothing written: $pattern"
+  else
+    result 1 "restart refused, nothing written: $pattern (exit $rc)"
+    sed 's/^/# /' stderr
+  fi
+}
+edit_row() { sed -i '3s/^5,/5,9/' sb/h.csv; }
+cut_series() { head -c 100 ser/h.csv >sb/h.csv; }
+series_bad "'sb/h.csv', the series up to the checkpoint, cannot be read" rm sb/h.csv
+series_bad "'sb/h.csv' is not the series the checkpoint recorded" edit_row
+series_bad "'sb/h.csv' holds 100 bytes, fewer than the" cut_series
+rm -rf sb && cp -r ser sb && rm sb/h.csv
+"$bin" --n=32 --steps=40 --csv-every=5 --progress=0 --output=sb/h --restart=sb/h.ckpt.000000000020 --fresh-series \
+  >/dev/null 2>&1 && [ "$(sed -n 2p sb/h.csv | cut -d, -f1)" = 20 ] && [ "$(wc -l <sb/h.csv)" -eq 6 ] &&
+  sed -n 2p sb/h.csv | grep -q "^$(sed -n 6p ser/h.csv | cut -d, -f1-6)$"
+result $? "--fresh-series: the series starts again at the checkpoint's step, header first"
 
 # damaged and foreign checkpoints (hd-heat's format is everyone's)
 bin="$top/drivers/hd-heat"
@@ -52,7 +101,7 @@ size=$(wc -c <"$good")
 head -c $((size - 100)) "$good" >trunc.ckpt
 cp "$good" flip.ckpt && printf '\125' | dd of=flip.ckpt bs=1 seek=$((size - 5000)) conv=notrunc 2>/dev/null
 cp "$good" flipheader.ckpt && printf 'Z' | dd of=flipheader.ckpt bs=1 seek=40 conv=notrunc 2>/dev/null
-cp "$good" version.ckpt && printf '\002' | dd of=version.ckpt bs=1 seek=8 conv=notrunc 2>/dev/null
+cp "$good" version.ckpt && printf '\003' | dd of=version.ckpt bs=1 seek=8 conv=notrunc 2>/dev/null
 "$top/drivers/hd-cavity" --n=16 --steps=4 --steady=0 --checkpoint-every=2 --progress=0 --output=ck/c >/dev/null 2>&1
 restart_bad() { # pattern, checkpoint, grid, extra arguments
   pattern=$1 file=$2 grid=$3
@@ -70,7 +119,7 @@ restart_bad() { # pattern, checkpoint, grid, extra arguments
 restart_bad "truncated in array 'temperature'" trunc.ckpt 40
 restart_bad "array 'temperature' is corrupted (CRC mismatch)" flip.ckpt 40
 restart_bad "corrupted header" flipheader.ckpt 40
-restart_bad "format version 2, this build reads 1" version.ckpt 40
+restart_bad "format version 3, this build reads 1 to 2" version.ckpt 40
 restart_bad "written by hd-cavity, not hd-heat" ck/c.ckpt.000000000002 40
 restart_bad "grid 40 x 40 x 1, this run 41 x 40 x 1" "$good" 41,40
 restart_bad "parameters differ: 'alpha=1' in the checkpoint, 'alpha=2' now" "$good" 40 --alpha=2
@@ -137,5 +186,48 @@ while [ $i -lt 12 ]; do
   i=$((i + 1))
 done
 result $kfails "SIGKILL at 12 moments during per-step checkpoints: the newest complete checkpoint loads every time"
+
+# SIGKILL at random moments, over and over, each time restarting from the
+# newest checkpoint (from the start while there is none), until the run
+# ends; then every output equals the uninterrupted run's.  Bounded: after
+# `bound` seconds of kills the last leg runs to its end.
+kill_loop() { # driver, bound in seconds, arguments...
+  kbin="$top/drivers/hd-$1" bound=$2
+  shift 2
+  rm -rf ks kk && mkdir ks kk
+  t0=$(date +%s.%N)
+  "$kbin" "$@" --progress=0 --output=ks/o >/dev/null 2>&1 || return 1
+  span=$(echo "$t0 $(date +%s.%N)" | awk '{ print $2 - $1 }') # start-up included: kills land after it too
+  kills=0 t0=$(date +%s)
+  while :; do
+    ck=$(ls kk/o.ckpt.* 2>/dev/null | tail -n 1)
+    "$kbin" "$@" --progress=0 --output=kk/o ${ck:+--restart=$ck} >/dev/null 2>&1 &
+    pid=$!
+    if [ $(($(date +%s) - t0)) -lt "$bound" ]; then
+      sleep "$(awk -v s=$((seed + kills)) -v t="$span" 'BEGIN { srand(s); printf "%.3f", t * (0.03 + 0.25 * rand()) }')"
+      kill -KILL $pid 2>/dev/null
+    fi
+    wait $pid 2>/dev/null
+    case $? in
+      0) break ;;
+      137) kills=$((kills + 1)) ;;
+      *) echo "# a leg failed after $kills kills"; return 1 ;;
+    esac
+  done
+  same_outputs kk ks
+}
+seed=$(($(date +%s) % 100000))
+echo "# kill_loop seed $seed"
+while IFS='|' read -r drv args; do
+  # shellcheck disable=SC2086
+  kill_loop $drv 6 $args
+  result $? "hd-$drv: killed $kills times at random moments, restarted from the newest checkpoint each time: every output as uninterrupted"
+done <<CASES
+heat|--n=256 --steps=6000 --csv-every=20 --checkpoint-every=200
+nbody|--n=1000 --steps=600 --diag-every=10 --snapshot-every=50 --checkpoint-every=20
+fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --steps=3000 --average-every=10 --checkpoint-every=100
+cavity|--n=64 --re=100 --steady=0 --steps=3000 --monitor-every=20 --checkpoint-every=100
+ns|--n=48 --mach=0.5 --steps=1500 --frames=10 --monitor-every=10 --checkpoint-every=50
+CASES
 
 finish

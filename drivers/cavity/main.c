@@ -248,8 +248,9 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, pmin = 0, xmin = 0,
                                                            ymin = 0, change = -1;
-  long step = 0, step0 = 0, iterations = 0, checks = 0, k, gn[3] = {0, 0, 1};
-  int rc, steady = 0, have_png = 0, cp, root = 1, bad;
+  long step = 0, step0 = 0, iterations = 0, checks = 0, row_iterations = 0, k, gn[3] = {0, 0, 1};
+  double counted;
+  int rc, steady = 0, have_png = 0, cp, root = 1, bad, cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -358,6 +359,7 @@ static int run(int argc, char **argv) {
       rc = hd_drv_usage_error(PROG, err);
       goto out;
     }
+    hd_drv_ckpt_series(&ckp, &hist, suffix[1]);
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s%s%s\n", core->name,
@@ -388,19 +390,33 @@ static int run(int argc, char **argv) {
       goto cleanup;
     }
     step = step0 = (long)ck.step;
+    if ((cont = hd_drv_series_resume(&ckp, &ck, err, sizeof err)) < 0) {
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+    if (hd_ckpt_get_value(&ck, "iterations", &counted)) iterations = (long)counted;
+    if (hd_ckpt_get_value(&ck, "checks", &counted)) checks = (long)counted;
+    if (hd_ckpt_get_value(&ck, "row_iterations", &counted)) row_iterations = (long)counted;
   }
-  if (root) fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
+  if (root && !cont) fprintf(hist.f, "step,time,change,poisson_iterations,poisson_residual\n");
   hd_progress_init(&prog, c.com.progress);
   hd_signals_install();
   t0 = hd_wtime();
   while (step < c.steps && !steady) {
-    const long chunk = hd_drv_ckpt_chunk(&ckp, step, c.monitor_every < c.steps - step ? c.monitor_every : c.steps - step);
+    const long left = c.monitor_every - step % c.monitor_every,
+               chunk = hd_drv_ckpt_chunk(&ckp, step, left < c.steps - step ? left : c.steps - step);
     /* a failure inside the steps may leave other ranks in an exchange:
      * runtime_error ends them all (MPI_Abort) */
     if (ops->advance(&ctx, state, chunk, 0.0, &pr) != HD_OK) goto runtime_error;
     step += pr.steps, iterations += pr.iterations, checks += pr.checks, change = pr.change;
-    if (root) fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, pr.iterations, pr.residual);
-    if (c.steady > 0 && change <= c.steady) steady = 1;
+    row_iterations += pr.iterations;
+    if (step % c.monitor_every == 0 || step == c.steps) { /* the cadence's rows, whatever the checkpoints */
+      if (root) fprintf(hist.f, "%ld,%.9e,%.6e,%ld,%.3e\n", step, step * p.dt, change, row_iterations, pr.residual);
+      if (c.steady > 0 && change <= c.steady) steady = 1;
+      row_iterations = 0;
+    }
+    hd_ckpt_set_value(&ck, "row_iterations", (double)row_iterations);
+    hd_ckpt_set_value(&ck, "iterations", (double)iterations), hd_ckpt_set_value(&ck, "checks", (double)checks);
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, !steady && step < c.steps, 0, state, ops->state_count(state),
                            ops->state_io, c.com.output, ckpath, sizeof ckpath);
     if (cp == HD_DRV_FAILED) goto runtime_error;

@@ -54,6 +54,23 @@ void hd_ckpt_param(hd_ckpt *c, const char *key, const char *fmt, ...) {
   }
 }
 
+void hd_ckpt_set_value(hd_ckpt *c, const char *name, double v) {
+  int k;
+  for (k = 0; k < c->nvalues && strncmp(c->values[k].name, name, sizeof c->values[k].name); ++k) continue;
+  if (k == HD_CKPT_MAX_VALUES) return;
+  memset(c->values[k].name, 0, sizeof c->values[k].name);
+  snprintf(c->values[k].name, sizeof c->values[k].name, "%s", name);
+  c->values[k].value = v;
+  if (k == c->nvalues) ++c->nvalues;
+}
+
+int hd_ckpt_get_value(const hd_ckpt *c, const char *name, double *v) {
+  int k;
+  for (k = 0; k < c->nvalues; ++k)
+    if (!strncmp(c->values[k].name, name, sizeof c->values[k].name)) return *v = c->values[k].value, 1;
+  return 0;
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 typedef struct sink {
@@ -131,6 +148,17 @@ int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, si
   put_u64(&s, hd_fnv1a(c->params));
   put_u32(&s, plen);
   put(&s, c->params, plen);
+  put_u32(&s, (uint32_t)c->nseries);
+  for (k = 0; k < c->nseries; ++k) {
+    put(&s, c->series[k].name, sizeof c->series[k].name);
+    put_u64(&s, c->series[k].bytes);
+    put_u32(&s, c->series[k].crc);
+  }
+  put_u32(&s, (uint32_t)c->nvalues);
+  for (k = 0; k < c->nvalues; ++k) {
+    put(&s, c->values[k].name, sizeof c->values[k].name);
+    put(&s, &c->values[k].value, sizeof c->values[k].value);
+  }
   put_u32(&s, s.crc);
   for (k = 0; k < c->narrays && !s.bad; ++k) {
     const hd_ckpt_array *a = &c->arrays[k];
@@ -181,7 +209,9 @@ static void param_diff(const char *a, const char *b, char *out, size_t n) {
 int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
   source s;
   char m[8], driver[16], params[HD_CKPT_MAX_PARAMS], diff[512];
-  uint32_t version, endian, real_size, narrays, plen, hcrc;
+  uint32_t version, endian, real_size, narrays, plen, hcrc, nseries, nvalues;
+  hd_ckpt_series series[HD_CKPT_MAX_SERIES];
+  hd_ckpt_value values[HD_CKPT_MAX_VALUES];
   uint64_t hash;
   int64_t dims[3], step;
   double time, dt;
@@ -192,13 +222,27 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
   if (get(&s, m, sizeof m) || memcmp(m, magic, sizeof m)) FAIL("%.900s: not an hd checkpoint", path);
   if (get(&s, &version, 4) || get(&s, &endian, 4)) FAIL("%.900s: truncated header", path);
   if (endian != 0x01020304u) FAIL("%.900s: written on a machine of the other byte order", path);
-  if (version != HD_CKPT_VERSION) FAIL("%.900s: format version %u, this build reads %d", path, version, HD_CKPT_VERSION);
+  if (version < 1 || version > HD_CKPT_VERSION)
+    FAIL("%.900s: format version %u, this build reads 1 to %d", path, version, HD_CKPT_VERSION);
   if (get(&s, driver, sizeof driver) || get(&s, &real_size, 4) || get(&s, &narrays, 4) || get(&s, dims, sizeof dims) ||
       get(&s, &step, 8) || get(&s, &time, 8) || get(&s, &dt, 8) || get(&s, &hash, 8) || get(&s, &plen, 4))
     FAIL("%.900s: truncated header", path);
   if (plen >= sizeof params) FAIL("%.900s: corrupted header (parameter text of %u bytes)", path, plen);
   if (get(&s, params, plen)) FAIL("%.900s: truncated header", path);
   params[plen] = '\0';
+  nseries = nvalues = 0;
+  if (version >= 2) {
+    if (get(&s, &nseries, 4)) FAIL("%.900s: truncated header", path);
+    if (nseries > HD_CKPT_MAX_SERIES) FAIL("%.900s: corrupted header (%u series)", path, nseries);
+    for (k = 0; k < (int)nseries; ++k)
+      if (get(&s, series[k].name, sizeof series[k].name) || get(&s, &series[k].bytes, 8) || get(&s, &series[k].crc, 4))
+        FAIL("%.900s: truncated header", path);
+    if (get(&s, &nvalues, 4)) FAIL("%.900s: truncated header", path);
+    if (nvalues > HD_CKPT_MAX_VALUES) FAIL("%.900s: corrupted header (%u values)", path, nvalues);
+    for (k = 0; k < (int)nvalues; ++k)
+      if (get(&s, values[k].name, sizeof values[k].name) || get(&s, &values[k].value, 8))
+        FAIL("%.900s: truncated header", path);
+  }
   {
     const uint32_t expect = s.crc;
     if (fread(&hcrc, 4, 1, s.f) != 1) FAIL("%.900s: truncated header", path);
@@ -237,5 +281,14 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
 #undef FAIL
   fclose(s.f);
   want->step = step, want->time = time, want->dt = dt;
+  want->nseries = (int)nseries, want->nvalues = (int)nvalues;
+  for (k = 0; k < want->nseries; ++k) {
+    want->series[k] = series[k];
+    want->series[k].name[sizeof series[k].name - 1] = '\0';
+  }
+  for (k = 0; k < want->nvalues; ++k) {
+    want->values[k] = values[k];
+    want->values[k].name[sizeof values[k].name - 1] = '\0';
+  }
   return 0;
 }

@@ -6,8 +6,12 @@
  *   char driver[16], u32 real size, u32 array count,
  *   i64 dims[3], i64 step, f64 time, f64 dt,
  *   u64 FNV-1a hash of the parameter text, u32 its length, the text
- *   ("key=value;..." of everything a restart must match), u32 CRC of all
- *   of the header before it;
+ *   ("key=value;..." of everything a restart must match),
+ *   (version 2) u32 series count, per series char name[32], u64 bytes,
+ *   u32 CRC (the time series files as far as this step: drivers/common/
+ *   series.h), u32 value count, per value char name[16], f64 (what the
+ *   run derived at its start and must keep: an initial energy),
+ *   u32 CRC of all of the header before it;
  *   per array: char name[16], u64 bytes, u32 CRC, the bytes.
  * Written atomically (hd_out: temporary file, fsync, rename, fsync of the
  * directory) as PREFIX.ckpt.STEP, keeping the newest K.  A reader refuses
@@ -23,15 +27,30 @@
 extern "C" {
 #endif
 
-#define HD_CKPT_VERSION 1
+#define HD_CKPT_VERSION 2 /* reads 1 too: no series, no values */
 #define HD_CKPT_MAX_ARRAYS 32
 #define HD_CKPT_MAX_PARAMS 4096
+#define HD_CKPT_MAX_SERIES 8
+#define HD_CKPT_MAX_VALUES 16
 
 typedef struct hd_ckpt_array {
   char name[16];
   void *data;     /* host buffer */
   uint64_t bytes;
 } hd_ckpt_array;
+
+/* A time series file as far as the checkpoint's step: its first `bytes`
+ * bytes, with this CRC-32. */
+typedef struct hd_ckpt_series {
+  char name[32]; /* the output's suffix, "_probes.csv" */
+  uint64_t bytes;
+  uint32_t crc;
+} hd_ckpt_series;
+
+typedef struct hd_ckpt_value {
+  char name[16];
+  double value;
+} hd_ckpt_value;
 
 typedef struct hd_ckpt {
   char driver[16];
@@ -42,6 +61,9 @@ typedef struct hd_ckpt {
   char params[HD_CKPT_MAX_PARAMS]; /* "key=value;key=value;..." */
   int narrays;
   hd_ckpt_array arrays[HD_CKPT_MAX_ARRAYS];
+  int nseries, nvalues; /* what a read finds replaces these */
+  hd_ckpt_series series[HD_CKPT_MAX_SERIES];
+  hd_ckpt_value values[HD_CKPT_MAX_VALUES];
 } hd_ckpt;
 
 uint32_t hd_crc32(uint32_t crc, const void *data, size_t n);
@@ -52,6 +74,11 @@ uint64_t hd_fnv1a(const char *s);
 __attribute__((format(printf, 3, 4)))
 #endif
 void hd_ckpt_param(hd_ckpt *c, const char *key, const char *fmt, ...);
+
+/* Set the value `name` (kept in every later checkpoint of c), or read it:
+ * 1 when the checkpoint read holds it, else 0 (*v untouched). */
+void hd_ckpt_set_value(hd_ckpt *c, const char *name, double v);
+int hd_ckpt_get_value(const hd_ckpt *c, const char *name, double *v);
 
 /* Write c as PREFIX.ckpt.STEP (12 digits), then remove all but the newest
  * `keep` checkpoints of PREFIX; the path written goes to path.  0, or -1

@@ -13,7 +13,7 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "output.h"
-
+#include "series.h"
 #include "sys.h"
 
 void hd_drv_common_defaults(hd_drv_common *c, const char *output) {
@@ -154,6 +154,8 @@ int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n
   memset(k, 0, sizeof *k);
   k->keep = c->ckpt_keep > 0 ? (int)c->ckpt_keep : 3;
   k->last = hd_wtime();
+  k->com = c;
+  if (c->fresh_series && !c->restart[0]) return snprintf(err, n, "--fresh-series: only with --restart"), -1;
   if (!s[0]) return 0;
   if (s[strlen(s) - 1] == 's') {
     k->seconds = strtod(s, &end);
@@ -165,6 +167,61 @@ int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n
       return snprintf(err, n, "checkpoint-every: '%s' is not N (steps) or Ts (seconds, T > 0)", s), -1;
   }
   return 0;
+}
+
+void hd_drv_ckpt_series(hd_drv_ckpt *k, hd_out *o, const char *suffix) {
+  if (k->nseries == HD_CKPT_MAX_SERIES) return;
+  k->series[k->nseries] = o, k->suffix[k->nseries++] = suffix;
+}
+
+/* Publish every series as far as c's step and record them in c (rank 0,
+ * which writes them; the others record none).  0 or -1 + message. */
+static int publish_series(hd_drv_ckpt *k, hd_ckpt *c, char *err, size_t n) {
+  int s;
+  c->nseries = 0;
+  if (hd_par_rank() != 0) return 0;
+  for (s = 0; s < k->nseries; ++s) {
+    hd_ckpt_series *r = &c->series[s];
+    memset(r->name, 0, sizeof r->name);
+    snprintf(r->name, sizeof r->name, "%s", k->suffix[s]);
+    if (hd_series_publish(k->series[s], &r->bytes, &r->crc, err, n)) return -1;
+    c->nseries = s + 1;
+  }
+  return 0;
+}
+
+int hd_drv_series_resume(hd_drv_ckpt *k, const hd_ckpt *c, char *err, size_t n) {
+  const hd_drv_common *com = k->com;
+  char from[4096 + 64], prefix[4096];
+  const char *dot;
+  int s, bad = 0;
+  if (!com->restart[0] || com->fresh_series || !k->nseries) return 0;
+  /* the series beside the checkpoint: PREFIX.ckpt.STEP names PREFIX */
+  snprintf(prefix, sizeof prefix, "%s", com->restart);
+  dot = strstr(prefix, ".ckpt.");
+  while (dot && strstr(dot + 1, ".ckpt.")) dot = strstr(dot + 1, ".ckpt.");
+  if (dot) prefix[dot - prefix] = '\0';
+  else snprintf(prefix, sizeof prefix, "%s", com->output); /* a renamed checkpoint: the output's own */
+  for (s = 0; hd_par_rank() == 0 && s < k->nseries && !bad; ++s) {
+    int r;
+    char why[2048];
+    for (r = 0; r < c->nseries && strcmp(c->series[r].name, k->suffix[s]); ++r) continue;
+    snprintf(from, sizeof from, "%s%s", prefix, k->suffix[s]);
+    if (r == c->nseries) {
+      snprintf(err, n, "restart: the checkpoint records no %s series (%s); --fresh-series starts new series at step %lld",
+               k->suffix[s], c->nseries ? "its run wrote other series" : "written by an hd that did not record series",
+               (long long)c->step);
+      bad = 1;
+    } else if (hd_series_resume(k->series[s], from, c->series[r].bytes, c->series[r].crc, why, sizeof why)) {
+      snprintf(err, n, "restart: %s; --fresh-series starts new series at step %lld", why, (long long)c->step);
+      bad = 1;
+    }
+  }
+  if (hd_par_any(bad)) {
+    if (!bad) snprintf(err, n, "restart: rank 0 could not continue the time series");
+    return -1;
+  }
+  return 1;
 }
 
 long hd_drv_ckpt_chunk(const hd_drv_ckpt *k, long step, long max) {
@@ -335,6 +392,11 @@ int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c,
   /* time-based checkpoints fall due on different ranks at different steps */
   if (!hd_par_max_int(more && hd_drv_ckpt_due(k, step)) && !sig) return HD_DRV_GO_ON;
   c->step = step, c->time = step * dt, c->dt = dt;
+  bad = publish_series(k, c, err, sizeof err) != 0; /* first: a series may be longer than its checkpoint, never shorter */
+  if (hd_par_any(bad)) {
+    if (!bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not publish the time series");
+    return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;
+  }
   if (replicated) {
     bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err);
     if (hd_par_any(bad) && !bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not write it");

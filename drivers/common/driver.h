@@ -5,6 +5,7 @@
 #define HD_DRV_DRIVER_H
 
 #include "backend.h"
+#include "checkpoint.h"
 #include "cli.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,7 @@ typedef struct hd_drv_common {
   char input[4000], output[4000];
   char ckpt_every[64], restart[4000]; /* HD_DRV_CHECKPOINT_OPTIONS */
   long ckpt_keep;
+  int fresh_series;
 } hd_drv_common;
 
 /* Table rows for the common options (a macro because the table is an array
@@ -55,8 +57,11 @@ typedef struct hd_drv_common {
    NULL, 0, 0, 0},                                                                                 \
   {"checkpoint-keep", CLI_INT, &(c).ckpt_keep, "K", "checkpoints kept (default 3)", 1, 1000, 0, NULL, \
    0, 0, 0},                                                                                       \
-  {"restart", CLI_STRING, (c).restart, "FILE", "continue from a checkpoint", 1, 0, sizeof (c).restart, \
-   NULL, 1, 0, 0}
+  {"restart", CLI_STRING, (c).restart, "FILE",                                                     \
+   "continue from a checkpoint, and its time series from the files beside it", 1, 0, sizeof (c).restart, \
+   NULL, 1, 0, 0},                                                                                 \
+  {"fresh-series", CLI_FLAG, &(c).fresh_series, NULL,                                              \
+   "with --restart: start new time series at the checkpoint's step instead", 1, 0, 0, NULL, 1, 0, 0}
 
 #define HD_DRV_END_OPTIONS {NULL, CLI_INT, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}
 
@@ -100,15 +105,31 @@ int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, 
 
 struct hd_ckpt;
 
-/* When checkpoints are due: every `steps` steps or `seconds` seconds. */
+/* When checkpoints are due: every `steps` steps or `seconds` seconds; and
+ * the time series they carry (drivers/common/series.h). */
 typedef struct hd_drv_ckpt {
   long steps;
   double seconds, last;
-  int keep;
+  int keep, nseries;
+  struct hd_out *series[HD_CKPT_MAX_SERIES];
+  const char *suffix[HD_CKPT_MAX_SERIES];
+  const hd_drv_common *com;
 } hd_drv_ckpt;
 
 /* Parse --checkpoint-every ("" = never); 0 or -1 with a message. */
 int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n);
+
+/* The output PREFIX + suffix is a time series: every checkpoint publishes
+ * it as far as its step and records it; a restart continues it. */
+void hd_drv_ckpt_series(hd_drv_ckpt *k, struct hd_out *o, const char *suffix);
+
+/* After the restart's checkpoint c is loaded: start every series with the
+ * earlier run's bytes up to the checkpoint, taken from the files beside
+ * the checkpoint (its path less ".ckpt.STEP").  Returns 1 when the series
+ * continue, 0 when they start afresh (no --restart, or --fresh-series),
+ * -1 with a message (a file missing or not the one the checkpoint
+ * recorded); every rank agrees. */
+int hd_drv_series_resume(hd_drv_ckpt *k, const struct hd_ckpt *c, char *err, size_t n);
 
 /* Steps to run before the next check point (steps-based), capped at `max`. */
 long hd_drv_ckpt_chunk(const hd_drv_ckpt *k, long step, long max);

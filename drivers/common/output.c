@@ -94,6 +94,7 @@ int hd_out_commit(hd_out *o, char *err, size_t n) {
     o->f = NULL;
     return 0;
   }
+  if (o->footer) fputs(o->footer, o->f);
   if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) {
     snprintf(err, n, "cannot write '%s': %s", o->path, strerror(errno));
     hd_out_abort(o);

@@ -20,6 +20,7 @@ typedef struct hd_out {
   FILE *f;
   char path[4096];
   char tmp[4096 + 16];
+  const char *footer; /* written by commit (and by a series' publish): a .pvd's closing tags */
 } hd_out;
 
 int hd_out_open(hd_out *o, const char *path, char *err, size_t n);

@@ -339,7 +339,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, steps_wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
   long step = 0, step0 = 0, every, pad;
-  int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5];
+  int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5], cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -466,6 +466,8 @@ static int run(int argc, char **argv) {
       core->destroy(&ctx);
       goto usage;
     }
+    hd_drv_ckpt_series(&ckp, &probes, suffix[0]);
+    hd_drv_ckpt_series(&ckp, &avg, suffix[1]);
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s%s%s\n", core->name,
@@ -491,6 +493,11 @@ static int run(int argc, char **argv) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
+    if ((cont = hd_drv_series_resume(&ckp, &ck, err, sizeof err)) < 0) {
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+    hd_ckpt_get_value(&ck, "e_max", &emax), hd_ckpt_get_value(&ck, "h_max", &hmax); /* --converge's scale */
   }
 
   if (c.com.bench) {
@@ -523,7 +530,7 @@ static int run(int argc, char **argv) {
     hd_fail(&ctx, HD_ERR_NOMEM, bad ? "no host memory for the probe records" : "out of host memory on another rank");
     goto runtime_error;
   }
-  if (root) {
+  if (root && !cont) {
     fprintf(probes.f, "step,time");
     for (k = 0; k < c.in.nprobe; ++k)
       fprintf(probes.f, ",%s(%ld;%ld;%ld)", comp_names[c.in.probes[k].comp], c.in.probes[k].i, c.in.probes[k].j,
@@ -574,9 +581,12 @@ static int run(int argc, char **argv) {
       rc = 1;
       goto cleanup;
     }
-    if (root) fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
-    emax = fmax(emax, e), hmax = fmax(hmax, h);
-    if (c.in.converge > 0 && emax > 0 && e < c.in.converge * emax && h < c.in.converge * hmax) converged = 1;
+    if (step % every == 0 || step == c.in.steps) { /* not at checkpoints between: the series is the cadence's */
+      if (root) fprintf(avg.f, "%ld,%.9e,%.9e,%.9e\n", step, step * m.dt, e, h);
+      emax = fmax(emax, e), hmax = fmax(hmax, h);
+      if (c.in.converge > 0 && emax > 0 && e < c.in.converge * emax && h < c.in.converge * hmax) converged = 1;
+    }
+    hd_ckpt_set_value(&ck, "e_max", emax), hd_ckpt_set_value(&ck, "h_max", hmax);
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, m.dt, !converged && step < c.in.steps, 0, state, ops->state_count(state),
                            ops->state_io, c.com.output, ckpath, sizeof ckpath);
     if (cp == HD_DRV_FAILED) goto runtime_error;

@@ -219,7 +219,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
-  int d, rc, have_vti = 0, have_csv = 0, cp, root, bad;
+  int d, rc, have_vti = 0, have_csv = 0, cp, root, bad, cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -345,6 +345,7 @@ static int run(int argc, char **argv) {
     core->destroy(&ctx);
     return hd_drv_usage_error(PROG, err);
   }
+  hd_drv_ckpt_series(&ckp, &csv, ".csv");
   hr.ops = ops;
   hr.real_size = ops->real_size;
   hr.rows = (hd_stats *)malloc((size_t)(pl.n[1] * pl.n[2]) * sizeof(hd_stats));
@@ -386,7 +387,14 @@ static int run(int argc, char **argv) {
       goto cleanup;
     }
   }
-  if (field_stats(&ctx, &hr, state, &st0) != HD_OK) goto runtime_error;
+  if ((cont = hd_drv_series_resume(&ckp, &ck, err, sizeof err)) < 0) {
+    rc = hd_drv_usage_error(PROG, err);
+    goto cleanup;
+  }
+  if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
+  st0 = st; /* the run's initial field, also after restarts: growth bound and summary */
+  hd_ckpt_get_value(&ck, "min0", &st0.min), hd_ckpt_get_value(&ck, "max0", &st0.max), hd_ckpt_get_value(&ck, "sum0", &st0.sum);
+  hd_ckpt_set_value(&ck, "min0", st0.min), hd_ckpt_set_value(&ck, "max0", st0.max), hd_ckpt_set_value(&ck, "sum0", st0.sum);
 
   if (c.com.bench) {
     long warm = c.steps > 10 ? c.steps / 10 : 1;
@@ -414,10 +422,10 @@ static int run(int argc, char **argv) {
 
   {
     long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
-    if (root) {
+    if (root && !cont) {
       fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
-      fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st0.min, st0.max, st0.sum / cells,
-              st0.sum * vol);
+      fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st.min, st.max, st.sum / cells,
+              st.sum * vol);
     }
     hd_progress_init(&prog, c.com.progress);
     hd_signals_install();
@@ -434,11 +442,11 @@ static int run(int argc, char **argv) {
       if (step % every == 0 || step == c.steps) {
         if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
         if (st.nonfinite) goto blowup;
-        if (fmax(fabs(st.min), fabs(st.max)) > c.max_growth * growth_bound(&p, &st0, (step - step0) * p.dt)) {
+        if (fmax(fabs(st.min), fabs(st.max)) > c.max_growth * growth_bound(&p, &st0, step * p.dt)) {
           if (root)
             fprintf(stderr, PROG ": error: runaway growth after step %ld: max |T| = %g exceeds %g x the "
                     "maximum-principle bound %g; dt = %g, limit %g%s%s\n", step, fmax(fabs(st.min), fabs(st.max)),
-                    c.max_growth, growth_bound(&p, &st0, (step - step0) * p.dt), p.dt,
+                    c.max_growth, growth_bound(&p, &st0, step * p.dt), p.dt,
                     hd_heat_dt_max(p.alpha, dx, p.dim), ckpath[0] ? "; last checkpoint " : "", ckpath);
           rc = 1;
           goto cleanup;
@@ -458,7 +466,6 @@ static int run(int argc, char **argv) {
     if (core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t_start;
     hd_progress_end(&prog);
-    if (c.steps == 0) st = st0;
   }
 
   if (c.vti) { /* every rank's block, gathered and written on rank 0 */

@@ -147,7 +147,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *host = NULL, t0, wall = 0.0, e0;
   long step = 0, step0 = 0, nsnap = 0;
-  int rc, cp, root = hd_par_rank() == 0, ranks = hd_par_size(), bad;
+  int rc, cp, root = hd_par_rank() == 0, ranks = hd_par_size(), bad, cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -252,6 +252,9 @@ static int run(int argc, char **argv) {
     bad = hd_out_discard(&csv, err, sizeof err) || hd_out_discard(&pvd, err, sizeof err);
   }
   if (hd_par_any(bad)) goto usage_fail;
+  pvd.footer = "  </Collection>\n</VTKFile>\n";
+  hd_drv_ckpt_series(&ckp, &csv, ".csv");
+  hd_drv_ckpt_series(&ckp, &pvd, ".pvd");
   if (root) fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld bodies%s%s%s%s\n", core->name, ctx.device_name,
           ops->precision, p.n, ranks > 1 ? "; " : "", ranks > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
 
@@ -271,6 +274,10 @@ static int run(int argc, char **argv) {
     step0 = (long)ck.step;
     if (step0 > c.steps) {
       snprintf(err, sizeof err, "restart: the checkpoint is at step %ld, beyond --steps=%ld", step0, c.steps);
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+    if ((cont = hd_drv_series_resume(&ckp, &ck, err, sizeof err)) < 0) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
@@ -304,19 +311,23 @@ static int run(int argc, char **argv) {
     hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for snapshots");
     goto runtime_error;
   }
-  if (ops->diagnostics(&ctx, state, &d0) != HD_OK) goto runtime_error;
+  if (ops->diagnostics(&ctx, state, &d) != HD_OK) goto runtime_error;
+  d0 = d; /* the energy the run started with, also after restarts */
+  hd_ckpt_get_value(&ck, "kinetic0", &d0.kinetic), hd_ckpt_get_value(&ck, "potential0", &d0.potential);
+  hd_ckpt_set_value(&ck, "kinetic0", d0.kinetic), hd_ckpt_set_value(&ck, "potential0", d0.potential);
   e0 = d0.kinetic + d0.potential;
-  fprintf(csv.f, "step,time,kinetic,potential,total,relative_energy_error,px,py,pz,lx,ly,lz,comx,comy,comz\n");
-  csv_row(csv.f, step0, step0 * c.dt, &d0, e0);
-  fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
-  d = d0;
+  if (!cont) {
+    fprintf(csv.f, "step,time,kinetic,potential,total,relative_energy_error,px,py,pz,lx,ly,lz,comx,comy,comz\n");
+    csv_row(csv.f, step0, step0 * c.dt, &d, e0);
+    fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
+  }
   {
     const long every = c.diag_every > 0 ? c.diag_every : (c.steps >= 100 ? c.steps / 100 : 1);
     hd_progress_init(&prog, c.com.progress);
     hd_signals_install();
     t0 = hd_wtime();
     for (step = step0;; ) {
-      const int snap = step == step0 || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
+      const int snap = (step == step0 && !cont) || step == c.steps || (c.snapshot_every > 0 && step % c.snapshot_every == 0);
       if (snap && !root) ++nsnap;
       if (snap && root) {
         const char *base;
@@ -373,7 +384,6 @@ static int run(int argc, char **argv) {
     wall = hd_wtime() - t0;
     hd_progress_end(&prog);
   }
-  fprintf(pvd.f, "  </Collection>\n</VTKFile>\n");
   if (hd_out_commit(&csv, err, sizeof err) || hd_out_commit(&pvd, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;

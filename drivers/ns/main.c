@@ -233,7 +233,7 @@ static int run(int argc, char **argv) {
   void *state = NULL;
   double *f[5] = {NULL, NULL, NULL, NULL, NULL}, *lf[5] = {NULL, NULL, NULL, NULL, NULL}, t0, wall = 0, dpmax_end = 0;
   long step = 0, step0 = 0, total, every, frame = 0, k, nodes, lnodes, gn[3] = {0, 0, 1};
-  int rc, nout = 0, cp, root, bad;
+  int rc, nout = 0, cp, root, bad, cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -345,6 +345,9 @@ static int run(int argc, char **argv) {
       rc = hd_drv_usage_error(PROG, err);
       goto out;
     }
+    pvd.footer = "  </Collection>\n</VTKFile>\n";
+    hd_drv_ckpt_series(&ckp, &hist, suffix[0]);
+    hd_drv_ckpt_series(&ckp, &pvd, suffix[1]);
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld nodes, Mach %g, Re %g, dt %g, %ld steps%s%s%s%s\n",
@@ -378,12 +381,21 @@ static int run(int argc, char **argv) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
+    if ((cont = hd_drv_series_resume(&ckp, &ck, err, sizeof err)) < 0) {
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
   }
-  if (monitor(&ctx, &nr, state, &s0) != HD_OK) goto runtime_error;
-  if (root) {
+  if (monitor(&ctx, &nr, state, &s) != HD_OK) goto runtime_error;
+  s0 = s; /* the flow the run started with, also after restarts */
+  hd_ckpt_get_value(&ck, "dp_max0", &s0.dpmax), hd_ckpt_get_value(&ck, "mass0", &s0.mass);
+  hd_ckpt_get_value(&ck, "energy0", &s0.energy);
+  hd_ckpt_set_value(&ck, "dp_max0", s0.dpmax), hd_ckpt_set_value(&ck, "mass0", s0.mass);
+  hd_ckpt_set_value(&ck, "energy0", s0.energy);
+  if (root && !cont) {
     fprintf(hist.f, "step,time,max_dp,mass,energy\n");
-    fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step0, step0 * p.dt, s0.dpmax,
-            s0.mass * p.length[0] * p.length[1] / nodes, s0.energy * p.length[0] * p.length[1] / nodes);
+    fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step0, step0 * p.dt, s.dpmax,
+            s.mass * p.length[0] * p.length[1] / nodes, s.energy * p.length[0] * p.length[1] / nodes);
     fprintf(pvd.f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n");
   }
   every = c.frames > 0 ? (total + c.frames - 1) / c.frames : total + 1;
@@ -424,7 +436,7 @@ static int run(int argc, char **argv) {
       rc = 1;
       goto cleanup;
     }
-    if (root)
+    if (root && (step % c.monitor_every == 0 || (c.frames > 0 && step % every == 0) || step == total)) /* not at checkpoints */
       fprintf(hist.f, "%ld,%.9g,%.9e,%.15e,%.15e\n", step, step * p.dt, s.dpmax, s.mass * p.length[0] * p.length[1] / nodes,
               s.energy * p.length[0] * p.length[1] / nodes);
     cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, step < total, 0, state, ops->state_count(state),
@@ -443,7 +455,6 @@ static int run(int argc, char **argv) {
   dpmax_end = s.dpmax;
   rc = 0;
   if (!root) goto cleanup;
-  fprintf(pvd.f, "  </Collection>\n</VTKFile>\n");
   if (c.png) {
     for (k = 0; k < nodes; ++k) f[3][k] -= 1.0 / c.gamma;
     if (picture(&png[0], f[3], ns_nodes(&p, 0), ns_nodes(&p, 1), err, sizeof err) ||
