@@ -4,6 +4,7 @@
 # and calls bad / result; finish prints the plan and sets the exit status.
 n=0
 fails=0
+config_h=$(cd "${top_builddir:-.}" && pwd)/config.h
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 99
@@ -37,6 +38,16 @@ bad() {
   else
     result 1 "exit $want, one line with '$pattern': $* (got exit $rc, $lines lines)"
     sed 's/^/# /' stderr
+  fi
+}
+
+# The run just made drew its picture FILE and the summary names it; in a
+# build without libpng the run still succeeds and says why it drew none.
+picture_made() { # file
+  if grep -q '^#define HD_HAVE_PNG' "$config_h"; then
+    [ "$(cat rc)" -eq 0 ] && head -c 8 "$1" | od -An -c | grep -q 'P   N   G' && grep -q "^picture: $1" stdout
+  else
+    [ "$(cat rc)" -eq 0 ] && [ ! -e "$1" ] && grep -q '^picture: none (this build has no PNG output' stdout
   fi
 }
 

@@ -57,9 +57,18 @@ result $([ "$(cat rc)" -eq 0 ] && [ "$(wc -l <out_probes.csv)" -eq 61 ] &&
   head -n 1 out_average.csv | grep -q '^step,time,e_average,h_average$' && grep -q 'ImageData' out.vti &&
   grep -q RectilinearGrid out_slice.vtr && echo 0 || echo 1) \
   "a run writes the probe and average series, the volume and the slice"
-if grep -q HD_HAVE_PNG "${top_builddir:-.}/config.h" 2>/dev/null; then
-  result $(head -c 8 out_slice.png | od -An -c | grep -q 'P   N   G' && echo 0 || echo 1) "the slice picture is a PNG"
-fi
+picture_made out_slice.png
+result $? "the slice picture is a PNG named in the summary (or it says why there is none)"
+clean_dir
+run --input=good.in
+result $([ "$(cat rc)" -eq 0 ] && grep -q RectilinearGrid out_slice.vtr && echo 0 || echo 1) \
+  "with no slice asked for, Ez on the middle z layer is the slice"
+picture_made out_slice.png
+result $? "and its picture is drawn and named (or the summary says why not)"
+clean_dir
+run --input=good.in --slice=none
+result $([ "$(cat rc)" -eq 0 ] && [ ! -e out_slice.vtr ] && [ ! -e out_slice.png ] && grep -q '^picture: none (--slice=none)' stdout &&
+  echo 0 || echo 1) "--slice=none: no slice, no picture"
 grep -q '^memory_GB: ' stdout && grep -q '^dt_limit: ' stdout
 result $? "the summary is key: value lines with the memory used and the Courant limit"
 

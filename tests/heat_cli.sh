@@ -37,6 +37,7 @@ bad 2 "--steps given twice" --steps=1 --steps=2
 bad 2 "grid too large for memory" --n=3000000 --steps=1
 bad 2 "too large to index" --n=9000000000,9000000000 --steps=1
 bad 2 "cannot write in directory" --output=no/such/dir/out --n=8 --steps=1
+bad 2 "input file '.' is a directory, not a file" --input=.
 
 # an unwritable output path leaves no temporary behind anywhere
 clean_dir
@@ -75,6 +76,8 @@ result $(awk -v a="$h0" -v b="$h1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !
   "adiabatic run keeps total heat ($h0 -> $h1)"
 grep -q '^backend: ' stdout && grep -q '^cell_updates_per_second: ' stdout
 result $? "the summary is key: value lines"
+picture_made out.png
+result $? "the default run draws the field as out.png and names it (or says why not)"
 
 clean_dir
 run --input=good.in --steps=20 --vti=no

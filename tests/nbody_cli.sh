@@ -53,6 +53,8 @@ result $([ "$(cat rc)" -eq 0 ] && [ "$rows" -eq 6 ] && [ -s out_000000.vtp ] && 
   echo 0 || echo 1) "Plummer run writes out.csv (header + 5 rows), two snapshots and the .pvd series"
 grep -q '^relative_energy_error: ' stdout && grep -q '^virial_ratio: ' stdout
 result $? "the summary is key: value lines with the energy error and virial ratio"
+picture_made out.png
+result $? "the run draws the bodies as out.png and names it (or says why not)"
 
 clean_dir
 run --ic=file --bodies=good.csv --softening=0 --steps=10 --format=vtk --snapshot-every=5

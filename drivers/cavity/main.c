@@ -278,16 +278,12 @@ static int run(int argc, char **argv) {
   hd_drv_common_defaults(&c.com, "cavity");
   c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_MG, c.check_every = 10, c.steps = 10000000;
   c.monitor_every = 100;
-#if defined(HD_HAVE_PNG)
-  c.png = 1;
-#endif
+  c.png = HD_PNG_BUILT;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "Lid-driven cavity, vorticity-streamfunction, red-black SOR or multigrid; writes "
                          "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr and PREFIX_psi.png.")) >= 0)
     return rc;
-#if !defined(HD_HAVE_PNG)
-  if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
-#endif
+  if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
   if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
   /* blocks of whole rows */
@@ -500,9 +496,9 @@ static int run(int argc, char **argv) {
       printf("ghia_max_du: %.4f\nghia_max_dv: %.4f\nghia_psi_min: %.6f\n", du, dv, g->psi_min);
     }
   }
-  printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s.vtr%s%s%s\n", wall,
-         step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output, have_png ? " " : "",
-         have_png ? c.com.output : "", have_png ? "_psi.png" : "");
+  printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s.vtr\npicture: %s%s\n",
+         wall, step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output,
+         have_png ? png.path : "none ", have_png ? "" : HD_PNG_BUILT ? "(--png=no)" : "(" HD_NO_PNG ")");
   if (!steady && c.steady > 0)
     fprintf(stderr, PROG ": warning: not steady after %ld steps (change %.3g > %g)\n", step, change, c.steady);
   rc = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CLI_MAX_LINE 4096
 #define CLI_MAX_FILE (1 << 20)
@@ -218,8 +219,14 @@ static char *read_file(const char *path, size_t *len, char *err, size_t n) {
   FILE *f = fopen(path, "rb");
   char *buf;
   long size;
+  struct stat st;
   if (!f) {
     fail(err, n, "cannot open input file '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fclose(f);
+    fail(err, n, "input file '%s' is %s", path, S_ISDIR(st.st_mode) ? "a directory, not a file" : "not a regular file");
     return NULL;
   }
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
@@ -377,12 +384,15 @@ void cli_print_help(const cli_opt *opts, const char *prog, const char *summary) 
   printf("Usage: %s [--key=value ...]\n%s\n\nOptions (also `key = value` lines in --input files):\n",
          prog, summary);
   for (; opts->name; ++opts) {
-    char lhs[96];
+    char lhs[512];
     if (opts->type == CLI_FLAG)
       snprintf(lhs, sizeof lhs, "--%s", opts->name);
     else
       snprintf(lhs, sizeof lhs, "--%s=%s", opts->name, opts->meta ? opts->meta : "VALUE");
-    printf("  %-28s %s%s\n", lhs, opts->help, opts->cli_only ? " (command line only)" : "");
+    if (strlen(lhs) > 28) /* long choices: the text on a line of its own */
+      printf("  %s\n  %-28s %s%s\n", lhs, "", opts->help, opts->cli_only ? " (command line only)" : "");
+    else
+      printf("  %-28s %s%s\n", lhs, opts->help, opts->cli_only ? " (command line only)" : "");
   }
   printf("  %-28s %s\n  %-28s %s\n", "--help", "this text", "--version",
          "version, backends and precision");

@@ -325,13 +325,41 @@ static void png_error_fn(png_structp p, png_const_charp msg) {
 }
 #endif
 
+#if defined(HD_HAVE_PNG)
+/* RGB of t in [0, 1]: blue-white-red, or viridis through five of its
+ * colours (sequential: dark low, bright high, readable in grey too). */
+static void colour(double t, int map, unsigned char *px) {
+  static const unsigned char vir[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  if (!(t == t)) t = 0.5;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  if (map == HD_PNG_DIVERGING) {
+    const double d = 2 * t - 1; /* -1 blue, 0 white, 1 red */
+    px[0] = (unsigned char)(d < 0 ? 255 * (1 + d) : 255);
+    px[1] = (unsigned char)(255 * (1 - fabs(d)));
+    px[2] = (unsigned char)(d > 0 ? 255 * (1 - d) : 255);
+  } else {
+    const double x = 4 * t;
+    const int k = x >= 4 ? 3 : (int)x;
+    const double f = x - k;
+    int c;
+    for (c = 0; c < 3; ++c) px[c] = (unsigned char)(vir[k][c] + f * (vir[k + 1][c] - vir[k][c]) + 0.5);
+  }
+}
+
+#endif
+
 int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *err, size_t n) {
+  return hd_png_write_map(o, w, h, v, -vmax, vmax, HD_PNG_DIVERGING, err, n);
+}
+
+int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n) {
 #if defined(HD_HAVE_PNG)
   /* small maps are magnified (nearest neighbour) to at least 512 pixels */
   const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
   png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_fn, NULL);
   png_infop info = p ? png_create_info_struct(p) : NULL;
   unsigned char *row = (unsigned char *)malloc((size_t)w * zoom * 3);
+  const double span = hi > lo ? hi - lo : 1.0;
   int y;
   if (!p || !info || !row) {
     if (p) png_destroy_write_struct(&p, info ? &info : NULL);
@@ -351,16 +379,7 @@ int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *er
   png_write_info(p, info);
   for (y = 0; y < h * zoom; ++y) {
     int x;
-    for (x = 0; x < w * zoom; ++x) {
-      double t = vmax > 0 ? v[(size_t)(y / zoom) * w + x / zoom] / vmax : 0.0; /* -1 blue, 0 white, 1 red */
-      unsigned char *px = row + 3 * x;
-      if (!(t == t)) t = 0.0;
-      if (t > 1) t = 1;
-      if (t < -1) t = -1;
-      px[0] = (unsigned char)(t < 0 ? 255 * (1 + t) : 255);
-      px[1] = (unsigned char)(255 * (1 - fabs(t)));
-      px[2] = (unsigned char)(t > 0 ? 255 * (1 - t) : 255);
-    }
+    for (x = 0; x < w * zoom; ++x) colour((v[(size_t)(y / zoom) * w + x / zoom] - lo) / span, map, row + 3 * x);
     png_write_row(p, row);
   }
   png_write_end(p, NULL);
@@ -368,8 +387,8 @@ int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *er
   free(row);
   return 0;
 #else
-  (void)o, (void)w, (void)h, (void)v, (void)vmax;
-  snprintf(err, n, "this build has no PNG output (configure found no libpng)");
+  (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map;
+  snprintf(err, n, "%s", HD_NO_PNG);
   return -1;
 #endif
 }

@@ -73,6 +73,18 @@ int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const 
  * message in err when libpng is missing or the write fails. */
 int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *err, size_t n);
 
+/* The same with the scale lo..hi in one of two colour maps. */
+enum { HD_PNG_DIVERGING, HD_PNG_SEQUENTIAL };
+int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n);
+
+/* Whether this build writes PNGs, and what to say when it does not. */
+#if defined(HD_HAVE_PNG)
+#define HD_PNG_BUILT 1
+#else
+#define HD_PNG_BUILT 0
+#endif
+#define HD_NO_PNG "this build has no PNG output (configure found no libpng)"
+
 /* Directory part of a path ("." when there is none), for messages. */
 void hd_dirname(const char *path, char *dir, size_t n);
 

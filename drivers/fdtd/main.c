@@ -310,7 +310,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
       }
       for (q2 = 0; q2 < nv; ++q2)
         for (p = 0; p < nu; ++p) pic[(nv - 1 - q2) * nu + p] = pl[q2 * nu + p]; /* up is +v */
-      rc = hd_png_write(png, (int)nu, (int)nv, pic, vmax, err, errn);
+      rc = png ? hd_png_write(png, (int)nu, (int)nv, pic, vmax, err, errn) : 0;
       free(pic);
       free(pl);
       if (rc) goto done;
@@ -370,7 +370,7 @@ static int run(int argc, char **argv) {
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
-      {"slice", CLI_STRING, c.slice, "COMP AXIS POS", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
+      {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
@@ -401,22 +401,18 @@ static int run(int argc, char **argv) {
     if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
-  if (c.slice[0] && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
+  if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
+    snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
+  have_slice = strcmp(c.slice, "none") != 0;
+  if (have_slice && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
-  have_slice = c.slice[0] != '\0';
-  want[0] = want[1] = 1, want[2] = c.volume, want[3] = want[4] = have_slice;
+  want[0] = want[1] = 1, want[2] = c.volume, want[3] = have_slice, want[4] = have_slice && HD_PNG_BUILT;
   /* blocks of whole x rows; periodic axes stay whole (their wrap is local) */
   for (k = 1; k < 3; ++k)
     if (fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC) keep |= 1 << k;
   if (hd_decomp_create(&r.dc, 3, c.in.n, keep, 0, err, sizeof err)) goto usage;
   root = r.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
-#if !defined(HD_HAVE_PNG)
-  if (have_slice) {
-    snprintf(err, sizeof err, "slice: this build has no PNG output (configure found no libpng)");
-    goto usage;
-  }
-#endif
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   hd_decomp_use_backend(&r.dc, core, &ctx);
   ops = fdtd_ops_get(core->id, c.com.precision == 1);
@@ -600,7 +596,7 @@ static int run(int argc, char **argv) {
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
   if ((c.volume || have_slice) && write_fields(&c, ops, &ctx, state, &r, pad, have_slice ? &sl : NULL,
-                                               c.volume ? &vol : NULL, &slv, &png, err, sizeof err)) {
+                                               c.volume ? &vol : NULL, &slv, want[4] ? &png : NULL, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
@@ -627,6 +623,7 @@ static int run(int argc, char **argv) {
          steps_wall > 0 ? cells * (double)(step - step0) / steps_wall / 1e6 : 0.0, c.com.output, c.com.output,
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
+  printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
   rc = 0;
   goto cleanup;
 

@@ -24,7 +24,7 @@
 
 typedef struct heat_cli {
   hd_drv_common com;
-  int init, vti;
+  int init, vti, png;
   long dim, n[3], steps, csv_every;
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
@@ -169,6 +169,21 @@ static double growth_bound(const heat_problem *p, const hd_stats *st0, double t)
   return b + fabs(p->q) * t;
 }
 
+/* The final field as a picture: 2-D whole, 3-D its middle z layer; y up,
+ * the scale from the coldest to the hottest cell of the whole field. */
+static int picture(const heat_problem *p, const double *field, const hd_stats *st, hd_out *o, char *err, size_t n) {
+  const long nx = p->n[0], ny = p->n[1], k = p->dim == 3 ? p->n[2] / 2 : 0;
+  double *img = (double *)malloc((size_t)(nx * ny) * sizeof(double));
+  long i, j;
+  int rc;
+  if (!img) return snprintf(err, n, "out of host memory for the picture"), -1;
+  for (j = 0; j < ny; ++j)
+    for (i = 0; i < nx; ++i) img[(ny - 1 - j) * nx + i] = field[(k * ny + j) * nx + i];
+  rc = hd_png_write_map(o, (int)nx, (int)ny, img, st->min, st->max, HD_PNG_SEQUENTIAL, err, n);
+  free(img);
+  return rc;
+}
+
 /* A distributed run: this rank's block, its interior as doubles for the
  * statistics, and the ops that step it. */
 typedef struct heat_run {
@@ -212,14 +227,15 @@ static int run(int argc, char **argv) {
   const heat_ops *ops;
   const hd_core_ops *core;
   hd_ctx ctx;
-  hd_out vti, csv;
+  hd_out csv, vti, png, *outs[3];
+  const char *const suffix[3] = {".csv", ".vti", ".png"};
   hd_stats st0, st;
   hd_progress prog;
-  char err[1024], why[512], path[4096 + 8];
+  char err[1024], why[512];
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
-  int d, rc, have_vti = 0, have_csv = 0, cp, root, bad, cont = 0;
+  int d, rc, cp, root, bad, cont = 0, want[3];
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -249,6 +265,7 @@ static int run(int argc, char **argv) {
       {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
       {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"png", CLI_FLAG, &c.png, "yes|no", "picture of the final field (3-D: its middle z layer) as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row and blow-up check every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"max-growth", CLI_REAL, &c.max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
@@ -256,6 +273,8 @@ static int run(int argc, char **argv) {
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
+  outs[0] = &csv, outs[1] = &vti, outs[2] = &png;
+  memset(&csv, 0, sizeof csv), memset(&vti, 0, sizeof vti), memset(&png, 0, sizeof png);
   hd_drv_common_defaults(&c.com, "heat");
   c.dim = 2;
   c.n[0] = c.n[1] = c.n[2] = 256;
@@ -267,14 +286,16 @@ static int run(int argc, char **argv) {
   c.init = HD_HEAT_INIT_BOX;
   c.thot = 1.0;
   c.vti = 1;
+  c.png = HD_PNG_BUILT;
   c.max_growth = 10.0;
   strcpy(c.bc_all, "adiabatic");
 
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; "
-                         "writes PREFIX.vti and PREFIX.csv.")) >= 0)
+                         "writes PREFIX.vti, PREFIX.csv and PREFIX.png.")) >= 0)
     return rc;
   rc = 0;
+  if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
   if (build_problem(&c, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
 
   cells = (double)p.n[0] * (double)p.n[1] * (double)p.n[2];
@@ -318,7 +339,7 @@ static int run(int argc, char **argv) {
     }
     dev_bytes = 2.0 * padded * ops->real_size;
     host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 +
-                 (root && c.vti && !c.com.bench ? cells * 8.0 : 0.0);
+                 (root && (c.vti || c.png) && !c.com.bench ? cells * 8.0 : 0.0);
     rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid");
     if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
       core->destroy(&ctx);
@@ -327,30 +348,17 @@ static int run(int argc, char **argv) {
     mem_gb = (dev_bytes + host_bytes) / 1e9;
   }
 
-  memset(&vti, 0, sizeof vti);
-  memset(&csv, 0, sizeof csv);
-  bad = 0;
-  if (!c.com.bench && root) { /* rank 0 writes every output */
-    if (c.vti) {
-      snprintf(path, sizeof path, "%s.vti", c.com.output);
-      bad = hd_out_open(&vti, path, err, sizeof err) != 0;
-      have_vti = !bad;
-    }
-    snprintf(path, sizeof path, "%s.csv", c.com.output);
-    if (!bad) bad = hd_out_open(&csv, path, err, sizeof err) != 0;
-    have_csv = !bad;
-  }
-  if (hd_par_any(bad)) {
-    if (have_vti) hd_out_abort(&vti);
+  want[0] = !c.com.bench, want[1] = c.vti && !c.com.bench, want[2] = c.png && !c.com.bench;
+  if (hd_drv_open_outputs(outs, suffix, want, 3, c.com.output, err, sizeof err)) { /* on rank 0 */
     core->destroy(&ctx);
     return hd_drv_usage_error(PROG, err);
   }
-  hd_drv_ckpt_series(&ckp, &csv, ".csv");
+  hd_drv_ckpt_series(&ckp, &csv, suffix[0]);
   hr.ops = ops;
   hr.real_size = ops->real_size;
   hr.rows = (hd_stats *)malloc((size_t)(pl.n[1] * pl.n[2]) * sizeof(hd_stats));
-  if (c.vti) hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
-  if (!hr.rows || (c.vti && !hr.local)) {
+  if (want[1] || want[2]) hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
+  if (!hr.rows || ((want[1] || want[2]) && !hr.local)) {
     hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the statistics");
     goto runtime_error;
   }
@@ -468,7 +476,7 @@ static int run(int argc, char **argv) {
     hd_progress_end(&prog);
   }
 
-  if (c.vti) { /* every rank's block, gathered and written on rank 0 */
+  if (want[1] || want[2]) { /* every rank's block, gathered and written on rank 0 */
     double *field = root ? (double *)malloc((size_t)cells * sizeof(double)) : NULL;
     bad = root && !field;
     if (bad) hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the output field");
@@ -490,18 +498,18 @@ static int run(int argc, char **argv) {
       arr.name = "T";
       arr.data = field;
       arr.single = ops->real_size == 4;
-      bad = hd_vti_write(&vti, n64, dx, &arr, 1) != 0;
+      bad = want[1] && hd_vti_write(&vti, n64, dx, &arr, 1) != 0;
       if (bad) hd_fail(&ctx, HD_ERR_IO, "cannot write %s.vti", c.com.output);
+      if (!bad && want[2] && picture(&p, field, &st, &png, err, sizeof err)) bad = 1, hd_fail(&ctx, HD_ERR_IO, "%s", err);
     }
     free(field);
     if (bad) goto runtime_error;
   }
-  if (root && ((have_vti && hd_out_commit(&vti, err, sizeof err)) || hd_out_commit(&csv, err, sizeof err))) {
-    have_vti = have_csv = 0; /* a failed commit has removed its temporary */
-    hd_fail(&ctx, HD_ERR_IO, "%s", err);
-    goto runtime_error;
-  }
-  have_vti = have_csv = 0;
+  for (d = 0; root && d < 3; ++d)
+    if (want[d] && hd_out_commit(outs[d], err, sizeof err)) { /* a failed commit has removed its temporary */
+      hd_fail(&ctx, HD_ERR_IO, "%s", err);
+      goto runtime_error;
+    }
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);
@@ -524,7 +532,8 @@ static int run(int argc, char **argv) {
      gathered on rank 0, and checkpoints not): what scaling tables compare */
   printf("steps_seconds: %.6g\nsteps_cell_updates_per_second: %.6g\n", steps_wall,
          steps_wall > 0 ? cells * (double)(c.steps - step0) / steps_wall : 0.0);
-  printf("outputs: %s%s%s.csv\n", c.vti ? c.com.output : "", c.vti ? ".vti " : "", c.com.output);
+  printf("outputs: %s.csv%s%s\n", c.com.output, c.vti ? " " : "", c.vti ? vti.path : "");
+  printf("picture: %s\n", c.png ? png.path : HD_PNG_BUILT ? "none (--png=no)" : "none (" HD_NO_PNG ")");
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return 0;
@@ -544,16 +553,13 @@ runtime_error:
     fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
             ckpath);
   rc = 1;
-  if (have_vti) hd_out_abort(&vti);
-  if (have_csv) hd_out_abort(&csv);
-  have_vti = have_csv = 0;
+  for (d = 0; d < 3; ++d) hd_out_abort(outs[d]);
   hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);
-  if (have_vti) hd_out_abort(&vti);
-  if (have_csv) hd_out_abort(&csv);
+  for (d = 0; d < 3; ++d) hd_out_abort(outs[d]);
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return rc;

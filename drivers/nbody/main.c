@@ -16,6 +16,7 @@
 #include "driver.h"
 #include "nbody_ops.h"
 #include "output.h"
+#include "picture.h"
 #include "sys.h"
 
 #define PROG "hd-nbody"
@@ -26,7 +27,7 @@ enum { FMT_VTP, FMT_VTK };
 typedef struct nbody_cli {
   hd_drv_common com;
   long n, steps, seed, snapshot_every, diag_every, splits;
-  int ic, dim, integrator, format;
+  int ic, dim, integrator, format, png;
   double dt, eps, eccentricity, mass_ratio, max_growth;
   char bodies[4000];
 } nbody_cli;
@@ -140,7 +141,7 @@ static int run(int argc, char **argv) {
   const nbody_ops *ops;
   const hd_core_ops *core;
   hd_ctx ctx;
-  hd_out csv, pvd;
+  hd_out csv, pvd, png;
   hd_nbody_diag d0, d;
   hd_progress prog;
   char err[1024], why[512], path[4096 + 32];
@@ -171,6 +172,7 @@ static int run(int argc, char **argv) {
        "stop when the energy error |E - E0| exceeds G x (|K0| + |W0|) (default 100)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"snapshot-every", CLI_INT, &c.snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"format", CLI_CHOICE, &c.format, "vtp|vtk", "snapshot format: XML PolyData or legacy VTK (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
+      {"png", CLI_FLAG, &c.png, "yes|no", "picture of the final bodies seen along z as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -184,10 +186,12 @@ static int run(int argc, char **argv) {
   c.dt = 1e-3;
   c.eps = 0.01;
   c.max_growth = 100.0;
+  c.png = HD_PNG_BUILT;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
-                         "writes PREFIX.csv and PREFIX_STEP.vtp snapshots.")) >= 0)
+                         "writes PREFIX.csv, PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.")) >= 0)
     return rc;
+  if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
   c.dim = c.dim == 1 ? 2 : 3;
   if (check_options(&c, opts, err, sizeof err)) return hd_drv_usage_error(PROG, err);
   if (c.ic != IC_FILE && c.ic != IC_KEPLER && (double)c.n * 10.0 * 8.0 > 9e18)
@@ -241,6 +245,7 @@ static int run(int argc, char **argv) {
 
   memset(&csv, 0, sizeof csv);
   memset(&pvd, 0, sizeof pvd);
+  memset(&png, 0, sizeof png);
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage_fail;
   bad = 0;
   if (!c.com.bench && root) { /* rank 0 writes; the others compute the same and discard */
@@ -248,6 +253,8 @@ static int run(int argc, char **argv) {
     bad = hd_out_open(&csv, path, err, sizeof err) != 0;
     snprintf(path, sizeof path, "%s.pvd", c.com.output);
     if (!bad) bad = hd_out_open(&pvd, path, err, sizeof err) != 0;
+    snprintf(path, sizeof path, "%s.png", c.com.output);
+    if (!bad && c.png) bad = hd_out_open(&png, path, err, sizeof err) != 0;
   } else if (!c.com.bench) {
     bad = hd_out_discard(&csv, err, sizeof err) || hd_out_discard(&pvd, err, sizeof err);
   }
@@ -384,7 +391,11 @@ static int run(int argc, char **argv) {
     wall = hd_wtime() - t0;
     hd_progress_end(&prog);
   }
-  if (hd_out_commit(&csv, err, sizeof err) || hd_out_commit(&pvd, err, sizeof err)) {
+  if (root && c.png && nbody_picture(&png, host, host + p.n, p.n, p.periodic, err, sizeof err)) {
+    hd_fail(&ctx, HD_ERR_IO, "%s", err);
+    goto runtime_error;
+  }
+  if (hd_out_commit(&csv, err, sizeof err) || hd_out_commit(&pvd, err, sizeof err) || hd_out_commit(&png, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
@@ -400,8 +411,9 @@ static int run(int argc, char **argv) {
          e0, d.kinetic + d.potential, e0 != 0.0 ? (d.kinetic + d.potential - e0) / fabs(e0) : 0.0,
          d.potential != 0.0 ? -2.0 * d.kinetic / d.potential : 0.0, d.p[0], d.p[1], d.p[2], d.l[0],
          d.l[1], d.l[2]);
-  printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\n", wall,
-         wall > 0 ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap);
+  printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\npicture: %s\n", wall,
+         wall > 0 ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap,
+         c.png ? png.path : HD_PNG_BUILT ? "none (--png=no)" : "none (" HD_NO_PNG ")");
 done:
   free(host);
   ops->destroy(&ctx, state);
@@ -411,6 +423,7 @@ done:
 usage_fail:
   hd_out_abort(&csv);
   hd_out_abort(&pvd);
+  hd_out_abort(&png);
   nbody_bodies_free(&b);
   core->destroy(&ctx);
   return hd_drv_usage_error(PROG, err);
@@ -420,10 +433,12 @@ runtime_error:
   rc = 1;
   hd_out_abort(&csv);
   hd_out_abort(&pvd);
+  hd_out_abort(&png);
   hd_par_abort(rc); /* other ranks may wait in an exchange */
 cleanup:
   hd_out_abort(&csv);
   hd_out_abort(&pvd);
+  hd_out_abort(&png);
   free(host);
   nbody_bodies_free(&b);
   if (state) ops->destroy(&ctx, state);

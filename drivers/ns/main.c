@@ -275,17 +275,13 @@ static int run(int argc, char **argv) {
   c.rc = 0.15, c.gamma = 1.4, c.pr = 0.72, c.suth = 110.4 / 288.15, c.sigma = 0.25, c.cfl = 1.5, c.t_end = 2;
   c.frames = 10, c.monitor_every = 10;
   c.bc[0] = c.bc[1] = c.bc[2] = c.bc[3] = HD_NS_NONREFLECTING;
-#if defined(HD_HAVE_PNG)
-  c.png = 1;
-#endif
+  c.png = HD_PNG_BUILT;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "2-D compressible Navier-Stokes with characteristic (NSCBC) boundaries; writes "
                          "PREFIX_history.csv, PREFIX_NNNN.vtr with PREFIX.pvd, and pictures.")) >= 0)
     return rc;
   if (c.icase == HD_NS_IC_UNIFORM && !cli_find(opts, "circulation")->seen) c.circulation = 0;
-#if !defined(HD_HAVE_PNG)
-  if (c.png) return hd_drv_usage_error(PROG, "png: this build has no PNG output (configure found no libpng)");
-#endif
+  if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
   if (build(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
   total = c.steps > 0 ? c.steps : (long)ceil(c.t_end / p.dt - 1e-9);
@@ -479,9 +475,10 @@ static int run(int argc, char **argv) {
   printf("max_dp_initial: %.6e\nmax_dp_final: %.6e\n", s0.dpmax, dpmax_end);
   if (c.icase == HD_NS_IC_VORTEX && dip(&c) > 0) printf("max_dp_final_over_vortex_dip: %.4f\n", dpmax_end / dip(&c));
   printf("mass_change: %.3e\nenergy_change: %.3e\nwall_seconds: %.6g\ncell_stages_per_second: %.6g\n"
-         "outputs: %s_history.csv %s.pvd (%ld frames)%s\n",
+         "outputs: %s_history.csv %s.pvd (%ld frames)\npicture: %s%s%s%s\n",
          s.mass / s0.mass - 1.0, s.energy / s0.energy - 1.0, wall, wall > 0 ? (double)nodes * 4.0 * (step - step0) / wall : 0.0,
-         c.com.output, c.com.output, frame, c.png ? " and the pictures" : "");
+         c.com.output, c.com.output, frame, c.png ? png[0].path : "none ", c.png ? " " : "", c.png ? png[1].path : "",
+         c.png ? "" : HD_PNG_BUILT ? "(--png=no)" : "(" HD_NO_PNG ")");
   rc = 0;
   goto cleanup;
 
