@@ -389,7 +389,7 @@ void cli_print_help(const cli_opt *opts, const char *prog, const char *summary) 
       snprintf(lhs, sizeof lhs, "--%s", opts->name);
     else
       snprintf(lhs, sizeof lhs, "--%s=%s", opts->name, opts->meta ? opts->meta : "VALUE");
-    if (strlen(lhs) > 28) /* long choices: the text on a line of its own */
+    if (strlen(lhs) >= 28) /* long choices: the text on a line of its own */
       printf("  %s\n  %-28s %s%s\n", lhs, "", opts->help, opts->cli_only ? " (command line only)" : "");
     else
       printf("  %-28s %s%s\n", lhs, opts->help, opts->cli_only ? " (command line only)" : "");

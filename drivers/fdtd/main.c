@@ -381,7 +381,7 @@ static int run(int argc, char **argv) {
   fdtd_input_defaults(&c.in);
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "3-D Yee FDTD with Mur, PML, PEC and periodic boundaries; writes "
-                         "PREFIX_probes.csv, PREFIX_average.csv, PREFIX.vti (or .vtr) and an optional slice.")) >= 0)
+                         "PREFIX_probes.csv, PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture.")) >= 0)
     goto out;
   c.in.waveform = wave_choice;
   c.com.bench = c.bench > 0;
