@@ -1,9 +1,11 @@
 #!/bin/sh
-# README's embedding example, doc/examples/heat_embed.c, built from the
-# headers alone as serial C, OpenMP C and CUDA (nvcc -x cu), and run: it
-# checks an eigenmode's decay itself.  The CUDA binary runs only on a GPU.
+# The embedding examples, doc/examples/*.c (one a module, and a kernel of
+# your own), built from the headers alone as serial C, OpenMP C (double and
+# single precision) and CUDA (nvcc -x cu), and run: each checks a known
+# answer itself (an exact discrete solution or a conservation law).  The
+# CUDA binaries run only on a GPU.
 set -u
-src=${top_srcdir:-.}/doc/examples/heat_embed.c
+dir=${top_srcdir:-.}/doc/examples
 inc=${top_srcdir:-.}/include
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -13,25 +15,33 @@ result() {
   n=$((n + 1))
   if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
 }
-${CC:-cc} -O2 -Wall -Wextra -Werror -I"$inc" "$src" -o "$tmp/serial" -lm >"$tmp/log" 2>&1 && "$tmp/serial" >>"$tmp/log" 2>&1
-result $? "serial C build runs and matches the analytic decay"
-sed 's/^/# /' "$tmp/log"
-if [ -n "${OPENMP_CFLAGS:-}" ]; then
-  ${CC:-cc} -O2 $OPENMP_CFLAGS -Wall -Wextra -Werror -I"$inc" "$src" -o "$tmp/omp" -lm >"$tmp/log" 2>&1 && "$tmp/omp" >>"$tmp/log" 2>&1
-  result $? "OpenMP C build runs and matches the analytic decay"
+for src in "$dir"/*.c; do
+  ex=$(basename "$src" .c)
+  ${CC:-cc} -O2 -Wall -Wextra -Werror -I"$inc" "$src" -o "$tmp/serial" -lm >"$tmp/log" 2>&1 && "$tmp/serial" >>"$tmp/log" 2>&1
+  result $? "$ex: serial C build runs and checks its answer"
   sed 's/^/# /' "$tmp/log"
-fi
-if [ -n "${NVCC:-}" ]; then
-  $NVCC -O2 -x cu ${NVCC_TEST_FLAGS:-} -Werror all-warnings -I"$inc" "$src" -o "$tmp/cuda" >"$tmp/log" 2>&1
-  result $? "CUDA build (nvcc -x cu) compiles warning-free"
-  if "$tmp/cuda" >"$tmp/log" 2>&1; then
-    result 0 "CUDA build runs on the GPU and matches the analytic decay"
-  elif grep -q "no CUDA device" "$tmp/log"; then
-    n=$((n + 1)); echo "ok $n # SKIP CUDA run: no GPU here"
-  else
-    result 1 "CUDA build runs on the GPU and matches the analytic decay"
+  if [ -n "${OPENMP_CFLAGS:-}" ]; then
+    for prec in double single; do
+      flag=""
+      [ $prec = single ] && flag=-DHD_REAL_FLOAT
+      ${CC:-cc} -O2 $OPENMP_CFLAGS $flag -Wall -Wextra -Werror -I"$inc" "$src" -o "$tmp/omp" -lm >"$tmp/log" 2>&1 &&
+        "$tmp/omp" >>"$tmp/log" 2>&1
+      result $? "$ex: OpenMP C build, $prec precision, runs and checks its answer"
+      sed 's/^/# /' "$tmp/log"
+    done
   fi
-  sed 's/^/# /' "$tmp/log"
-fi
+  if [ -n "${NVCC:-}" ]; then
+    $NVCC -O2 -x cu ${NVCC_TEST_FLAGS:-} -Werror all-warnings -I"$inc" "$src" -o "$tmp/cuda" >"$tmp/log" 2>&1
+    result $? "$ex: CUDA build (nvcc -x cu) compiles warning-free"
+    if "$tmp/cuda" >"$tmp/log" 2>&1; then
+      result 0 "$ex: CUDA build runs on the GPU and checks its answer"
+    elif grep -q "no CUDA device" "$tmp/log"; then
+      n=$((n + 1)); echo "ok $n # SKIP $ex: CUDA run: no GPU here"
+    else
+      result 1 "$ex: CUDA build runs on the GPU and checks its answer"
+    fi
+    sed 's/^/# /' "$tmp/log"
+  fi
+done
 echo "1..$n"
 [ "$fails" -eq 0 ]
