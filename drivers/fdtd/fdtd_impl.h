@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <hd/fdtd.h>
+#include <hd/fdtd_dft.h>
 #include <hd/memory.h>
 
 #include "state_io.h"
@@ -39,6 +40,15 @@ typedef struct fdtd_state {
   double dt;
   long step;
   int tuned, block[3];
+  /* running DFTs: frequencies, each feed's V and I, the Huygens surface */
+  int nfreq;
+  double *freq;                /* host */
+  hd_real *vi;                 /* this step's V, I of each feed when no record is kept */
+  double *feed_acc;            /* 4 nfreq nfeed */
+  hd_idx *surf_node;
+  unsigned char *surf_face;
+  double *surf_acc;            /* 8 nfreq npts */
+  hd_idx npts;
 } fdtd_state;
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
@@ -58,6 +68,12 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->prof);
   hd_dev_free(ctx, st->feed);
   hd_dev_free(ctx, st->probe);
+  hd_dev_free(ctx, st->vi);
+  hd_dev_free(ctx, st->feed_acc);
+  hd_dev_free(ctx, st->surf_node);
+  hd_dev_free(ctx, st->surf_face);
+  hd_dev_free(ctx, st->surf_acc);
+  free(st->freq);
   hd_dev_free(ctx, st->rec);
   hd_dev_free(ctx, st->rows);
   free(st);
@@ -222,6 +238,43 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   return HD_OK;
 }
 
+/* The running DFTs' arrays: frequencies, feed accumulators, and the
+ * Huygens surface's points (base nodes on the padded grid) and
+ * accumulators, all zero. */
+static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, hd_idx pad) {
+  hd_status s = HD_OK;
+  size_t bytes;
+  st->nfreq = m->nfreq;
+  st->freq = (double *)malloc((size_t)m->nfreq * sizeof(double));
+  if (!st->freq) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  memcpy(st->freq, m->freq, (size_t)m->nfreq * sizeof(double));
+  if (st->nfeed) {
+    bytes = (size_t)4 * m->nfreq * st->nfeed * sizeof(double);
+    s = hd_dev_alloc(ctx, (void **)&st->feed_acc, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->feed_acc, bytes);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vi, (size_t)2 * st->nfeed * sizeof(hd_real));
+  }
+  if (s == HD_OK && m->box_hi[0] > 0) {
+    const hd_idx npts = hd_dft_surface_points(m->box_lo, m->box_hi, NULL, NULL);
+    unsigned char *face = (unsigned char *)malloc((size_t)npts);
+    long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
+    hd_idx *node = (hd_idx *)malloc((size_t)npts * sizeof(hd_idx)), p;
+    if (!face || !ijk || !node) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    if (s == HD_OK) {
+      hd_dft_surface_points(m->box_lo, m->box_hi, face, ijk);
+      for (p = 0; p < npts; ++p) node[p] = hd_grid_at(&st->a.g, ijk[3 * p] + pad, ijk[3 * p + 1] + pad, ijk[3 * p + 2] + pad);
+      st->npts = npts;
+      s = fd_upload(ctx, (void **)&st->surf_node, node, (size_t)npts * sizeof *node);
+      if (s == HD_OK) s = fd_upload(ctx, (void **)&st->surf_face, face, (size_t)npts);
+      bytes = (size_t)8 * m->nfreq * npts * sizeof(double);
+      if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_acc, bytes);
+      if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_acc, bytes);
+    }
+    free(face), free(ijk), free(node);
+  }
+  return s;
+}
+
 static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
   const hd_idx pad = fdtd_pad(m), lead = fdtd_lead(m);
@@ -314,6 +367,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   }
   if (s == HD_OK && st->nrec)
     s = hd_dev_alloc(ctx, (void **)&st->rec, (size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
+  if (s == HD_OK && m->nfreq) s = fd_create_dft(ctx, st, m, pad);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(2 * m->n[1] * m->n[2]) * sizeof(double));
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
@@ -358,6 +412,29 @@ static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
   return efield ? hd_fdtd_e_loop(ctx, &st->a, nodes) : hd_fdtd_h_loop(ctx, &st->a, nodes);
 }
 
+/* This step's running DFTs, chunk by chunk of frequencies: the feeds'
+ * V and I just recorded at vi (feeds), or the surface fields (after H). */
+static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int feeds) {
+  hd_status s = HD_OK;
+  int k0;
+  for (k0 = 0; k0 < st->nfreq && s == HD_OK; k0 += HD_DFT_CHUNK) {
+    hd_dft_phase ph;
+    hd_dft_phase_step(&ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->step, st->dt);
+    if (feeds) {
+      hd_dft_feed_args fa;
+      fa.vi = vi, fa.acc = st->feed_acc, fa.nfeed = st->nfeed, fa.k0 = k0, fa.ph = ph;
+      s = hd_dft_feed_loop(ctx, &fa, 0, st->nfeed);
+    } else {
+      hd_dft_surface_args sa;
+      memcpy(sa.f, st->a.f, sizeof sa.f);
+      sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.acc = st->surf_acc;
+      sa.npts = st->npts, sa.k0 = k0, sa.ph = ph;
+      s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
+    }
+  }
+  return s;
+}
+
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   hd_status s = fd_half_step(ctx, st, 1);
   int c;
@@ -376,13 +453,15 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     fa.feed = st->feed;
     fa.wave = st->wave;
     fa.t = (double)(st->step + 1) * st->dt;
-    fa.rec = rec ? rec + st->nprobe : NULL;
+    fa.rec = rec ? rec + st->nprobe : st->vi;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
+    if (s == HD_OK && st->nfreq) s = fd_dft_step(ctx, st, fa.rec, 1);
   }
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
+  if (s == HD_OK && st->npts) s = fd_dft_step(ctx, st, NULL, 0);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
     memcpy(pa.f, st->a.f, sizeof pa.f);
@@ -466,6 +545,18 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 
 static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
+static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface) {
+  fdtd_state *st = (fdtd_state *)state;
+  const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nfreq * st->npts;
+  hd_status s = HD_OK;
+  size_t i;
+  if (feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
+  for (i = 0; s == HD_OK && feeds && st->feed_acc && i < nf; ++i) feeds[i] *= st->dt; /* the DFT's dt */
+  if (s == HD_OK && surface && st->surf_acc) s = hd_dev_download(ctx, surface, st->surf_acc, ns * sizeof(double));
+  for (i = 0; s == HD_OK && surface && st->surf_acc && i < ns; ++i) surface[i] *= st->dt;
+  return s;
+}
+
 /* The state: six fields, the Mur points (each keeps a value of the last
  * step), the PML split parts, and the step counter (the sources' clock). */
 static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
@@ -481,6 +572,10 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
       e[n].name = pml[c][k], e[n].dev = k ? st->pml[c].s2 : st->pml[c].s1;
       e[n].bytes = (size_t)st->npml[c] * sizeof(hd_real), e[n++].host = 0;
     }
+  if (st->feed_acc)
+    e[n].name = "dft_feeds", e[n].dev = st->feed_acc, e[n].bytes = (size_t)4 * st->nfreq * st->nfeed * sizeof(double), e[n++].host = 0;
+  if (st->surf_acc)
+    e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nfreq * st->npts * sizeof(double), e[n++].host = 0;
   e[n].name = "step", e[n].dev = &st->step, e[n].bytes = sizeof st->step, e[n++].host = 1;
   return n;
 }
@@ -497,5 +592,5 @@ static hd_status fd_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 }
 
 const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), FDTD_HAS_TUNED, fd_create,
-                                        fd_advance, fd_row_sums, fd_download, fd_field, fd_destroy, fd_state_count,
-                                        fd_state_io};
+                                        fd_advance, fd_row_sums, fd_download, fd_field, fd_spectra, fd_destroy,
+                                        fd_state_count, fd_state_io};

@@ -33,6 +33,13 @@ typedef struct fdtd_model {
   const fdtd_point *probe;
   int variant;                 /* HD_VARIANT_* */
   int block[3];                /* CUDA launch shape of the E and H kernels; 0 = default */
+  /* frequency-domain results (hd/fdtd_dft.h): the frequencies, and the
+   * Huygens box of physical nodes lo..hi on which the tangential fields
+   * are transformed (box_hi[0] = 0: none); feeds are transformed whenever
+   * there are frequencies */
+  int nfreq;
+  const double *freq;
+  long box_lo[3], box_hi[3];
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */
@@ -76,6 +83,11 @@ typedef struct fdtd_ops {
   hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
   /* one component on the padded grid (backend memory), for halo exchanges */
   void *(*field)(void *state, int comp);
+  /* the running DFTs so far (host doubles): each feed's gap voltage and
+   * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), and the Huygens
+   * surface's tangential fields (8 x nfreq x points, hd_dft_surface_args'),
+   * NULL where not wanted */
+  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

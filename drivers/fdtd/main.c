@@ -11,12 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hd/fdtd_dft.h>
+
 #include "checkpoint.h"
 #include "decomp.h"
 #include "driver.h"
 #include "fdtd_ops.h"
 #include "model.h"
 #include "output.h"
+#include "spectra.h"
 #include "sys.h"
 
 #define PROG "hd-fdtd"
@@ -26,7 +29,10 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume;
-  char slice[128];
+  char slice[128], frequencies[128], farfield[64];
+  long margin;
+  double z0;
+  fdtd_spectra sp;
 } fdtd_cli;
 
 typedef struct fdtd_slice {
@@ -325,6 +331,23 @@ done:
 }
 
 
+/* The frequency-domain results of the run (one rank): the spectra from the
+ * backend, then the ports and the far field.  0 or -1 + message. */
+static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const long lo[3],
+                         const long hi[3], char *err, size_t en) {
+  const size_t nf = (size_t)c->sp.nfreq, npts = c->sp.ntheta ? (size_t)hd_dft_surface_points(lo, hi, NULL, NULL) : 0;
+  double *feeds = (double *)malloc(4 * nf * (size_t)(c->in.nfeed + 1) * sizeof(double));
+  double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL;
+  int rc = -1;
+  if (!feeds || (npts && !surf)) snprintf(err, en, "out of host memory for the spectra");
+  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf) != HD_OK) snprintf(err, en, "%s", ctx->msg);
+  else if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, feeds, c->com.output, err, en)) (void)0;
+  else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, c->com.output, err, en)) (void)0;
+  else rc = 0;
+  free(feeds), free(surf);
+  return rc;
+}
+
 static int run(int argc, char **argv) {
   fdtd_cli c;
   fdtd_run r;
@@ -337,13 +360,14 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512];
   void *state = NULL;
-  double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, steps_wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes;
+  double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, steps_wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes, dft_bytes;
   long step = 0, step0 = 0, every, pad;
   int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5], cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
   int wave_choice = HD_FDTD_DGAUSSIAN;
+  long box_lo[3] = {0, 0, 0}, box_hi[3] = {0, 0, 0};
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_CHECKPOINT_OPTIONS(c.com),
@@ -370,6 +394,10 @@ static int run(int argc, char **argv) {
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
+      {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
+      {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -377,6 +405,7 @@ static int run(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   memset(&m, 0, sizeof m);
   c.volume = 1;
+  c.margin = 5;
   hd_drv_common_defaults(&c.com, "fdtd");
   fdtd_input_defaults(&c.in);
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
@@ -401,6 +430,14 @@ static int run(int argc, char **argv) {
     if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
+  if (c.farfield[0] && !c.frequencies[0]) {
+    snprintf(err, sizeof err, "farfield: give the frequencies too");
+    goto usage;
+  }
+  if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
+  if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
+  c.sp.margin = c.margin, c.sp.z0 = c.z0;
+  if (c.sp.ntheta && fdtd_spectra_box(&c.sp, c.in.n, box_lo, box_hi, err, sizeof err)) goto usage;
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;
@@ -413,6 +450,10 @@ static int run(int argc, char **argv) {
   if (hd_decomp_create(&r.dc, 3, c.in.n, keep, 0, err, sizeof err)) goto usage;
   root = r.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
+  if (c.sp.nfreq && r.dc.size > 1) {
+    snprintf(err, sizeof err, "frequencies: frequency-domain results are not yet available on more than one rank");
+    goto usage;
+  }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   hd_decomp_use_backend(&r.dc, core, &ctx);
   ops = fdtd_ops_get(core->id, c.com.precision == 1);
@@ -427,12 +468,16 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   cells = (double)c.in.n[0] * c.in.n[1] * c.in.n[2];
-  bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size);
+  /* the running DFTs: 8 doubles a Huygens point and frequency, 4 a feed */
+  dft_bytes = 8.0 * c.sp.nfreq * (8.0 * (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
+                                  4.0 * c.in.nfeed);
+  bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;
   /* host: this block's six material arrays, and for the output a field in
-   * double, a cell array, and on rank 0 seven cell arrays of the grid */
+   * double, a cell array, and on rank 0 seven cell arrays of the grid and
+   * the spectra */
   rc = hd_drv_check_memory(PROG, &ctx, core, bytes,
                            bytes / (6.0 * ops->real_size + 6.0) * (6.0 + (c.com.bench ? 0.0 : 8.0)) +
-                               (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? 56.0 * cells : 0.0)),
+                               (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? 56.0 * cells + dft_bytes : 0.0)),
                            "the model");
   if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
     core->destroy(&ctx);
@@ -451,6 +496,8 @@ static int run(int argc, char **argv) {
   }
   m.nfeed = r.nfeed, m.feed = r.feed, m.nprobe = r.nprobe, m.probe = r.probe;
   m.variant = c.com.variant;
+  m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
+  if (c.sp.ntheta) memcpy(m.box_lo, box_lo, sizeof box_lo), memcpy(m.box_hi, box_hi, sizeof box_hi);
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   pad = fdtd_pad(&m);
   nrec = c.in.nprobe + 2 * c.in.nfeed;
@@ -624,6 +671,11 @@ static int run(int argc, char **argv) {
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
+  if (c.sp.nfreq && write_spectra(&c, ops, &ctx, state, box_lo, box_hi, err, sizeof err)) {
+    fprintf(stderr, PROG ": error: %s\n", err);
+    rc = 1;
+    goto cleanup;
+  }
   rc = 0;
   goto cleanup;
 
@@ -655,6 +707,7 @@ out:
   free(rows);
   run_free(&r);
   fdtd_input_free(&c.in);
+  fdtd_spectra_free(&c.sp);
   return rc;
 }
 

@@ -1,0 +1,46 @@
+/* hd-fdtd's frequency-domain results, from the running DFTs the backend
+ * gathered (hd/fdtd_dft.h): port quantities of every feed (impedance,
+ * reflection, return loss, VSWR, accepted power, the S-parameter column of
+ * the driven port, Touchstone), and the far field of the Huygens surface
+ * (pattern, directivity, gain, efficiency).  Separate from main.c: the run
+ * is one story, what it is for another. */
+#ifndef HD_DRV_FDTD_SPECTRA_H
+#define HD_DRV_FDTD_SPECTRA_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "output.h"
+
+typedef struct fdtd_spectra {
+  int nfreq;
+  double *freq;
+  int ntheta, nphi;   /* far-field divisions of theta in [0, 180] and phi in [0, 360); 0: none */
+  long margin;        /* cells between the Huygens box and the boundary faces */
+  double z0;          /* reference impedance; 0: each feed's own resistance */
+} fdtd_spectra;
+
+/* "F" or "F0 F1 N" (N frequencies from F0 to F1) and "NTHETA NPHI";
+ * 0 or -1 with a message. */
+int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, char *err, size_t n);
+int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n);
+void fdtd_spectra_free(fdtd_spectra *s);
+
+/* The Huygens box of the grid of n cells: physical nodes margin .. n -
+ * margin an axis; 0 or -1 with a message when the grid is too small. */
+int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi[3], char *err, size_t en);
+
+/* Write PREFIX_ports.csv (and PREFIX.s1p for a single feed) from the feed
+ * spectra (4 x nfreq x nfeed); print a summary line per feed at the first
+ * frequency on stdout.  0 or -1 with a message. */
+int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix,
+                       char *err, size_t en);
+
+/* Write PREFIX_farfield.csv from the surface spectra (8 x nfreq x points
+ * of the box lo..hi) and print directivity, gain and efficiency a
+ * frequency; feeds (may be NULL) give the accepted power.  0 or -1. */
+int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
+                                const double *surface, const double *feeds, const char *prefix, char *err,
+                                size_t en);
+
+#endif

@@ -1,0 +1,199 @@
+/* hd/fdtd_dft.h - frequency-domain results of an FDTD run, gathered while it
+ * marches (nothing of the time history is stored).
+ *
+ * The running discrete Fourier transform of a sample x(t_n),
+ *     X(f) = sum_n x(t_n) exp(-j 2 pi f t_n) dt,
+ * taken at each sample's own time: E at the end of step n is at
+ * t = (n + 1) dt, H at (n + 3/2) dt, a feed's gap voltage at (n + 1) dt and
+ * its current (the loop integral of H) at (n + 1/2) dt.  The phasors then
+ * describe one time-harmonic field exp(+j 2 pi f t), with no half-step
+ * error between E and H.  The phase factors of a step are computed once on
+ * the host and passed by value, so every backend multiplies the same bits.
+ *
+ * The Huygens surface: the faces of a box of whole cells.  A face point is
+ * the centre of one cell face on the box; its four tangential fields are
+ * averaged there from the Yee positions (E over the two edges of the face,
+ * H over the four around it, half a cell either side of the face), each
+ * accumulated in double by the one thread that owns the point, in time
+ * order: serial, OpenMP and a decomposition into blocks give the same bits.
+ *
+ * The near-to-far transformation (phasor convention exp(+j omega t)):
+ *     J = n x H,  M = -n x E  on the surface,
+ *     N = sum J exp(j k r'.r^) dS,  L = sum M exp(j k r'.r^) dS,
+ *     r E_theta = -j k / (4 pi) (L_phi + eta N_theta),
+ *     r E_phi   =  j k / (4 pi) (L_theta - eta N_phi)   (the exp(-j k r) left out),
+ * and the radiation intensity U = r^2 |E|^2 / (2 eta). */
+#ifndef HD_FDTD_DFT_H
+#define HD_FDTD_DFT_H
+
+#include <math.h>
+
+#include "fdtd.h"
+
+/* Frequencies one launch of the surface accumulation takes. */
+#define HD_DFT_CHUNK 8
+
+/* exp(-j 2 pi f t) for the frequencies of one chunk, at the sample times
+ * of a step: index 0 the E and gap voltages ((n + 1) dt), 1 the H
+ * ((n + 3/2) dt), 2 the feed currents ((n + 1/2) dt).  The accumulators
+ * hold the sums without the factor dt, which the reader applies: fields
+ * near the end of a run are tiny, and tiny times dt would fall into the
+ * denormal range, where the CPU's arithmetic is a hundred times slower. */
+typedef struct hd_dft_phase {
+  double c[3][HD_DFT_CHUNK], s[3][HD_DFT_CHUNK]; /* cos, -sin */
+  int count;                                      /* frequencies in this chunk */
+} hd_dft_phase;
+
+/* Phase factors of step n for freq[0 .. count). */
+HD_HOST_FN void hd_dft_phase_step(hd_dft_phase *p, const double *freq, int count, long n, double dt) {
+  const double pi2 = 2.0 * 3.14159265358979323846, at[3] = {1.0, 1.5, 0.5};
+  int k, w;
+  p->count = count;
+  for (k = 0; k < count; ++k)
+    for (w = 0; w < 3; ++w) {
+      /* turns of f t as (n f dt mod 1) + at f dt: long runs keep every digit */
+      const double turns = fmod(fmod((double)n * (freq[k] * dt), 1.0) + at[w] * freq[k] * dt, 1.0);
+      p->c[w][k] = cos(pi2 * turns), p->s[w][k] = -sin(pi2 * turns);
+    }
+}
+
+/* ---- feeds: gap voltage and current ----------------------------------------------- */
+
+typedef struct hd_dft_feed_args {
+  const hd_real *vi; /* this step's gap voltage and current of each feed (hd_fdtd_feed_pt's record) */
+  double *acc;       /* 4 doubles (V re, im, I re, im) x frequencies x feeds, feed fastest */
+  hd_idx nfeed;
+  int k0;
+  hd_dft_phase ph;
+} hd_dft_feed_args;
+
+HD_FN void hd_dft_feed_pt(const hd_dft_feed_args *a, hd_idx p) {
+  const double v = a->vi[2 * p], i = a->vi[2 * p + 1];
+  int k;
+  for (k = 0; k < a->ph.count; ++k) {
+    double *x = a->acc + (hd_idx)4 * (a->k0 + k) * a->nfeed;
+    x[p] += v * a->ph.c[0][k], x[a->nfeed + p] += v * a->ph.s[0][k];
+    x[2 * a->nfeed + p] += i * a->ph.c[2][k], x[3 * a->nfeed + p] += i * a->ph.s[2][k];
+  }
+}
+HD_DEFINE_FOR_1D(hd_dft_feed_loop, hd_dft_feed_pt, hd_dft_feed_args)
+
+/* ---- the Huygens surface -------------------------------------------------------- */
+
+/* Face points of the box: face f (0..5: -x, +x, -y, +y, -z, +z) with
+ * normal axis a = f / 2, tangential axes u = (a + 1) % 3, v = (a + 2) % 3;
+ * a point is the cell (iu, iv) of the face's node plane, its base node n
+ * the padded offset of node (iu, iv) on that plane. */
+typedef struct hd_dft_surface_args {
+  const hd_real *f[6];   /* the fields (device) */
+  hd_grid g;             /* the field grid */
+  const hd_idx *node;    /* base node of each point */
+  const unsigned char *face;
+  double *acc;           /* 8 doubles (Eu, Ev, Hu, Hv as re, im) x frequencies x points, point fastest */
+  hd_idx npts;
+  int k0;                /* the chunk's first frequency */
+  hd_dft_phase ph;
+} hd_dft_surface_args;
+
+/* The four tangential fields at the face centre of point p. */
+HD_FN void hd_dft_surface_fields(const hd_dft_surface_args *a, hd_idx p, double v[4]) {
+  const int fa = a->face[p] / 2, u = (fa + 1) % 3, w = (fa + 2) % 3;
+  const hd_idx n = a->node[p], su = a->g.stride[u], sw = a->g.stride[w], sa = a->g.stride[fa];
+  const hd_real *eu = a->f[u], *ew = a->f[w], *hu = a->f[3 + u], *hw = a->f[3 + w];
+  v[0] = 0.5 * ((double)eu[n] + eu[n + sw]);
+  v[1] = 0.5 * ((double)ew[n] + ew[n + su]);
+  v[2] = 0.25 * ((double)hu[n] + hu[n + su] + hu[n - sa] + hu[n + su - sa]);
+  v[3] = 0.25 * ((double)hw[n] + hw[n + sw] + hw[n - sa] + hw[n + sw - sa]);
+}
+
+HD_FN void hd_dft_surface_pt(const hd_dft_surface_args *a, hd_idx p) {
+  double v[4];
+  int k, c;
+  hd_dft_surface_fields(a, p, v);
+  for (k = 0; k < a->ph.count; ++k) {
+    double *x = a->acc + (hd_idx)8 * (a->k0 + k) * a->npts;
+    for (c = 0; c < 4; ++c) {
+      const int w = c < 2 ? 0 : 1;
+      x[(2 * c) * a->npts + p] += v[c] * a->ph.c[w][k];
+      x[(2 * c + 1) * a->npts + p] += v[c] * a->ph.s[w][k];
+    }
+  }
+}
+HD_DEFINE_FOR_1D(hd_dft_surface_loop, hd_dft_surface_pt, hd_dft_surface_args)
+
+/* The face points of the box of physical nodes lo[a] .. hi[a] (lo < hi),
+ * in the order of the faces, then v, then u.  Returns their count; where
+ * the arrays are given, each point's face and its base node as physical
+ * indices (3 a point). */
+HD_HOST_FN hd_idx hd_dft_surface_points(const long lo[3], const long hi[3], unsigned char *face, long *ijk) {
+  hd_idx count = 0;
+  int f;
+  for (f = 0; f < 6; ++f) {
+    const int a = f / 2, u = (a + 1) % 3, w = (a + 2) % 3;
+    long iu, iw;
+    for (iw = lo[w]; iw < hi[w]; ++iw)
+      for (iu = lo[u]; iu < hi[u]; ++iu, ++count) {
+        if (face) face[count] = (unsigned char)f;
+        if (ijk) ijk[3 * count + a] = f % 2 ? hi[a] : lo[a], ijk[3 * count + u] = iu, ijk[3 * count + w] = iw;
+      }
+  }
+  return count;
+}
+
+/* ---- the far field ---------------------------------------------------------------- */
+
+/* The surface for the transformation: each point's centre (x, y, z), its
+ * area with the outward sign of its face, and the accumulated phasors of
+ * one frequency (8 arrays of npts: Eu, Ev, Hu, Hv as re, im). */
+typedef struct hd_ntff_args {
+  const double *pos;          /* 3 npts: x, then y, then z */
+  const double *area;         /* signed: + on +x/+y/+z faces, - on the others */
+  const unsigned char *face;
+  const double *acc;
+  hd_idx npts;
+  double k, eta;              /* wave number and impedance of the medium */
+  const double *theta, *phi;  /* directions */
+  double *out;                /* per direction: Eth re, im, Eph re, im (r E, exp(-jkr) left out) */
+} hd_ntff_args;
+
+/* r E_theta and r E_phi in direction d, the points summed in order. */
+HD_FN void hd_ntff_pt(const hd_ntff_args *a, hd_idx d) {
+  const double th = a->theta[d], ph = a->phi[d];
+  const double st = sin(th), ct = cos(th), sp = sin(ph), cp = cos(ph);
+  const double rh[3] = {st * cp, st * sp, ct};               /* r^ */
+  const double tv[3] = {ct * cp, ct * sp, -st}, pv[3] = {-sp, cp, 0.0}; /* theta^, phi^ */
+  double nr[3] = {0, 0, 0}, ni[3] = {0, 0, 0}, lr[3] = {0, 0, 0}, li[3] = {0, 0, 0};
+  double nt_r, nt_i, np_r, np_i, lt_r, lt_i, lp_r, lp_i;
+  hd_idx p;
+  for (p = 0; p < a->npts; ++p) {
+    const int fa = a->face[p] / 2, u = (fa + 1) % 3, w = (fa + 2) % 3;
+    const double x = a->pos[p], y = a->pos[a->npts + p], z = a->pos[2 * a->npts + p];
+    const double kr = a->k * (x * rh[0] + y * rh[1] + z * rh[2]), c = cos(kr), s = sin(kr);
+    const double ds = a->area[p]; /* n = sign(ds) e_a, |ds| the area */
+    const double *q = a->acc + p;
+    const hd_idx m = a->npts;
+    /* n = s e_a, e_a x e_u = e_v: J = n x H has J_u = -s H_v, J_v = s H_u;
+       M = -n x E has M_u = s E_v, M_v = -s E_u (s in ds); each times exp(j kr) */
+    const double jur = -q[6 * m] * ds, jui = -q[7 * m] * ds, jvr = q[4 * m] * ds, jvi = q[5 * m] * ds;
+    const double mur = q[2 * m] * ds, mui = q[3 * m] * ds, mvr = -q[0] * ds, mvi = -q[m] * ds;
+    nr[u] += jur * c - jui * s, ni[u] += jur * s + jui * c;
+    nr[w] += jvr * c - jvi * s, ni[w] += jvr * s + jvi * c;
+    lr[u] += mur * c - mui * s, li[u] += mur * s + mui * c;
+    lr[w] += mvr * c - mvi * s, li[w] += mvr * s + mvi * c;
+  }
+  nt_r = nr[0] * tv[0] + nr[1] * tv[1] + nr[2] * tv[2], nt_i = ni[0] * tv[0] + ni[1] * tv[1] + ni[2] * tv[2];
+  np_r = nr[0] * pv[0] + nr[1] * pv[1], np_i = ni[0] * pv[0] + ni[1] * pv[1];
+  lt_r = lr[0] * tv[0] + lr[1] * tv[1] + lr[2] * tv[2], lt_i = li[0] * tv[0] + li[1] * tv[1] + li[2] * tv[2];
+  lp_r = lr[0] * pv[0] + lr[1] * pv[1], lp_i = li[0] * pv[0] + li[1] * pv[1];
+  {
+    const double f = a->k / (4.0 * 3.14159265358979323846);
+    /* -j f (L_phi + eta N_theta); j f (L_theta - eta N_phi) */
+    const double ar = lp_r + a->eta * nt_r, ai = lp_i + a->eta * nt_i;
+    const double br = lt_r - a->eta * np_r, bi = lt_i - a->eta * np_i;
+    a->out[4 * d] = f * ai, a->out[4 * d + 1] = -f * ar;
+    a->out[4 * d + 2] = -f * bi, a->out[4 * d + 3] = f * br;
+  }
+}
+HD_DEFINE_FOR_1D(hd_ntff_loop, hd_ntff_pt, hd_ntff_args)
+
+#endif /* HD_FDTD_DFT_H */
