@@ -30,6 +30,7 @@ typedef struct fdtd_cli {
   long bench, average_every, block[3];
   int nblock, volume;
   char slice[128], frequencies[128], farfield[64];
+  int excite;
   long margin;
   double z0;
   fdtd_spectra sp;
@@ -331,10 +332,52 @@ done:
 }
 
 
+/* excite=all: feed j driven (at its amplitude, or 1 V where it has none),
+ * the others passive (their resistance alone). */
+static void drive_port(const fdtd_input *in, fdtd_point *feed, int j) {
+  int k;
+  for (k = 0; k < in->nfeed; ++k) feed[k].amp = k == j ? (in->feeds[k].amp != 0 ? in->feeds[k].amp : 1.0) : 0.0;
+}
+
+/* One of excite=all's runs without outputs: port j driven, the steps (or
+ * until --converge, judged at the average cadence as the main run does),
+ * the feed spectra into acc. */
+static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, hd_ctx *ctx, fdtd_model *m, int j,
+                          double *acc) {
+  const long every = c->average_every > 0 ? c->average_every : (c->in.steps >= 100 ? c->in.steps / 100 : 1);
+  const double cells = (double)c->in.n[0] * c->in.n[1] * c->in.n[2];
+  double *rows = (double *)malloc((size_t)(2 * r->dc.ln[1] * r->dc.ln[2]) * sizeof(double)), emax = 0, hmax = 0;
+  void *state = NULL;
+  char err[256];
+  long step = 0;
+  hd_status s;
+  if (!rows) return hd_fail(ctx, HD_ERR_NOMEM, "out of host memory");
+  drive_port(&c->in, r->feed, j);
+  fprintf(stderr, PROG ": excite=all: port %d of %d\n", j + 1, c->in.nfeed);
+  s = ops->create(ctx, m, &state);
+  while (s == HD_OK && step < c->in.steps) {
+    const long chunk = every < c->in.steps - step ? every : c->in.steps - step;
+    double sums[2], e, h;
+    s = ops->advance(ctx, state, chunk, NULL);
+    step += chunk;
+    if (s == HD_OK && c->in.converge > 0 && (step % every == 0 || step == c->in.steps)) {
+      s = ops->row_sums(ctx, state, rows);
+      if (s == HD_OK && hd_decomp_row_sums(&r->dc, rows, 2, sums, err, sizeof err)) s = hd_fail(ctx, HD_ERR_IO, "%s", err);
+      e = sums[0] / (4.0 * cells), h = sums[1] / (2.0 * cells);
+      emax = fmax(emax, e), hmax = fmax(hmax, h);
+      if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
+    }
+  }
+  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL);
+  if (state) ops->destroy(ctx, state);
+  free(rows);
+  return s;
+}
+
 /* The frequency-domain results of the run (one rank): the spectra from the
  * backend, then the ports and the far field.  0 or -1 + message. */
 static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const long lo[3],
-                         const long hi[3], char *err, size_t en) {
+                         const long hi[3], double *const *runs, char *err, size_t en) {
   const size_t nf = (size_t)c->sp.nfreq, npts = c->sp.ntheta ? (size_t)hd_dft_surface_points(lo, hi, NULL, NULL) : 0;
   double *feeds = (double *)malloc(4 * nf * (size_t)(c->in.nfeed + 1) * sizeof(double));
   double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL;
@@ -343,6 +386,8 @@ static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, vo
   else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf) != HD_OK) snprintf(err, en, "%s", ctx->msg);
   else if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, feeds, c->com.output, err, en)) (void)0;
   else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, c->com.output, err, en)) (void)0;
+  else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
+                                fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
   free(feeds), free(surf);
   return rc;
@@ -368,6 +413,7 @@ static int run(int argc, char **argv) {
   char ckpath[4096 + 32] = "";
   int wave_choice = HD_FDTD_DGAUSSIAN;
   long box_lo[3] = {0, 0, 0}, box_hi[3] = {0, 0, 0};
+  double *runs[HD_FDTD_MAX_PORTS] = {NULL};
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_CHECKPOINT_OPTIONS(c.com),
@@ -397,6 +443,7 @@ static int run(int argc, char **argv) {
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
@@ -436,7 +483,18 @@ static int run(int argc, char **argv) {
   }
   if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
-  c.sp.margin = c.margin, c.sp.z0 = c.z0;
+  c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
+  if (c.sp.excite_all) {
+    const char *why_not = !c.sp.nfreq ? "give the frequencies too"
+                          : fdtd_spectra_ports_count(&c.in) != c.in.nfeed ? "the model has soft sources; S-parameters take feeds alone"
+                          : !c.in.nfeed ? "the model has no feeds"
+                          : c.in.nfeed > HD_FDTD_MAX_PORTS ? "more than 64 ports"
+                          : c.com.restart[0] || c.com.ckpt_every[0] ? "not yet with checkpoints or restarts" : NULL;
+    if (why_not) {
+      snprintf(err, sizeof err, "excite=all: %s", why_not);
+      goto usage;
+    }
+  }
   if (c.sp.ntheta && fdtd_spectra_box(&c.sp, c.in.n, box_lo, box_hi, err, sizeof err)) goto usage;
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
@@ -497,6 +555,7 @@ static int run(int argc, char **argv) {
   m.nfeed = r.nfeed, m.feed = r.feed, m.nprobe = r.nprobe, m.probe = r.probe;
   m.variant = c.com.variant;
   m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
+  c.sp.dt = m.dt;
   if (c.sp.ntheta) memcpy(m.box_lo, box_lo, sizeof box_lo), memcpy(m.box_hi, box_hi, sizeof box_hi);
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   pad = fdtd_pad(&m);
@@ -516,6 +575,18 @@ static int run(int argc, char **argv) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s%s%s\n", core->name,
             ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2], bytes / 1e9,
             r.dc.size > 1 ? " a rank; " : "", r.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
+  if (c.sp.excite_all) { /* a run for each port but the last, which the run below drives */
+    for (k = 0; k < c.in.nfeed; ++k) {
+      runs[k] = (double *)calloc((size_t)4 * c.sp.nfreq * c.in.nfeed, sizeof(double));
+      if (!runs[k]) {
+        hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory for the port runs");
+        goto runtime_error;
+      }
+    }
+    for (k = 0; k < c.in.nfeed - 1; ++k)
+      if (port_run(&c, &r, ops, &ctx, &m, k, runs[k]) != HD_OK) goto runtime_error;
+    drive_port(&c.in, r.feed, c.in.nfeed - 1);
+  }
   bad = ops->create(&ctx, &m, &state) != HD_OK;
   if (hd_par_any(bad)) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
@@ -671,7 +742,7 @@ static int run(int argc, char **argv) {
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
-  if (c.sp.nfreq && write_spectra(&c, ops, &ctx, state, box_lo, box_hi, err, sizeof err)) {
+  if (c.sp.nfreq && write_spectra(&c, ops, &ctx, state, box_lo, box_hi, runs, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;
     goto cleanup;
@@ -708,6 +779,7 @@ out:
   run_free(&r);
   fdtd_input_free(&c.in);
   fdtd_spectra_free(&c.sp);
+  for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(runs[k]);
   return rc;
 }
 

@@ -13,11 +13,19 @@
 
 #define PI 3.14159265358979323846
 
+/* The text with commas as blanks: lists take either, as elsewhere. */
+static const char *blanks(const char *text, char *buf, size_t n) {
+  size_t i;
+  for (i = 0; i + 1 < n && text[i]; ++i) buf[i] = text[i] == ',' ? ' ' : text[i];
+  buf[i] = '\0';
+  return buf;
+}
+
 int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, char *err, size_t n) {
   double f0, f1;
   long count = 1, k;
-  char tail[8];
-  const int got = sscanf(text, "%lf %lf %ld %7s", &f0, &f1, &count, tail);
+  char tail[8], buf[256];
+  const int got = sscanf(blanks(text, buf, sizeof buf), "%lf %lf %ld %7s", &f0, &f1, &count, tail);
   if (!(got == 1 || got == 3) || !(f0 > 0) || (got == 3 && (!(f1 >= f0) || count < 1 || count > 100000)))
     return snprintf(err, n, "frequencies: expected 'F' or 'F0 F1 N' (0 < F0 <= F1, 1 <= N <= 100000), not '%.100s'", text), -1;
   if (got == 1) count = 1, f1 = f0;
@@ -30,8 +38,8 @@ int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, char *err, size_
 }
 
 int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n) {
-  char tail[8];
-  if (sscanf(text, "%d %d %7s", &s->ntheta, &s->nphi, tail) != 2 || s->ntheta < 2 || s->ntheta > 3600 || s->nphi < 2 ||
+  char tail[8], buf[256];
+  if (sscanf(blanks(text, buf, sizeof buf), "%d %d %7s", &s->ntheta, &s->nphi, tail) != 2 || s->ntheta < 2 || s->ntheta > 3600 || s->nphi < 2 ||
       s->nphi > 7200)
     return snprintf(err, n, "farfield: expected 'NTHETA NPHI', the divisions of theta (2..3600) and phi (2..7200), not '%.100s'",
                     text), -1;
@@ -60,6 +68,12 @@ typedef struct cplx {
   double re, im;
 } cplx;
 
+static cplx cmul(cplx a, cplx b) {
+  cplx q;
+  q.re = a.re * b.re - a.im * b.im, q.im = a.re * b.im + a.im * b.re;
+  return q;
+}
+
 static cplx cdiv(cplx a, cplx b) {
   const double d = b.re * b.re + b.im * b.im;
   cplx q;
@@ -67,80 +81,172 @@ static cplx cdiv(cplx a, cplx b) {
   return q;
 }
 
-/* V and I of feed p at frequency k (the DFT layout of hd_dft_feed_args). */
-static void feed_vi(const double *acc, int nfeed, int k, int p, cplx *v, cplx *i) {
-  const double *x = acc + (size_t)4 * k * nfeed;
-  v->re = x[p], v->im = x[nfeed + p], i->re = x[2 * nfeed + p], i->im = x[3 * nfeed + p];
+int fdtd_spectra_ports_count(const fdtd_input *in) {
+  int p, n = 0;
+  for (p = 0; p < in->nfeed; ++p) n += in->feeds[p].r >= 0;
+  return n;
 }
 
 static double port_z0(const fdtd_spectra *s, const fdtd_point *f) { return s->z0 > 0 ? s->z0 : f->r > 0 ? f->r : 50.0; }
+
+/* V and I of feed p at frequency k (hd_dft_feed_args' layout), and the
+ * power waves a, b of the port.  The Yee update puts energy through the
+ * gap with the voltage averaged over a step, (V(n) + V(n+1)) / 2 against
+ * I(n + 1/2): the waves use V cos(pi f dt) with I, so that
+ * (|a|^2 - |b|^2) / 2 is the power the grid takes, and a lossless
+ * reciprocal model gives a unitary, symmetric S. */
+static void port_waves(const fdtd_spectra *s, const fdtd_input *in, const double *acc, int k, int p, cplx *v, cplx *i,
+                       cplx *a, cplx *b) {
+  const double *x = acc + (size_t)4 * k * in->nfeed, z0 = port_z0(s, &in->feeds[p]), r = 2 * sqrt(z0);
+  const double c = cos(PI * s->freq[k] * s->dt);
+  v->re = x[p], v->im = x[in->nfeed + p], i->re = x[2 * in->nfeed + p], i->im = x[3 * in->nfeed + p];
+  a->re = (v->re * c + z0 * i->re) / r, a->im = (v->im * c + z0 * i->im) / r;
+  b->re = (v->re * c - z0 * i->re) / r, b->im = (v->im * c - z0 * i->im) / r;
+}
 
 int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix, char *err,
                        size_t en) {
   char path[4200];
   hd_out csv, ts;
-  int k, p, nport = 0, driven = -1, ndriven = 0;
-  for (p = 0; p < in->nfeed; ++p)
-    if (in->feeds[p].r >= 0) {
-      ++nport;
-      if (in->feeds[p].amp != 0) driven = p, ++ndriven;
-    }
+  int k, p, nport = fdtd_spectra_ports_count(in), only = -1;
   if (!nport) return 0;
   snprintf(path, sizeof path, "%s_ports.csv", prefix);
   if (hd_out_open(&csv, path, err, en)) return -1;
-  fprintf(csv.f, "frequency,port,v_re,v_im,i_re,i_im,z_re,z_im,z0,gamma_re,gamma_im,return_loss_dB,vswr,accepted_W,s_re,s_im\n");
-  for (k = 0; k < s->nfreq; ++k) {
-    cplx aj = {0, 0};
-    if (ndriven == 1) { /* the incident wave at the driven port: a = (V + Z0 I) / (2 sqrt Z0) */
-      cplx v, i;
-      const double z0 = port_z0(s, &in->feeds[driven]);
-      feed_vi(acc, in->nfeed, k, driven, &v, &i);
-      aj.re = (v.re + z0 * i.re) / (2 * sqrt(z0)), aj.im = (v.im + z0 * i.im) / (2 * sqrt(z0));
-    }
+  fprintf(csv.f, "frequency,port,v_re,v_im,i_re,i_im,z_re,z_im,z0,gamma_re,gamma_im,return_loss_dB,vswr,accepted_W\n");
+  for (k = 0; k < s->nfreq; ++k)
     for (p = 0; p < in->nfeed; ++p) {
-      const fdtd_point *f = &in->feeds[p];
-      const double z0 = port_z0(s, f);
-      cplx v, i, z, g, num, den;
+      cplx v, i, a, b, z, g;
       double mag, pacc;
-      if (f->r < 0) continue; /* soft sources are not ports */
-      feed_vi(acc, in->nfeed, k, p, &v, &i);
-      z = cdiv(v, i);
-      num.re = z.re - z0, num.im = z.im, den.re = z.re + z0, den.im = z.im;
-      g = cdiv(num, den);
+      if (in->feeds[p].r < 0) continue; /* soft sources are not ports */
+      only = p;
+      port_waves(s, in, acc, k, p, &v, &i, &a, &b);
+      z = cdiv(v, i), g = cdiv(b, a);
       mag = hypot(g.re, g.im);
       pacc = 0.5 * (v.re * i.re + v.im * i.im);
-      fprintf(csv.f, "%.9e,%d,%.9e,%.9e,%.9e,%.9e,%.9e,%.9e,%.9g,%.9e,%.9e,%.6f,%.6f,%.9e", s->freq[k], p + 1, v.re, v.im,
-              i.re, i.im, z.re, z.im, z0, g.re, g.im, -20 * log10(mag), mag < 1 ? (1 + mag) / (1 - mag) : HUGE_VAL, pacc);
-      if (ndriven == 1) { /* S_(p, driven) = b_p / a_driven, b = (V - Z0 I) / (2 sqrt Z0) */
-        cplx b;
-        b.re = (v.re - z0 * i.re) / (2 * sqrt(z0)), b.im = (v.im - z0 * i.im) / (2 * sqrt(z0));
-        b = cdiv(b, aj);
-        fprintf(csv.f, ",%.9e,%.9e\n", b.re, b.im);
-      } else {
-        fprintf(csv.f, ",,\n");
-      }
+      fprintf(csv.f, "%.9e,%d,%.9e,%.9e,%.9e,%.9e,%.9e,%.9e,%.9g,%.9e,%.9e,%.6f,%.6f,%.9e\n", s->freq[k], p + 1, v.re, v.im,
+              i.re, i.im, z.re, z.im, port_z0(s, &in->feeds[p]), g.re, g.im, -20 * log10(mag),
+              mag < 1 ? (1 + mag) / (1 - mag) : HUGE_VAL, pacc);
       if (k == 0)
-        printf("port_%d: %.6g Hz: Z = %.6g %+.6gj ohm, |S%d%d| = %.3f dB against %g ohm, VSWR %.3f, accepted %.6g W\n", p + 1,
-               s->freq[k], z.re, z.im, p + 1, p + 1, 20 * log10(mag), z0, mag < 1 ? (1 + mag) / (1 - mag) : HUGE_VAL, pacc);
+        printf("port_%d: %.6g Hz: Z = %.6g %+.6gj ohm, reflection %.3f dB against %g ohm, VSWR %.3f, accepted %.6g W\n", p + 1,
+               s->freq[k], z.re, z.im, 20 * log10(mag), port_z0(s, &in->feeds[p]), mag < 1 ? (1 + mag) / (1 - mag) : HUGE_VAL,
+               pacc);
     }
-  }
   if (hd_out_commit(&csv, err, en)) return -1;
-  if (nport != 1 || ndriven != 1) return 0;
-  /* one port: Touchstone, the format every RF tool loads */
+  if (nport != 1) return 0;
+  /* one port: its reflection is S11; Touchstone, the format every RF tool loads */
   snprintf(path, sizeof path, "%s.s1p", prefix);
   if (hd_out_open(&ts, path, err, en)) return -1;
-  fprintf(ts.f, "! hd-fdtd %s: S11 of the feed against %g ohm\n# Hz S RI R %.9g\n", PACKAGE_VERSION,
-          port_z0(s, &in->feeds[driven]), port_z0(s, &in->feeds[driven]));
+  fprintf(ts.f, "! hd-fdtd %s: S11 of feed %d\n# Hz S RI R %.9g\n", PACKAGE_VERSION, only + 1, port_z0(s, &in->feeds[only]));
   for (k = 0; k < s->nfreq; ++k) {
-    cplx v, i, z, num, den, g;
-    const double z0 = port_z0(s, &in->feeds[driven]);
-    feed_vi(acc, in->nfeed, k, driven, &v, &i);
-    z = cdiv(v, i);
-    num.re = z.re - z0, num.im = z.im, den.re = z.re + z0, den.im = z.im;
-    g = cdiv(num, den);
+    cplx v, i, a, b, g;
+    port_waves(s, in, acc, k, only, &v, &i, &a, &b);
+    g = cdiv(b, a);
     fprintf(ts.f, "%.9e %.9e %.9e\n", s->freq[k], g.re, g.im);
   }
   return hd_out_commit(&ts, err, en);
+}
+
+/* x = B A^-1 for P x P complex matrices (row major), by Gauss-Jordan on
+ * A^T x^T = B^T with partial pivoting; 0, or -1 when A is singular. */
+static int solve_right(int n, cplx *a, cplx *b) {
+  int r, c, k;
+  /* transpose both: rows of A^T are the columns of A */
+  for (r = 0; r < n; ++r)
+    for (c = r + 1; c < n; ++c) {
+      cplx t = a[r * n + c];
+      a[r * n + c] = a[c * n + r], a[c * n + r] = t;
+      t = b[r * n + c], b[r * n + c] = b[c * n + r], b[c * n + r] = t;
+    }
+  for (c = 0; c < n; ++c) {
+    int piv = c;
+    for (r = c + 1; r < n; ++r)
+      if (hypot(a[r * n + c].re, a[r * n + c].im) > hypot(a[piv * n + c].re, a[piv * n + c].im)) piv = r;
+    if (hypot(a[piv * n + c].re, a[piv * n + c].im) == 0) return -1;
+    for (k = 0; k < n; ++k) {
+      cplx t = a[c * n + k];
+      a[c * n + k] = a[piv * n + k], a[piv * n + k] = t;
+      t = b[c * n + k], b[c * n + k] = b[piv * n + k], b[piv * n + k] = t;
+    }
+    for (r = 0; r < n; ++r) {
+      cplx f;
+      if (r == c) continue;
+      f = cdiv(a[r * n + c], a[c * n + c]);
+      for (k = 0; k < n; ++k) {
+        const cplx ta = cmul(f, a[c * n + k]), tb = cmul(f, b[c * n + k]);
+        a[r * n + k].re -= ta.re, a[r * n + k].im -= ta.im;
+        b[r * n + k].re -= tb.re, b[r * n + k].im -= tb.im;
+      }
+    }
+  }
+  for (r = 0; r < n; ++r)
+    for (k = 0; k < n; ++k) b[r * n + k] = cdiv(b[r * n + k], a[r * n + r]);
+  for (r = 0; r < n; ++r) /* back: x = (x^T)^T */
+    for (c = r + 1; c < n; ++c) {
+      const cplx t = b[r * n + c];
+      b[r * n + c] = b[c * n + r], b[c * n + r] = t;
+    }
+  return 0;
+}
+
+int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *const *runs, const char *prefix,
+                         char *err, size_t en) {
+  const int np = fdtd_spectra_ports_count(in);
+  int *port = (int *)malloc((size_t)np * sizeof(int)), k, i, j, q = 0;
+  cplx *a = (cplx *)malloc((size_t)np * np * sizeof(cplx)), *b = (cplx *)malloc((size_t)np * np * sizeof(cplx));
+  char path[4200];
+  hd_out csv, ts;
+  int rc = -1;
+  if (!port || !a || !b) {
+    snprintf(err, en, "out of host memory for the S-parameters");
+    goto done;
+  }
+  for (i = 0; i < in->nfeed; ++i)
+    if (in->feeds[i].r >= 0) port[q++] = i;
+  snprintf(path, sizeof path, "%s_sparams.csv", prefix);
+  if (hd_out_open(&csv, path, err, en)) goto done;
+  snprintf(path, sizeof path, "%s.s%dp", prefix, np);
+  if (hd_out_open(&ts, path, err, en)) {
+    hd_out_abort(&csv);
+    goto done;
+  }
+  fprintf(csv.f, "frequency,i,j,s_re,s_im,s_dB\n");
+  fprintf(ts.f, "! hd-fdtd %s: %d ports, one run driving each\n# Hz S RI R %.9g\n", PACKAGE_VERSION, np, port_z0(s, &in->feeds[port[0]]));
+  for (i = 1; i < np; ++i)
+    if (port_z0(s, &in->feeds[port[i]]) != port_z0(s, &in->feeds[port[0]]))
+      fprintf(ts.f, "! port %d has reference %.9g ohm (Touchstone 1 states one for all)\n", i + 1, port_z0(s, &in->feeds[port[i]]));
+  for (k = 0; k < s->nfreq; ++k) {
+    for (j = 0; j < np; ++j) /* column j: the run that drove port j */
+      for (i = 0; i < np; ++i) {
+        cplx v, cur;
+        port_waves(s, in, runs[j], k, port[i], &v, &cur, &a[i * np + j], &b[i * np + j]);
+      }
+    if (solve_right(np, a, b)) {
+      snprintf(err, en, "S-parameters: the incident waves of the runs are singular at %g Hz", s->freq[k]);
+      hd_out_abort(&csv), hd_out_abort(&ts);
+      goto done;
+    }
+    fprintf(ts.f, "%.9e", s->freq[k]);
+    for (i = 0; i < np; ++i)
+      for (j = 0; j < np; ++j) {
+        /* Touchstone 1: two ports as S11 S21 S12 S22, more a row at a time, four a line */
+        const cplx x = np == 2 ? b[j * np + i] : b[i * np + j];
+        const int e = i * np + j;
+        fprintf(csv.f, "%.9e,%d,%d,%.9e,%.9e,%.6f\n", s->freq[k], i + 1, j + 1, b[i * np + j].re, b[i * np + j].im,
+                20 * log10(hypot(b[i * np + j].re, b[i * np + j].im)));
+        if (np > 2 && j == 0 && i > 0) fprintf(ts.f, "\n");
+        else if (np > 2 && e % np != 0 && e % np % 4 == 0) fprintf(ts.f, "\n");
+        fprintf(ts.f, " %.9e %.9e", x.re, x.im);
+      }
+    fprintf(ts.f, "\n");
+  }
+  if (hd_out_commit(&csv, err, en)) {
+    hd_out_abort(&ts);
+    goto done;
+  }
+  rc = hd_out_commit(&ts, err, en);
+done:
+  free(port), free(a), free(b);
+  return rc;
 }
 
 /* ---- far field ------------------------------------------------------------------ */

@@ -12,13 +12,20 @@
 #include "model.h"
 #include "output.h"
 
+#define HD_FDTD_MAX_PORTS 64 /* excite=all */
+
 typedef struct fdtd_spectra {
   int nfreq;
   double *freq;
   int ntheta, nphi;   /* far-field divisions of theta in [0, 180] and phi in [0, 360); 0: none */
   long margin;        /* cells between the Huygens box and the boundary faces */
   double z0;          /* reference impedance; 0: each feed's own resistance */
+  double dt;          /* the run's time step */
+  int excite_all;     /* one run per port, the S-parameter matrix */
 } fdtd_spectra;
+
+/* The ports: feeds with a resistance (soft sources are none). */
+int fdtd_spectra_ports_count(const fdtd_input *in);
 
 /* "F" or "F0 F1 N" (N frequencies from F0 to F1) and "NTHETA NPHI";
  * 0 or -1 with a message. */
@@ -35,6 +42,12 @@ int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi
  * frequency on stdout.  0 or -1 with a message. */
 int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix,
                        char *err, size_t en);
+
+/* From one run per port (runs[j]: the feed spectra of the run that drove
+ * port j alone): S = B A^-1 at each frequency, written as PREFIX_sparams.csv
+ * and the Touchstone file PREFIX.sNp.  0 or -1 with a message. */
+int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *const *runs, const char *prefix,
+                         char *err, size_t en);
 
 /* Write PREFIX_farfield.csv from the surface spectra (8 x nfreq x points
  * of the box lo..hi) and print directivity, gain and efficiency a

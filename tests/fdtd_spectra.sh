@@ -1,0 +1,94 @@
+#!/bin/sh
+# hd-fdtd's frequency-domain results against what physics and the discrete
+# scheme demand:
+#  - a short dipole: pattern sin^2(theta) within 0.2 dB over 20..160
+#    degrees, directivity 1.5 (1.76 dBi) within 0.1 dB, the power accepted
+#    at the feed radiated through the far-field sphere within 2 %;
+#  - a half-wave dipole: directivity 1.64 (2.15 dBi) within 0.15 dB, power
+#    balance within 2 %;
+#  - a lossless, reciprocal two-port (excite=all): S21 = S12 to 1e-6,
+#    |S11|^2 + |S21|^2 = 1 within 1 %; Touchstone written;
+#  - serial and OpenMP give the same bytes; bad values are refused.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
+src=$(cd "${top_srcdir:-.}" && pwd)
+. "$src/tests/cli_lib.sh"
+
+# the short dipole
+run --input="$src/tests/fdtd_hertz.in"
+result $([ "$(cat rc)" -eq 0 ] && [ -s out_farfield.csv ] && [ -s out_ports.csv ] && [ -s out.s1p ] && echo 0 || echo 1) \
+  "a short dipole runs and writes the far field, the port and its Touchstone file"
+sed -n 's/^farfield_\([0-9]\).*directivity \([-0-9.]*\) dBi.*efficiency \([0-9.]*\)$/\1 \2 \3/p' stdout >ff
+result $(awk '{ d = $2 - 10 * log(1.5) / log(10); if (d < 0) d = -d; if (d > 0.1) bad = 1; n++ } END { exit !(n == 3 && !bad) }' ff &&
+  echo 0 || echo 1) "short dipole: directivity 1.76 dBi within 0.1 dB at all three frequencies ($(awk '{ printf "%s ", $2 }' ff))"
+result $(awk '{ if ($3 < 0.98 || $3 > 1.02) bad = 1; n++ } END { exit !(n == 3 && !bad) }' ff && echo 0 || echo 1) \
+  "short dipole: radiated over accepted power within 2 % ($(awk '{ printf "%s ", $3 }' ff))"
+worst=$(awk -F, 'NR > 1 && $3 == 0 && $2 >= 20 && $2 <= 160 {
+  s = sin($2 * 3.14159265358979 / 180); d = $8 - 10 * log(1.5 * s * s) / log(10); if (d < 0) d = -d; if (d > w) w = d }
+  END { printf "%.4f", w }' out_farfield.csv)
+result $(awk -v w="$worst" 'BEGIN { exit !(w < 0.2) }' && echo 0 || echo 1) \
+  "short dipole: pattern 1.5 sin^2(theta) within 0.2 dB over theta 20..160 (worst $worst dB)"
+head -n 2 out.s1p | grep -q '^# Hz S RI R 50$' && [ "$(grep -c '^[0-9]' out.s1p)" -eq 3 ] &&
+  awk -F, 'NR == 2 { print $10, $11 }' out_ports.csv >g1 && awk 'NR == 3 { print $2, $3 }' out.s1p >g2 &&
+  awk 'NR == FNR { a = $1; b = $2; next } { exit !($1 == a && $2 == b) }' g1 g2
+result $? "the .s1p holds S11 of the feed at each frequency, as in the ports CSV"
+
+# the half-wave dipole of doc/examples at 1 GHz (0.15 m long)
+clean_dir
+run --input="$src/doc/examples/dipole.in" --frequencies=1e9 --farfield="36 36" --slice=none
+line=$(grep '^farfield_1:' stdout)
+d=$(echo "$line" | sed -n 's/.*directivity \([-0-9.]*\) dBi.*/\1/p')
+e=$(echo "$line" | sed -n 's/.*efficiency \([0-9.]*\).*/\1/p')
+result $(awk -v d="${d:-0}" -v e="${e:-0}" 'BEGIN { x = d - 10 * log(1.64) / log(10); if (x < 0) x = -x; exit !(x < 0.15 && e > 0.98 && e < 1.02) }' &&
+  echo 0 || echo 1) "half-wave dipole: directivity 2.15 dBi within 0.15 dB ($d), radiated over accepted power within 2 % ($e)"
+
+# the two-port: one run driving each port
+clean_dir
+run --input="$src/tests/fdtd_twoport.in"
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^# Hz S RI R 50$' out.s2p && [ "$(grep -c '^[0-9]' out.s2p)" -eq 6 ] && echo 0 || echo 1) \
+  "excite=all: two runs, the S matrix in out.s2p at each frequency"
+check=$(awk -F, 'NR > 1 { s[$2, $3, 0] = $4; s[$2, $3, 1] = $5 }
+  NR > 1 && $2 == 2 && $3 == 2 {
+    r = sqrt((s[2,1,0] - s[1,2,0])^2 + (s[2,1,1] - s[1,2,1])^2) / sqrt(s[2,1,0]^2 + s[2,1,1]^2); if (r > rr) rr = r
+    p = s[1,1,0]^2 + s[1,1,1]^2 + s[2,1,0]^2 + s[2,1,1]^2 - 1; if (p < 0) p = -p; if (p > pp) pp = p
+    q = s[2,2,0]^2 + s[2,2,1]^2 + s[1,2,0]^2 + s[1,2,1]^2 - 1; if (q < 0) q = -q; if (q > pp) pp = q }
+  END { printf "%.2e %.2e", rr, pp }' out_sparams.csv)
+result $(echo "$check" | awk '{ exit !($1 < 1e-6) }' && echo 0 || echo 1) "reciprocity: S21 = S12 (largest relative difference ${check% *})"
+result $(echo "$check" | awk '{ exit !($2 < 0.01) }' && echo 0 || echo 1) \
+  "a lossless two-port: |S11|^2 + |S21|^2 = 1 within 1 % (largest departure ${check#* })"
+
+# the same bytes from the serial and OpenMP backends
+if "$bin" --version | grep -q openmp; then
+  for be in serial openmp; do
+    mkdir -p "$be"
+    "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
+      --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+  done
+  cmp -s serial/o_ports.csv openmp/o_ports.csv && cmp -s serial/o_farfield.csv openmp/o_farfield.csv && [ -s serial/o_farfield.csv ]
+  result $? "serial and OpenMP: identical ports and far-field files"
+fi
+# CUDA where a GPU answers: within 1e-6 of serial in double (FMA contraction
+# and the order of the curls differ), every number of both files
+if "$bin" --backend=cuda --input="$src/tests/fdtd_sanitize.in" --steps=1 --progress=0 --output=probe >/dev/null 2>&1; then
+  mkdir -p serial cuda
+  for be in serial cuda; do
+    "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
+      --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+  done
+  worst=$(for f in o_ports.csv o_farfield.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
+    h = NF / 2; for (i = 1; i <= h; ++i) { a = $i; b = $(i + h); s = (a < 0 ? -a : a) + (b < 0 ? -b : b)
+      if (a != "" && s > 1e-30) { d = (a - b < 0 ? b - a : a - b) / s; if (d > w) w = d } } }
+    END { printf "%.2e", w + 0 }')
+  result $(awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
+    "CUDA: ports and far field within 1e-6 of serial (largest relative difference $worst)"
+fi
+
+# bad values: one line, exit 2, nothing written
+printf 'xmesh = 0 4 1\nymesh = 0 4 1\nzmesh = 0 4 1\nfeed = Z 0.5 0.5 0.5 1 50\nfrequency = 1e8\n' >small.in
+bad 2 "frequencies: expected 'F' or 'F0 F1 N'" --input=small.in --frequencies=abc
+bad 2 "frequencies: expected 'F' or 'F0 F1 N'" --input=small.in --frequencies="2e9 1e9 3"
+bad 2 "farfield: give the frequencies too" --input=small.in --farfield="10 10"
+bad 2 "farfield: expected 'NTHETA NPHI'" --input=small.in --frequencies=1e8 --farfield=10
+bad 2 "leave no Huygens box" --input=small.in --frequencies=1e8 --farfield="10 10"
+bad 2 "excite=all: give the frequencies too" --input=small.in --excite=all
+finish
