@@ -122,19 +122,20 @@ HD_FN void hd_dft_surface_pt(const hd_dft_surface_args *a, hd_idx p) {
 HD_DEFINE_FOR_1D(hd_dft_surface_loop, hd_dft_surface_pt, hd_dft_surface_args)
 
 /* The face points of the box of physical nodes lo[a] .. hi[a] (lo < hi),
- * in the order of the faces, then v, then u.  Returns their count; where
- * the arrays are given, each point's face and its base node as physical
- * indices (3 a point). */
+ * face by face, x innermost where x lies in the face (neighbouring threads
+ * then read neighbouring fields).  Returns their count; where the arrays
+ * are given, each point's face and its base node as physical indices (3 a
+ * point). */
 HD_HOST_FN hd_idx hd_dft_surface_points(const long lo[3], const long hi[3], unsigned char *face, long *ijk) {
   hd_idx count = 0;
   int f;
   for (f = 0; f < 6; ++f) {
-    const int a = f / 2, u = (a + 1) % 3, w = (a + 2) % 3;
-    long iu, iw;
-    for (iw = lo[w]; iw < hi[w]; ++iw)
-      for (iu = lo[u]; iu < hi[u]; ++iu, ++count) {
+    const int a = f / 2, t0 = a == 0 ? 1 : 0, t1 = 3 - a - t0; /* t0: the inner tangential axis */
+    long i0, i1;
+    for (i1 = lo[t1]; i1 < hi[t1]; ++i1)
+      for (i0 = lo[t0]; i0 < hi[t0]; ++i0, ++count) {
         if (face) face[count] = (unsigned char)f;
-        if (ijk) ijk[3 * count + a] = f % 2 ? hi[a] : lo[a], ijk[3 * count + u] = iu, ijk[3 * count + w] = iw;
+        if (ijk) ijk[3 * count + a] = f % 2 ? hi[a] : lo[a], ijk[3 * count + t0] = i0, ijk[3 * count + t1] = i1;
       }
   }
   return count;
