@@ -82,8 +82,8 @@ HD_DEFINE_FOR_1D(hd_dft_feed_loop, hd_dft_feed_pt, hd_dft_feed_args)
 
 /* Face points of the box: face f (0..5: -x, +x, -y, +y, -z, +z) with
  * normal axis a = f / 2, tangential axes u = (a + 1) % 3, v = (a + 2) % 3;
- * a point is the cell (iu, iv) of the face's node plane, its base node n
- * the padded offset of node (iu, iv) on that plane. */
+ * a point is one cell of the face's node plane, its base node n the
+ * padded offset of that cell's lowest node. */
 typedef struct hd_dft_surface_args {
   const hd_real *f[6];   /* the fields (device) */
   hd_grid g;             /* the field grid */
