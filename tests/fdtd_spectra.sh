@@ -8,6 +8,7 @@
 #    balance within 2 %;
 #  - a lossless, reciprocal two-port (excite=all): S21 = S12 to 1e-6,
 #    |S11|^2 + |S21|^2 = 1 within 1 %; Touchstone written;
+#  - a near-field map equals the DFT of probe records in a cell;
 #  - serial and OpenMP give the same bytes; bad values are refused.
 set -u
 bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
@@ -57,15 +58,43 @@ result $(echo "$check" | awk '{ exit !($1 < 1e-6) }' && echo 0 || echo 1) "recip
 result $(echo "$check" | awk '{ exit !($2 < 0.01) }' && echo 0 || echo 1) \
   "a lossless two-port: |S11|^2 + |S21|^2 = 1 within 1 % (largest departure ${check#* })"
 
+# a near-field map against the DFT of two probes' records: the map's Hy in
+# a cell is the mean of the two Hy samples on its faces, at (n + 3/2) dt
+clean_dir
+cat >nf.in <<EOF2
+xmesh = -0.05 20 0.05
+ymesh = -0.05 20 0.05
+zmesh = -0.05 20 0.05
+feed = Z 0 0 0 1 50
+boundary = pml
+frequency = 3e9
+steps = 400
+probe = hy 0.0125 0 0.0175
+probe = hy 0.0125 0.005 0.0175
+frequencies = 1e9 2e9 2
+nearfield = hy z 0.0175
+EOF2
+run --input=nf.in --slice=none --volume=no
+dt=$(sed -n 's/^dt: //p' stdout)
+start=$(( $(grep -boa '<AppendedData encoding="raw">' out_near1.vtr | cut -d: -f1) + 31 ))
+for a in 0 1 2 3; do od -An -t f8 -j $((start + a * (8 + 400 * 8) + 8 + 212 * 8)) -N 8 out_near1.vtr; done >map
+awk -F, -v dt="$dt" 'NR > 1 { v = 0.5 * ($3 + $4); for (k = 0; k < 2; ++k) { w = 2 * 3.141592653589793 * 1e9 * (k + 1) * ($1 + 0.5) * dt
+  re[k] += v * cos(w) * dt; im[k] -= v * sin(w) * dt } }
+  END { for (k = 0; k < 2; ++k) printf "%.12e\n%.9f\n", sqrt(re[k]^2 + im[k]^2), atan2(im[k], re[k]) * 180 / 3.141592653589793 }' out_probes.csv >ref
+worst=$(paste map ref | awk '{ d = $1 - $2; if (d < 0) d = -d; if (NR % 2) d /= ($2 < 0 ? -$2 : $2); if (d > w) w = d } END { printf "%.2e", w }')
+result $([ -s out_near1.png ] && [ "$(wc -l <map)" -eq 4 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
+  "near-field map: amplitude and phase of Hy in a cell = the DFT of its two probes' records (largest difference $worst)"
+
 # the same bytes from the serial and OpenMP backends
 if "$bin" --version | grep -q openmp; then
   for be in serial openmp; do
     mkdir -p "$be"
     "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
-      --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+      --nearfield=ez,z,0 --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
   done
-  cmp -s serial/o_ports.csv openmp/o_ports.csv && cmp -s serial/o_farfield.csv openmp/o_farfield.csv && [ -s serial/o_farfield.csv ]
-  result $? "serial and OpenMP: identical ports and far-field files"
+  cmp -s serial/o_ports.csv openmp/o_ports.csv && cmp -s serial/o_farfield.csv openmp/o_farfield.csv && [ -s serial/o_farfield.csv ] &&
+    cmp -s serial/o_near1.vtr openmp/o_near1.vtr
+  result $? "serial and OpenMP: identical ports, far-field and near-field files"
 fi
 # CUDA where a GPU answers: within 1e-6 of serial in double (FMA contraction
 # and the order of the curls differ), every number of both files
@@ -73,14 +102,19 @@ if "$bin" --backend=cuda --input="$src/tests/fdtd_sanitize.in" --steps=1 --progr
   mkdir -p serial cuda
   for be in serial cuda; do
     "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
-      --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+      --nearfield=ez,z,0 --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
   done
-  worst=$(for f in o_ports.csv o_farfield.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
+  # the maps' amplitudes (arrays 0, 2, 4 of 17 x 13 cells), one number a line, as CSV rows of one field
+  for be in serial cuda; do
+    start=$(( $(grep -boa '<AppendedData encoding="raw">' $be/o_near1.vtr | cut -d: -f1) + 31 ))
+    { echo amplitude; for a in 0 2 4; do od -An -v -t f8 -w8 -j $((start + a * (8 + 221 * 8) + 8)) -N $((221 * 8)) $be/o_near1.vtr; done; } >$be/near.csv
+  done
+  worst=$(for f in o_ports.csv o_farfield.csv near.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
     h = NF / 2; for (i = 1; i <= h; ++i) { a = $i; b = $(i + h); s = (a < 0 ? -a : a) + (b < 0 ? -b : b)
       if (a != "" && s > 1e-30) { d = (a - b < 0 ? b - a : a - b) / s; if (d > w) w = d } } }
     END { printf "%.2e", w + 0 }')
   result $(awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
-    "CUDA: ports and far field within 1e-6 of serial (largest relative difference $worst)"
+    "CUDA: ports, far field and near-field amplitudes within 1e-6 of serial (largest relative difference $worst)"
 fi
 
 # bad values: one line, exit 2, nothing written

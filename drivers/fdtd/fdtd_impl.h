@@ -49,6 +49,8 @@ typedef struct fdtd_state {
   unsigned char *surf_face;
   double *surf_acc;            /* 8 nfreq npts */
   hd_idx npts;
+  hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
+  int nplane;
 } fdtd_state;
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
@@ -73,6 +75,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->surf_node);
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
+  for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
   free(st->freq);
   hd_dev_free(ctx, st->rec);
   hd_dev_free(ctx, st->rows);
@@ -272,6 +275,26 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     }
     free(face), free(ijk), free(node);
   }
+  for (st->nplane = 0; s == HD_OK && st->nplane < m->nplane; ++st->nplane) { /* the cells of each map's layer */
+    hd_dft_plane_args *q = &st->plane[st->nplane];
+    const int comp = m->plane_comp[st->nplane], a = m->plane_axis[st->nplane], u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+    const int c = comp % 3, cu = (c + 1) % 3, cv = (c + 2) % 3;
+    hd_idx at[3];
+    memset(q, 0, sizeof *q);
+    at[a] = m->plane_layer[st->nplane] + pad, at[u] = pad, at[v] = pad;
+    q->base = hd_grid_at(&st->a.g, at[0], at[1], at[2]);
+    q->su = st->a.g.stride[u], q->sv = st->a.g.stride[v], q->nu = m->n[u], q->ncell = m->n[u] * m->n[v];
+    if (comp < 3)
+      q->noff = 4, q->off[1] = st->a.g.stride[cu], q->off[2] = st->a.g.stride[cv], q->off[3] = q->off[1] + q->off[2];
+    else
+      q->noff = 2, q->off[1] = st->a.g.stride[c];
+    q->when = comp < 3 ? 0 : 1;
+    q->f = st->a.f[comp];
+    bytes = (size_t)2 * m->nfreq * q->ncell * sizeof(double);
+    s = hd_dev_alloc(ctx, (void **)&q->acc, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, q->acc, bytes);
+    else q->acc = NULL;
+  }
   return s;
 }
 
@@ -413,7 +436,8 @@ static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
 }
 
 /* This step's running DFTs, chunk by chunk of frequencies: the feeds'
- * V and I just recorded at vi (feeds), or the surface fields (after H). */
+ * V and I just recorded at vi (feeds), or the planes' and the surface's
+ * fields (after H). */
 static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int feeds) {
   hd_status s = HD_OK;
   int k0;
@@ -426,6 +450,13 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
       s = hd_dft_feed_loop(ctx, &fa, 0, st->nfeed);
     } else {
       hd_dft_surface_args sa;
+      int q;
+      for (q = 0; q < st->nplane && s == HD_OK; ++q) {
+        hd_dft_plane_args pa = st->plane[q];
+        pa.k0 = k0, pa.ph = ph;
+        s = hd_dft_plane_loop(ctx, &pa, 0, pa.ncell);
+      }
+      if (s != HD_OK || !st->npts) continue;
       memcpy(sa.f, st->a.f, sizeof sa.f);
       sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.acc = st->surf_acc;
       sa.npts = st->npts, sa.k0 = k0, sa.ph = ph;
@@ -461,7 +492,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
-  if (s == HD_OK && st->npts) s = fd_dft_step(ctx, st, NULL, 0);
+  if (s == HD_OK && (st->npts || st->nplane)) s = fd_dft_step(ctx, st, NULL, 0);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
     memcpy(pa.f, st->a.f, sizeof pa.f);
@@ -545,11 +576,17 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 
 static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
-static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface) {
+static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes) {
   fdtd_state *st = (fdtd_state *)state;
   const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nfreq * st->npts;
   hd_status s = HD_OK;
   size_t i;
+  int q;
+  for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
+    const size_t np = (size_t)2 * st->nfreq * st->plane[q].ncell;
+    s = hd_dev_download(ctx, planes[q], st->plane[q].acc, np * sizeof(double));
+    for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= st->dt;
+  }
   if (feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
   for (i = 0; s == HD_OK && feeds && st->feed_acc && i < nf; ++i) feeds[i] *= st->dt; /* the DFT's dt */
   if (s == HD_OK && surface && st->surf_acc) s = hd_dev_download(ctx, surface, st->surf_acc, ns * sizeof(double));
@@ -576,6 +613,12 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     e[n].name = "dft_feeds", e[n].dev = st->feed_acc, e[n].bytes = (size_t)4 * st->nfreq * st->nfeed * sizeof(double), e[n++].host = 0;
   if (st->surf_acc)
     e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nfreq * st->npts * sizeof(double), e[n++].host = 0;
+  for (c = 0; c < st->nplane; ++c) {
+    static const char *const planes[FDTD_MAX_PLANES] = {"dft_plane1", "dft_plane2", "dft_plane3", "dft_plane4",
+                                                        "dft_plane5", "dft_plane6", "dft_plane7", "dft_plane8"};
+    e[n].name = planes[c], e[n].dev = st->plane[c].acc, e[n].bytes = (size_t)2 * st->nfreq * st->plane[c].ncell * sizeof(double);
+    e[n++].host = 0;
+  }
   e[n].name = "step", e[n].dev = &st->step, e[n].bytes = sizeof st->step, e[n++].host = 1;
   return n;
 }

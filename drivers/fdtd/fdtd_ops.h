@@ -15,6 +15,8 @@ typedef struct fdtd_point {
   double amp, r;  /* feeds: volts and ohms; soft sources: amperes, r < 0 */
 } fdtd_point;
 
+#define FDTD_MAX_PLANES 8
+
 typedef struct fdtd_model {
   long n[3];                   /* cells per axis of this block */
   long off[3], gn[3];          /* its first cell in the whole grid, and the whole grid's cells */
@@ -40,6 +42,9 @@ typedef struct fdtd_model {
   int nfreq;
   const double *freq;
   long box_lo[3], box_hi[3];
+  int nplane;                  /* near-field maps: component, normal axis, cell layer */
+  int plane_comp[FDTD_MAX_PLANES], plane_axis[FDTD_MAX_PLANES];
+  long plane_layer[FDTD_MAX_PLANES];
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */
@@ -86,8 +91,9 @@ typedef struct fdtd_ops {
   /* the running DFTs so far (host doubles): each feed's gap voltage and
    * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), and the Huygens
    * surface's tangential fields (8 x nfreq x points, hd_dft_surface_args'),
-   * NULL where not wanted */
-  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface);
+   * and each near-field plane's component (2 x nfreq x its cells, into
+   * planes[k]), NULL where not wanted */
+  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

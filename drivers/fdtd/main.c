@@ -24,22 +24,24 @@
 
 #define PROG "hd-fdtd"
 
+typedef struct fdtd_slice {
+  int comp, axis;
+  long layer; /* cell layer normal to axis */
+} fdtd_slice;
+
 typedef struct fdtd_cli {
   hd_drv_common com;
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume;
   char slice[128], frequencies[128], farfield[64];
+  cli_list nearfield;
+  fdtd_slice near[FDTD_MAX_PLANES];
   int excite;
   long margin;
   double z0;
   fdtd_spectra sp;
 } fdtd_cli;
-
-typedef struct fdtd_slice {
-  int comp, axis;
-  long layer; /* cell layer normal to axis */
-} fdtd_slice;
 
 /* What a checkpoint of this model must match on restart: the time step,
  * the boundaries and fingerprints of the mesh, materials and sources. */
@@ -73,10 +75,12 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
 
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 
-static int parse_slice(const fdtd_input *in, const char *s, fdtd_slice *sl, char *err, size_t n) {
-  char name[16], ax[16];
+static int parse_slice(const fdtd_input *in, const char *text, fdtd_slice *sl, char *err, size_t n) {
+  char name[16], ax[16], s[128];
   double pos;
   int c;
+  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c]; /* "ez,z,0" too */
+  s[c] = '\0';
   if (sscanf(s, "%15s %15s %lf", name, ax, &pos) != 3) {
     snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
     return -1;
@@ -368,7 +372,7 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
       if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
     }
   }
-  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL);
+  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL, NULL);
   if (state) ops->destroy(ctx, state);
   free(rows);
   return s;
@@ -380,16 +384,25 @@ static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, vo
                          const long hi[3], double *const *runs, char *err, size_t en) {
   const size_t nf = (size_t)c->sp.nfreq, npts = c->sp.ntheta ? (size_t)hd_dft_surface_points(lo, hi, NULL, NULL) : 0;
   double *feeds = (double *)malloc(4 * nf * (size_t)(c->in.nfeed + 1) * sizeof(double));
-  double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL;
-  int rc = -1;
-  if (!feeds || (npts && !surf)) snprintf(err, en, "out of host memory for the spectra");
-  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf) != HD_OK) snprintf(err, en, "%s", ctx->msg);
+  double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL, *planes[FDTD_MAX_PLANES] = {NULL};
+  int rc = -1, k, bad = !feeds || (npts && !surf);
+  for (k = 0; k < c->nearfield.count; ++k) {
+    const int a = c->near[k].axis;
+    planes[k] = (double *)malloc(2 * nf * (size_t)(c->in.n[a == 0 ? 1 : 0] * c->in.n[a == 2 ? 1 : 2]) * sizeof(double));
+    bad |= !planes[k];
+  }
+  if (bad) snprintf(err, en, "out of host memory for the spectra");
+  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf, planes) != HD_OK) snprintf(err, en, "%s", ctx->msg);
   else if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, feeds, c->com.output, err, en)) (void)0;
   else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, c->com.output, err, en)) (void)0;
   else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
                                 fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
+  for (k = 0; rc == 0 && k < c->nearfield.count; ++k)
+    rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1, c->near[k].comp, c->near[k].axis, c->near[k].layer, planes[k],
+                                c->com.output, err, en);
   free(feeds), free(surf);
+  for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
   return rc;
 }
 
@@ -443,6 +456,7 @@ static int run(int argc, char **argv) {
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
@@ -477,10 +491,19 @@ static int run(int argc, char **argv) {
     if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
-  if (c.farfield[0] && !c.frequencies[0]) {
-    snprintf(err, sizeof err, "farfield: give the frequencies too");
+  if ((c.farfield[0] || c.nearfield.count) && !c.frequencies[0]) {
+    snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : "nearfield");
     goto usage;
   }
+  if (c.nearfield.count > FDTD_MAX_PLANES) {
+    snprintf(err, sizeof err, "%s: nearfield: at most %d maps", c.nearfield.where[FDTD_MAX_PLANES], FDTD_MAX_PLANES);
+    goto usage;
+  }
+  for (k = 0; k < c.nearfield.count; ++k)
+    if (parse_slice(&c.in, c.nearfield.value[k], &c.near[k], why, sizeof why)) {
+      snprintf(err, sizeof err, "%s: nearfield%s", c.nearfield.where[k], why + strlen("slice")); /* the slice's message */
+      goto usage;
+    }
   if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
   c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
@@ -529,6 +552,8 @@ static int run(int argc, char **argv) {
   /* the running DFTs: 8 doubles a Huygens point and frequency, 4 a feed */
   dft_bytes = 8.0 * c.sp.nfreq * (8.0 * (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
                                   4.0 * c.in.nfeed);
+  for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
+    dft_bytes += 16.0 * c.sp.nfreq * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
   bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;
   /* host: this block's six material arrays, and for the output a field in
    * double, a cell array, and on rank 0 seven cell arrays of the grid and
@@ -556,6 +581,10 @@ static int run(int argc, char **argv) {
   m.variant = c.com.variant;
   m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
   c.sp.dt = m.dt;
+  for (m.nplane = 0; m.nplane < c.nearfield.count; ++m.nplane) {
+    m.plane_comp[m.nplane] = c.near[m.nplane].comp, m.plane_axis[m.nplane] = c.near[m.nplane].axis;
+    m.plane_layer[m.nplane] = c.near[m.nplane].layer;
+  }
   if (c.sp.ntheta) memcpy(m.box_lo, box_lo, sizeof box_lo), memcpy(m.box_hi, box_hi, sizeof box_hi);
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   pad = fdtd_pad(&m);
@@ -779,6 +808,7 @@ out:
   run_free(&r);
   fdtd_input_free(&c.in);
   fdtd_spectra_free(&c.sp);
+  cli_list_free(&c.nearfield);
   for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(runs[k]);
   return rc;
 }

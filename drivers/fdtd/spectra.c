@@ -249,6 +249,69 @@ done:
   return rc;
 }
 
+/* ---- near-field maps --------------------------------------------------------- */
+
+int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, int comp, int axis, long layer,
+                           const double *acc, const char *prefix, char *err, size_t en) {
+  static const char *const comp_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
+  const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+  const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
+  double *data = (double *)malloc((size_t)ncell * 2 * s->nfreq * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
+  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)2 * s->nfreq, sizeof(hd_vti_array));
+  char (*names)[48] = (char (*)[48])calloc((size_t)2 * s->nfreq, 48);
+  char path[4200];
+  hd_out vtr, png;
+  int64_t dims[3];
+  const double *xyz[3];
+  double lay[2], top = 0.0;
+  long c, q;
+  int f, rc = -1;
+  if (!data || !img || !arr || !names) {
+    snprintf(err, en, "nearfield: out of host memory");
+    goto done;
+  }
+  for (f = 0; f < s->nfreq; ++f) { /* amplitude and phase of each frequency */
+    const double *x = acc + (size_t)2 * f * ncell;
+    for (c = 0; c < ncell; ++c) {
+      data[(2 * f) * ncell + c] = hypot(x[c], x[ncell + c]);
+      data[(2 * f + 1) * ncell + c] = atan2(x[ncell + c], x[c]) * 180 / PI;
+    }
+    snprintf(names[2 * f], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[f]);
+    snprintf(names[2 * f + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[f]);
+    arr[2 * f].name = names[2 * f], arr[2 * f].data = data + (2 * f) * ncell;
+    arr[2 * f + 1].name = names[2 * f + 1], arr[2 * f + 1].data = data + (2 * f + 1) * ncell;
+  }
+  dims[axis] = 1, dims[u] = nu, dims[v] = nv;
+  lay[0] = in->node[axis][layer], lay[1] = in->node[axis][layer + 1];
+  xyz[axis] = lay, xyz[u] = in->node[u], xyz[v] = in->node[v];
+  snprintf(path, sizeof path, "%s_near%d.vtr", prefix, k);
+  if (hd_out_open(&vtr, path, err, en)) goto done;
+  if (hd_vtr_write(&vtr, dims, xyz, arr, 2 * s->nfreq)) {
+    snprintf(err, en, "cannot write %.900s", path);
+    hd_out_abort(&vtr);
+    goto done;
+  }
+  if (hd_out_commit(&vtr, err, en)) goto done;
+  printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, comp_names[comp], layer, 'x' + axis, path);
+  if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up */
+    for (q = 0; q < nv; ++q)
+      for (c = 0; c < nu; ++c) top = fmax(top, img[(nv - 1 - q) * nu + c] = data[q * nu + c]);
+    snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
+    if (hd_out_open(&png, path, err, en)) goto done;
+    if (hd_png_write_map(&png, (int)nu, (int)nv, img, 0.0, top > 0 ? top : 1.0, HD_PNG_SEQUENTIAL, err, en) ||
+        hd_out_commit(&png, err, en)) {
+      hd_out_abort(&png);
+      goto done;
+    }
+    printf(" %s", path);
+  }
+  printf("\n");
+  rc = 0;
+done:
+  free(data), free(img), free(arr), free(names);
+  return rc;
+}
+
 /* ---- far field ------------------------------------------------------------------ */
 
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],

@@ -141,6 +141,36 @@ HD_HOST_FN hd_idx hd_dft_surface_points(const long lo[3], const long hi[3], unsi
   return count;
 }
 
+/* ---- near-field maps: one component on a plane of cells ---------------------------- */
+
+/* Cell (iu, iv) of a cell layer: the component averaged to the cell
+ * centre as the slices do (an E component over its four edges around the
+ * centre, an H component over its two faces), at its own time. */
+typedef struct hd_dft_plane_args {
+  const hd_real *f;      /* the component */
+  hd_idx base;           /* offset of the lowest node of cell (0, 0) */
+  hd_idx su, sv, nu;     /* strides of the two in-plane axes; cells along u */
+  hd_idx off[4];         /* the nodes averaged, from a cell's lowest node */
+  int noff, when;        /* 4 (E) or 2 (H); phase index 0 (E) or 1 (H) */
+  double *acc;           /* 2 doubles (re, im) x frequencies x cells, cell fastest */
+  hd_idx ncell;
+  int k0;
+  hd_dft_phase ph;
+} hd_dft_plane_args;
+
+HD_FN void hd_dft_plane_pt(const hd_dft_plane_args *a, hd_idx p) {
+  const hd_idx n = a->base + (p % a->nu) * a->su + (p / a->nu) * a->sv;
+  double v = 0.0;
+  int k;
+  for (k = 0; k < a->noff; ++k) v += a->f[n + a->off[k]];
+  v /= a->noff;
+  for (k = 0; k < a->ph.count; ++k) {
+    double *x = a->acc + (hd_idx)2 * (a->k0 + k) * a->ncell;
+    x[p] += v * a->ph.c[a->when][k], x[a->ncell + p] += v * a->ph.s[a->when][k];
+  }
+}
+HD_DEFINE_FOR_1D(hd_dft_plane_loop, hd_dft_plane_pt, hd_dft_plane_args)
+
 /* ---- the far field ---------------------------------------------------------------- */
 
 /* The surface for the transformation: each point's centre (x, y, z), its
