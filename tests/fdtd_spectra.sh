@@ -15,6 +15,17 @@ bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
 src=$(cd "${top_srcdir:-.}" && pwd)
 . "$src/tests/cli_lib.sh"
 
+# the plots a run draws: PNGs named on plot: lines, or none without libpng
+plots_made() { # files...
+  for f in "$@"; do
+    if grep -q '^#define HD_HAVE_PNG' "$config_h"; then
+      head -c 8 "$f" | od -An -c | grep -q 'P   N   G' && grep -q "^plot: $f$" stdout || return 1
+    else
+      [ ! -e "$f" ] || return 1
+    fi
+  done
+}
+
 # the short dipole
 run --input="$src/tests/fdtd_hertz.in"
 result $([ "$(cat rc)" -eq 0 ] && [ -s out_farfield.csv ] && [ -s out_ports.csv ] && [ -s out.s1p ] && echo 0 || echo 1) \
@@ -33,6 +44,8 @@ head -n 2 out.s1p | grep -q '^# Hz S RI R 50$' && [ "$(grep -c '^[0-9]' out.s1p)
   awk -F, 'NR == 2 { print $10, $11 }' out_ports.csv >g1 && awk 'NR == 3 { print $2, $3 }' out.s1p >g2 &&
   awk 'NR == FNR { a = $1; b = $2; next } { exit !($1 == a && $2 == b) }' g1 g2
 result $? "the .s1p holds S11 of the feed at each frequency, as in the ports CSV"
+plots_made out_ports.png out_impedance.png out_pattern.png
+result $? "plots: reflection and impedance against frequency, the E- and H-plane patterns"
 
 # the half-wave dipole of doc/examples at 1 GHz (0.15 m long)
 clean_dir
@@ -57,6 +70,8 @@ check=$(awk -F, 'NR > 1 { s[$2, $3, 0] = $4; s[$2, $3, 1] = $5 }
 result $(echo "$check" | awk '{ exit !($1 < 1e-6) }' && echo 0 || echo 1) "reciprocity: S21 = S12 (largest relative difference ${check% *})"
 result $(echo "$check" | awk '{ exit !($2 < 0.01) }' && echo 0 || echo 1) \
   "a lossless two-port: |S11|^2 + |S21|^2 = 1 within 1 % (largest departure ${check#* })"
+plots_made out_sparams.png
+result $? "plots: the S matrix against frequency"
 
 # a near-field map against the DFT of two probes' records: the map's Hy in
 # a cell is the mean of the two Hy samples on its faces, at (n + 3/2) dt

@@ -352,14 +352,13 @@ int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *er
   return hd_png_write_map(o, w, h, v, -vmax, vmax, HD_PNG_DIVERGING, err, n);
 }
 
-int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n) {
 #if defined(HD_HAVE_PNG)
-  /* small maps are magnified (nearest neighbour) to at least 512 pixels */
-  const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
+/* An RGB PNG of W x H pixels whose rows `row` fills; 0 or -1 + message. */
+typedef void (*png_row_fn)(const void *user, int y, unsigned char *rgb);
+static int png_rows(hd_out *o, int w, int h, png_row_fn row_fn, const void *user, char *err, size_t n) {
   png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_error_fn, NULL);
   png_infop info = p ? png_create_info_struct(p) : NULL;
-  unsigned char *row = (unsigned char *)malloc((size_t)w * zoom * 3);
-  const double span = hi > lo ? hi - lo : 1.0;
+  unsigned char *row = (unsigned char *)malloc((size_t)w * 3);
   int y;
   if (!p || !info || !row) {
     if (p) png_destroy_write_struct(&p, info ? &info : NULL);
@@ -374,20 +373,64 @@ int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double
     return -1;
   }
   png_init_io(p, o->f);
-  png_set_IHDR(p, info, (png_uint_32)(w * zoom), (png_uint_32)(h * zoom), 8, PNG_COLOR_TYPE_RGB,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(p, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(p, info);
-  for (y = 0; y < h * zoom; ++y) {
-    int x;
-    for (x = 0; x < w * zoom; ++x) colour((v[(size_t)(y / zoom) * w + x / zoom] - lo) / span, map, row + 3 * x);
+  for (y = 0; y < h; ++y) {
+    row_fn(user, y, row);
     png_write_row(p, row);
   }
   png_write_end(p, NULL);
   png_destroy_write_struct(&p, &info);
   free(row);
   return 0;
+}
+
+typedef struct map_rows {
+  const double *v;
+  int w, zoom, map;
+  double lo, span;
+} map_rows;
+
+static void map_row(const void *user, int y, unsigned char *rgb) {
+  const map_rows *m = (const map_rows *)user;
+  int x;
+  for (x = 0; x < m->w * m->zoom; ++x)
+    colour((m->v[(size_t)(y / m->zoom) * m->w + x / m->zoom] - m->lo) / m->span, m->map, rgb + 3 * x);
+}
+
+typedef struct rgb_rows {
+  const unsigned char *rgb;
+  int w;
+} rgb_rows;
+
+static void rgb_row(const void *user, int y, unsigned char *rgb) {
+  const rgb_rows *r = (const rgb_rows *)user;
+  memcpy(rgb, r->rgb + (size_t)y * r->w * 3, (size_t)r->w * 3);
+}
+#endif
+
+int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n) {
+#if defined(HD_HAVE_PNG)
+  /* small maps are magnified (nearest neighbour) to at least 512 pixels */
+  const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
+  map_rows m;
+  m.v = v, m.w = w, m.zoom = zoom, m.map = map, m.lo = lo, m.span = hi > lo ? hi - lo : 1.0;
+  return png_rows(o, w * zoom, h * zoom, map_row, &m, err, n);
 #else
   (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map;
+  snprintf(err, n, "%s", HD_NO_PNG);
+  return -1;
+#endif
+}
+
+int hd_png_write_rgb(hd_out *o, int w, int h, const unsigned char *rgb, char *err, size_t n) {
+#if defined(HD_HAVE_PNG)
+  rgb_rows r;
+  r.rgb = rgb, r.w = w;
+  return png_rows(o, w, h, rgb_row, &r, err, n);
+#else
+  (void)o, (void)w, (void)h, (void)rgb;
   snprintf(err, n, "%s", HD_NO_PNG);
   return -1;
 #endif

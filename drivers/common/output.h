@@ -77,6 +77,9 @@ int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *er
 enum { HD_PNG_DIVERGING, HD_PNG_SEQUENTIAL };
 int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n);
 
+/* A w x h picture of 8-bit RGB triplets, row 0 at the top. */
+int hd_png_write_rgb(hd_out *o, int w, int h, const unsigned char *rgb, char *err, size_t n);
+
 /* Whether this build writes PNGs, and what to say when it does not. */
 #if defined(HD_HAVE_PNG)
 #define HD_PNG_BUILT 1

@@ -7,6 +7,8 @@
 
 #include <hd/fdtd_dft.h>
 
+#include "plot.h"
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -104,6 +106,60 @@ static void port_waves(const fdtd_spectra *s, const fdtd_input *in, const double
   b->re = (v->re * c - z0 * i->re) / r, b->im = (v->im * c - z0 * i->im) / r;
 }
 
+/* A plot of curves written to PREFIX + suffix, where PNGs are built. */
+static int plot_file(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                     const hd_plot_curve *c, int nc, char *err, size_t en) {
+  char path[4200];
+  hd_out o;
+  if (!HD_PNG_BUILT || !nc) return 0;
+  snprintf(path, sizeof path, "%s%s", prefix, suffix);
+  if (hd_out_open(&o, path, err, en)) return -1;
+  if (hd_plot_lines(&o, title, xlabel, ylabel, c, nc, 0, 0, err, en)) {
+    hd_out_abort(&o);
+    return -1;
+  }
+  if (hd_out_commit(&o, err, en)) return -1;
+  printf("plot: %s\n", path);
+  return 0;
+}
+
+/* PREFIX_ports.png (reflection in dB) and PREFIX_impedance.png (R and X)
+ * against frequency, for the first ports. */
+static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix, char *err,
+                       size_t en) {
+  double *ghz = (double *)malloc((size_t)s->nfreq * sizeof(double)), *val = (double *)malloc((size_t)s->nfreq * 18 * sizeof(double));
+  hd_plot_curve g[6], z[6];
+  char names[18][24];
+  int p, k, ng = 0, nz = 0, rc = -1;
+  if (!ghz || !val) {
+    snprintf(err, en, "out of host memory for the plots");
+    goto done;
+  }
+  for (k = 0; k < s->nfreq; ++k) ghz[k] = s->freq[k] / 1e9;
+  for (p = 0; p < in->nfeed && ng < 3; ++p) {
+    double *rl = val + (size_t)(3 * ng) * s->nfreq, *zr = rl + s->nfreq, *zi = zr + s->nfreq;
+    if (in->feeds[p].r < 0) continue;
+    for (k = 0; k < s->nfreq; ++k) {
+      cplx v, i, a, b, zz, gg;
+      port_waves(s, in, acc, k, p, &v, &i, &a, &b);
+      zz = cdiv(v, i), gg = cdiv(b, a);
+      rl[k] = 20 * log10(hypot(gg.re, gg.im)), zr[k] = zz.re, zi[k] = zz.im;
+    }
+    snprintf(names[3 * ng], 24, "PORT %d", p + 1), snprintf(names[3 * ng + 1], 24, "R PORT %d", p + 1);
+    snprintf(names[3 * ng + 2], 24, "X PORT %d", p + 1);
+    g[ng].x = ghz, g[ng].y = rl, g[ng].n = s->nfreq, g[ng].label = names[3 * ng];
+    z[nz].x = ghz, z[nz].y = zr, z[nz].n = s->nfreq, z[nz++].label = names[3 * ng + 1];
+    z[nz].x = ghz, z[nz].y = zi, z[nz].n = s->nfreq, z[nz++].label = names[3 * ng + 2];
+    ++ng;
+  }
+  if (!plot_file(prefix, "_ports.png", "REFLECTION", "FREQUENCY (GHZ)", "DB", g, ng, err, en) &&
+      !plot_file(prefix, "_impedance.png", "IMPEDANCE", "FREQUENCY (GHZ)", "OHM", z, nz, err, en))
+    rc = 0;
+done:
+  free(ghz), free(val);
+  return rc;
+}
+
 int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix, char *err,
                        size_t en) {
   char path[4200];
@@ -131,7 +187,7 @@ int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double
                s->freq[k], z.re, z.im, 20 * log10(mag), port_z0(s, &in->feeds[p]), mag < 1 ? (1 + mag) / (1 - mag) : HUGE_VAL,
                pacc);
     }
-  if (hd_out_commit(&csv, err, en)) return -1;
+  if (hd_out_commit(&csv, err, en) || ports_plots(s, in, acc, prefix, err, en)) return -1;
   if (nport != 1) return 0;
   /* one port: its reflection is S11; Touchstone, the format every RF tool loads */
   snprintf(path, sizeof path, "%s.s1p", prefix);
@@ -188,15 +244,35 @@ static int solve_right(int n, cplx *a, cplx *b) {
   return 0;
 }
 
+/* PREFIX_sparams.png: |S_ij| in dB against frequency, the first six of the
+ * matrix row by row (db: ncurve x nfreq). */
+static int sparams_plot(const fdtd_spectra *s, int np, const double *db, const char *prefix, char *err, size_t en) {
+  const int ncurve = np * np < 6 ? np * np : 6;
+  double *ghz = (double *)malloc((size_t)s->nfreq * sizeof(double));
+  hd_plot_curve c[6];
+  char names[6][16];
+  int k, rc;
+  if (!ghz) return snprintf(err, en, "out of host memory for the plots"), -1;
+  for (k = 0; k < s->nfreq; ++k) ghz[k] = s->freq[k] / 1e9;
+  for (k = 0; k < ncurve; ++k) {
+    snprintf(names[k], sizeof names[k], "S%d%d", k / np + 1, k % np + 1);
+    c[k].x = ghz, c[k].y = db + (size_t)k * s->nfreq, c[k].n = s->nfreq, c[k].label = names[k];
+  }
+  rc = plot_file(prefix, "_sparams.png", "S-PARAMETERS", "FREQUENCY (GHZ)", "DB", c, ncurve, err, en);
+  free(ghz);
+  return rc;
+}
+
 int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *const *runs, const char *prefix,
                          char *err, size_t en) {
   const int np = fdtd_spectra_ports_count(in);
   int *port = (int *)malloc((size_t)np * sizeof(int)), k, i, j, q = 0;
   cplx *a = (cplx *)malloc((size_t)np * np * sizeof(cplx)), *b = (cplx *)malloc((size_t)np * np * sizeof(cplx));
+  double *db = (double *)malloc((size_t)6 * s->nfreq * sizeof(double)); /* the plotted |S_ij| */
   char path[4200];
   hd_out csv, ts;
   int rc = -1;
-  if (!port || !a || !b) {
+  if (!port || !a || !b || !db) {
     snprintf(err, en, "out of host memory for the S-parameters");
     goto done;
   }
@@ -233,6 +309,7 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
         const int e = i * np + j;
         fprintf(csv.f, "%.9e,%d,%d,%.9e,%.9e,%.6f\n", s->freq[k], i + 1, j + 1, b[i * np + j].re, b[i * np + j].im,
                 20 * log10(hypot(b[i * np + j].re, b[i * np + j].im)));
+        if (e < 6) db[(size_t)e * s->nfreq + k] = 20 * log10(hypot(b[e].re, b[e].im));
         if (np > 2 && j == 0 && i > 0) fprintf(ts.f, "\n");
         else if (np > 2 && e % np != 0 && e % np % 4 == 0) fprintf(ts.f, "\n");
         fprintf(ts.f, " %.9e %.9e", x.re, x.im);
@@ -244,8 +321,9 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
     goto done;
   }
   rc = hd_out_commit(&ts, err, en);
+  if (rc == 0) rc = sparams_plot(s, np, db, prefix, err, en);
 done:
-  free(port), free(a), free(b);
+  free(port), free(a), free(b), free(db);
   return rc;
 }
 
@@ -314,6 +392,42 @@ done:
 
 /* ---- far field ------------------------------------------------------------------ */
 
+/* PREFIX_pattern.png: directivity on the E plane (phi = 0 and 180, which
+ * needs NPHI even) and the H plane (theta = 90, NTHETA even), a curve a
+ * frequency; cut holds for each frequency (angle, dBi) pairs of both. */
+static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int ne, int nh, const char *prefix, char *err,
+                        size_t en) {
+  double *xy = (double *)malloc((size_t)ncut * 2 * (ne + nh) * sizeof(double)), top = -HUGE_VAL;
+  hd_plot_curve e[6], h[6];
+  const hd_plot_curve *panels[2];
+  const char *names[2] = {"E PLANE: PHI = 0 (RIGHT), 180", "H PLANE: THETA = 90, PHI = 0 RIGHT"};
+  char label[6][32], path[4200];
+  int np = 0, k, i, nc[2];
+  hd_out o;
+  if (!xy) return snprintf(err, en, "out of host memory for the pattern"), -1;
+  for (k = 0; k < ncut; ++k) {
+    const double *c = cut + (size_t)k * 2 * (ne + nh);
+    double *x = xy + (size_t)k * 2 * (ne + nh);
+    for (i = 0; i < ne + nh; ++i) x[i] = c[2 * i], x[ne + nh + i] = c[2 * i + 1], top = fmax(top, c[2 * i + 1]);
+    snprintf(label[k], sizeof label[k], "%.4g GHZ", s->freq[k] / 1e9);
+    e[k].x = x, e[k].y = x + ne + nh, e[k].n = ne, e[k].label = label[k];
+    h[k].x = x + ne, h[k].y = x + ne + nh + ne, h[k].n = nh, h[k].label = label[k];
+  }
+  if (s->nphi % 2 == 0) panels[np] = e, nc[np++] = ncut;
+  if (s->ntheta % 2 == 0) panels[np] = h, names[np] = names[1], nc[np++] = ncut;
+  if (!np) return free(xy), 0;
+  snprintf(path, sizeof path, "%s_pattern.png", prefix);
+  if (hd_out_open(&o, path, err, en)) return free(xy), -1;
+  if (hd_plot_polar(&o, "DIRECTIVITY (DBI)", names, panels, nc, np, ceil(top / 5) * 5, 40, err, en)) {
+    hd_out_abort(&o);
+    return free(xy), -1;
+  }
+  free(xy);
+  if (hd_out_commit(&o, err, en)) return -1;
+  printf("plot: %s\n", path);
+  return 0;
+}
+
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
                                 const double *surface, const double *feeds, const char *prefix, char *err,
                                 size_t en) {
@@ -325,12 +439,15 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   double *out = (double *)malloc((size_t)ndir * 4 * sizeof(double));
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
+  /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
+  const int ncut = s->nfreq < 6 ? s->nfreq : 6, ne = 2 * s->ntheta + 1, nh = nph + 1;
+  double *cut = (double *)malloc((size_t)ncut * 2 * (ne + nh) * sizeof(double));
   char path[4200];
   hd_out csv;
   hd_ctx host;
   hd_idx p;
   int k, d, rc = -1;
-  if (!pos || !area || !th || !ph || !out || !face || !ijk) {
+  if (!pos || !area || !th || !ph || !out || !face || !ijk || !cut) {
     snprintf(err, en, "farfield: out of host memory");
     goto done;
   }
@@ -378,6 +495,17 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
               out[4 * d + 1], out[4 * d + 2], out[4 * d + 3], 10 * log10(4 * PI * u / prad));
       if (pacc > 0) fprintf(csv.f, "%.6f\n", 10 * log10(4 * PI * u / pacc));
       else fprintf(csv.f, "\n");
+      if (k < ncut) { /* on a cut: its angle clockwise from the top, and the directivity */
+        const int it = d / nph, ip = d % nph;
+        double *e = cut + (size_t)k * 2 * (ne + nh), *h = e + 2 * ne;
+        const double dbi = 10 * log10(4 * PI * u / prad);
+        if (ip == 0) e[2 * it] = th[d] * 180 / PI, e[2 * it + 1] = dbi;
+        if (2 * ip == nph) e[2 * (ne - 1 - it)] = 360 - th[d] * 180 / PI, e[2 * (ne - 1 - it) + 1] = dbi;
+        if (2 * it == s->ntheta) {
+          h[2 * ip] = 90 - ph[d] * 180 / PI, h[2 * ip + 1] = dbi;
+          if (ip == 0) h[2 * nph] = -270, h[2 * nph + 1] = dbi; /* closes the circle */
+        }
+      }
     }
     printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[k],
            10 * log10(4 * PI * umax / prad), 4 * PI * umax / prad, th[dmax] * 180 / PI, ph[dmax] * 180 / PI, prad);
@@ -387,7 +515,8 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   }
   hd_ctx_destroy(&host);
   rc = hd_out_commit(&csv, err, en);
+  if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, prefix, err, en);
 done:
-  free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk);
+  free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut);
   return rc;
 }

@@ -1,0 +1,178 @@
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 720
+#define H 480
+
+/* 5 x 7 glyphs, a row a byte (bit 4 the leftmost column); letters upper case. */
+static const char glyph_chars[] = "0123456789-.+:/()|,= ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+static const unsigned char glyphs[][7] = {
+    {14, 17, 19, 21, 25, 17, 14}, {4, 12, 4, 4, 4, 4, 14},     {14, 17, 1, 2, 4, 8, 31},   {31, 2, 4, 2, 1, 17, 14},
+    {2, 6, 10, 18, 31, 2, 2},     {31, 16, 30, 1, 1, 17, 14},  {6, 8, 16, 30, 17, 17, 14}, {31, 1, 2, 4, 8, 8, 8},
+    {14, 17, 17, 14, 17, 17, 14}, {14, 17, 17, 15, 1, 2, 12},  {0, 0, 0, 31, 0, 0, 0},     {0, 0, 0, 0, 0, 12, 12},
+    {0, 4, 4, 31, 4, 4, 0},       {0, 12, 12, 0, 12, 12, 0},   {1, 1, 2, 4, 8, 16, 16},    {2, 4, 8, 8, 8, 4, 2},
+    {8, 4, 2, 2, 2, 4, 8},        {4, 4, 4, 4, 4, 4, 4},       {0, 0, 0, 0, 12, 4, 8},     {0, 0, 31, 0, 31, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0},        {14, 17, 17, 31, 17, 17, 17}, {30, 17, 17, 30, 17, 17, 30}, {14, 17, 16, 16, 16, 17, 14},
+    {28, 18, 17, 17, 17, 18, 28}, {31, 16, 16, 30, 16, 16, 31}, {31, 16, 16, 30, 16, 16, 16}, {14, 17, 16, 23, 17, 17, 15},
+    {17, 17, 17, 31, 17, 17, 17}, {14, 4, 4, 4, 4, 4, 14},     {7, 2, 2, 2, 2, 18, 12},    {17, 18, 20, 24, 20, 18, 17},
+    {16, 16, 16, 16, 16, 16, 31}, {17, 27, 21, 21, 17, 17, 17}, {17, 17, 25, 21, 19, 17, 17}, {14, 17, 17, 17, 17, 17, 14},
+    {30, 17, 17, 30, 16, 16, 16}, {14, 17, 17, 17, 21, 18, 13}, {30, 17, 17, 30, 20, 18, 17}, {15, 16, 16, 14, 1, 1, 30},
+    {31, 4, 4, 4, 4, 4, 4},       {17, 17, 17, 17, 17, 17, 14}, {17, 17, 17, 17, 17, 10, 4},  {17, 17, 17, 21, 21, 21, 10},
+    {17, 17, 10, 4, 10, 17, 17},  {17, 17, 17, 10, 4, 4, 4},   {31, 1, 2, 4, 8, 16, 31}};
+
+static const unsigned char palette[6][3] = {{31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14}, {148, 103, 189}, {23, 190, 207}};
+
+typedef struct canvas {
+  unsigned char px[W * H * 3];
+} canvas;
+
+static void dot(canvas *c, int x, int y, const unsigned char *rgb) {
+  if (x < 0 || y < 0 || x >= W || y >= H) return;
+  memcpy(c->px + 3 * ((size_t)y * W + x), rgb, 3);
+}
+
+static void line(canvas *c, double x0, double y0, double x1, double y1, const unsigned char *rgb, int thick) {
+  const double len = fmax(fabs(x1 - x0), fabs(y1 - y0));
+  const int steps = (int)ceil(len) + 1;
+  int k, a, b;
+  for (k = 0; k <= steps; ++k) {
+    const double t = (double)k / steps, x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+    for (a = 0; a < thick; ++a)
+      for (b = 0; b < thick; ++b) dot(c, (int)lround(x) + a - thick / 2, (int)lround(y) + b - thick / 2, rgb);
+  }
+}
+
+/* Text at (x, y) (top left), scale s; `centre` centres it on x. */
+static void text(canvas *c, int x, int y, const char *s, int scale, int centre, const unsigned char *rgb) {
+  const int width = (int)strlen(s) * 6 * scale;
+  int k, r, col, a, b;
+  if (centre) x -= width / 2;
+  for (k = 0; s[k]; ++k) {
+    char ch = s[k] >= 'a' && s[k] <= 'z' ? (char)(s[k] - 'a' + 'A') : s[k];
+    const char *at = strchr(glyph_chars, ch);
+    const unsigned char *g = glyphs[at && ch ? at - glyph_chars : 20];
+    for (r = 0; r < 7; ++r)
+      for (col = 0; col < 5; ++col)
+        if (g[r] & (16 >> col))
+          for (a = 0; a < scale; ++a)
+            for (b = 0; b < scale; ++b) dot(c, x + (6 * k + col) * scale + a, y + r * scale + b, rgb);
+  }
+}
+
+/* Tick step for a range: 1, 2 or 5 times a power of ten, about 6 ticks. */
+static double tick_step(double span) {
+  const double raw = span / 6, p = pow(10, floor(log10(raw))), f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void label(char *buf, size_t n, double v, double step) {
+  if (fabs(v) < 1e-9 * step) v = 0;
+  if (fabs(v) >= 1e5 || (fabs(v) < 1e-3 && v != 0)) snprintf(buf, n, "%.2g", v);
+  else snprintf(buf, n, "%.*f", step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9), v);
+}
+
+static const unsigned char black[3] = {0, 0, 0}, grey[3] = {220, 220, 220}, dark[3] = {90, 90, 90};
+
+static int finish(hd_out *o, canvas *c, char *err, size_t n) {
+  const int rc = hd_png_write_rgb(o, W, H, c->px, err, n);
+  free(c);
+  return rc;
+}
+
+static canvas *blank(char *err, size_t n) {
+  canvas *c = (canvas *)malloc(sizeof *c);
+  if (!c) snprintf(err, n, "out of memory for a plot");
+  else memset(c->px, 255, sizeof c->px);
+  return c;
+}
+
+int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *cv, int nc,
+                  double lo, double hi, char *err, size_t n) {
+  const int left = 80, right = W - 20, top = 40, bottom = H - 50;
+  double x0 = HUGE_VAL, x1 = -HUGE_VAL, y0 = HUGE_VAL, y1 = -HUGE_VAL, sx, sy, v;
+  canvas *c = blank(err, n);
+  char buf[64];
+  int k, i;
+  if (!c) return -1;
+  for (k = 0; k < nc; ++k)
+    for (i = 0; i < cv[k].n; ++i) {
+      if (!isfinite(cv[k].x[i]) || !isfinite(cv[k].y[i])) continue;
+      x0 = fmin(x0, cv[k].x[i]), x1 = fmax(x1, cv[k].x[i]), y0 = fmin(y0, cv[k].y[i]), y1 = fmax(y1, cv[k].y[i]);
+    }
+  if (lo < hi) y0 = lo, y1 = hi;
+  if (!(x1 > x0)) x0 -= 0.5, x1 += 0.5;
+  if (!(y1 > y0)) y0 -= 0.5, y1 += 0.5;
+  sy = tick_step(y1 - y0), y0 = floor(y0 / sy) * sy, y1 = ceil(y1 / sy) * sy;
+  sx = tick_step(x1 - x0);
+  for (v = ceil(x0 / sx) * sx; v <= x1 + 1e-9 * sx; v += sx) { /* grid and ticks */
+    const double px = left + (v - x0) / (x1 - x0) * (right - left);
+    line(c, px, top, px, bottom, grey, 1);
+    label(buf, sizeof buf, v, sx);
+    text(c, (int)px, bottom + 8, buf, 1, 1, black);
+  }
+  for (v = y0; v <= y1 + 1e-9 * sy; v += sy) {
+    const double py = bottom - (v - y0) / (y1 - y0) * (bottom - top);
+    line(c, left, py, right, py, grey, 1);
+    label(buf, sizeof buf, v, sy);
+    text(c, left - 8 - 6 * (int)strlen(buf), (int)py - 3, buf, 1, 0, black);
+  }
+  line(c, left, top, left, bottom, black, 1), line(c, left, bottom, right, bottom, black, 1);
+  for (k = 0; k < nc; ++k) {
+    for (i = 1; i < cv[k].n; ++i)
+      if (isfinite(cv[k].y[i - 1]) && isfinite(cv[k].y[i]))
+        line(c, left + (cv[k].x[i - 1] - x0) / (x1 - x0) * (right - left), bottom - (cv[k].y[i - 1] - y0) / (y1 - y0) * (bottom - top),
+             left + (cv[k].x[i] - x0) / (x1 - x0) * (right - left), bottom - (cv[k].y[i] - y0) / (y1 - y0) * (bottom - top),
+             palette[k % 6], 2);
+    if (cv[k].n == 1) line(c, left + (cv[k].x[0] - x0) / (x1 - x0) * (right - left) - 3, bottom - (cv[k].y[0] - y0) / (y1 - y0) * (bottom - top),
+                           left + (cv[k].x[0] - x0) / (x1 - x0) * (right - left) + 3, bottom - (cv[k].y[0] - y0) / (y1 - y0) * (bottom - top), palette[k % 6], 5);
+    line(c, right - 150, top + 12 + 14 * k, right - 130, top + 12 + 14 * k, palette[k % 6], 3);
+    text(c, right - 124, top + 9 + 14 * k, cv[k].label ? cv[k].label : "", 1, 0, black);
+  }
+  text(c, (left + right) / 2, 12, title, 2, 1, black);
+  text(c, (left + right) / 2, H - 22, xlabel, 1, 1, dark);
+  text(c, 8, top - 16, ylabel, 1, 0, dark);
+  return finish(o, c, err, n);
+}
+
+int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const hd_plot_curve *const *cv, const int *nc,
+                  int npanel, double top, double range, char *err, size_t n) {
+  const double pi = 3.14159265358979323846, r0 = 150;
+  canvas *c = blank(err, n);
+  char buf[32];
+  int p, k, i, a;
+  if (!c) return -1;
+  for (p = 0; p < npanel && p < 2; ++p) {
+    const double cx = npanel == 1 ? W / 2.0 : W / 4.0 + p * W / 2.0, cy = H / 2.0 + 20;
+    double db;
+    for (db = 0; db <= range + 1e-9; db += 10) { /* circles every 10 dB */
+      const double r = r0 * (1 - db / range);
+      for (a = 0; a < 360; ++a)
+        line(c, cx + r * sin(a * pi / 180), cy - r * cos(a * pi / 180), cx + r * sin((a + 1) * pi / 180),
+             cy - r * cos((a + 1) * pi / 180), db == 0 ? black : grey, 1);
+      snprintf(buf, sizeof buf, "%.0f", top - db); /* along 15 degrees, clear of the top spoke */
+      if (db < range) text(c, (int)(cx + r * sin(pi / 12) + 3), (int)(cy - r * cos(pi / 12) - 3), buf, 1, 0, dark);
+    }
+    for (a = 0; a < 360; a += 30) { /* spokes */
+      line(c, cx, cy, cx + r0 * sin(a * pi / 180), cy - r0 * cos(a * pi / 180), grey, 1);
+      snprintf(buf, sizeof buf, "%d", a);
+      text(c, (int)(cx + (r0 + 14) * sin(a * pi / 180)), (int)(cy - (r0 + 14) * cos(a * pi / 180) - 3), buf, 1, 1, dark);
+    }
+    for (k = 0; k < nc[p]; ++k) {
+      const hd_plot_curve *q = &cv[p][k];
+      for (i = 1; i < q->n; ++i) {
+        const double ra = r0 * fmax(0, 1 - (top - q->y[i - 1]) / range), rb = r0 * fmax(0, 1 - (top - q->y[i]) / range);
+        line(c, cx + ra * sin(q->x[i - 1] * pi / 180), cy - ra * cos(q->x[i - 1] * pi / 180), cx + rb * sin(q->x[i] * pi / 180),
+             cy - rb * cos(q->x[i] * pi / 180), palette[k % 6], 2);
+      }
+      line(c, cx - 176, 58 + 14 * k, cx - 160, 58 + 14 * k, palette[k % 6], 3);
+      text(c, (int)(cx - 155), 55 + 14 * k, q->label ? q->label : "", 1, 0, black);
+    }
+    text(c, (int)cx, 38, panel[p], 1, 1, dark);
+  }
+  text(c, W / 2, 10, title, 2, 1, black);
+  return finish(o, c, err, n);
+}

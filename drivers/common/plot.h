@@ -1,0 +1,28 @@
+/* Line plots and polar patterns as PNG pictures, labelled with a 5 x 7
+ * pixel font: the curves a person would rather look at than read (|S11|
+ * against frequency, an impedance, a radiation pattern).  Separate from
+ * output.c, which writes data; this draws. */
+#ifndef HD_DRV_PLOT_H
+#define HD_DRV_PLOT_H
+
+#include <stddef.h>
+
+#include "output.h"
+
+typedef struct hd_plot_curve {
+  const double *x, *y; /* polar: x the angle in degrees clockwise from the top, y the value */
+  int n;
+  const char *label;
+} hd_plot_curve;
+
+/* Up to 6 curves on shared axes with ticks, grid and a legend; x from the
+ * curves' range, y likewise (or lo..hi when lo < hi).  0 or -1 + message. */
+int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *c, int nc,
+                  double lo, double hi, char *err, size_t n);
+
+/* Polar diagrams side by side (at most 2), each of up to 6 curves in dB:
+ * the rim at `top` dB, circles every 10 dB down to top - range. */
+int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const hd_plot_curve *const *c, const int *nc,
+                  int npanel, double top, double range, char *err, size_t n);
+
+#endif
