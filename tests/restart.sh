@@ -216,6 +216,10 @@ kill_loop() { # driver, bound in seconds, arguments...
   done
   same_outputs kk ks
 }
+# one OpenMP thread a leg: under make -j the suite shares the cores, and
+# oversubscribed threads spin at every barrier of these small models
+OMP_NUM_THREADS=1
+export OMP_NUM_THREADS
 seed=$(($(date +%s) % 100000))
 echo "# kill_loop seed $seed"
 while IFS='|' read -r drv args; do
