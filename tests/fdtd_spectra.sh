@@ -9,6 +9,9 @@
 #  - a lossless, reciprocal two-port (excite=all): S21 = S12 to 1e-6,
 #    |S11|^2 + |S21|^2 = 1 within 1 %; Touchstone written;
 #  - a near-field map equals the DFT of probe records in a cell;
+#  - a PEC sphere under a plane wave: bistatic RCS against the Mie series
+#    within 1 dB wherever within 20 dB of its peak at ka = 1 and 3, the
+#    monostatic within 0.5 dB; an empty total-field box scatters nothing;
 #  - serial and OpenMP give the same bytes; bad values are refused.
 set -u
 # one OpenMP thread a run: under make -j the suite's runs share the cores,
@@ -104,7 +107,35 @@ worst=$(paste map ref | awk '{ d = $1 - $2; if (d < 0) d = -d; if (NR % 2) d /= 
 result $({ ! grep -q '^#define HD_HAVE_PNG' "$config_h" || [ -s out_near1.png ]; } && [ "$(wc -l <map)" -eq 4 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
   "near-field map: amplitude and phase of Hy in a cell = the DFT of its two probes' records (largest difference $worst)"
 
+# a PEC sphere of radius 0.1 m under a plane wave (tests/fdtd_sphere.in)
+# against the Mie series, at ka = 1 and 3
+clean_dir
+run --input="$src/tests/fdtd_sphere.in" --slice=none --volume=no --output=sph
+for f in 477.1345e6 1431.4034e6; do
+  v=$(awk -F, -v a=0.1 -v f=$f -f "$src/tests/mie.awk" sph_farfield.csv | awk '{ r[NR] = $3; m[NR] = $4; if ($4 > pk) pk = $4
+      if ($1 == 0) { mono = 10 * log($3 / $4) / log(10); mono = mono < 0 ? -mono : mono } }
+    END { for (i = 1; i <= NR; ++i) if (m[i] >= pk / 100) { d = 10 * log(r[i] / m[i]) / log(10); d = d < 0 ? -d : d; if (d > w) w = d; ++k }
+      printf "%.3f %.3f %d", w, mono, k }')
+  result $(echo "$v" | awk '{ exit !($1 < 1 && $2 < 0.5 && $3 > 1000) }' && echo 0 || echo 1) \
+    "PEC sphere, ka = $(awk -v f=$f 'BEGIN { printf "%.0f", 2 * 3.141592653589793 * f * 0.1 / 299792458 }'): bistatic RCS within 1 dB of Mie wherever within 20 dB of its peak, monostatic within 0.5 dB (worst, monostatic, directions: $v)"
+done
+mono=$(sed -n 's/^rcs_1: .* monostatic \([0-9.e+-]*\) m2 .*/\1/p' stdout)
+awk -F, -v m="$mono" 'NR > 1 && $2 == 0 && $3 == 0 { d = ($10 - m) / m; exit !(d < 1e-5 && d > -1e-5 && NR == 2) }' sph_farfield.csv
+result $? "the monostatic RCS line ($mono m2) is the CSV's direction theta = 0"
+plots_made sph_rcs.png
+result $? "plots: the bistatic RCS in the E and H planes"
+# the empty box: whatever leaves it is leakage of the total-field/scattered-field
+# split, round-off along an axis, the line's interpolation obliquely
+for wave in "0 0 V:1e-14" "60 30 H:3e-6"; do
+  grep -v '^geometry\|^#\|^steps\|^converge' "$src/tests/fdtd_sphere.in" | sed 's/78/40/' >empty.in
+  run --input=empty.in --planewave="${wave%:*}" --steps=400 --slice=none --volume=no --output=empty
+  peak=$(sed -n 's/^rcs_.* bistatic peak \([0-9.e+-]*\) m2 .*/\1/p' stdout | sort -g | tail -n 1)
+  result $(awk -v p="${peak:-1}" -v lim="${wave#*:}" 'BEGIN { exit !(p < lim) }' && echo 0 || echo 1) \
+    "plane wave from ${wave%:*} through an empty box: bistatic RCS below ${wave#*:} m2 (sphere's 0.03; leaked $peak)"
+done
+
 # the same bytes from the serial and OpenMP backends
+cp "$src/tests/fdtd_scatter.in" pw.in
 if "$bin" --version | grep -q openmp; then
   for be in serial openmp; do
     mkdir -p "$be"
@@ -114,6 +145,11 @@ if "$bin" --version | grep -q openmp; then
   cmp -s serial/o_ports.csv openmp/o_ports.csv && cmp -s serial/o_farfield.csv openmp/o_farfield.csv && [ -s serial/o_farfield.csv ] &&
     cmp -s serial/o_near1.vtr openmp/o_near1.vtr
   result $? "serial and OpenMP: identical ports, far-field and near-field files"
+  for be in serial openmp; do
+    "$bin" --input=pw.in --backend=$be --threads=2 --progress=0 --output="$be/p" >/dev/null 2>&1
+  done
+  cmp -s serial/p_farfield.csv openmp/p_farfield.csv && [ -s serial/p_farfield.csv ] && cmp -s serial/p.vti openmp/p.vti
+  result $? "serial and OpenMP: identical plane-wave far field and fields"
 fi
 # CUDA where a GPU answers: within 1e-6 of serial in double (FMA contraction
 # and the order of the curls differ), every number of both files
@@ -122,18 +158,19 @@ if "$bin" --backend=cuda --input="$src/tests/fdtd_sanitize.in" --steps=1 --progr
   for be in serial cuda; do
     "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
       --nearfield=ez,z,0 --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+    "$bin" --input=pw.in --backend=$be --progress=0 --output="$be/p" >/dev/null 2>&1
   done
   # the maps' amplitudes (arrays 0, 2, 4 of 17 x 13 cells), one number a line, as CSV rows of one field
   for be in serial cuda; do
     start=$(( $(grep -boa '<AppendedData encoding="raw">' $be/o_near1.vtr | cut -d: -f1) + 31 ))
     { echo amplitude; for a in 0 2 4; do od -An -v -t f8 -w8 -j $((start + a * (8 + 221 * 8) + 8)) -N $((221 * 8)) $be/o_near1.vtr; done; } >$be/near.csv
   done
-  worst=$(for f in o_ports.csv o_farfield.csv near.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
+  worst=$(for f in o_ports.csv o_farfield.csv near.csv p_farfield.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
     h = NF / 2; for (i = 1; i <= h; ++i) { a = $i; b = $(i + h); s = (a < 0 ? -a : a) + (b < 0 ? -b : b)
       if (a != "" && s > 1e-30) { d = (a - b < 0 ? b - a : a - b) / s; if (d > w) w = d } } }
     END { printf "%.2e", w + 0 }')
   result $(awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
-    "CUDA: ports, far field and near-field amplitudes within 1e-6 of serial (largest relative difference $worst)"
+    "CUDA: ports, far field, near-field amplitudes and plane-wave far field within 1e-6 of serial (largest relative difference $worst)"
 fi
 
 # bad values: one line, exit 2, nothing written
@@ -144,4 +181,13 @@ bad 2 "farfield: give the frequencies too" --input=small.in --farfield="10 10"
 bad 2 "farfield: expected 'NTHETA NPHI'" --input=small.in --frequencies=1e8 --farfield=10
 bad 2 "leave no Huygens box" --input=small.in --frequencies=1e8 --farfield="10 10"
 bad 2 "excite=all: give the frequencies too" --input=small.in --excite=all
+bad 2 "planewave: polarisation 'X' is not V (1) or H (2)" --input=small.in --planewave="0 0 X"
+bad 2 "planewave: theta must lie in" --input=small.in --planewave="200 0 V"
+bad 2 "planewave: expected 'THETA PHI V|H \[E0\]'" --input=small.in --planewave="10"
+bad 2 "planewave: not with periodic boundaries (x)" --input=pw.in --boundary-x=periodic
+sed 's/^xmesh = .*/xmesh = -0.05 10 0 12 0.05/' pw.in >pwnu.in
+bad 2 "planewave: needs a uniform mesh along each axis (x is not)" --input=pwnu.in
+bad 2 "planewave: material [0-9]* at .* lies outside the total-field box" --input=pw.in --huygens-margin=5
+bad 2 "leave no total-field box" --input=small.in --planewave="0 0 V"
+bad 2 "excite=all: not with a plane wave" --input=pw.in --feed="Z 0 0 0 1 50" --excite=all
 finish

@@ -8,6 +8,7 @@
 
 #include <hd/fdtd.h>
 #include <hd/fdtd_dft.h>
+#include <hd/fdtd_tfsf.h>
 #include <hd/memory.h>
 
 #include "state_io.h"
@@ -51,6 +52,13 @@ typedef struct fdtd_state {
   hd_idx npts;
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
+  /* plane wave: the incident line (inc.n = 0: none), the corrections after
+   * the E and the H update, the source's running DFT (host, 2 nfreq) */
+  hd_fdtd_inc_args inc;
+  hd_real *inc_coef;
+  hd_fdtd_tfsf_point *tfsf[2];
+  hd_idx ntfsf[2];
+  double pw_e0, *inc_acc;
 } fdtd_state;
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
@@ -76,6 +84,12 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
   for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
+  hd_dev_free(ctx, st->inc.e);
+  hd_dev_free(ctx, st->inc.h);
+  hd_dev_free(ctx, st->inc_coef);
+  hd_dev_free(ctx, st->tfsf[0]);
+  hd_dev_free(ctx, st->tfsf[1]);
+  free(st->inc_acc);
   free(st->freq);
   hd_dev_free(ctx, st->rec);
   hd_dev_free(ctx, st->rows);
@@ -298,6 +312,124 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
   return s;
 }
 
+/* Position of component comp at physical node p along axis a, in half
+ * cells: staggered components sit half a cell above their node. */
+static long fd_half_index(int comp, int a, long p) {
+  return 2 * p + (comp < 3 ? a == comp : a != comp - 3);
+}
+static int fd_in_box(const fdtd_model *m, int comp, const long p[3]) {
+  int a;
+  for (a = 0; a < 3; ++a) {
+    const long h = fd_half_index(comp, a, p[a]);
+    if (h < 2 * m->tfsf_lo[a] || h > 2 * m->tfsf_hi[a]) return 0;
+  }
+  return 1;
+}
+
+/* The plane wave: the incident line (its coefficients: vacuum, graded
+ * absorbing cells at the far end) and the corrections of every component
+ * whose curl reaches across the total-field box's faces. */
+static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  const hd_idx pad = st->a.g.ghost;
+  const double D = m->pw_cell, eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
+  double r0[3], span = 0.0;
+  hd_real *coef;
+  hd_fdtd_tfsf_point *list[2] = {NULL, NULL};
+  hd_idx n, i, cap[2] = {0, 0}, n0;
+  long p[3];
+  int a, c, side;
+  hd_status s = HD_OK;
+  for (a = 0; a < 3; ++a) { /* the corner the wave reaches first, and the box's extent along k */
+    const double x0 = m->node[a][m->tfsf_lo[a]], x1 = m->node[a][m->tfsf_hi[a]];
+    r0[a] = m->pw_k[a] >= 0 ? x0 : x1;
+    span += fabs(m->pw_k[a]) * (x1 - x0 + (m->node[a][1] - m->node[a][0]));
+  }
+  n = (hd_idx)ceil(span / D + HD_FDTD_INC_LEAD) + 2 + HD_FDTD_INC_PML;
+  n0 = n - 1 - HD_FDTD_INC_PML;
+  coef = (hd_real *)malloc((size_t)4 * n * sizeof *coef);
+  if (!coef) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+  for (i = 0; i < n; ++i) { /* sigma graded as depth^3 to a 1e-8 reflection */
+    const double smax = -4.0 * log(1e-8) / (2.0 * eta * HD_FDTD_INC_PML * D);
+    const double de = i > n0 ? (double)(i - n0) / HD_FDTD_INC_PML : 0.0;
+    const double dh = i + 0.5 > n0 ? (i + 0.5 - n0) / HD_FDTD_INC_PML : 0.0;
+    const double se = smax * de * de * de * m->dt / (2 * HD_FDTD_EPS0), sh = smax * dh * dh * dh * m->dt / (2 * HD_FDTD_EPS0);
+    coef[2 * i] = (hd_real)((1 - se) / (1 + se)), coef[2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_EPS0 * D) / (1 + se));
+    coef[2 * n + 2 * i] = (hd_real)((1 - sh) / (1 + sh)), coef[2 * n + 2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_MU0 * D) / (1 + sh));
+  }
+  st->inc.n = n;
+  s = fd_upload(ctx, (void **)&st->inc_coef, coef, (size_t)4 * n * sizeof *coef);
+  free(coef);
+  st->inc.ce = st->inc_coef, st->inc.ch = st->inc_coef + 2 * n;
+  for (i = 0; s == HD_OK && i < 2; ++i) {
+    hd_real **line = i ? &st->inc.h : &st->inc.e;
+    s = hd_dev_alloc(ctx, (void **)line, (size_t)n * sizeof(hd_real));
+    if (s == HD_OK) s = hd_dev_zero(ctx, *line, (size_t)n * sizeof(hd_real));
+  }
+  /* the components within a cell of the box's faces: target total or
+   * scattered, a term across the faces reads the other region */
+  for (c = 0; s == HD_OK && c < 6; ++c) {
+    int nb[4], ax[4], sh[4], sg[4], t;
+    const int e = c < 3, w = e ? 0 : 1;
+    const int skip = m->tfsf_hi[0] - m->tfsf_lo[0] > 4; /* a box's inside has no terms */
+    hd_fdtd_curl_terms(c, nb, ax, sh, sg);
+    for (p[2] = m->tfsf_lo[2] - 1; s == HD_OK && p[2] <= m->tfsf_hi[2] + 1; ++p[2])
+      for (p[1] = m->tfsf_lo[1] - 1; s == HD_OK && p[1] <= m->tfsf_hi[1] + 1; ++p[1])
+        for (p[0] = m->tfsf_lo[0] - 1; s == HD_OK && p[0] <= m->tfsf_hi[0] + 1; ++p[0]) {
+          hd_fdtd_tfsf_point q;
+          int used = 0;
+          const int inner = p[1] > m->tfsf_lo[1] + 1 && p[1] < m->tfsf_hi[1] - 1 && p[2] > m->tfsf_lo[2] + 1 &&
+                            p[2] < m->tfsf_hi[2] - 1;
+          if (skip && inner && p[0] == m->tfsf_lo[0] + 2) p[0] = m->tfsf_hi[0] - 1;
+          side = fd_in_box(m, c, p) ? 1 : -1;
+          memset(&q, 0, sizeof q);
+          for (t = 0; t < 4; ++t) {
+            long pn[3];
+            double d = HD_FDTD_INC_LEAD, r;
+            const double *pol = nb[t] < 3 ? m->pw_e : m->pw_h;
+            pn[0] = p[0], pn[1] = p[1], pn[2] = p[2], pn[ax[t]] += sh[t];
+            if ((fd_in_box(m, nb[t], pn) ? 1 : -1) == side || pol[nb[t] % 3] == 0.0) continue;
+            for (a = 0; a < 3; ++a) {
+              const double *x = m->node[a];
+              d += m->pw_k[a] * (x[pn[a]] + (fd_half_index(nb[t], a, pn[a]) % 2 ? 0.5 * (x[pn[a] + 1] - x[pn[a]]) : 0.0) - r0[a]) / D;
+            }
+            { /* the width the update divides this term by: dual (E) or primary (H) */
+              const double *x = m->node[ax[t]];
+              const long j = p[ax[t]];
+              r = e ? 2.0 / (x[j + 1] - x[j - 1]) : 1.0 / (x[j + 1] - x[j]);
+            }
+            if (nb[t] >= 3) d -= 0.5; /* H of the line sits at i + 1/2 */
+            q.w[used] = sg[t] * r * side * pol[nb[t] % 3];
+            q.x[used++] = d;
+          }
+          if (!used) continue;
+          if (used > 2) {
+            s = hd_fail(ctx, HD_ERR_ARG, "fdtd: plane wave: %d terms across the box at one component", used);
+            break;
+          }
+          q.comp = c;
+          q.n = hd_grid_at(&st->a.g, p[0] + pad, p[1] + pad, p[2] + pad);
+          if (st->ntfsf[w] == cap[w]) {
+            hd_fdtd_tfsf_point *nl;
+            cap[w] = cap[w] ? 2 * cap[w] : 4096;
+            nl = (hd_fdtd_tfsf_point *)realloc(list[w], (size_t)cap[w] * sizeof *nl);
+            if (!nl) {
+              s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+              break;
+            }
+            list[w] = nl;
+          }
+          list[w][st->ntfsf[w]++] = q;
+        }
+  }
+  for (i = 0; s == HD_OK && i < 2; ++i)
+    s = fd_upload(ctx, (void **)&st->tfsf[i], list[i], (size_t)st->ntfsf[i] * sizeof **list);
+  free(list[0]), free(list[1]);
+  st->pw_e0 = m->pw_e0;
+  if (s == HD_OK && m->nfreq && !(st->inc_acc = (double *)calloc((size_t)2 * m->nfreq, sizeof(double))))
+    s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  return s;
+}
+
 static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
   const hd_idx pad = fdtd_pad(m), lead = fdtd_lead(m);
@@ -391,6 +523,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   if (s == HD_OK && st->nrec)
     s = hd_dev_alloc(ctx, (void **)&st->rec, (size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
   if (s == HD_OK && m->nfreq) s = fd_create_dft(ctx, st, m, pad);
+  if (s == HD_OK && m->pw_e0 != 0) s = fd_build_tfsf(ctx, st, m);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(2 * m->n[1] * m->n[2]) * sizeof(double));
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
@@ -435,17 +568,21 @@ static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
   return efield ? hd_fdtd_e_loop(ctx, &st->a, nodes) : hd_fdtd_h_loop(ctx, &st->a, nodes);
 }
 
-/* This step's running DFTs, chunk by chunk of frequencies: the feeds'
- * V and I just recorded at vi (feeds), or the planes' and the surface's
- * fields (after H). */
-static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int feeds) {
+/* This step's running DFTs, chunk by chunk of frequencies: after the E
+ * half step (after_h = 0) the feeds' V and I just recorded at vi and the
+ * plane wave's source (host), after the H half step the planes' and the
+ * surface's fields. */
+static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int after_h) {
   hd_status s = HD_OK;
-  int k0;
+  int k0, k;
   for (k0 = 0; k0 < st->nfreq && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_phase ph;
     hd_dft_phase_step(&ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->step, st->dt);
-    if (feeds) {
+    if (!after_h) {
       hd_dft_feed_args fa;
+      for (k = 0; st->inc_acc && k < ph.count; ++k) /* the source's E, as the line holds it */
+        st->inc_acc[2 * (k0 + k)] += (double)st->inc.src * ph.c[0][k], st->inc_acc[2 * (k0 + k) + 1] += (double)st->inc.src * ph.s[0][k];
+      if (!st->nfeed) continue;
       fa.vi = vi, fa.acc = st->feed_acc, fa.nfeed = st->nfeed, fa.k0 = k0, fa.ph = ph;
       s = hd_dft_feed_loop(ctx, &fa, 0, st->nfeed);
     } else {
@@ -466,6 +603,20 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
   return s;
 }
 
+/* The plane wave's half step (efield: after the E update): the
+ * corrections across the box's faces from the line's other field, then the
+ * line's own update (its source at this step's E time). */
+static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
+  hd_fdtd_tfsf_args ta;
+  hd_status s;
+  ta.f = st->a, ta.pt = st->tfsf[efield ? 0 : 1], ta.line = efield ? st->inc.h : st->inc.e;
+  s = hd_fdtd_tfsf_loop(ctx, &ta, 0, st->ntfsf[efield ? 0 : 1]);
+  if (s != HD_OK) return s;
+  if (!efield) return hd_fdtd_inc_h_loop(ctx, &st->inc, 0, st->inc.n - 1);
+  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+  return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
+}
+
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   hd_status s = fd_half_step(ctx, st, 1);
   int c;
@@ -478,6 +629,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     mu.pt = st->mur;
     s = hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
   }
+  if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 1);
   if (s == HD_OK && st->nfeed) {
     hd_fdtd_feed_args fa;
     fa.f = st->a;
@@ -486,13 +638,14 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     fa.t = (double)(st->step + 1) * st->dt;
     fa.rec = rec ? rec + st->nprobe : st->vi;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
-    if (s == HD_OK && st->nfreq) s = fd_dft_step(ctx, st, fa.rec, 1);
   }
+  if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
-  if (s == HD_OK && (st->npts || st->nplane)) s = fd_dft_step(ctx, st, NULL, 0);
+  if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 0);
+  if (s == HD_OK && (st->npts || st->nplane)) s = fd_dft_step(ctx, st, NULL, 1);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
     memcpy(pa.f, st->a.f, sizeof pa.f);
@@ -576,7 +729,8 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 
 static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
-static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes) {
+static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
+                            double *incident) {
   fdtd_state *st = (fdtd_state *)state;
   const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nfreq * st->npts;
   hd_status s = HD_OK;
@@ -591,6 +745,7 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
   for (i = 0; s == HD_OK && feeds && st->feed_acc && i < nf; ++i) feeds[i] *= st->dt; /* the DFT's dt */
   if (s == HD_OK && surface && st->surf_acc) s = hd_dev_download(ctx, surface, st->surf_acc, ns * sizeof(double));
   for (i = 0; s == HD_OK && surface && st->surf_acc && i < ns; ++i) surface[i] *= st->dt;
+  for (i = 0; incident && st->inc_acc && i < (size_t)2 * st->nfreq; ++i) incident[i] = st->inc_acc[i] * st->dt;
   return s;
 }
 
@@ -619,17 +774,23 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     e[n].name = planes[c], e[n].dev = st->plane[c].acc, e[n].bytes = (size_t)2 * st->nfreq * st->plane[c].ncell * sizeof(double);
     e[n++].host = 0;
   }
+  if (st->inc.n) {
+    e[n].name = "inc_e", e[n].dev = st->inc.e, e[n].bytes = (size_t)st->inc.n * sizeof(hd_real), e[n++].host = 0;
+    e[n].name = "inc_h", e[n].dev = st->inc.h, e[n].bytes = (size_t)st->inc.n * sizeof(hd_real), e[n++].host = 0;
+  }
+  if (st->inc_acc)
+    e[n].name = "dft_incident", e[n].dev = st->inc_acc, e[n].bytes = (size_t)2 * st->nfreq * sizeof(double), e[n++].host = 1;
   e[n].name = "step", e[n].dev = &st->step, e[n].bytes = sizeof st->step, e[n++].host = 1;
   return n;
 }
 
 static int fd_state_count(void *state) {
-  hd_state_entry e[32];
+  hd_state_entry e[40];
   return fd_state_list((fdtd_state *)state, e);
 }
 
 static hd_status fd_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
-  hd_state_entry e[32];
+  hd_state_entry e[40];
   fd_state_list((fdtd_state *)state, e);
   return hd_state_entry_io(ctx, &e[k], name, bytes, host, save);
 }

@@ -45,6 +45,11 @@ typedef struct fdtd_model {
   int nplane;                  /* near-field maps: component, normal axis, cell layer */
   int plane_comp[FDTD_MAX_PLANES], plane_axis[FDTD_MAX_PLANES];
   long plane_layer[FDTD_MAX_PLANES];
+  /* plane-wave incidence (hd/fdtd_tfsf.h), pw_e0 = 0: none: amplitude
+   * (V/m), direction, E and H polarisations, the incident line's cell, and
+   * the total-field box of physical nodes lo..hi (uniform mesh) */
+  double pw_e0, pw_k[3], pw_e[3], pw_h[3], pw_cell;
+  long tfsf_lo[3], tfsf_hi[3];
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */
@@ -92,8 +97,10 @@ typedef struct fdtd_ops {
    * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), and the Huygens
    * surface's tangential fields (8 x nfreq x points, hd_dft_surface_args'),
    * and each near-field plane's component (2 x nfreq x its cells, into
-   * planes[k]), NULL where not wanted */
-  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes);
+   * planes[k]), and the incident plane wave's E at its source (2 x nfreq),
+   * NULL where not wanted */
+  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
+                       double *incident);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

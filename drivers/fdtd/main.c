@@ -19,6 +19,7 @@
 #include "fdtd_ops.h"
 #include "model.h"
 #include "output.h"
+#include "planewave.h"
 #include "spectra.h"
 #include "sys.h"
 
@@ -34,7 +35,8 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume;
-  char slice[128], frequencies[128], farfield[64];
+  char slice[128], frequencies[128], farfield[64], planewave[128];
+  fdtd_planewave pw;
   cli_list nearfield;
   fdtd_slice near[FDTD_MAX_PLANES];
   int excite;
@@ -65,6 +67,11 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   mat = hd_crc32(mat, m->sigma_m, (size_t)m->nmat * sizeof(double));
   src = hd_crc32(src, m->feed, (size_t)m->nfeed * sizeof *m->feed);
   src = hd_crc32(src, &m->wave, sizeof m->wave);
+  if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
+    src = hd_crc32(src, m->pw_k, sizeof m->pw_k), src = hd_crc32(src, m->pw_e, sizeof m->pw_e);
+    src = hd_crc32(src, &m->pw_e0, sizeof m->pw_e0), src = hd_crc32(src, &m->pw_cell, sizeof m->pw_cell);
+    src = hd_crc32(src, m->tfsf_lo, sizeof m->tfsf_lo), src = hd_crc32(src, m->tfsf_hi, sizeof m->tfsf_hi);
+  }
   hd_ckpt_param(ck, "dt", "%.17g", m->dt);
   hd_ckpt_param(ck, "boundaries", "%d,%d,%d", m->bc[0], m->bc[1], m->bc[2]);
   hd_ckpt_param(ck, "pml", "%d,%d,%.17g", m->pml_layers, m->pml_order, m->pml_r0);
@@ -372,7 +379,7 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
       if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
     }
   }
-  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL, NULL);
+  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL, NULL, NULL);
   if (state) ops->destroy(ctx, state);
   free(rows);
   return s;
@@ -385,23 +392,25 @@ static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, vo
   const size_t nf = (size_t)c->sp.nfreq, npts = c->sp.ntheta ? (size_t)hd_dft_surface_points(lo, hi, NULL, NULL) : 0;
   double *feeds = (double *)malloc(4 * nf * (size_t)(c->in.nfeed + 1) * sizeof(double));
   double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL, *planes[FDTD_MAX_PLANES] = {NULL};
-  int rc = -1, k, bad = !feeds || (npts && !surf);
+  double *inc = c->pw.on ? (double *)malloc(2 * nf * sizeof(double)) : NULL;
+  int rc = -1, k, bad = !feeds || (npts && !surf) || (c->pw.on && !inc);
   for (k = 0; k < c->nearfield.count; ++k) {
     const int a = c->near[k].axis;
     planes[k] = (double *)malloc(2 * nf * (size_t)(c->in.n[a == 0 ? 1 : 0] * c->in.n[a == 2 ? 1 : 2]) * sizeof(double));
     bad |= !planes[k];
   }
   if (bad) snprintf(err, en, "out of host memory for the spectra");
-  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf, planes) != HD_OK) snprintf(err, en, "%s", ctx->msg);
+  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf, planes, inc) != HD_OK) snprintf(err, en, "%s", ctx->msg);
   else if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, feeds, c->com.output, err, en)) (void)0;
-  else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, c->com.output, err, en)) (void)0;
+  else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, inc, c->com.output,
+                                               err, en)) (void)0;
   else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
                                 fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
   for (k = 0; rc == 0 && k < c->nearfield.count; ++k)
     rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1, c->near[k].comp, c->near[k].axis, c->near[k].layer, planes[k],
                                 c->com.output, err, en);
-  free(feeds), free(surf);
+  free(feeds), free(surf), free(inc);
   for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
   return rc;
 }
@@ -457,6 +466,7 @@ static int run(int argc, char **argv) {
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
       {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
+      {"planewave", CLI_STRING, c.planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c.planewave, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
@@ -507,11 +517,18 @@ static int run(int argc, char **argv) {
   if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
   c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
+  if (c.planewave[0] && fdtd_planewave_parse(&c.pw, c.planewave, err, sizeof err)) goto usage;
+  if (c.pw.on && !(c.in.freq > 0)) {
+    snprintf(err, sizeof err, "planewave: the waveform needs a frequency > 0");
+    goto usage;
+  }
+  c.sp.pw_theta = c.pw.theta, c.sp.pw_phi = c.pw.phi;
   if (c.sp.excite_all) {
     const char *why_not = !c.sp.nfreq ? "give the frequencies too"
                           : fdtd_spectra_ports_count(&c.in) != c.in.nfeed ? "the model has soft sources; S-parameters take feeds alone"
                           : !c.in.nfeed ? "the model has no feeds"
                           : c.in.nfeed > HD_FDTD_MAX_PORTS ? "more than 64 ports"
+                          : c.pw.on ? "not with a plane wave"
                           : c.com.restart[0] || c.com.ckpt_every[0] ? "not yet with checkpoints or restarts" : NULL;
     if (why_not) {
       snprintf(err, sizeof err, "excite=all: %s", why_not);
@@ -531,8 +548,8 @@ static int run(int argc, char **argv) {
   if (hd_decomp_create(&r.dc, 3, c.in.n, keep, 0, err, sizeof err)) goto usage;
   root = r.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
-  if (c.sp.nfreq && r.dc.size > 1) {
-    snprintf(err, sizeof err, "frequencies: frequency-domain results are not yet available on more than one rank");
+  if ((c.sp.nfreq || c.pw.on) && r.dc.size > 1) {
+    snprintf(err, sizeof err, "%s: not yet available on more than one rank", c.pw.on ? "planewave" : "frequencies");
     goto usage;
   }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
@@ -586,6 +603,10 @@ static int run(int argc, char **argv) {
     m.plane_layer[m.nplane] = c.near[m.nplane].layer;
   }
   if (c.sp.ntheta) memcpy(m.box_lo, box_lo, sizeof box_lo), memcpy(m.box_hi, box_hi, sizeof box_hi);
+  if (c.pw.on && fdtd_planewave_setup(&c.pw, &c.in, &c.sp, &m, err, sizeof err)) {
+    core->destroy(&ctx);
+    goto usage;
+  }
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
   pad = fdtd_pad(&m);
   nrec = c.in.nprobe + 2 * c.in.nfeed;

@@ -395,8 +395,10 @@ done:
 /* PREFIX_pattern.png: directivity on the E plane (phi = 0 and 180, which
  * needs NPHI even) and the H plane (theta = 90, NTHETA even), a curve a
  * frequency; cut holds for each frequency (angle, dBi) pairs of both. */
-static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int ne, int nh, const char *prefix, char *err,
-                        size_t en) {
+/* The principal cuts as polar diagrams: directivity in dBi (PREFIX_pattern.png)
+ * or, under a plane wave, bistatic RCS in dBsm (PREFIX_rcs.png). */
+static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int ne, int nh, int rcs, const char *prefix,
+                        char *err, size_t en) {
   double *xy = (double *)malloc((size_t)ncut * 2 * (ne + nh) * sizeof(double)), top = -HUGE_VAL;
   hd_plot_curve e[6], h[6];
   const hd_plot_curve *panels[2];
@@ -416,9 +418,9 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
   if (s->nphi % 2 == 0) panels[np] = e, nc[np++] = ncut;
   if (s->ntheta % 2 == 0) panels[np] = h, names[np] = names[1], nc[np++] = ncut;
   if (!np) return free(xy), 0;
-  snprintf(path, sizeof path, "%s_pattern.png", prefix);
+  snprintf(path, sizeof path, "%s_%s.png", prefix, rcs ? "rcs" : "pattern");
   if (hd_out_open(&o, path, err, en)) return free(xy), -1;
-  if (hd_plot_polar(&o, "DIRECTIVITY (DBI)", names, panels, nc, np, ceil(top / 5) * 5, 40, err, en)) {
+  if (hd_plot_polar(&o, rcs ? "BISTATIC RCS (DBSM)" : "DIRECTIVITY (DBI)", names, panels, nc, np, ceil(top / 5) * 5 + 0.0, 40, err, en)) {
     hd_out_abort(&o);
     return free(xy), -1;
   }
@@ -429,14 +431,14 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
 }
 
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
-                                const double *surface, const double *feeds, const char *prefix, char *err,
-                                size_t en) {
+                                const double *surface, const double *feeds, const double *incident, const char *prefix,
+                                char *err, size_t en) {
   const hd_idx npts = hd_dft_surface_points(lo, hi, NULL, NULL);
-  const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph;
+  const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph; /* and under a plane wave the monostatic one */
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
   double *pos = (double *)malloc((size_t)npts * 3 * sizeof(double)), *area = (double *)malloc((size_t)npts * sizeof(double));
-  double *th = (double *)malloc((size_t)ndir * sizeof(double)), *ph = (double *)malloc((size_t)ndir * sizeof(double));
-  double *out = (double *)malloc((size_t)ndir * 4 * sizeof(double));
+  double *th = (double *)malloc((size_t)(ndir + 1) * sizeof(double)), *ph = (double *)malloc((size_t)(ndir + 1) * sizeof(double));
+  double *out = (double *)malloc((size_t)(ndir + 1) * 4 * sizeof(double));
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
@@ -461,17 +463,20 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
     area[p] = (in->node[u][q[u] + 1] - in->node[u][q[u]]) * (in->node[w][q[w] + 1] - in->node[w][q[w]]) * (face[p] % 2 ? 1 : -1);
   }
   for (d = 0; d < ndir; ++d) th[d] = PI * (double)(d / nph) / s->ntheta, ph[d] = 2 * PI * (double)(d % nph) / nph;
+  th[ndir] = s->pw_theta, ph[ndir] = s->pw_phi; /* back toward the plane wave's source */
   snprintf(path, sizeof path, "%s_farfield.csv", prefix);
   if (hd_out_open(&csv, path, err, en)) goto done;
-  fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi\n");
+  fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi%s\n",
+          incident ? ",rcs_m2,rcs_dBsm" : "");
   hd_ctx_init(&host, 0);
   for (k = 0; k < s->nfreq; ++k) {
     hd_ntff_args na;
-    double prad = 0.0, pacc = 0.0, umax = -1.0;
+    double prad = 0.0, pacc = 0.0, umax = -1.0, einc2 = 0.0;
     int dmax = 0, i;
     na.pos = pos, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
     na.k = 2 * PI * s->freq[k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
-    if (hd_ntff_loop(&host, &na, 0, ndir) != HD_OK) {
+    if (incident) einc2 = incident[2 * k] * incident[2 * k] + incident[2 * k + 1] * incident[2 * k + 1];
+    if (hd_ntff_loop(&host, &na, 0, incident ? ndir + 1 : ndir) != HD_OK) {
       snprintf(err, en, "farfield: %s", host.msg);
       hd_out_abort(&csv);
       goto done;
@@ -493,12 +498,13 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
                         out[4 * d + 3] * out[4 * d + 3]) / (2 * eta);
       fprintf(csv.f, "%.9e,%.6g,%.6g,%.9e,%.9e,%.9e,%.9e,%.6f,", s->freq[k], th[d] * 180 / PI, ph[d] * 180 / PI, out[4 * d],
               out[4 * d + 1], out[4 * d + 2], out[4 * d + 3], 10 * log10(4 * PI * u / prad));
-      if (pacc > 0) fprintf(csv.f, "%.6f\n", 10 * log10(4 * PI * u / pacc));
-      else fprintf(csv.f, "\n");
-      if (k < ncut) { /* on a cut: its angle clockwise from the top, and the directivity */
+      if (pacc > 0) fprintf(csv.f, "%.6f", 10 * log10(4 * PI * u / pacc));
+      if (incident) fprintf(csv.f, ",%.9e,%.6f", 4 * PI * 2 * eta * u / einc2, 10 * log10(4 * PI * 2 * eta * u / einc2));
+      fprintf(csv.f, "\n");
+      if (k < ncut) { /* on a cut: its angle clockwise from the top, and the directivity (or RCS) */
         const int it = d / nph, ip = d % nph;
         double *e = cut + (size_t)k * 2 * (ne + nh), *h = e + 2 * ne;
-        const double dbi = 10 * log10(4 * PI * u / prad);
+        const double dbi = incident ? 10 * log10(4 * PI * 2 * eta * u / einc2) : 10 * log10(4 * PI * u / prad);
         if (ip == 0) e[2 * it] = th[d] * 180 / PI, e[2 * it + 1] = dbi;
         if (2 * ip == nph) e[2 * (ne - 1 - it)] = 360 - th[d] * 180 / PI, e[2 * (ne - 1 - it) + 1] = dbi;
         if (2 * it == s->ntheta) {
@@ -512,10 +518,19 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
     if (pacc > 0)
       printf(", accepted %.6g W, gain %.4f dBi, efficiency %.5f", pacc, 10 * log10(4 * PI * umax / pacc), prad / pacc);
     printf("\n");
+    if (incident) { /* sigma = 4 pi |r E_s|^2 / |E_i|^2; the scattered power over the incident intensity */
+      const double *o = out + 4 * ndir;
+      const double mono = 4 * PI * (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]) / einc2;
+      printf("rcs_%d: %.6g Hz: monostatic %.6g m2 (%.4f dBsm) toward theta %.4g phi %.4g, bistatic peak %.6g m2 "
+             "(%.4f dBsm) at theta %.4g phi %.4g, total scattering cross-section %.6g m2\n",
+             k + 1, s->freq[k], mono, 10 * log10(mono), th[ndir] * 180 / PI, ph[ndir] * 180 / PI,
+             4 * PI * 2 * eta * umax / einc2, 10 * log10(4 * PI * 2 * eta * umax / einc2), th[dmax] * 180 / PI,
+             ph[dmax] * 180 / PI, prad * 2 * eta / einc2);
+    }
   }
   hd_ctx_destroy(&host);
   rc = hd_out_commit(&csv, err, en);
-  if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, prefix, err, en);
+  if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, incident != NULL, prefix, err, en);
 done:
   free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut);
   return rc;

@@ -22,6 +22,7 @@ typedef struct fdtd_spectra {
   double z0;          /* reference impedance; 0: each feed's own resistance */
   double dt;          /* the run's time step */
   int excite_all;     /* one run per port, the S-parameter matrix */
+  double pw_theta, pw_phi; /* a plane wave's arrival direction (radians): the monostatic RCS */
 } fdtd_spectra;
 
 /* The ports: feeds with a resistance (soft sources are none). */
@@ -58,9 +59,11 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, i
 
 /* Write PREFIX_farfield.csv from the surface spectra (8 x nfreq x points
  * of the box lo..hi) and print directivity, gain and efficiency a
- * frequency; feeds (may be NULL) give the accepted power.  0 or -1. */
+ * frequency; feeds (may be NULL) give the accepted power; incident (may be
+ * NULL: 2 x nfreq, a plane wave's E phasor) adds the radar cross-section
+ * (columns, a summary line a frequency, PREFIX_rcs.png).  0 or -1. */
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
-                                const double *surface, const double *feeds, const char *prefix, char *err,
-                                size_t en);
+                                const double *surface, const double *feeds, const double *incident, const char *prefix,
+                                char *err, size_t en);
 
 #endif

@@ -1,0 +1,81 @@
+#include "planewave.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hd/fdtd_tfsf.h>
+
+#define PI 3.14159265358979323846
+
+int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t n) {
+  char pol[16], extra[2], s[128];
+  int k, got;
+  for (k = 0; k + 1 < (int)sizeof s && text[k]; ++k) s[k] = text[k] == ',' ? ' ' : text[k];
+  s[k] = '\0';
+  memset(pw, 0, sizeof *pw);
+  pw->e0 = 1.0;
+  got = sscanf(s, "%lf %lf %15s %lf %1s", &pw->theta, &pw->phi, pol, &pw->e0, extra);
+  if (got < 3 || got > 4) return snprintf(err, n, "planewave: expected 'THETA PHI V|H [E0]' (degrees, V/m)"), -1;
+  pw->pol = !strcmp(pol, "V") || !strcmp(pol, "v") || !strcmp(pol, "1") ? 1
+            : !strcmp(pol, "H") || !strcmp(pol, "h") || !strcmp(pol, "2") ? 2 : 0;
+  if (!pw->pol) return snprintf(err, n, "planewave: polarisation '%s' is not V (1) or H (2)", pol), -1;
+  if (!(pw->theta >= 0 && pw->theta <= 180) || !(fabs(pw->phi) <= 360))
+    return snprintf(err, n, "planewave: theta must lie in [0, 180] and phi in [-360, 360] degrees"), -1;
+  if (!(pw->e0 > 0) || !isfinite(pw->e0)) return snprintf(err, n, "planewave: amplitude must be > 0 V/m"), -1;
+  pw->theta *= PI / 180, pw->phi *= PI / 180;
+  pw->on = 1;
+  return 0;
+}
+
+int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
+                         char *err, size_t n) {
+  const long margin = sp->margin + FDTD_TFSF_GAP;
+  double d[3], f = 0.0;
+  hd_grid g;
+  long p[3], pad;
+  int a, c;
+  for (a = 0; a < 3; ++a) {
+    long k;
+    d[a] = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
+    for (k = 0; k < in->n[a]; ++k)
+      if (fabs(in->node[a][k + 1] - in->node[a][k] - d[a]) > 1e-9 * d[a])
+        return snprintf(err, n, "planewave: needs a uniform mesh along each axis (%c is not)", 'x' + a), -1;
+    if (fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC)
+      return snprintf(err, n, "planewave: not with periodic boundaries (%c)", 'x' + a), -1;
+    m->tfsf_lo[a] = margin, m->tfsf_hi[a] = in->n[a] - margin;
+    if (m->tfsf_hi[a] - m->tfsf_lo[a] < 1 || m->tfsf_lo[a] < 3)
+      return snprintf(err, n, "planewave: %ld cells along %c leave no total-field box %ld cells inside the boundary",
+                      in->n[a], 'x' + a, margin), -1;
+  }
+  hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, m->pw_k, m->pw_e, m->pw_h);
+  for (c = 0; c < sp->nfreq; ++c) f += sp->freq[c] / sp->nfreq;
+  if (!(f > 0)) f = in->freq;
+  m->pw_cell = hd_fdtd_inc_cell(d, m->pw_k, f, m->dt);
+  if (!(m->pw_cell > 0))
+    return snprintf(err, n, "planewave: the grid cannot carry a wave of %g Hz in this direction", f), -1;
+  m->pw_e0 = pw->e0;
+  /* everything that scatters must sit in the total field */
+  pad = fdtd_pad(m);
+  if (!fdtd_node_grid(&g, m->n, pad)) return snprintf(err, n, "planewave: grid too large"), -1;
+  for (c = 0; c < 6; ++c)
+    for (p[2] = 0; p[2] <= in->n[2]; ++p[2])
+      for (p[1] = 0; p[1] <= in->n[1]; ++p[1])
+        for (p[0] = 0; p[0] <= in->n[0]; ++p[0]) {
+          int out = 0, along = 0;
+          for (a = 0; a < 3; ++a) {
+            const int half = c < 3 ? a == c : a != c - 3;
+            along |= half && p[a] == in->n[a]; /* past the last cell */
+            out |= 2 * p[a] + half < 2 * m->tfsf_lo[a] || 2 * p[a] + half > 2 * m->tfsf_hi[a];
+          }
+          if (!along && out && m->mat[c][hd_grid_at(&g, p[0] + pad, p[1] + pad, p[2] + pad)] != HD_FDTD_VACUUM)
+            return snprintf(err, n,
+                            "planewave: material %d at (%g, %g, %g) lies outside the total-field box (%g..%g, %g..%g, "
+                            "%g..%g): give the scatterer more room or lower huygens-margin",
+                            m->mat[c][hd_grid_at(&g, p[0] + pad, p[1] + pad, p[2] + pad)], in->node[0][p[0]],
+                            in->node[1][p[1]], in->node[2][p[2]], in->node[0][m->tfsf_lo[0]], in->node[0][m->tfsf_hi[0]],
+                            in->node[1][m->tfsf_lo[1]], in->node[1][m->tfsf_hi[1]], in->node[2][m->tfsf_lo[2]],
+                            in->node[2][m->tfsf_hi[2]]), -1;
+        }
+  return 0;
+}
