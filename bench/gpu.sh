@@ -99,6 +99,8 @@ log "benchmarks"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "100:2001 200:1001 300:501 400:301" "generic tuned"
     echo "-- tuned block shapes (x,y threads, nodes marched) --"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,4,8 32,4,32 32,8,16 64,4,16 64,2,16 128,2,16"
+    echo "-- the running DFTs over the march, 300^3 single (target: surface (5 + 2K) % for K frequencies) --"
+    sh bench/fdtd_dft.sh drivers/hd-fdtd cuda 300 301
   fi
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, cold start) --"

@@ -49,7 +49,10 @@ typedef struct fdtd_state {
   hd_idx *surf_node;
   unsigned char *surf_face;
   double *surf_acc;            /* 8 nfreq npts */
+  hd_real *surf_buf;           /* HD_DFT_BUFFER steps of samples, flushed into surf_acc */
   hd_idx npts;
+  int nbuf;                    /* steps in the buffer, from step buf_step0 */
+  long buf_step0;
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
   /* plane wave: the incident line (inc.n = 0: none), the corrections after
@@ -83,6 +86,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->surf_node);
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
+  hd_dev_free(ctx, st->surf_buf);
   for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
   hd_dev_free(ctx, st->inc.e);
   hd_dev_free(ctx, st->inc.h);
@@ -286,6 +290,7 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
       bytes = (size_t)8 * m->nfreq * npts * sizeof(double);
       if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_acc, bytes);
       if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_acc, bytes);
+      if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_buf, (size_t)HD_DFT_BUFFER * 4 * npts * sizeof(hd_real));
     }
     free(face), free(ijk), free(node);
   }
@@ -568,10 +573,27 @@ static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
   return efield ? hd_fdtd_e_loop(ctx, &st->a, nodes) : hd_fdtd_h_loop(ctx, &st->a, nodes);
 }
 
-/* This step's running DFTs, chunk by chunk of frequencies: after the E
- * half step (after_h = 0) the feeds' V and I just recorded at vi and the
- * plane wave's source (host), after the H half step the planes' and the
- * surface's fields. */
+/* The buffered surface samples into the sums, chunk by chunk of
+ * frequencies (at the end of every advance and when the buffer is full). */
+static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st) {
+  hd_status s = HD_OK;
+  int k0;
+  for (k0 = 0; k0 < st->nfreq && st->nbuf && s == HD_OK; k0 += HD_DFT_CHUNK) {
+    hd_dft_surface_args sa;
+    hd_dft_phase_step(&sa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->buf_step0,
+                      st->dt);
+    hd_dft_rotation(&sa, st->freq + k0, st->dt);
+    sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.nslot = st->nbuf, sa.k0 = k0;
+    s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
+  }
+  st->nbuf = 0;
+  return s;
+}
+
+/* This step's running DFTs: after the E half step (after_h = 0) the feeds'
+ * V and I just recorded at vi and the plane wave's source (host), chunk by
+ * chunk of frequencies; after the H half step the planes' fields, and the
+ * surface's into the buffer. */
 static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int after_h) {
   hd_status s = HD_OK;
   int k0, k;
@@ -586,19 +608,22 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
       fa.vi = vi, fa.acc = st->feed_acc, fa.nfeed = st->nfeed, fa.k0 = k0, fa.ph = ph;
       s = hd_dft_feed_loop(ctx, &fa, 0, st->nfeed);
     } else {
-      hd_dft_surface_args sa;
       int q;
       for (q = 0; q < st->nplane && s == HD_OK; ++q) {
         hd_dft_plane_args pa = st->plane[q];
         pa.k0 = k0, pa.ph = ph;
         s = hd_dft_plane_loop(ctx, &pa, 0, pa.ncell);
       }
-      if (s != HD_OK || !st->npts) continue;
-      memcpy(sa.f, st->a.f, sizeof sa.f);
-      sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.acc = st->surf_acc;
-      sa.npts = st->npts, sa.k0 = k0, sa.ph = ph;
-      s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
     }
+  }
+  if (s == HD_OK && after_h && st->npts) {
+    hd_dft_sample_args sa;
+    memcpy(sa.f, st->a.f, sizeof sa.f);
+    sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.buf = st->surf_buf;
+    sa.npts = st->npts, sa.slot = st->nbuf;
+    if (!st->nbuf) st->buf_step0 = st->step;
+    s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
+    if (s == HD_OK && ++st->nbuf == HD_DFT_BUFFER) s = fd_dft_flush(ctx, st);
   }
   return s;
 }
@@ -674,6 +699,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
     long k, v;
     for (k = 0; k < chunk && s == HD_OK; ++k)
       s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
+    if (s == HD_OK && st->nbuf) s = fd_dft_flush(ctx, st); /* the sums whole whenever advance returns */
     if (s == HD_OK && host) {
       s = hd_dev_download(ctx, host, st->rec, (size_t)chunk * st->nrec * sizeof(hd_real));
       for (v = 0; s == HD_OK && v < chunk * st->nrec; ++v) rec[done * st->nrec + v] = (double)host[v];

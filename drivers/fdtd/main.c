@@ -566,9 +566,11 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   cells = (double)c.in.n[0] * c.in.n[1] * c.in.n[2];
-  /* the running DFTs: 8 doubles a Huygens point and frequency, 4 a feed */
-  dft_bytes = 8.0 * c.sp.nfreq * (8.0 * (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
-                                  4.0 * c.in.nfeed);
+  /* the running DFTs: 8 doubles a Huygens point and frequency and its
+   * buffered samples, 4 a feed */
+  dft_bytes = (8.0 * c.sp.nfreq * 8.0 + 4.0 * HD_DFT_BUFFER * ops->real_size) *
+                  (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
+              8.0 * c.sp.nfreq * 4.0 * c.in.nfeed;
   for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
     dft_bytes += 16.0 * c.sp.nfreq * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
   bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;

@@ -83,43 +83,93 @@ HD_DEFINE_FOR_1D(hd_dft_feed_loop, hd_dft_feed_pt, hd_dft_feed_args)
 /* Face points of the box: face f (0..5: -x, +x, -y, +y, -z, +z) with
  * normal axis a = f / 2, tangential axes u = (a + 1) % 3, v = (a + 2) % 3;
  * a point is one cell of the face's node plane, its base node n the
- * padded offset of that cell's lowest node. */
-typedef struct hd_dft_surface_args {
+ * padded offset of that cell's lowest node.
+ *
+ * Each step only samples the four fields of every point into a buffer of
+ * HD_DFT_BUFFER steps; a flush then adds the buffered steps to the sums of
+ * every frequency, in time order.  The sums, 16 bytes a frequency, are
+ * read and written once a buffer instead of once a step: the surface
+ * costs 2 sizeof(hd_real) x 4 bytes a point and step plus 32 K /
+ * HD_DFT_BUFFER for K frequencies, not 32 K (doc/performance.md). */
+#define HD_DFT_BUFFER 16
+
+typedef struct hd_dft_sample_args {
   const hd_real *f[6];   /* the fields (device) */
   hd_grid g;             /* the field grid */
   const hd_idx *node;    /* base node of each point */
   const unsigned char *face;
-  double *acc;           /* 8 doubles (Eu, Ev, Hu, Hv as re, im) x frequencies x points, point fastest */
+  hd_real *buf;          /* HD_DFT_BUFFER x 4 x npts: slot, then Eu, Ev, Hu, Hv, point fastest */
   hd_idx npts;
-  int k0;                /* the chunk's first frequency */
-  hd_dft_phase ph;
-} hd_dft_surface_args;
+  int slot;
+} hd_dft_sample_args;
 
 /* The four tangential fields at the face centre of point p. */
-HD_FN void hd_dft_surface_fields(const hd_dft_surface_args *a, hd_idx p, double v[4]) {
+HD_FN void hd_dft_sample_pt(const hd_dft_sample_args *a, hd_idx p) {
   const int fa = a->face[p] / 2, u = (fa + 1) % 3, w = (fa + 2) % 3;
   const hd_idx n = a->node[p], su = a->g.stride[u], sw = a->g.stride[w], sa = a->g.stride[fa];
   const hd_real *eu = a->f[u], *ew = a->f[w], *hu = a->f[3 + u], *hw = a->f[3 + w];
-  v[0] = 0.5 * ((double)eu[n] + eu[n + sw]);
-  v[1] = 0.5 * ((double)ew[n] + ew[n + su]);
-  v[2] = 0.25 * ((double)hu[n] + hu[n + su] + hu[n - sa] + hu[n + su - sa]);
-  v[3] = 0.25 * ((double)hw[n] + hw[n + sw] + hw[n - sa] + hw[n + sw - sa]);
+  hd_real *b = a->buf + (hd_idx)4 * a->slot * a->npts + p;
+  b[0] = (hd_real)(0.5 * ((double)eu[n] + eu[n + sw]));
+  b[a->npts] = (hd_real)(0.5 * ((double)ew[n] + ew[n + su]));
+  b[2 * a->npts] = (hd_real)(0.25 * ((double)hu[n] + hu[n + su] + hu[n - sa] + hu[n + su - sa]));
+  b[3 * a->npts] = (hd_real)(0.25 * ((double)hw[n] + hw[n + sw] + hw[n - sa] + hw[n + sw - sa]));
 }
+HD_DEFINE_FOR_1D(hd_dft_sample_loop, hd_dft_sample_pt, hd_dft_sample_args)
 
+/* The flush: slots 0 .. nslot - 1 hold steps n0 .. n0 + nslot - 1; ph
+ * holds the phases of step n0, rot those of one step (exp(-j 2 pi f dt)),
+ * and each later step's phase is the one before times rot. */
+typedef struct hd_dft_surface_args {
+  const hd_real *buf;
+  double *acc;           /* 8 doubles (Eu, Ev, Hu, Hv as re, im) x frequencies x points, point fastest */
+  hd_idx npts;
+  int nslot, k0;         /* buffered steps; the chunk's first frequency */
+  hd_dft_phase ph;
+  double rc[HD_DFT_CHUNK], rs[HD_DFT_CHUNK];
+} hd_dft_surface_args;
+
+/* Two frequencies at a time: their 16 sums and 8 phases stay in
+ * registers while the buffered steps stream past. */
 HD_FN void hd_dft_surface_pt(const hd_dft_surface_args *a, hd_idx p) {
-  double v[4];
-  int k, c;
-  hd_dft_surface_fields(a, p, v);
-  for (k = 0; k < a->ph.count; ++k) {
-    double *x = a->acc + (hd_idx)8 * (a->k0 + k) * a->npts;
-    for (c = 0; c < 4; ++c) {
-      const int w = c < 2 ? 0 : 1;
-      x[(2 * c) * a->npts + p] += v[c] * a->ph.c[w][k];
-      x[(2 * c + 1) * a->npts + p] += v[c] * a->ph.s[w][k];
+  int k0, k, c, t, g;
+  for (k0 = 0; k0 < a->ph.count; k0 += 2) {
+    const int ng = a->ph.count - k0 < 2 ? a->ph.count - k0 : 2;
+    double sum[2][8], pc[2][2], ps[2][2];
+    for (g = 0; g < ng; ++g) {
+      const double *x = a->acc + (hd_idx)8 * (a->k0 + k0 + g) * a->npts + p;
+      for (c = 0; c < 8; ++c) sum[g][c] = x[c * a->npts];
+      for (c = 0; c < 2; ++c) pc[g][c] = a->ph.c[c][k0 + g], ps[g][c] = a->ph.s[c][k0 + g];
+    }
+    for (t = 0; t < a->nslot; ++t) {
+      const hd_real *b = a->buf + (hd_idx)4 * t * a->npts + p;
+      const double v[4] = {b[0], b[a->npts], b[2 * a->npts], b[3 * a->npts]};
+      for (g = 0; g < ng; ++g) {
+        k = k0 + g;
+        for (c = 0; c < 4; ++c) {
+          const int w = c < 2 ? 0 : 1;
+          sum[g][2 * c] += v[c] * pc[g][w], sum[g][2 * c + 1] += v[c] * ps[g][w];
+        }
+        for (c = 0; c < 2; ++c) {
+          const double q = pc[g][c] * a->rc[k] - ps[g][c] * a->rs[k];
+          ps[g][c] = pc[g][c] * a->rs[k] + ps[g][c] * a->rc[k], pc[g][c] = q;
+        }
+      }
+    }
+    for (g = 0; g < ng; ++g) {
+      double *x = a->acc + (hd_idx)8 * (a->k0 + k0 + g) * a->npts + p;
+      for (c = 0; c < 8; ++c) x[c * a->npts] = sum[g][c];
     }
   }
 }
 HD_DEFINE_FOR_1D(hd_dft_surface_loop, hd_dft_surface_pt, hd_dft_surface_args)
+
+/* One step's rotation exp(-j 2 pi f dt) for the flush. */
+HD_HOST_FN void hd_dft_rotation(hd_dft_surface_args *a, const double *freq, double dt) {
+  int k;
+  for (k = 0; k < a->ph.count; ++k)
+    a->rc[k] = cos(2.0 * 3.14159265358979323846 * fmod(freq[k] * dt, 1.0)),
+    a->rs[k] = -sin(2.0 * 3.14159265358979323846 * fmod(freq[k] * dt, 1.0));
+}
 
 /* The face points of the box of physical nodes lo[a] .. hi[a] (lo < hi),
  * face by face, x innermost where x lies in the face (neighbouring threads
