@@ -53,6 +53,10 @@ head -n 2 out.s1p | grep -q '^# Hz S RI R 50$' && [ "$(grep -c '^[0-9]' out.s1p)
 result $? "the .s1p holds S11 of the feed at each frequency, as in the ports CSV"
 plots_made out_ports.png out_impedance.png out_pattern.png
 result $? "plots: reflection and impedance against frequency, the E- and H-plane patterns"
+top=$(awk '/^SCALARS directivity_dBi_1 /{ on = 1; getline; next } /^SCALARS/{ on = 0 } on && $1 > m { m = $1 } END { printf "%.4f", m }' out_farfield.vtk)
+grep -q '^DIMENSIONS 73 37 1$' out_farfield.vtk && [ "$(grep -c '^SCALARS directivity_dBi_' out_farfield.vtk)" -eq 3 ] &&
+  grep -q "^farfield_1: .* directivity $top dBi" stdout
+result $? "the whole sphere for ParaView: 73 x 37 points, a directivity array a frequency, its peak the summary's ($top dBi)"
 
 # the half-wave dipole of doc/examples at 1 GHz (0.15 m long)
 clean_dir

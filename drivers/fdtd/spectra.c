@@ -430,6 +430,37 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
   return 0;
 }
 
+/* The whole sphere for ParaView: PREFIX_farfield.vtk, a structured grid
+ * on the unit sphere (theta rows, phi closing on itself) with one array a
+ * frequency, directivity in dBi or RCS in dBsm (floored 100 dB under the
+ * frequency's peak); ParaView's Warp By Scalar draws the 3-D pattern. */
+static int sphere_write(const fdtd_spectra *s, const double *db, int rcs, const char *prefix, char *err, size_t en) {
+  const int nth = s->ntheta + 1, nph = s->nphi;
+  char path[4200];
+  hd_out o;
+  int it, ip, k;
+  snprintf(path, sizeof path, "%s_farfield.vtk", prefix);
+  if (hd_out_open(&o, path, err, en)) return -1;
+  fprintf(o.f, "# vtk DataFile Version 3.0\nhd-fdtd far field: %s on the unit sphere\nASCII\nDATASET STRUCTURED_GRID\n"
+          "DIMENSIONS %d %d 1\nPOINTS %d double\n", rcs ? "bistatic RCS (dBsm)" : "directivity (dBi)", nph + 1, nth,
+          (nph + 1) * nth);
+  for (it = 0; it < nth; ++it)
+    for (ip = 0; ip <= nph; ++ip) {
+      const double t = PI * it / s->ntheta, f = 2 * PI * (ip % nph) / nph;
+      fprintf(o.f, "%.9g %.9g %.9g\n", sin(t) * cos(f), sin(t) * sin(f), cos(t));
+    }
+  fprintf(o.f, "POINT_DATA %d\n", (nph + 1) * nth);
+  for (k = 0; k < s->nfreq; ++k) {
+    const double *v = db + (size_t)k * nth * nph;
+    double top = -HUGE_VAL;
+    for (it = 0; it < nth * nph; ++it) top = fmax(top, v[it]);
+    fprintf(o.f, "SCALARS %s_%d double 1\nLOOKUP_TABLE default\n", rcs ? "rcs_dBsm" : "directivity_dBi", k + 1);
+    for (it = 0; it < nth; ++it)
+      for (ip = 0; ip <= nph; ++ip) fprintf(o.f, "%.6f\n", fmax(v[it * nph + ip % nph], top - 100));
+  }
+  return hd_out_commit(&o, err, en);
+}
+
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
                                 const double *surface, const double *feeds, const double *incident, const char *prefix,
                                 char *err, size_t en) {
@@ -444,12 +475,13 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
   const int ncut = s->nfreq < 6 ? s->nfreq : 6, ne = 2 * s->ntheta + 1, nh = nph + 1;
   double *cut = (double *)malloc((size_t)ncut * 2 * (ne + nh) * sizeof(double));
+  double *db = (double *)malloc((size_t)s->nfreq * ndir * sizeof(double)); /* the sphere's values */
   char path[4200];
   hd_out csv;
   hd_ctx host;
   hd_idx p;
   int k, d, rc = -1;
-  if (!pos || !area || !th || !ph || !out || !face || !ijk || !cut) {
+  if (!pos || !area || !th || !ph || !out || !face || !ijk || !cut || !db) {
     snprintf(err, en, "farfield: out of host memory");
     goto done;
   }
@@ -501,10 +533,11 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
       if (pacc > 0) fprintf(csv.f, "%.6f", 10 * log10(4 * PI * u / pacc));
       if (incident) fprintf(csv.f, ",%.9e,%.6f", 4 * PI * 2 * eta * u / einc2, 10 * log10(4 * PI * 2 * eta * u / einc2));
       fprintf(csv.f, "\n");
+      db[(size_t)k * ndir + d] = incident ? 10 * log10(4 * PI * 2 * eta * u / einc2) : 10 * log10(4 * PI * u / prad);
       if (k < ncut) { /* on a cut: its angle clockwise from the top, and the directivity (or RCS) */
         const int it = d / nph, ip = d % nph;
         double *e = cut + (size_t)k * 2 * (ne + nh), *h = e + 2 * ne;
-        const double dbi = incident ? 10 * log10(4 * PI * 2 * eta * u / einc2) : 10 * log10(4 * PI * u / prad);
+        const double dbi = db[(size_t)k * ndir + d];
         if (ip == 0) e[2 * it] = th[d] * 180 / PI, e[2 * it + 1] = dbi;
         if (2 * ip == nph) e[2 * (ne - 1 - it)] = 360 - th[d] * 180 / PI, e[2 * (ne - 1 - it) + 1] = dbi;
         if (2 * it == s->ntheta) {
@@ -530,8 +563,9 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   }
   hd_ctx_destroy(&host);
   rc = hd_out_commit(&csv, err, en);
+  if (rc == 0) rc = sphere_write(s, db, incident != NULL, prefix, err, en);
   if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, incident != NULL, prefix, err, en);
 done:
-  free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut);
+  free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db);
   return rc;
 }
