@@ -8,7 +8,8 @@
 # generic CPU kernels; hd-fdtd, whose blocks exchange tangential H only,
 # writes the same probes, averages and fields as one rank, byte for byte,
 # with Mur, PML, PEC and periodic faces, materials, and a feed on a node
-# plane two blocks share; hd-ns, whose blocks of rows exchange ghost rows
+# plane two blocks share, and the same frequency-domain results (ports,
+# far field, near-field maps, a plane wave's RCS, excite=all's S matrix); hd-ns, whose blocks of rows exchange ghost rows
 # before every Runge-Kutta stage, writes the same history and frames as
 # one rank, byte for byte, with characteristic, wall, inflow, zero-gradient
 # and periodic faces (a periodic y wraps around the ranks); hd-cavity,
@@ -77,6 +78,9 @@ fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
 fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4 --backend=openmp|$fout|2 4
 fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
 fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
+fdtd|frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --backend=serial|$fout _ports.csv _farfield.csv _farfield.vtk _near1.vtr _near2.vtr|2 3 4
+fdtd|a plane wave: RCS and a map|--input=$src/tests/fdtd_scatter.in --nearfield=ez,z,0 --backend=openmp|_average.csv _farfield.csv _near1.vtr|2 4
+fdtd|excite=all: the S matrix|--input=$src/tests/fdtd_twoport.in --steps=1500 --backend=serial|_sparams.csv .s2p|2
 ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4
 ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no --backend=openmp|_history.csv _0001.vtr|2 4
 ns|periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic --steps=40 --frames=1 --png=no --precision=single --backend=serial|_history.csv _0001.vtr|2 3

@@ -49,10 +49,9 @@ typedef struct fdtd_state {
   hd_idx *surf_node;
   unsigned char *surf_face;
   double *surf_acc;            /* 8 nfreq npts */
-  hd_real *surf_buf;           /* HD_DFT_BUFFER steps of samples, flushed into surf_acc */
+  hd_real *surf_buf;           /* samples of the steps since the last multiple of HD_DFT_BUFFER */
   hd_idx npts;
-  int nbuf;                    /* steps in the buffer, from step buf_step0 */
-  long buf_step0;
+  int flushed;                 /* buffer slots already in surf_acc (a flush for the spectra) */
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
   /* plane wave: the incident line (inc.n = 0: none), the corrections after
@@ -275,24 +274,24 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     if (s == HD_OK) s = hd_dev_zero(ctx, st->feed_acc, bytes);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vi, (size_t)2 * st->nfeed * sizeof(hd_real));
   }
-  if (s == HD_OK && m->box_hi[0] > 0) {
-    const hd_idx npts = hd_dft_surface_points(m->box_lo, m->box_hi, NULL, NULL);
-    unsigned char *face = (unsigned char *)malloc((size_t)npts);
-    long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
+  if (s == HD_OK && m->npts > 0) {
+    const hd_idx npts = m->npts;
     hd_idx *node = (hd_idx *)malloc((size_t)npts * sizeof(hd_idx)), p;
-    if (!face || !ijk || !node) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    if (!node) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
     if (s == HD_OK) {
-      hd_dft_surface_points(m->box_lo, m->box_hi, face, ijk);
+      const long *ijk = m->surf_ijk;
       for (p = 0; p < npts; ++p) node[p] = hd_grid_at(&st->a.g, ijk[3 * p] + pad, ijk[3 * p + 1] + pad, ijk[3 * p + 2] + pad);
       st->npts = npts;
       s = fd_upload(ctx, (void **)&st->surf_node, node, (size_t)npts * sizeof *node);
-      if (s == HD_OK) s = fd_upload(ctx, (void **)&st->surf_face, face, (size_t)npts);
+      if (s == HD_OK) s = fd_upload(ctx, (void **)&st->surf_face, m->surf_face, (size_t)npts);
       bytes = (size_t)8 * m->nfreq * npts * sizeof(double);
       if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_acc, bytes);
       if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_acc, bytes);
-      if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_buf, (size_t)HD_DFT_BUFFER * 4 * npts * sizeof(hd_real));
+      bytes = (size_t)HD_DFT_BUFFER * 4 * npts * sizeof(hd_real);
+      if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_buf, bytes);
+      if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_buf, bytes);
     }
-    free(face), free(ijk), free(node);
+    free(node);
   }
   for (st->nplane = 0; s == HD_OK && st->nplane < m->nplane; ++st->nplane) { /* the cells of each map's layer */
     hd_dft_plane_args *q = &st->plane[st->nplane];
@@ -300,6 +299,7 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     const int c = comp % 3, cu = (c + 1) % 3, cv = (c + 2) % 3;
     hd_idx at[3];
     memset(q, 0, sizeof *q);
+    if (m->plane_layer[st->nplane] < 0) continue; /* another block's layer: no cells here */
     at[a] = m->plane_layer[st->nplane] + pad, at[u] = pad, at[v] = pad;
     q->base = hd_grid_at(&st->a.g, at[0], at[1], at[2]);
     q->su = st->a.g.stride[u], q->sv = st->a.g.stride[v], q->nu = m->n[u], q->ncell = m->n[u] * m->n[v];
@@ -332,8 +332,10 @@ static int fd_in_box(const fdtd_model *m, int comp, const long p[3]) {
 }
 
 /* The plane wave: the incident line (its coefficients: vacuum, graded
- * absorbing cells at the far end) and the corrections of every component
- * whose curl reaches across the total-field box's faces. */
+ * absorbing cells at the far end; the same whole line on every block) and
+ * the corrections of every component this block updates whose curl
+ * reaches across the total-field box's faces (the box in whole-grid
+ * nodes). */
 static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   const hd_idx pad = st->a.g.ghost;
   const double D = m->pw_cell, eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
@@ -381,10 +383,17 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
       for (p[1] = m->tfsf_lo[1] - 1; s == HD_OK && p[1] <= m->tfsf_hi[1] + 1; ++p[1])
         for (p[0] = m->tfsf_lo[0] - 1; s == HD_OK && p[0] <= m->tfsf_hi[0] + 1; ++p[0]) {
           hd_fdtd_tfsf_point q;
-          int used = 0;
+          int used = 0, mine = 1;
           const int inner = p[1] > m->tfsf_lo[1] + 1 && p[1] < m->tfsf_hi[1] - 1 && p[2] > m->tfsf_lo[2] + 1 &&
                             p[2] < m->tfsf_hi[2] - 1;
           if (skip && inner && p[0] == m->tfsf_lo[0] + 2) p[0] = m->tfsf_hi[0] - 1;
+          for (a = 0; a < 3; ++a) { /* a component this block updates (E on a shared plane: both blocks) */
+            const long ql = p[a] - m->off[a];
+            const long lo = e ? (a == c ? 0 : st->a.elo[a]) : 0;
+            const long hi = e ? (a == c ? m->n[a] - 1 : st->a.ehi[a]) : (a == c - 3 ? m->n[a] : m->n[a] - 1);
+            mine &= ql >= lo && ql <= hi;
+          }
+          if (!mine) continue;
           side = fd_in_box(m, c, p) ? 1 : -1;
           memset(&q, 0, sizeof q);
           for (t = 0; t < 4; ++t) {
@@ -412,7 +421,7 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
             break;
           }
           q.comp = c;
-          q.n = hd_grid_at(&st->a.g, p[0] + pad, p[1] + pad, p[2] + pad);
+          q.n = hd_grid_at(&st->a.g, p[0] - m->off[0] + pad, p[1] - m->off[1] + pad, p[2] - m->off[2] + pad);
           if (st->ntfsf[w] == cap[w]) {
             hd_fdtd_tfsf_point *nl;
             cap[w] = cap[w] ? 2 * cap[w] : 4096;
@@ -574,19 +583,23 @@ static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
 }
 
 /* The buffered surface samples into the sums, chunk by chunk of
- * frequencies (at the end of every advance and when the buffer is full). */
-static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st) {
+ * frequencies: slot t holds step (step - step % B) + t, B = HD_DFT_BUFFER,
+ * a window aligned on the step count so that any split of a run into
+ * advances, restarts or ranks flushes the same steps together.  Flushes
+ * slots flushed .. upto - 1. */
+static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
+  const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_BUFFER; /* the window of the last step taken */
   hd_status s = HD_OK;
   int k0;
-  for (k0 = 0; k0 < st->nfreq && st->nbuf && s == HD_OK; k0 += HD_DFT_CHUNK) {
+  for (k0 = 0; k0 < st->nfreq && upto > st->flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_surface_args sa;
-    hd_dft_phase_step(&sa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->buf_step0,
-                      st->dt);
+    hd_dft_phase_step(&sa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
+                      step0 + st->flushed, st->dt);
     hd_dft_rotation(&sa, st->freq + k0, st->dt);
-    sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.nslot = st->nbuf, sa.k0 = k0;
+    sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.t0 = st->flushed, sa.t1 = upto, sa.k0 = k0;
     s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
   }
-  st->nbuf = 0;
+  st->flushed = upto == HD_DFT_BUFFER ? 0 : upto;
   return s;
 }
 
@@ -620,10 +633,8 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     hd_dft_sample_args sa;
     memcpy(sa.f, st->a.f, sizeof sa.f);
     sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.buf = st->surf_buf;
-    sa.npts = st->npts, sa.slot = st->nbuf;
-    if (!st->nbuf) st->buf_step0 = st->step;
+    sa.npts = st->npts, sa.slot = (int)(st->step % HD_DFT_BUFFER);
     s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
-    if (s == HD_OK && ++st->nbuf == HD_DFT_BUFFER) s = fd_dft_flush(ctx, st);
   }
   return s;
 }
@@ -679,6 +690,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     s = hd_fdtd_probe_loop(ctx, &pa, 0, st->nprobe);
   }
   ++st->step;
+  if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
   return s;
 }
 
@@ -699,7 +711,6 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
     long k, v;
     for (k = 0; k < chunk && s == HD_OK; ++k)
       s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
-    if (s == HD_OK && st->nbuf) s = fd_dft_flush(ctx, st); /* the sums whole whenever advance returns */
     if (s == HD_OK && host) {
       s = hd_dev_download(ctx, host, st->rec, (size_t)chunk * st->nrec * sizeof(hd_real));
       for (v = 0; s == HD_OK && v < chunk * st->nrec; ++v) rec[done * st->nrec + v] = (double)host[v];
@@ -762,8 +773,10 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
   hd_status s = HD_OK;
   size_t i;
   int q;
+  if (st->npts && st->step % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(st->step % HD_DFT_BUFFER)); /* the steps so far */
   for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
     const size_t np = (size_t)2 * st->nfreq * st->plane[q].ncell;
+    if (!np) continue;
     s = hd_dev_download(ctx, planes[q], st->plane[q].acc, np * sizeof(double));
     for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= st->dt;
   }
@@ -792,11 +805,15 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     }
   if (st->feed_acc)
     e[n].name = "dft_feeds", e[n].dev = st->feed_acc, e[n].bytes = (size_t)4 * st->nfreq * st->nfeed * sizeof(double), e[n++].host = 0;
-  if (st->surf_acc)
+  if (st->surf_acc) { /* the sums, and the samples since the last flush */
     e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nfreq * st->npts * sizeof(double), e[n++].host = 0;
+    e[n].name = "dft_samples", e[n].dev = st->surf_buf, e[n].bytes = (size_t)HD_DFT_BUFFER * 4 * st->npts * sizeof(hd_real);
+    e[n++].host = 0;
+  }
   for (c = 0; c < st->nplane; ++c) {
     static const char *const planes[FDTD_MAX_PLANES] = {"dft_plane1", "dft_plane2", "dft_plane3", "dft_plane4",
                                                         "dft_plane5", "dft_plane6", "dft_plane7", "dft_plane8"};
+    if (!st->plane[c].ncell) continue;
     e[n].name = planes[c], e[n].dev = st->plane[c].acc, e[n].bytes = (size_t)2 * st->nfreq * st->plane[c].ncell * sizeof(double);
     e[n++].host = 0;
   }

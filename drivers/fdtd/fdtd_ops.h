@@ -36,13 +36,16 @@ typedef struct fdtd_model {
   int variant;                 /* HD_VARIANT_* */
   int block[3];                /* CUDA launch shape of the E and H kernels; 0 = default */
   /* frequency-domain results (hd/fdtd_dft.h): the frequencies, and the
-   * Huygens box of physical nodes lo..hi on which the tangential fields
-   * are transformed (box_hi[0] = 0: none); feeds are transformed whenever
+   * points of the Huygens surface in this block (hd_dft_surface_points'
+   * faces and base nodes, physical nodes of the block) on which the
+   * tangential fields are transformed; feeds are transformed whenever
    * there are frequencies */
   int nfreq;
   const double *freq;
-  long box_lo[3], box_hi[3];
-  int nplane;                  /* near-field maps: component, normal axis, cell layer */
+  hd_idx npts;
+  const unsigned char *surf_face;
+  const long *surf_ijk;
+  int nplane;                  /* near-field maps: component, normal axis, cell layer of this block (-1: not here) */
   int plane_comp[FDTD_MAX_PLANES], plane_axis[FDTD_MAX_PLANES];
   long plane_layer[FDTD_MAX_PLANES];
   /* plane-wave incidence (hd/fdtd_tfsf.h), pw_e0 = 0: none: amplitude

@@ -137,6 +137,9 @@ typedef struct fdtd_run {
   fdtd_point *feed, *probe;
   int *feed_slot, *probe_slot; /* global index; feeds: -1 - index when another rank reports */
   int nfeed, nprobe;
+  unsigned char *surf_face;    /* the Huygens points of this block (local nodes) and their global index */
+  long *surf_ijk, *surf_slot;
+  hd_idx npts, gpts;
 } fdtd_run;
 
 /* Whether global point p lies in this block (on a shared node plane:
@@ -176,7 +179,42 @@ static int select_points(fdtd_run *r, const fdtd_input *in) {
   return 0;
 }
 
+/* The Huygens points of box lo..hi (whole-grid nodes) in this block: a
+ * point's cell in the block, its node plane in the block's nodes (the last
+ * node plane only where no block lies beyond), so each point has one
+ * owner; the block has the fields a point reads (E on its node planes, H
+ * half a cell either side, the halo included).  0 or -1 (memory). */
+static int select_surface(fdtd_run *r, const long lo[3], const long hi[3]) {
+  const hd_decomp *d = &r->dc;
+  const hd_idx n = hd_dft_surface_points(lo, hi, NULL, NULL);
+  unsigned char *face = (unsigned char *)malloc((size_t)n);
+  long *ijk = (long *)malloc((size_t)n * 3 * sizeof(long));
+  hd_idx p;
+  int a;
+  r->gpts = n;
+  r->surf_face = (unsigned char *)malloc((size_t)n + 1);
+  r->surf_ijk = (long *)malloc(((size_t)n * 3 + 1) * sizeof(long));
+  r->surf_slot = (long *)malloc(((size_t)n + 1) * sizeof(long));
+  if (!face || !ijk || !r->surf_face || !r->surf_ijk || !r->surf_slot) return free(face), free(ijk), -1;
+  hd_dft_surface_points(lo, hi, face, ijk);
+  for (p = 0; p < n; ++p) {
+    const int fa = face[p] / 2;
+    int mine = 1;
+    for (a = 0; a < 3; ++a) {
+      const long q = ijk[3 * p + a] - d->off[a];
+      mine &= a == fa ? q >= 0 && (q < d->ln[a] || (q == d->ln[a] && d->off[a] + d->ln[a] == d->gn[a])) : q >= 0 && q < d->ln[a];
+    }
+    if (!mine) continue;
+    r->surf_face[r->npts] = face[p];
+    for (a = 0; a < 3; ++a) r->surf_ijk[3 * r->npts + a] = ijk[3 * p + a] - d->off[a];
+    r->surf_slot[r->npts++] = (long)p;
+  }
+  free(face), free(ijk);
+  return 0;
+}
+
 static void run_free(fdtd_run *r) {
+  free(r->surf_face), free(r->surf_ijk), free(r->surf_slot);
   free(r->feed);
   free(r->probe);
   free(r->feed_slot);
@@ -213,7 +251,7 @@ static hd_status advance(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void *st
   for (done = 0; done < steps; done += s) {
     s = steps - done < 256 ? steps - done : 256; /* rows collected per message */
     for (k = 0; k < s; ++k)
-      if (ops->advance(ctx, state, 1, nl ? lrec + k * nl : NULL) != HD_OK || exchange_h(ctx, r, ops, state, pad) != HD_OK)
+      if (ops->advance(ctx, state, 1, nl && lrec ? lrec + k * nl : NULL) != HD_OK || exchange_h(ctx, r, ops, state, pad) != HD_OK)
         return ctx->status;
     if (!nrec) continue;
     memset(rec + done * nrec, 0, (size_t)(s * nrec) * sizeof *rec);
@@ -344,32 +382,49 @@ done:
 
 
 /* excite=all: feed j driven (at its amplitude, or 1 V where it has none),
- * the others passive (their resistance alone). */
-static void drive_port(const fdtd_input *in, fdtd_point *feed, int j) {
+ * the others passive (their resistance alone); this block's feeds. */
+static void drive_port(const fdtd_input *in, fdtd_run *r, int j) {
   int k;
-  for (k = 0; k < in->nfeed; ++k) feed[k].amp = k == j ? (in->feeds[k].amp != 0 ? in->feeds[k].amp : 1.0) : 0.0;
+  for (k = 0; k < r->nfeed; ++k) {
+    const int g = r->feed_slot[k] >= 0 ? r->feed_slot[k] : -1 - r->feed_slot[k];
+    r->feed[k].amp = g == j ? (in->feeds[g].amp != 0 ? in->feeds[g].amp : 1.0) : 0.0;
+  }
+}
+
+/* Each block's feed spectra (4 x nfreq x its feeds) into the whole run's
+ * (4 x nfreq x nfeed) on rank 0, from the reporting block of each feed. */
+static int gather_feeds(const fdtd_run *r, int nfreq, int nfeed, const double *local, double *global) {
+  long k, q;
+  int p;
+  memset(global, 0, (size_t)4 * nfreq * nfeed * sizeof(double));
+  for (k = 0; k < 4L * nfreq; ++k)
+    for (p = 0; p < r->nfeed; ++p)
+      if (r->feed_slot[p] >= 0) global[k * nfeed + r->feed_slot[p]] = local[k * r->nfeed + p];
+  q = 4L * nfreq * nfeed;
+  return r->dc.size > 1 ? hd_par_sum_to_root(global, q) : 0;
 }
 
 /* One of excite=all's runs without outputs: port j driven, the steps (or
  * until --converge, judged at the average cadence as the main run does),
  * the feed spectra into acc. */
-static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, hd_ctx *ctx, fdtd_model *m, int j,
+static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, hd_ctx *ctx, fdtd_model *m, long pad, int j,
                           double *acc) {
   const long every = c->average_every > 0 ? c->average_every : (c->in.steps >= 100 ? c->in.steps / 100 : 1);
   const double cells = (double)c->in.n[0] * c->in.n[1] * c->in.n[2];
   double *rows = (double *)malloc((size_t)(2 * r->dc.ln[1] * r->dc.ln[2]) * sizeof(double)), emax = 0, hmax = 0;
+  double *local = (double *)malloc(((size_t)4 * c->sp.nfreq * r->nfeed + 1) * sizeof(double));
   void *state = NULL;
   char err[256];
   long step = 0;
   hd_status s;
-  if (!rows) return hd_fail(ctx, HD_ERR_NOMEM, "out of host memory");
-  drive_port(&c->in, r->feed, j);
-  fprintf(stderr, PROG ": excite=all: port %d of %d\n", j + 1, c->in.nfeed);
+  if (!rows || !local) return free(rows), free(local), hd_fail(ctx, HD_ERR_NOMEM, "out of host memory");
+  drive_port(&c->in, r, j);
+  if (r->dc.rank == 0) fprintf(stderr, PROG ": excite=all: port %d of %d\n", j + 1, c->in.nfeed);
   s = ops->create(ctx, m, &state);
   while (s == HD_OK && step < c->in.steps) {
     const long chunk = every < c->in.steps - step ? every : c->in.steps - step;
     double sums[2], e, h;
-    s = ops->advance(ctx, state, chunk, NULL);
+    s = advance(ctx, r, ops, state, pad, chunk, NULL, NULL, 0, 0);
     step += chunk;
     if (s == HD_OK && c->in.converge > 0 && (step % every == 0 || step == c->in.steps)) {
       s = ops->row_sums(ctx, state, rows);
@@ -379,39 +434,99 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
       if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
     }
   }
-  if (s == HD_OK) s = ops->spectra(ctx, state, acc, NULL, NULL, NULL);
+  if (s == HD_OK) s = ops->spectra(ctx, state, r->nfeed ? local : NULL, NULL, NULL, NULL);
+  if (s == HD_OK && gather_feeds(r, c->sp.nfreq, c->in.nfeed, local, acc)) s = hd_fail(ctx, HD_ERR_IO, "collecting the port spectra failed");
   if (state) ops->destroy(ctx, state);
-  free(rows);
+  free(rows), free(local);
   return s;
 }
 
-/* The frequency-domain results of the run (one rank): the spectra from the
- * backend, then the ports and the far field.  0 or -1 + message. */
-static int write_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const long lo[3],
-                         const long hi[3], double *const *runs, char *err, size_t en) {
-  const size_t nf = (size_t)c->sp.nfreq, npts = c->sp.ntheta ? (size_t)hd_dft_surface_points(lo, hi, NULL, NULL) : 0;
-  double *feeds = (double *)malloc(4 * nf * (size_t)(c->in.nfeed + 1) * sizeof(double));
-  double *surf = npts ? (double *)malloc(8 * nf * npts * sizeof(double)) : NULL, *planes[FDTD_MAX_PLANES] = {NULL};
-  double *inc = c->pw.on ? (double *)malloc(2 * nf * sizeof(double)) : NULL;
-  int rc = -1, k, bad = !feeds || (npts && !surf) || (c->pw.on && !inc);
-  for (k = 0; k < c->nearfield.count; ++k) {
-    const int a = c->near[k].axis;
-    planes[k] = (double *)malloc(2 * nf * (size_t)(c->in.n[a == 0 ? 1 : 0] * c->in.n[a == 2 ? 1 : 2]) * sizeof(double));
-    bad |= !planes[k];
+/* The spectra of the whole run on rank 0: every block's feeds, Huygens
+ * points and map cells put in their whole-run places (zeros elsewhere)
+ * and summed over the ranks, exact since one block gives each value; the
+ * plane wave's source spectrum is the same on every block. */
+typedef struct fdtd_spectra_run {
+  double *feeds, *surf, *inc, *planes[FDTD_MAX_PLANES];
+} fdtd_spectra_run;
+
+static void spectra_free(fdtd_spectra_run *g) {
+  int k;
+  free(g->feeds), free(g->surf), free(g->inc);
+  for (k = 0; k < FDTD_MAX_PLANES; ++k) free(g->planes[k]);
+}
+
+/* Collective.  0, or -1 + message (every rank agrees). */
+static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r,
+                          fdtd_spectra_run *g, char *err, size_t en) {
+  const size_t nf = (size_t)c->sp.nfreq;
+  double *feeds = (double *)malloc((4 * nf * (size_t)r->nfeed + 1) * sizeof(double));
+  double *surf = (double *)malloc((8 * nf * (size_t)r->npts + 1) * sizeof(double)), *planes[FDTD_MAX_PLANES] = {NULL};
+  long lu[FDTD_MAX_PLANES], lv[FDTD_MAX_PLANES], gu[FDTD_MAX_PLANES], gv[FDTD_MAX_PLANES];
+  int k, bad, rc = -1;
+  memset(g, 0, sizeof *g);
+  g->feeds = (double *)malloc((4 * nf * (size_t)c->in.nfeed + 1) * sizeof(double));
+  g->surf = (double *)calloc(8 * nf * (size_t)r->gpts + 1, sizeof(double));
+  g->inc = (double *)malloc((2 * nf + 1) * sizeof(double));
+  bad = !feeds || !surf || !g->feeds || !g->surf || !g->inc;
+  for (k = 0; k < c->nearfield.count; ++k) { /* this block's cells of the map, and the whole map's */
+    const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+    const long layer = c->near[k].layer - r->dc.off[a];
+    lu[k] = layer >= 0 && layer < r->dc.ln[a] ? r->dc.ln[u] : 0, lv[k] = r->dc.ln[v];
+    gu[k] = c->in.n[u], gv[k] = c->in.n[v];
+    planes[k] = (double *)malloc((2 * nf * (size_t)(lu[k] * lv[k]) + 1) * sizeof(double));
+    g->planes[k] = (double *)calloc(2 * nf * (size_t)(gu[k] * gv[k]) + 1, sizeof(double));
+    bad |= !planes[k] || !g->planes[k];
   }
-  if (bad) snprintf(err, en, "out of host memory for the spectra");
-  else if (ops->spectra(ctx, state, c->in.nfeed ? feeds : NULL, surf, planes, inc) != HD_OK) snprintf(err, en, "%s", ctx->msg);
-  else if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, feeds, c->com.output, err, en)) (void)0;
-  else if (npts && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, surf, c->in.nfeed ? feeds : NULL, inc, c->com.output,
-                                               err, en)) (void)0;
-  else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
+  if (hd_par_any(bad)) {
+    snprintf(err, en, "out of host memory for the spectra");
+    goto done;
+  }
+  bad = ops->spectra(ctx, state, r->nfeed ? feeds : NULL, r->npts ? surf : NULL, planes, c->pw.on ? g->inc : NULL) != HD_OK;
+  if (hd_par_any(bad)) {
+    snprintf(err, en, "%s", bad ? ctx->msg : "the spectra failed on another rank");
+    goto done;
+  }
+  {
+    size_t q, p;
+    for (q = 0; q < 8 * nf; ++q)
+      for (p = 0; p < (size_t)r->npts; ++p) g->surf[q * r->gpts + r->surf_slot[p]] = surf[q * r->npts + p];
+    for (k = 0; k < c->nearfield.count; ++k) {
+      const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
+      long i, j;
+      for (q = 0; lu[k] && q < 2 * nf; ++q)
+        for (j = 0; j < lv[k]; ++j)
+          for (i = 0; i < lu[k]; ++i)
+            g->planes[k][q * gu[k] * gv[k] + (j + r->dc.off[v]) * gu[k] + i + r->dc.off[u]] = planes[k][(q * lv[k] + j) * lu[k] + i];
+    }
+  }
+  bad = gather_feeds(r, c->sp.nfreq, c->in.nfeed, feeds, g->feeds) != 0;
+  if (r->dc.size > 1) {
+    bad |= hd_par_sum_to_root(g->surf, (long)(8 * nf * (size_t)r->gpts)) != 0;
+    for (k = 0; k < c->nearfield.count; ++k) bad |= hd_par_sum_to_root(g->planes[k], (long)(2 * nf * (size_t)(gu[k] * gv[k]))) != 0;
+  }
+  if (hd_par_any(bad)) snprintf(err, en, "collecting the spectra failed");
+  else rc = 0;
+done:
+  free(feeds), free(surf);
+  for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
+  return rc;
+}
+
+/* The frequency-domain results from the gathered spectra (rank 0): the
+ * ports, the far field, the S matrix, the maps.  0 or -1 + message. */
+static int write_spectra(const fdtd_cli *c, const fdtd_spectra_run *g, const long lo[3], const long hi[3],
+                         double *const *runs, char *err, size_t en) {
+  const size_t nf = (size_t)c->sp.nfreq;
+  int rc = -1, k;
+  if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, g->feeds, c->com.output, err, en)) (void)0;
+  else if (c->sp.ntheta && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, g->surf, c->in.nfeed ? g->feeds : NULL,
+                                                       c->pw.on ? g->inc : NULL, c->com.output, err, en)) (void)0;
+  else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], g->feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
                                 fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
   for (k = 0; rc == 0 && k < c->nearfield.count; ++k)
-    rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1, c->near[k].comp, c->near[k].axis, c->near[k].layer, planes[k],
+    rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1, c->near[k].comp, c->near[k].axis, c->near[k].layer, g->planes[k],
                                 c->com.output, err, en);
-  free(feeds), free(surf), free(inc);
-  for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
   return rc;
 }
 
@@ -436,6 +551,7 @@ static int run(int argc, char **argv) {
   int wave_choice = HD_FDTD_DGAUSSIAN;
   long box_lo[3] = {0, 0, 0}, box_hi[3] = {0, 0, 0};
   double *runs[HD_FDTD_MAX_PORTS] = {NULL};
+  fdtd_spectra_run spec;
   cli_opt opts[] = {
       HD_DRV_COMMON_OPTIONS(c.com),
       HD_DRV_CHECKPOINT_OPTIONS(c.com),
@@ -475,6 +591,7 @@ static int run(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   memset(&r, 0, sizeof r);
   memset(&m, 0, sizeof m);
+  memset(&spec, 0, sizeof spec);
   c.volume = 1;
   c.margin = 5;
   hd_drv_common_defaults(&c.com, "fdtd");
@@ -548,10 +665,6 @@ static int run(int argc, char **argv) {
   if (hd_decomp_create(&r.dc, 3, c.in.n, keep, 0, err, sizeof err)) goto usage;
   root = r.dc.rank == 0;
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
-  if ((c.sp.nfreq || c.pw.on) && r.dc.size > 1) {
-    snprintf(err, sizeof err, "%s: not yet available on more than one rank", c.pw.on ? "planewave" : "frequencies");
-    goto usage;
-  }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   hd_decomp_use_backend(&r.dc, core, &ctx);
   ops = fdtd_ops_get(core->id, c.com.precision == 1);
@@ -601,12 +714,21 @@ static int run(int argc, char **argv) {
   m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
   c.sp.dt = m.dt;
   for (m.nplane = 0; m.nplane < c.nearfield.count; ++m.nplane) {
-    m.plane_comp[m.nplane] = c.near[m.nplane].comp, m.plane_axis[m.nplane] = c.near[m.nplane].axis;
-    m.plane_layer[m.nplane] = c.near[m.nplane].layer;
+    const int a = c.near[m.nplane].axis;
+    const long layer = c.near[m.nplane].layer - r.dc.off[a]; /* in this block, or -1 */
+    m.plane_comp[m.nplane] = c.near[m.nplane].comp, m.plane_axis[m.nplane] = a;
+    m.plane_layer[m.nplane] = layer >= 0 && layer < r.dc.ln[a] ? layer : -1;
   }
-  if (c.sp.ntheta) memcpy(m.box_lo, box_lo, sizeof box_lo), memcpy(m.box_hi, box_hi, sizeof box_hi);
-  if (c.pw.on && fdtd_planewave_setup(&c.pw, &c.in, &c.sp, &m, err, sizeof err)) {
+  if (c.sp.ntheta && hd_par_any(select_surface(&r, box_lo, box_hi))) {
     core->destroy(&ctx);
+    snprintf(err, sizeof err, "out of host memory for the Huygens surface");
+    goto usage;
+  }
+  m.npts = r.npts, m.surf_face = r.surf_face, m.surf_ijk = r.surf_ijk;
+  bad = c.pw.on && fdtd_planewave_setup(&c.pw, &c.in, &c.sp, &m, err, sizeof err);
+  if (hd_par_any(bad)) {
+    core->destroy(&ctx);
+    if (!bad) snprintf(err, sizeof err, "planewave: a material lies outside the total-field box (on another rank's block)");
     goto usage;
   }
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
@@ -636,8 +758,8 @@ static int run(int argc, char **argv) {
       }
     }
     for (k = 0; k < c.in.nfeed - 1; ++k)
-      if (port_run(&c, &r, ops, &ctx, &m, k, runs[k]) != HD_OK) goto runtime_error;
-    drive_port(&c.in, r.feed, c.in.nfeed - 1);
+      if (port_run(&c, &r, ops, &ctx, &m, pad, k, runs[k]) != HD_OK) goto runtime_error;
+    drive_port(&c.in, &r, c.in.nfeed - 1);
   }
   bad = ops->create(&ctx, &m, &state) != HD_OK;
   if (hd_par_any(bad)) {
@@ -778,6 +900,10 @@ static int run(int argc, char **argv) {
         goto runtime_error;
       }
   }
+  if (c.sp.nfreq && gather_spectra(&c, ops, &ctx, state, &r, &spec, err, sizeof err)) {
+    hd_fail(&ctx, HD_ERR_IO, "%s", err);
+    goto runtime_error;
+  }
   rc = 0;
   if (!root) goto cleanup;
   printf("program: " PROG "\nversion: %s\nbackend: %s\ndevice: %s\nprecision: %s\ncells: %ld x %ld x %ld\n"
@@ -794,7 +920,7 @@ static int run(int argc, char **argv) {
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
-  if (c.sp.nfreq && write_spectra(&c, ops, &ctx, state, box_lo, box_hi, runs, err, sizeof err)) {
+  if (c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;
     goto cleanup;
@@ -831,6 +957,7 @@ out:
   run_free(&r);
   fdtd_input_free(&c.in);
   fdtd_spectra_free(&c.sp);
+  spectra_free(&spec);
   cli_list_free(&c.nearfield);
   for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(runs[k]);
   return rc;

@@ -33,8 +33,8 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const f
   const long margin = sp->margin + FDTD_TFSF_GAP;
   double d[3], f = 0.0;
   hd_grid g;
-  long p[3], pad;
-  int a, c;
+  long p[3] = {0, 0, 0}, q[3], pad;
+  int a, c, bad = 0, mat = 0;
   for (a = 0; a < 3; ++a) {
     long k;
     d[a] = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
@@ -55,27 +55,29 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const f
   if (!(m->pw_cell > 0))
     return snprintf(err, n, "planewave: the grid cannot carry a wave of %g Hz in this direction", f), -1;
   m->pw_e0 = pw->e0;
-  /* everything that scatters must sit in the total field */
+  /* everything that scatters must sit in the total field (m: this block) */
   pad = fdtd_pad(m);
   if (!fdtd_node_grid(&g, m->n, pad)) return snprintf(err, n, "planewave: grid too large"), -1;
-  for (c = 0; c < 6; ++c)
-    for (p[2] = 0; p[2] <= in->n[2]; ++p[2])
-      for (p[1] = 0; p[1] <= in->n[1]; ++p[1])
-        for (p[0] = 0; p[0] <= in->n[0]; ++p[0]) {
+  for (c = 0; c < 6 && !bad; ++c) /* this block's nodes, p whole-grid */
+    for (q[2] = 0; q[2] <= m->n[2] && !bad; ++q[2])
+      for (q[1] = 0; q[1] <= m->n[1] && !bad; ++q[1])
+        for (q[0] = 0; q[0] <= m->n[0] && !bad; ++q[0]) {
           int out = 0, along = 0;
           for (a = 0; a < 3; ++a) {
             const int half = c < 3 ? a == c : a != c - 3;
-            along |= half && p[a] == in->n[a]; /* past the last cell */
+            p[a] = q[a] + m->off[a];
+            along |= half && q[a] == m->n[a]; /* past the block's last cell */
             out |= 2 * p[a] + half < 2 * m->tfsf_lo[a] || 2 * p[a] + half > 2 * m->tfsf_hi[a];
           }
-          if (!along && out && m->mat[c][hd_grid_at(&g, p[0] + pad, p[1] + pad, p[2] + pad)] != HD_FDTD_VACUUM)
-            return snprintf(err, n,
-                            "planewave: material %d at (%g, %g, %g) lies outside the total-field box (%g..%g, %g..%g, "
-                            "%g..%g): give the scatterer more room or lower huygens-margin",
-                            m->mat[c][hd_grid_at(&g, p[0] + pad, p[1] + pad, p[2] + pad)], in->node[0][p[0]],
-                            in->node[1][p[1]], in->node[2][p[2]], in->node[0][m->tfsf_lo[0]], in->node[0][m->tfsf_hi[0]],
-                            in->node[1][m->tfsf_lo[1]], in->node[1][m->tfsf_hi[1]], in->node[2][m->tfsf_lo[2]],
-                            in->node[2][m->tfsf_hi[2]]), -1;
+          mat = m->mat[c][hd_grid_at(&g, q[0] + pad, q[1] + pad, q[2] + pad)];
+          bad = !along && out && mat != HD_FDTD_VACUUM;
         }
+  if (bad)
+    return snprintf(err, n,
+                    "planewave: material %d at (%g, %g, %g) lies outside the total-field box (%g..%g, %g..%g, %g..%g): give "
+                    "the scatterer more room or lower huygens-margin",
+                    mat, in->node[0][p[0]], in->node[1][p[1]], in->node[2][p[2]], in->node[0][m->tfsf_lo[0]],
+                    in->node[0][m->tfsf_hi[0]], in->node[1][m->tfsf_lo[1]], in->node[1][m->tfsf_hi[1]],
+                    in->node[2][m->tfsf_lo[2]], in->node[2][m->tfsf_hi[2]]), -1;
   return 0;
 }

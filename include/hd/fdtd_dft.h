@@ -116,14 +116,14 @@ HD_FN void hd_dft_sample_pt(const hd_dft_sample_args *a, hd_idx p) {
 }
 HD_DEFINE_FOR_1D(hd_dft_sample_loop, hd_dft_sample_pt, hd_dft_sample_args)
 
-/* The flush: slots 0 .. nslot - 1 hold steps n0 .. n0 + nslot - 1; ph
+/* The flush: slots t0 .. t1 - 1 hold steps n0 .. n0 + t1 - t0 - 1; ph
  * holds the phases of step n0, rot those of one step (exp(-j 2 pi f dt)),
  * and each later step's phase is the one before times rot. */
 typedef struct hd_dft_surface_args {
   const hd_real *buf;
   double *acc;           /* 8 doubles (Eu, Ev, Hu, Hv as re, im) x frequencies x points, point fastest */
   hd_idx npts;
-  int nslot, k0;         /* buffered steps; the chunk's first frequency */
+  int t0, t1, k0;        /* buffered slots; the chunk's first frequency */
   hd_dft_phase ph;
   double rc[HD_DFT_CHUNK], rs[HD_DFT_CHUNK];
 } hd_dft_surface_args;
@@ -140,7 +140,7 @@ HD_FN void hd_dft_surface_pt(const hd_dft_surface_args *a, hd_idx p) {
       for (c = 0; c < 8; ++c) sum[g][c] = x[c * a->npts];
       for (c = 0; c < 2; ++c) pc[g][c] = a->ph.c[c][k0 + g], ps[g][c] = a->ph.s[c][k0 + g];
     }
-    for (t = 0; t < a->nslot; ++t) {
+    for (t = a->t0; t < a->t1; ++t) {
       const hd_real *b = a->buf + (hd_idx)4 * t * a->npts + p;
       const double v[4] = {b[0], b[a->npts], b[2 * a->npts], b[3 * a->npts]};
       for (g = 0; g < ng; ++g) {
