@@ -33,6 +33,12 @@ plots_made() { # files...
   done
 }
 
+# array K (0-based) of N float64 values from a raw-appended .vti/.vtr, one a line
+vtk_array() { # file, K, N
+  start=$(( $(grep -boa '<AppendedData encoding="raw">' "$1" | cut -d: -f1) + 31 ))
+  od -An -v -t f8 -w8 -j $((start + $2 * (8 + $3 * 8) + 8)) -N $(($3 * 8)) "$1"
+}
+
 # the short dipole
 run --input="$src/tests/fdtd_hertz.in"
 result $([ "$(cat rc)" -eq 0 ] && [ -s out_farfield.csv ] && [ -s out_ports.csv ] && [ -s out.s1p ] && echo 0 || echo 1) \
@@ -111,6 +117,17 @@ worst=$(paste map ref | awk '{ d = $1 - $2; if (d < 0) d = -d; if (NR % 2) d /= 
 result $({ ! grep -q '^#define HD_HAVE_PNG' "$config_h" || [ -s out_near1.png ]; } && [ "$(wc -l <map)" -eq 4 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
   "near-field map: amplitude and phase of Hy in a cell = the DFT of its two probes' records (largest difference $worst)"
 
+# the whole volume at once: Ez's amplitude on the middle z layer is the
+# near-field map's (17 x 13 x 11 cells; layer 5), to rounding (double)
+clean_dir
+run --input="$src/tests/fdtd_sanitize.in" --boundary=pml --steps=200 --frequencies="4e9 8e9 2" --nearfield=ez,z,0 --nearvolume=yes --slice=none
+vtk_array out_dft1.vtr 4 2431 | sed -n "$((5 * 221 + 1)),$((6 * 221))p" >vol
+vtk_array out_near1.vtr 0 221 >map
+worst=$(paste vol map | awk '{ d = $1 - $2; d = d < 0 ? -d : d; s = $2 < 0 ? -$2 : $2; if (s > m) m = s; if (d > w) w = d } END { printf "%.2e", w / m }')
+result $([ "$(cat rc)" -eq 0 ] && [ -s out_dft2.vtr ] && grep -q "^nearvolume_2: 8e+09 Hz: out_dft2.vtr$" stdout && [ "$(wc -l <vol)" -eq 221 ] &&
+  awk -v w="$worst" 'BEGIN { exit !(w < 1e-9) }' && echo 0 || echo 1) \
+  "nearvolume: a file a frequency, Ez's amplitude on a layer = the near-field map's (largest difference $worst of the peak)"
+
 # a PEC sphere of radius 0.1 m under a plane wave (tests/fdtd_sphere.in)
 # against the Mie series, at ka = 1 and 3
 clean_dir
@@ -144,11 +161,11 @@ if "$bin" --version | grep -q openmp; then
   for be in serial openmp; do
     mkdir -p "$be"
     "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
-      --nearfield=ez,z,0 --backend=$be --threads=2 --progress=0 --output="$be/o" >/dev/null 2>&1
+      --nearfield=ez,z,0 --nearvolume=yes --backend=$be --threads=2 --progress=0 --output="$be/o" >/dev/null 2>&1
   done
   cmp -s serial/o_ports.csv openmp/o_ports.csv && cmp -s serial/o_farfield.csv openmp/o_farfield.csv && [ -s serial/o_farfield.csv ] &&
-    cmp -s serial/o_near1.vtr openmp/o_near1.vtr
-  result $? "serial and OpenMP: identical ports, far-field and near-field files"
+    cmp -s serial/o_near1.vtr openmp/o_near1.vtr && cmp -s serial/o_dft1.vtr openmp/o_dft1.vtr && [ -s serial/o_dft1.vtr ]
+  result $? "serial and OpenMP: identical ports, far-field, near-field map and volume files"
   for be in serial openmp; do
     "$bin" --input=pw.in --backend=$be --threads=2 --progress=0 --output="$be/p" >/dev/null 2>&1
   done
@@ -161,20 +178,21 @@ if "$bin" --backend=cuda --input="$src/tests/fdtd_sanitize.in" --steps=1 --progr
   mkdir -p serial cuda
   for be in serial cuda; do
     "$bin" --input="$src/tests/fdtd_sanitize.in" --boundary=pml --frequencies="4e9 8e9 3" --farfield="6 8" --huygens-margin=2 \
-      --nearfield=ez,z,0 --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
+      --nearfield=ez,z,0 --nearvolume=yes --backend=$be --progress=0 --output="$be/o" >/dev/null 2>&1
     "$bin" --input=pw.in --backend=$be --progress=0 --output="$be/p" >/dev/null 2>&1
   done
   # the maps' amplitudes (arrays 0, 2, 4 of 17 x 13 cells), one number a line, as CSV rows of one field
   for be in serial cuda; do
     start=$(( $(grep -boa '<AppendedData encoding="raw">' $be/o_near1.vtr | cut -d: -f1) + 31 ))
     { echo amplitude; for a in 0 2 4; do od -An -v -t f8 -w8 -j $((start + a * (8 + 221 * 8) + 8)) -N $((221 * 8)) $be/o_near1.vtr; done; } >$be/near.csv
+    { echo amplitude; for a in 0 2 4 6 8 10; do vtk_array $be/o_dft2.vtr $a 2431; done; } >$be/vol.csv
   done
-  worst=$(for f in o_ports.csv o_farfield.csv near.csv p_farfield.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
+  worst=$(for f in o_ports.csv o_farfield.csv near.csv vol.csv p_farfield.csv; do paste -d, "serial/$f" "cuda/$f"; done | awk -F, 'FNR > 1 && NF % 2 == 0 {
     h = NF / 2; for (i = 1; i <= h; ++i) { a = $i; b = $(i + h); s = (a < 0 ? -a : a) + (b < 0 ? -b : b)
       if (a != "" && s > 1e-30) { d = (a - b < 0 ? b - a : a - b) / s; if (d > w) w = d } } }
     END { printf "%.2e", w + 0 }')
   result $(awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
-    "CUDA: ports, far field, near-field amplitudes and plane-wave far field within 1e-6 of serial (largest relative difference $worst)"
+    "CUDA: ports, far field, near-field map and volume amplitudes, plane-wave far field within 1e-6 of serial (largest relative difference $worst)"
 fi
 
 # bad values: one line, exit 2, nothing written
@@ -185,6 +203,7 @@ bad 2 "farfield: give the frequencies too" --input=small.in --farfield="10 10"
 bad 2 "farfield: expected 'NTHETA NPHI'" --input=small.in --frequencies=1e8 --farfield=10
 bad 2 "leave no Huygens box" --input=small.in --frequencies=1e8 --farfield="10 10"
 bad 2 "excite=all: give the frequencies too" --input=small.in --excite=all
+bad 2 "nearvolume: give the frequencies too" --input=small.in --nearvolume=yes
 bad 2 "planewave: polarisation 'X' is not V (1) or H (2)" --input=small.in --planewave="0 0 X"
 bad 2 "planewave: theta must lie in" --input=small.in --planewave="200 0 V"
 bad 2 "planewave: expected 'THETA PHI V|H \[E0\]'" --input=small.in --planewave="10"

@@ -78,7 +78,7 @@ fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
 fdtd|PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4 --backend=openmp|$fout|2 4
 fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
 fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
-fdtd|frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --backend=serial|$fout _ports.csv _farfield.csv _farfield.vtk _near1.vtr _near2.vtr|2 3 4
+fdtd|frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _farfield.vtk _near1.vtr _near2.vtr _dft1.vti|2 3 4
 fdtd|a plane wave: RCS and a map|--input=$src/tests/fdtd_scatter.in --nearfield=ez,z,0 --backend=openmp|_average.csv _farfield.csv _near1.vtr|2 4
 fdtd|excite=all: the S matrix|--input=$src/tests/fdtd_twoport.in --steps=1500 --backend=serial|_sparams.csv .s2p|2
 ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4

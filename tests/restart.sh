@@ -58,7 +58,7 @@ done <<CASES
 heat|--n=48,40 --init=sphere --csv-every=6
 nbody|--n=300 --ic=plummer --diag-every=6 --snapshot-every=8
 fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=6 --frequencies=4e9,8e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0
-fdtd|--input=$src/tests/fdtd_scatter.in --average-every=6 --nearfield=ez,z,0
+fdtd|--input=$src/tests/fdtd_scatter.in --average-every=6 --nearfield=ez,z,0 --nearvolume=yes
 cavity|--n=32 --re=100 --steady=0 --monitor-every=6
 ns|--n=24 --mach=0.5 --frames=3 --monitor-every=6
 CASES

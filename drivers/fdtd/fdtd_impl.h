@@ -52,6 +52,8 @@ typedef struct fdtd_state {
   hd_real *surf_buf;           /* samples of the steps since the last multiple of HD_DFT_BUFFER */
   hd_idx npts;
   int flushed;                 /* buffer slots already in surf_acc (a flush for the spectra) */
+  hd_dft_volume_args vol;      /* the whole volume's transform (vol.acc NULL: none) */
+  int vol_flushed;
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
   /* plane wave: the incident line (inc.n = 0: none), the corrections after
@@ -86,6 +88,8 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
   hd_dev_free(ctx, st->surf_buf);
+  hd_dev_free(ctx, st->vol.buf);
+  hd_dev_free(ctx, st->vol.acc);
   for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
   hd_dev_free(ctx, st->inc.e);
   hd_dev_free(ctx, st->inc.h);
@@ -292,6 +296,20 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
       if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_buf, bytes);
     }
     free(node);
+  }
+  if (s == HD_OK && m->volume_dft) { /* every node's six components */
+    hd_idx nodes;
+    int a;
+    memcpy(st->vol.f, st->a.f, sizeof st->vol.f);
+    st->vol.g = st->a.g;
+    for (a = 0; a < 3; ++a) st->vol.nn[a] = m->n[a] + 1;
+    nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+    bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
+    s = hd_dev_alloc(ctx, (void **)&st->vol.buf, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.buf, bytes);
+    bytes = (size_t)12 * m->nfreq * nodes * sizeof(hd_real);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vol.acc, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.acc, bytes);
   }
   for (st->nplane = 0; s == HD_OK && st->nplane < m->nplane; ++st->nplane) { /* the cells of each map's layer */
     hd_dft_plane_args *q = &st->plane[st->nplane];
@@ -595,11 +613,30 @@ static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
     hd_dft_surface_args sa;
     hd_dft_phase_step(&sa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
                       step0 + st->flushed, st->dt);
-    hd_dft_rotation(&sa, st->freq + k0, st->dt);
+    hd_dft_rotation(sa.rc, sa.rs, st->freq + k0, sa.ph.count, st->dt);
     sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.t0 = st->flushed, sa.t1 = upto, sa.k0 = k0;
     s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
   }
   st->flushed = upto == HD_DFT_BUFFER ? 0 : upto;
+  return s;
+}
+
+/* The volume's buffered samples into its sums (as fd_dft_flush, windows
+ * of HD_DFT_VOLUME_BUFFER steps). */
+static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
+  const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_VOLUME_BUFFER;
+  const hd_idx nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+  hd_status s = HD_OK;
+  int k0;
+  for (k0 = 0; k0 < st->nfreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
+    hd_dft_volume_args va = st->vol;
+    hd_dft_phase_step(&va.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
+                      step0 + st->vol_flushed, st->dt);
+    hd_dft_rotation(va.rc, va.rs, st->freq + k0, va.ph.count, st->dt);
+    va.t0 = st->vol_flushed, va.t1 = upto, va.k0 = k0;
+    s = hd_dft_volume_loop(ctx, &va, 0, nodes);
+  }
+  st->vol_flushed = upto == HD_DFT_VOLUME_BUFFER ? 0 : upto;
   return s;
 }
 
@@ -635,6 +672,11 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.buf = st->surf_buf;
     sa.npts = st->npts, sa.slot = (int)(st->step % HD_DFT_BUFFER);
     s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
+  }
+  if (s == HD_OK && after_h && st->vol.acc) {
+    hd_dft_volume_args va = st->vol;
+    va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
+    s = hd_dft_volume_sample_loop(ctx, &va, hd_range3_make(0, va.nn[0], 0, va.nn[1], 0, va.nn[2]));
   }
   return s;
 }
@@ -681,7 +723,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
   if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 0);
-  if (s == HD_OK && (st->npts || st->nplane)) s = fd_dft_step(ctx, st, NULL, 1);
+  if (s == HD_OK && (st->npts || st->nplane || st->vol.acc)) s = fd_dft_step(ctx, st, NULL, 1);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
     memcpy(pa.f, st->a.f, sizeof pa.f);
@@ -691,6 +733,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   }
   ++st->step;
   if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
+  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
   return s;
 }
 
@@ -767,13 +810,23 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
 static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
-                            double *incident) {
+                            double *incident, double *volume) {
   fdtd_state *st = (fdtd_state *)state;
   const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nfreq * st->npts;
   hd_status s = HD_OK;
   size_t i;
   int q;
   if (st->npts && st->step % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(st->step % HD_DFT_BUFFER)); /* the steps so far */
+  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER)
+    s = fd_volume_flush(ctx, st, (int)(st->step % HD_DFT_VOLUME_BUFFER));
+  if (s == HD_OK && volume && st->vol.acc) { /* whole, in doubles, times dt */
+    const size_t nv = (size_t)12 * st->nfreq * st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+    hd_real *host = (hd_real *)hd_host_alloc(nv * sizeof(hd_real));
+    if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the volume's spectra");
+    s = hd_dev_download(ctx, host, st->vol.acc, nv * sizeof(hd_real));
+    for (i = 0; s == HD_OK && i < nv; ++i) volume[i] = (double)host[i] * st->dt;
+    hd_host_free(host);
+  }
   for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
     const size_t np = (size_t)2 * st->nfreq * st->plane[q].ncell;
     if (!np) continue;
@@ -808,6 +861,12 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
   if (st->surf_acc) { /* the sums, and the samples since the last flush */
     e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nfreq * st->npts * sizeof(double), e[n++].host = 0;
     e[n].name = "dft_samples", e[n].dev = st->surf_buf, e[n].bytes = (size_t)HD_DFT_BUFFER * 4 * st->npts * sizeof(hd_real);
+    e[n++].host = 0;
+  }
+  if (st->vol.acc) {
+    const size_t nodes = (size_t)st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+    e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nfreq * nodes * sizeof(hd_real), e[n++].host = 0;
+    e[n].name = "dft_volume_samples", e[n].dev = st->vol.buf, e[n].bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
     e[n++].host = 0;
   }
   for (c = 0; c < st->nplane; ++c) {

@@ -45,6 +45,7 @@ typedef struct fdtd_model {
   hd_idx npts;
   const unsigned char *surf_face;
   const long *surf_ijk;
+  int volume_dft;              /* every node's six components too */
   int nplane;                  /* near-field maps: component, normal axis, cell layer of this block (-1: not here) */
   int plane_comp[FDTD_MAX_PLANES], plane_axis[FDTD_MAX_PLANES];
   long plane_layer[FDTD_MAX_PLANES];
@@ -100,10 +101,11 @@ typedef struct fdtd_ops {
    * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), and the Huygens
    * surface's tangential fields (8 x nfreq x points, hd_dft_surface_args'),
    * and each near-field plane's component (2 x nfreq x its cells, into
-   * planes[k]), and the incident plane wave's E at its source (2 x nfreq),
-   * NULL where not wanted */
+   * planes[k]), the incident plane wave's E at its source (2 x nfreq), and
+   * every node's components (re, im x 6 x nfreq x physical nodes, node
+   * fastest: hd_dft_volume_args' acc), NULL where not wanted */
   hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
-                       double *incident);
+                       double *incident, double *volume);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

@@ -39,7 +39,7 @@ typedef struct fdtd_cli {
   fdtd_planewave pw;
   cli_list nearfield;
   fdtd_slice near[FDTD_MAX_PLANES];
-  int excite;
+  int excite, nearvolume;
   long margin;
   double z0;
   fdtd_spectra sp;
@@ -434,7 +434,7 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
       if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
     }
   }
-  if (s == HD_OK) s = ops->spectra(ctx, state, r->nfeed ? local : NULL, NULL, NULL, NULL);
+  if (s == HD_OK) s = ops->spectra(ctx, state, r->nfeed ? local : NULL, NULL, NULL, NULL, NULL);
   if (s == HD_OK && gather_feeds(r, c->sp.nfreq, c->in.nfeed, local, acc)) s = hd_fail(ctx, HD_ERR_IO, "collecting the port spectra failed");
   if (state) ops->destroy(ctx, state);
   free(rows), free(local);
@@ -453,6 +453,78 @@ static void spectra_free(fdtd_spectra_run *g) {
   int k;
   free(g->feeds), free(g->surf), free(g->inc);
   for (k = 0; k < FDTD_MAX_PLANES; ++k) free(g->planes[k]);
+}
+
+/* nearvolume: from every node's phasors of this block (re, im x 6 x nfreq
+ * x nodes), each component's phasor at the cell centres (the mean of its
+ * four or two positions around the centre, as the slices), gathered, and
+ * on rank 0 PREFIX_dftK.vti (or .vtr) of amplitude and phase (degrees) a
+ * frequency.  Collective.  0, or -1 + message. */
+static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, const double *vol, char *err, size_t en) {
+  static const char *const names[12] = {"Ex_amplitude", "Ex_phase_deg", "Ey_amplitude", "Ey_phase_deg",
+                                        "Ez_amplitude", "Ez_phase_deg", "Hx_amplitude", "Hx_phase_deg",
+                                        "Hy_amplitude", "Hy_phase_deg", "Hz_amplitude", "Hz_phase_deg"};
+  const long *ln = r->dc.ln, nn[3] = {ln[0] + 1, ln[1] + 1, ln[2] + 1};
+  const size_t nodes = (size_t)nn[0] * nn[1] * nn[2], lcells = (size_t)ln[0] * ln[1] * ln[2];
+  const size_t cells = (size_t)c->in.n[0] * c->in.n[1] * c->in.n[2];
+  const int root = r->dc.rank == 0, uni = uniform_mesh(&c->in);
+  double *loc = (double *)malloc((2 * lcells + 1) * sizeof(double)), *all[12] = {NULL};
+  hd_vti_array arr[12];
+  int k, q, bad = !loc, rc = -1;
+  for (q = 0; q < 12 && root; ++q) bad |= !(all[q] = (double *)malloc(cells * sizeof(double)));
+  if (hd_par_any(bad)) {
+    snprintf(err, en, "out of host memory for the volume's spectra");
+    goto done;
+  }
+  for (k = 0; k < c->sp.nfreq; ++k) {
+    char path[4200];
+    hd_out o;
+    for (q = 0; q < 6; ++q) {
+      const int cc = q % 3, u = (cc + 1) % 3, v = (cc + 2) % 3;
+      const long su = u == 0 ? 1 : u == 1 ? nn[0] : nn[0] * nn[1], sv = v == 0 ? 1 : v == 1 ? nn[0] : nn[0] * nn[1];
+      const long sc = cc == 0 ? 1 : cc == 1 ? nn[0] : nn[0] * nn[1];
+      const double *re = vol + (2 * (6 * (size_t)k + q)) * nodes, *im = re + nodes;
+      long i, j, l;
+      size_t p = 0;
+      for (l = 0; l < ln[2]; ++l)
+        for (j = 0; j < ln[1]; ++j)
+          for (i = 0; i < ln[0]; ++i, ++p) {
+            const long n = i + nn[0] * (j + nn[1] * l);
+            double a, b;
+            if (q < 3) a = 0.25 * (re[n] + re[n + su] + re[n + sv] + re[n + su + sv]), b = 0.25 * (im[n] + im[n + su] + im[n + sv] + im[n + su + sv]);
+            else a = 0.5 * (re[n] + re[n + sc]), b = 0.5 * (im[n] + im[n + sc]);
+            loc[p] = sqrt(a * a + b * b), loc[lcells + p] = atan2(b, a) * 180 / 3.14159265358979323846;
+          }
+      if (hd_decomp_gather(&r->dc, loc, all[2 * q], err, en) || hd_decomp_gather(&r->dc, loc + lcells, all[2 * q + 1], err, en))
+        goto done;
+    }
+    bad = 0;
+    if (root) {
+      for (q = 0; q < 12; ++q) arr[q].name = names[q], arr[q].data = all[q], arr[q].single = real_size == 4;
+      snprintf(path, sizeof path, "%s_dft%d.%s", c->com.output, k + 1, uni ? "vti" : "vtr");
+      bad = hd_out_open(&o, path, err, en) != 0;
+      if (!bad) {
+        const int64_t n64[3] = {c->in.n[0], c->in.n[1], c->in.n[2]};
+        double dx[3];
+        int a;
+        for (a = 0; a < 3; ++a) dx[a] = (c->in.node[a][c->in.n[a]] - c->in.node[a][0]) / c->in.n[a];
+        if (uni ? hd_vti_write(&o, n64, dx, arr, 12) : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12)) {
+          hd_out_abort(&o);
+          snprintf(err, en, "cannot write %.900s", path);
+          bad = 1;
+        } else {
+          bad = hd_out_commit(&o, err, en) != 0;
+        }
+      }
+      if (!bad) printf("nearvolume_%d: %.6g Hz: %s\n", k + 1, c->sp.freq[k], path);
+    }
+    if (hd_par_any(bad)) goto done; /* rank 0's failure ends every rank's loop */
+  }
+  rc = 0;
+done:
+  free(loc);
+  for (q = 0; q < 12; ++q) free(all[q]);
+  return hd_par_any(rc != 0) ? -1 : 0;
 }
 
 /* Collective.  0, or -1 + message (every rank agrees). */
@@ -481,7 +553,20 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
     snprintf(err, en, "out of host memory for the spectra");
     goto done;
   }
-  bad = ops->spectra(ctx, state, r->nfeed ? feeds : NULL, r->npts ? surf : NULL, planes, c->pw.on ? g->inc : NULL) != HD_OK;
+  if (c->nearvolume) { /* first, alone: its arrays are the largest */
+    const size_t nv = 12 * nf * (size_t)(r->dc.ln[0] + 1) * (r->dc.ln[1] + 1) * (r->dc.ln[2] + 1);
+    double *vol = (double *)malloc(nv * sizeof(double));
+    bad = !vol || ops->spectra(ctx, state, NULL, NULL, NULL, NULL, vol) != HD_OK;
+    if (hd_par_any(bad)) {
+      snprintf(err, en, "%s", !vol ? "out of host memory for the volume's spectra" : bad ? ctx->msg : "the spectra failed on another rank");
+      free(vol);
+      goto done;
+    }
+    bad = write_volume(c, r, (int)ops->real_size, vol, err, en) != 0;
+    free(vol);
+    if (bad) goto done;
+  }
+  bad = ops->spectra(ctx, state, r->nfeed ? feeds : NULL, r->npts ? surf : NULL, planes, c->pw.on ? g->inc : NULL, NULL) != HD_OK;
   if (hd_par_any(bad)) {
     snprintf(err, en, "%s", bad ? ctx->msg : "the spectra failed on another rank");
     goto done;
@@ -583,6 +668,7 @@ static int run(int argc, char **argv) {
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
       {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c.planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c.planewave, NULL, 0, 0, 0},
+      {"nearvolume", CLI_FLAG, &c.nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
@@ -618,8 +704,8 @@ static int run(int argc, char **argv) {
     if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
-  if ((c.farfield[0] || c.nearfield.count) && !c.frequencies[0]) {
-    snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : "nearfield");
+  if ((c.farfield[0] || c.nearfield.count || c.nearvolume) && !c.frequencies[0]) {
+    snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : c.nearvolume ? "nearvolume" : "nearfield");
     goto usage;
   }
   if (c.nearfield.count > FDTD_MAX_PLANES) {
@@ -684,6 +770,9 @@ static int run(int argc, char **argv) {
   dft_bytes = (8.0 * c.sp.nfreq * 8.0 + 4.0 * HD_DFT_BUFFER * ops->real_size) *
                   (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
               8.0 * c.sp.nfreq * 4.0 * c.in.nfeed;
+  if (c.nearvolume) /* every node: 12 sums of the run's precision a frequency, a buffer of samples */
+    dft_bytes += (12.0 * c.sp.nfreq + 6.0 * HD_DFT_VOLUME_BUFFER) * ops->real_size * (double)(c.in.n[0] + 1) *
+                 (double)(c.in.n[1] + 1) * (double)(c.in.n[2] + 1);
   for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
     dft_bytes += 16.0 * c.sp.nfreq * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
   bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;
@@ -725,6 +814,7 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   m.npts = r.npts, m.surf_face = r.surf_face, m.surf_ijk = r.surf_ijk;
+  m.volume_dft = c.nearvolume;
   bad = c.pw.on && fdtd_planewave_setup(&c.pw, &c.in, &c.sp, &m, err, sizeof err);
   if (hd_par_any(bad)) {
     core->destroy(&ctx);
