@@ -53,6 +53,7 @@ typedef struct fdtd_state {
   hd_idx npts;
   int flushed;                 /* buffer slots already in surf_acc (a flush for the spectra) */
   hd_dft_volume_args vol;      /* the whole volume's transform (vol.acc NULL: none) */
+  int vol_flushed;
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
   /* plane wave: the incident line (inc.n = 0: none), the corrections after
@@ -87,6 +88,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
   hd_dev_free(ctx, st->surf_buf);
+  hd_dev_free(ctx, st->vol.buf);
   hd_dev_free(ctx, st->vol.acc);
   for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
   hd_dev_free(ctx, st->inc.e);
@@ -302,8 +304,11 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     st->vol.g = st->a.g;
     for (a = 0; a < 3; ++a) st->vol.nn[a] = m->n[a] + 1;
     nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+    bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
+    s = hd_dev_alloc(ctx, (void **)&st->vol.buf, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.buf, bytes);
     bytes = (size_t)12 * m->nfreq * nodes * sizeof(hd_real);
-    s = hd_dev_alloc(ctx, (void **)&st->vol.acc, bytes);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vol.acc, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.acc, bytes);
   }
   for (st->nplane = 0; s == HD_OK && st->nplane < m->nplane; ++st->nplane) { /* the cells of each map's layer */
@@ -616,6 +621,25 @@ static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
   return s;
 }
 
+/* The volume's buffered samples into its sums (as fd_dft_flush, windows
+ * of HD_DFT_VOLUME_BUFFER steps). */
+static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
+  const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_VOLUME_BUFFER;
+  const hd_idx nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
+  hd_status s = HD_OK;
+  int k0;
+  for (k0 = 0; k0 < st->nfreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
+    hd_dft_volume_args va = st->vol;
+    hd_dft_phase_step(&va.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
+                      step0 + st->vol_flushed, st->dt);
+    hd_dft_rotation(va.rc, va.rs, st->freq + k0, va.ph.count, st->dt);
+    va.t0 = st->vol_flushed, va.t1 = upto, va.k0 = k0;
+    s = hd_dft_volume_loop(ctx, &va, 0, nodes);
+  }
+  st->vol_flushed = upto == HD_DFT_VOLUME_BUFFER ? 0 : upto;
+  return s;
+}
+
 /* This step's running DFTs: after the E half step (after_h = 0) the feeds'
  * V and I just recorded at vi and the plane wave's source (host), chunk by
  * chunk of frequencies; after the H half step the planes' fields, and the
@@ -640,11 +664,6 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
         pa.k0 = k0, pa.ph = ph;
         s = hd_dft_plane_loop(ctx, &pa, 0, pa.ncell);
       }
-      if (s == HD_OK && st->vol.acc) {
-        hd_dft_volume_args va = st->vol;
-        va.k0 = k0, va.ph = ph;
-        s = hd_dft_volume_loop(ctx, &va, hd_range3_make(0, va.nn[0], 0, va.nn[1], 0, va.nn[2]));
-      }
     }
   }
   if (s == HD_OK && after_h && st->npts) {
@@ -654,7 +673,11 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     sa.npts = st->npts, sa.slot = (int)(st->step % HD_DFT_BUFFER);
     s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
   }
-
+  if (s == HD_OK && after_h && st->vol.acc) {
+    hd_dft_volume_args va = st->vol;
+    va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
+    s = hd_dft_volume_sample_loop(ctx, &va, hd_range3_make(0, va.nn[0], 0, va.nn[1], 0, va.nn[2]));
+  }
   return s;
 }
 
@@ -710,6 +733,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   }
   ++st->step;
   if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
+  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
   return s;
 }
 
@@ -793,6 +817,8 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
   size_t i;
   int q;
   if (st->npts && st->step % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(st->step % HD_DFT_BUFFER)); /* the steps so far */
+  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER)
+    s = fd_volume_flush(ctx, st, (int)(st->step % HD_DFT_VOLUME_BUFFER));
   if (s == HD_OK && volume && st->vol.acc) { /* whole, in doubles, times dt */
     const size_t nv = (size_t)12 * st->nfreq * st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
     hd_real *host = (hd_real *)hd_host_alloc(nv * sizeof(hd_real));
@@ -840,6 +866,8 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
   if (st->vol.acc) {
     const size_t nodes = (size_t)st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
     e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nfreq * nodes * sizeof(hd_real), e[n++].host = 0;
+    e[n].name = "dft_volume_samples", e[n].dev = st->vol.buf, e[n].bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
+    e[n++].host = 0;
   }
   for (c = 0; c < st->nplane; ++c) {
     static const char *const planes[FDTD_MAX_PLANES] = {"dft_plane1", "dft_plane2", "dft_plane3", "dft_plane4",

@@ -770,8 +770,8 @@ static int run(int argc, char **argv) {
   dft_bytes = (8.0 * c.sp.nfreq * 8.0 + 4.0 * HD_DFT_BUFFER * ops->real_size) *
                   (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
               8.0 * c.sp.nfreq * 4.0 * c.in.nfeed;
-  if (c.nearvolume) /* every node: 12 sums of the run's precision a frequency */
-    dft_bytes += 12.0 * c.sp.nfreq * ops->real_size * (double)(c.in.n[0] + 1) *
+  if (c.nearvolume) /* every node: 12 sums of the run's precision a frequency, a buffer of samples */
+    dft_bytes += (12.0 * c.sp.nfreq + 6.0 * HD_DFT_VOLUME_BUFFER) * ops->real_size * (double)(c.in.n[0] + 1) *
                  (double)(c.in.n[1] + 1) * (double)(c.in.n[2] + 1);
   for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
     dft_bytes += 16.0 * c.sp.nfreq * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];

@@ -224,35 +224,49 @@ HD_DEFINE_FOR_1D(hd_dft_plane_loop, hd_dft_plane_pt, hd_dft_plane_args)
 /* ---- the whole volume: every component at every node ------------------------------ */
 
 /* The six components at each physical node (compact index i + (nx + 1)
- * (j + (ny + 1) k)) into sums of the run's precision (float sums in
- * single, as OpenFDTD keeps its near-field volume), every step after the H
- * update: 6 field reads and 12 sums read and written a node and frequency,
- * one pass.  (A buffer of samples, as the surface has, moved more bytes
- * here: a float sample costs what a float sum does.) */
+ * (j + (ny + 1) k)), sampled after the H update into a buffer of
+ * HD_DFT_VOLUME_BUFFER steps and flushed into sums of the run's precision
+ * (float sums in single, as OpenFDTD keeps them): a node costs 6 field
+ * reads, 6 buffer writes and reads a step and its sums once a buffer, not
+ * the 12 sums' reads and writes of every step. */
+#define HD_DFT_VOLUME_BUFFER 8
+
 typedef struct hd_dft_volume_args {
   const hd_real *f[6];
   hd_grid g;
   hd_idx nn[3];          /* physical nodes per axis */
+  hd_real *buf;          /* HD_DFT_VOLUME_BUFFER x 6 x nodes, node fastest */
   hd_real *acc;          /* 2 (re, im) x 6 x frequencies x nodes, node fastest */
-  int k0;
-  hd_dft_phase ph;
+  int slot, t0, t1, k0;  /* sampling: the slot; flushing: slots t0 .. t1 - 1, the chunk's first frequency */
+  hd_dft_phase ph;       /* flushing: the phases of slot t0's step, and one step's rotation */
+  double rc[HD_DFT_CHUNK], rs[HD_DFT_CHUNK];
 } hd_dft_volume_args;
 
-HD_FN void hd_dft_volume_pt(const hd_dft_volume_args *a, hd_idx i, hd_idx j, hd_idx k) {
+HD_FN void hd_dft_volume_sample_pt(const hd_dft_volume_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx nodes = a->nn[0] * a->nn[1] * a->nn[2], q = i + a->nn[0] * (j + a->nn[1] * k);
   const hd_idx pad = a->g.ghost, n = hd_grid_at(&a->g, i + pad, j + pad, k + pad);
-  double v[6];
-  int c, f;
-  for (c = 0; c < 6; ++c) v[c] = a->f[c][n];
-  for (f = 0; f < a->ph.count; ++f)
+  hd_real *b = a->buf + (hd_idx)6 * a->slot * nodes + q;
+  int c;
+  for (c = 0; c < 6; ++c) b[c * nodes] = a->f[c][n];
+}
+HD_DEFINE_FOR_3D(hd_dft_volume_sample_loop, hd_dft_volume_sample_pt, hd_dft_volume_args)
+
+HD_FN void hd_dft_volume_pt(const hd_dft_volume_args *a, hd_idx q) {
+  const hd_idx nodes = a->nn[0] * a->nn[1] * a->nn[2];
+  int k, c, t;
+  for (k = 0; k < a->ph.count; ++k)
     for (c = 0; c < 6; ++c) {
-      hd_real *x = a->acc + ((hd_idx)2 * (6 * (a->k0 + f) + c)) * nodes + q;
-      const int w = c < 3 ? 0 : 1;
-      x[0] = (hd_real)(x[0] + v[c] * a->ph.c[w][f]);
-      x[nodes] = (hd_real)(x[nodes] + v[c] * a->ph.s[w][f]);
+      hd_real *x = a->acc + ((hd_idx)2 * (6 * (a->k0 + k) + c)) * nodes + q;
+      double re = x[0], im = x[nodes], pc = a->ph.c[c < 3 ? 0 : 1][k], ps = a->ph.s[c < 3 ? 0 : 1][k];
+      for (t = a->t0; t < a->t1; ++t) {
+        const double v = a->buf[((hd_idx)6 * t + c) * nodes + q], w = pc * a->rc[k] - ps * a->rs[k];
+        re += v * pc, im += v * ps;
+        ps = pc * a->rs[k] + ps * a->rc[k], pc = w;
+      }
+      x[0] = (hd_real)re, x[nodes] = (hd_real)im;
     }
 }
-HD_DEFINE_FOR_3D(hd_dft_volume_loop, hd_dft_volume_pt, hd_dft_volume_args)
+HD_DEFINE_FOR_1D(hd_dft_volume_loop, hd_dft_volume_pt, hd_dft_volume_args)
 
 /* ---- the far field ---------------------------------------------------------------- */
 
