@@ -676,7 +676,11 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
   if (s == HD_OK && after_h && st->vol.acc) {
     hd_dft_volume_args va = st->vol;
     va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
+#if defined(HD_BACKEND_CUDA)
+    s = hd_dft_volume_sample_nodes(ctx, &va, 0, va.nn[0] * va.nn[1] * va.nn[2]);
+#else
     s = hd_dft_volume_sample_loop(ctx, &va, hd_range3_make(0, va.nn[0], 0, va.nn[1], 0, va.nn[2]));
+#endif
   }
   return s;
 }
