@@ -45,7 +45,8 @@ static void check_cover(backend *b, int dims, const hd_idx pad[3], hd_range3 r, 
   if (s == HD_OK) {
     if (dims == 3) s = b->k->mark3(&b->ctx, (double *)dev, pad[0], pad[0] * pad[1], r);
     else if (dims == 2) s = b->k->mark2(&b->ctx, (double *)dev, pad[0], r);
-    else s = b->k->mark1(&b->ctx, (double *)dev, r.lo[0], r.hi[0]);
+    else if (dims == 1) s = b->k->mark1(&b->ctx, (double *)dev, r.lo[0], r.hi[0]);
+    else s = b->k->mark_rows(&b->ctx, (double *)dev, pad[0], (int)pad[1]); /* rows: the whole of pad */
   }
   if (s == HD_OK) s = b->core->download(&b->ctx, host, dev, (size_t)total * sizeof(double));
   if (s == HD_OK)
@@ -53,7 +54,7 @@ static void check_cover(backend *b, int dims, const hd_idx pad[3], hd_range3 r, 
       for (j = 0; j < pad[1]; ++j)
         for (i = 0; i < pad[0]; ++i) {
           hd_idx c = i + pad[0] * (j + pad[1] * k);
-          int inside = dims == 1 ? c >= r.lo[0] && c < r.hi[0] /* 1-D: flat offsets */
+          int inside = dims == 0 ? 1 : dims == 1 ? c >= r.lo[0] && c < r.hi[0] /* 1-D: flat offsets */
                                  : i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] &&
                                        (dims < 3 || (k >= r.lo[2] && k < r.hi[2]));
           if (host[c] != (inside ? (double)(c + 1) : -1.0)) {
@@ -61,8 +62,8 @@ static void check_cover(backend *b, int dims, const hd_idx pad[3], hd_range3 r, 
             ++bad;
           }
         }
-  ok(s == HD_OK && bad == 0, "%s: %d-D loop covers exactly %s (%lld wrong, first at %lld) %s",
-     b->core->name, dims, what, (long long)bad, (long long)first, s == HD_OK ? "" : b->ctx.msg);
+  ok(s == HD_OK && bad == 0, "%s: %s loop covers exactly %s (%lld wrong, first at %lld) %s",
+     b->core->name, dims == 0 ? "rows" : dims == 1 ? "1-D" : dims == 2 ? "2-D" : "3-D", what, (long long)bad, (long long)first, s == HD_OK ? "" : b->ctx.msg);
   b->core->free(&b->ctx, dev);
   free(host);
 }
@@ -83,6 +84,10 @@ static void test_cover(backend *b) {
   pad[0] = 3, pad[1] = 2, pad[2] = 66000;
   check_cover(b, 3, pad, hd_range3_make(0, 3, 1, 2, 0, 66000), "66000 planes with 1-thread blocks");
   b->ctx.block[0] = b->ctx.block[1] = b->ctx.block[2] = 0;
+  pad[0] = 80, pad[1] = 6, pad[2] = 1;
+  check_cover(b, 0, pad, hd_range3_make(0, 80, 0, 6, 0, 1), "6 rows of 80");
+  pad[0] = 3, pad[1] = 70000; /* more rows than a CUDA grid has blocks in y */
+  check_cover(b, 0, pad, hd_range3_make(0, 3, 0, 70000, 0, 1), "70000 rows of 3");
 }
 
 /* Stats of random data on a padded grid; the sum must be within the

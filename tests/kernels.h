@@ -15,6 +15,7 @@ typedef struct testk_ops {
   hd_status (*mark3)(hd_ctx *ctx, double *out, hd_idx sy, hd_idx sz, hd_range3 r);
   hd_status (*mark2)(hd_ctx *ctx, double *out, hd_idx sy, hd_range3 r);
   hd_status (*mark1)(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1);
+  hd_status (*mark_rows)(hd_ctx *ctx, double *out, hd_idx n, int rows); /* out[i + n row] = i + n row + 1 */
   hd_status (*stats)(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r, hd_stats *out);
   /* one heat step of t into tn (device memory) with the per-cell source q
    * and alternating adiabatic and fixed faces: the generic loop (tuned 0),

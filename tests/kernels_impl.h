@@ -14,10 +14,12 @@ HD_FN void mark2_pt(const mark_args *a, hd_idx i, hd_idx j) {
   a->out[c] = (double)(c + 1);
 }
 HD_FN void mark1_pt(const mark_args *a, hd_idx i) { a->out[i] = (double)(i + 1); }
+HD_FN void mark_rows_pt(const mark_args *a, hd_idx i, int row) { a->out[i + a->sy * row] = (double)(i + a->sy * row + 1); }
 
 HD_DEFINE_FOR_3D(k_mark3, mark3_pt, mark_args)
 HD_DEFINE_FOR_2D(k_mark2, mark2_pt, mark_args)
 HD_DEFINE_FOR_1D(k_mark1, mark1_pt, mark_args)
+HD_DEFINE_FOR_ROWS(k_mark_rows, mark_rows_pt, mark_args)
 
 static hd_status t_mark3(hd_ctx *ctx, double *out, hd_idx sy, hd_idx sz, hd_range3 r) {
   mark_args a;
@@ -33,6 +35,11 @@ static hd_status t_mark1(hd_ctx *ctx, double *out, hd_idx i0, hd_idx i1) {
   mark_args a;
   a.out = out, a.sy = 0, a.sz = 0;
   return k_mark1(ctx, &a, i0, i1);
+}
+static hd_status t_mark_rows(hd_ctx *ctx, double *out, hd_idx n, int rows) {
+  mark_args a;
+  a.out = out, a.sy = n, a.sz = 0;
+  return k_mark_rows(ctx, &a, n, rows);
 }
 static hd_status t_stats(hd_ctx *ctx, const double *f, const hd_grid *g, hd_range3 r,
                          hd_stats *out) {
@@ -101,5 +108,5 @@ static hd_status t_sor(hd_ctx *ctx, int tuned, hd_idx n, double *u, const double
   return st;
 }
 
-const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_stats,
+const testk_ops HD_OPS_NAME(testk) = {HD_BACKEND_NAME, t_mark3, t_mark2, t_mark1, t_mark_rows, t_stats,
                                       t_heat_q,        t_sor};

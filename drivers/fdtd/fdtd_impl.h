@@ -54,6 +54,7 @@ typedef struct fdtd_state {
   int flushed;                 /* buffer slots already in surf_acc (a flush for the spectra) */
   hd_dft_volume_args vol;      /* the whole volume's transform (vol.acc NULL: none) */
   int vol_flushed;
+  hd_idx vol_nn[3];            /* its physical nodes per axis */
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
   /* plane wave: the incident line (inc.n = 0: none), the corrections after
@@ -298,16 +299,16 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     free(node);
   }
   if (s == HD_OK && m->volume_dft) { /* every node's six components */
-    hd_idx nodes;
+    const hd_idx pad = st->a.g.ghost;
     int a;
     memcpy(st->vol.f, st->a.f, sizeof st->vol.f);
-    st->vol.g = st->a.g;
-    for (a = 0; a < 3; ++a) st->vol.nn[a] = m->n[a] + 1;
-    nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
-    bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
+    for (a = 0; a < 3; ++a) st->vol_nn[a] = m->n[a] + 1;
+    st->vol.first = hd_grid_at(&st->a.g, pad, pad, pad);
+    st->vol.span = hd_grid_at(&st->a.g, pad + m->n[0], pad + m->n[1], pad + m->n[2]) + 1 - st->vol.first;
+    bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * st->vol.span * sizeof(hd_real);
     s = hd_dev_alloc(ctx, (void **)&st->vol.buf, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.buf, bytes);
-    bytes = (size_t)12 * m->nfreq * nodes * sizeof(hd_real);
+    bytes = (size_t)12 * m->nfreq * st->vol.span * sizeof(hd_real);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vol.acc, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.acc, bytes);
   }
@@ -625,16 +626,18 @@ static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
  * of HD_DFT_VOLUME_BUFFER steps). */
 static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
   const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_VOLUME_BUFFER;
-  const hd_idx nodes = st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
   hd_status s = HD_OK;
-  int k0;
+  int k0, t, k;
   for (k0 = 0; k0 < st->nfreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_volume_args va = st->vol;
-    hd_dft_phase_step(&va.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
-                      step0 + st->vol_flushed, st->dt);
-    hd_dft_rotation(va.rc, va.rs, st->freq + k0, va.ph.count, st->dt);
+    for (t = st->vol_flushed; t < upto; ++t) {
+      hd_dft_phase ph;
+      hd_dft_phase_step(&ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, step0 + t, st->dt);
+      for (va.count = ph.count, k = 0; k < ph.count; ++k)
+        va.c[0][t][k] = ph.c[0][k], va.s[0][t][k] = ph.s[0][k], va.c[1][t][k] = ph.c[1][k], va.s[1][t][k] = ph.s[1][k];
+    }
     va.t0 = st->vol_flushed, va.t1 = upto, va.k0 = k0;
-    s = hd_dft_volume_loop(ctx, &va, 0, nodes);
+    s = hd_dft_volume_loop(ctx, &va, va.span, 6);
   }
   st->vol_flushed = upto == HD_DFT_VOLUME_BUFFER ? 0 : upto;
   return s;
@@ -676,11 +679,7 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
   if (s == HD_OK && after_h && st->vol.acc) {
     hd_dft_volume_args va = st->vol;
     va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
-#if defined(HD_BACKEND_CUDA)
-    s = hd_dft_volume_sample_nodes(ctx, &va, 0, va.nn[0] * va.nn[1] * va.nn[2]);
-#else
-    s = hd_dft_volume_sample_loop(ctx, &va, hd_range3_make(0, va.nn[0], 0, va.nn[1], 0, va.nn[2]));
-#endif
+    s = hd_dft_volume_sample_loop(ctx, &va, va.span, 1);
   }
   return s;
 }
@@ -823,12 +822,18 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
   if (st->npts && st->step % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(st->step % HD_DFT_BUFFER)); /* the steps so far */
   if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER)
     s = fd_volume_flush(ctx, st, (int)(st->step % HD_DFT_VOLUME_BUFFER));
-  if (s == HD_OK && volume && st->vol.acc) { /* whole, in doubles, times dt */
-    const size_t nv = (size_t)12 * st->nfreq * st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
-    hd_real *host = (hd_real *)hd_host_alloc(nv * sizeof(hd_real));
+  if (s == HD_OK && volume && st->vol.acc) { /* the physical nodes, in doubles, times dt */
+    const hd_idx *nn = st->vol_nn, pad = st->a.g.ghost, span = st->vol.span;
+    const size_t nv = (size_t)12 * st->nfreq;
+    hd_real *host = (hd_real *)hd_host_alloc(nv * span * sizeof(hd_real));
+    hd_idx q = 0, v, i3, j3, k3;
     if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the volume's spectra");
-    s = hd_dev_download(ctx, host, st->vol.acc, nv * sizeof(hd_real));
-    for (i = 0; s == HD_OK && i < nv; ++i) volume[i] = (double)host[i] * st->dt;
+    s = hd_dev_download(ctx, host, st->vol.acc, nv * span * sizeof(hd_real));
+    for (v = 0; s == HD_OK && v < (hd_idx)nv; ++v)
+      for (k3 = 0; k3 < nn[2]; ++k3)
+        for (j3 = 0; j3 < nn[1]; ++j3)
+          for (i3 = 0; i3 < nn[0]; ++i3)
+            volume[q++] = (double)host[v * span + hd_grid_at(&st->a.g, i3 + pad, j3 + pad, k3 + pad) - st->vol.first] * st->dt;
     hd_host_free(host);
   }
   for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
@@ -868,9 +873,9 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     e[n++].host = 0;
   }
   if (st->vol.acc) {
-    const size_t nodes = (size_t)st->vol.nn[0] * st->vol.nn[1] * st->vol.nn[2];
-    e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nfreq * nodes * sizeof(hd_real), e[n++].host = 0;
-    e[n].name = "dft_volume_samples", e[n].dev = st->vol.buf, e[n].bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * nodes * sizeof(hd_real);
+    const size_t span = (size_t)st->vol.span;
+    e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nfreq * span * sizeof(hd_real), e[n++].host = 0;
+    e[n].name = "dft_volume_samples", e[n].dev = st->vol.buf, e[n].bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * span * sizeof(hd_real);
     e[n++].host = 0;
   }
   for (c = 0; c < st->nplane; ++c) {

@@ -223,60 +223,55 @@ HD_DEFINE_FOR_1D(hd_dft_plane_loop, hd_dft_plane_pt, hd_dft_plane_args)
 
 /* ---- the whole volume: every component at every node ------------------------------ */
 
-/* The six components at each physical node (compact index i + (nx + 1)
- * (j + (ny + 1) k)), sampled after the H update into a buffer of
- * HD_DFT_VOLUME_BUFFER steps and flushed into sums of the run's precision
- * (float sums in single, as OpenFDTD keeps them): a node costs 6 field
- * reads, 6 buffer writes and reads a step and its sums once a buffer, not
- * the 12 sums' reads and writes of every step. */
+/* The six components at each physical node, sampled after the H update
+ * into a buffer of HD_DFT_VOLUME_BUFFER steps and flushed into sums of the
+ * run's precision (float sums in single, as OpenFDTD keeps them): a node
+ * costs 6 field reads and 6 buffer writes a step and its sums once a
+ * buffer, not the 12 sums' reads and writes of every step.  Buffer and
+ * sums are laid out as the padded grid from the first physical node to the
+ * last (span elements; the ghosts between rows ride along and are never
+ * read back), so sampling is a plain copy with no index arithmetic. */
 #define HD_DFT_VOLUME_BUFFER 8
 
 typedef struct hd_dft_volume_args {
   const hd_real *f[6];
-  hd_grid g;
-  hd_idx nn[3];          /* physical nodes per axis */
-  hd_real *buf;          /* HD_DFT_VOLUME_BUFFER x 6 x nodes, node fastest */
-  hd_real *acc;          /* 2 (re, im) x 6 x frequencies x nodes, node fastest */
+  hd_idx first, span;    /* padded index of node (0, 0, 0); elements up to the last node */
+  hd_real *buf;          /* HD_DFT_VOLUME_BUFFER x 6 x span */
+  hd_real *acc;          /* 2 (re, im) x 6 x frequencies x span */
   int slot, t0, t1, k0;  /* sampling: the slot; flushing: slots t0 .. t1 - 1, the chunk's first frequency */
-  hd_dft_phase ph;       /* flushing: the phases of slot t0's step, and one step's rotation */
-  double rc[HD_DFT_CHUNK], rs[HD_DFT_CHUNK];
+  int count;             /* flushing: frequencies in the chunk, and each slot's phase factors */
+  double c[2][HD_DFT_VOLUME_BUFFER][HD_DFT_CHUNK], s[2][HD_DFT_VOLUME_BUFFER][HD_DFT_CHUNK]; /* E, H */
 } hd_dft_volume_args;
 
-HD_FN void hd_dft_volume_sample_pt(const hd_dft_volume_args *a, hd_idx i, hd_idx j, hd_idx k) {
-  const hd_idx nodes = a->nn[0] * a->nn[1] * a->nn[2], q = i + a->nn[0] * (j + a->nn[1] * k);
-  const hd_idx pad = a->g.ghost, n = hd_grid_at(&a->g, i + pad, j + pad, k + pad);
-  hd_real *b = a->buf + (hd_idx)6 * a->slot * nodes + q;
+/* Element p's six components into the slot, all loaded before any store. */
+HD_FN void hd_dft_volume_sample_pt(const hd_dft_volume_args *a, hd_idx p, int row) {
+  hd_real *HD_RESTRICT b = a->buf + (hd_idx)6 * a->slot * a->span + p;
+  hd_real v[6];
   int c;
-  for (c = 0; c < 6; ++c) b[c * nodes] = a->f[c][n];
+  (void)row;
+  for (c = 0; c < 6; ++c) v[c] = a->f[c][a->first + p];
+  for (c = 0; c < 6; ++c) b[c * a->span] = v[c];
 }
-HD_DEFINE_FOR_3D(hd_dft_volume_sample_loop, hd_dft_volume_sample_pt, hd_dft_volume_args)
+HD_DEFINE_FOR_ROWS(hd_dft_volume_sample_loop, hd_dft_volume_sample_pt, hd_dft_volume_args)
 
-/* The same by compact node q: on the GPU a 1-D loop keeps every thread's
- * walk short, where the 3-D launch's capped grid left 4 threads along z
- * walking 75 nodes each (41 % of the DRAM bandwidth against 47 %,
- * doc/performance.md); the CPU keeps the 3-D loop (no divisions). */
-HD_FN void hd_dft_volume_sample_node(const hd_dft_volume_args *a, hd_idx q) {
-  const hd_idx row = q / a->nn[0];
-  hd_dft_volume_sample_pt(a, q - row * a->nn[0], row % a->nn[1], row / a->nn[1]);
+/* Component c (the row) of element p, every frequency of the chunk: the
+ * slots are loaded once, together; each slot's phase comes from the host
+ * (no rotation chain between the slots' multiply-adds). */
+HD_FN void hd_dft_volume_pt(const hd_dft_volume_args *a, hd_idx p, int c) {
+  const int w = c < 3 ? 0 : 1;
+  const hd_real *HD_RESTRICT b = a->buf + (hd_idx)c * a->span + p;
+  hd_real v[HD_DFT_VOLUME_BUFFER];
+  int k, t;
+  for (t = 0; t < HD_DFT_VOLUME_BUFFER; ++t) v[t] = t >= a->t0 && t < a->t1 ? b[(hd_idx)6 * t * a->span] : (hd_real)0;
+  for (k = 0; k < a->count; ++k) {
+    hd_real *HD_RESTRICT x = a->acc + ((hd_idx)2 * (6 * (a->k0 + k) + c)) * a->span + p;
+    double re = x[0], im = x[a->span];
+    for (t = 0; t < HD_DFT_VOLUME_BUFFER; ++t)
+      if (t >= a->t0 && t < a->t1) re += (double)v[t] * a->c[w][t][k], im += (double)v[t] * a->s[w][t][k];
+    x[0] = (hd_real)re, x[a->span] = (hd_real)im;
+  }
 }
-HD_DEFINE_FOR_1D(hd_dft_volume_sample_nodes, hd_dft_volume_sample_node, hd_dft_volume_args)
-
-HD_FN void hd_dft_volume_pt(const hd_dft_volume_args *a, hd_idx q) {
-  const hd_idx nodes = a->nn[0] * a->nn[1] * a->nn[2];
-  int k, c, t;
-  for (k = 0; k < a->ph.count; ++k)
-    for (c = 0; c < 6; ++c) {
-      hd_real *x = a->acc + ((hd_idx)2 * (6 * (a->k0 + k) + c)) * nodes + q;
-      double re = x[0], im = x[nodes], pc = a->ph.c[c < 3 ? 0 : 1][k], ps = a->ph.s[c < 3 ? 0 : 1][k];
-      for (t = a->t0; t < a->t1; ++t) {
-        const double v = a->buf[((hd_idx)6 * t + c) * nodes + q], w = pc * a->rc[k] - ps * a->rs[k];
-        re += v * pc, im += v * ps;
-        ps = pc * a->rs[k] + ps * a->rc[k], pc = w;
-      }
-      x[0] = (hd_real)re, x[nodes] = (hd_real)im;
-    }
-}
-HD_DEFINE_FOR_1D(hd_dft_volume_loop, hd_dft_volume_pt, hd_dft_volume_args)
+HD_DEFINE_FOR_ROWS(hd_dft_volume_loop, hd_dft_volume_pt, hd_dft_volume_args)
 
 /* ---- the far field ---------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
  *   1-D: fn(const T *a, hd_idx i)                 name(ctx, &a, i0, i1)
  *   2-D: fn(const T *a, hd_idx i, hd_idx j)       name(ctx, &a, range) (k ignored)
  *   3-D: fn(const T *a, hd_idx i, hd_idx j, hd_idx k)   name(ctx, &a, range)
+ *   rows: fn(const T *a, hd_idx i, int row)      name(ctx, &a, n, rows)
  * i is the contiguous (fastest) index. */
 #ifndef HD_LAUNCH_H
 #define HD_LAUNCH_H
@@ -126,6 +127,30 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
   }
 
+/* Rows of a stream: fn(a, i, row) for i in [0, n) and row in [0, rows), on
+ * the GPU one thread an element over the whole grid (x along i, y the
+ * row).  For kernels that only stream: the capped grid-stride loop of
+ * HD_DEFINE_FOR_1D holds them to 60-75 % of this one's bandwidth (measured
+ * on an H200, doc/performance.md). */
+#define HD_ROWS_THREADS 256
+#define HD_DEFINE_FOR_ROWS(name, fn, T)                                            \
+  HD_KERNEL void __launch_bounds__(HD_ROWS_THREADS, 6) name##_hd_kernel(HD_KPARAM(T) a, hd_idx n, int rows) { \
+    const hd_idx stride = (hd_idx)blockDim.x * gridDim.x;                          \
+    int row;                                                                       \
+    for (row = (int)blockIdx.y; row < rows; row += (int)gridDim.y) {               \
+      hd_idx i;                                                                    \
+      for (i = (hd_idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)  \
+        fn(&a, i, row);                                                            \
+    }                                                                              \
+  }                                                                                \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx n, int rows) {         \
+    dim3 block(HD_ROWS_THREADS, 1, 1);                                             \
+    dim3 grid(hd_grid_extent(n, block.x, 2147483647), rows < 65535 ? (unsigned)rows : 65535u, 1); \
+    if (n <= 0 || rows <= 0) return HD_OK;                                         \
+    name##_hd_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, n, rows);             \
+    return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
+  }
+
 #else /* CPU backends: OpenMP and serial share the loop nest */
 
 /* The arguments are copied to a local whose address does not escape, so
@@ -154,6 +179,18 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
     (void)ctx;                                                                     \
     HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                 \
     for (i = i0; i < i1; ++i) fn(&la, i);                                          \
+    return HD_OK;                                                                  \
+  }
+
+#define HD_DEFINE_FOR_ROWS(name, fn, T)                                            \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx n, int rows) {         \
+    const T la = *a;                                                               \
+    hd_idx i;                                                                      \
+    int row;                                                                       \
+    (void)ctx;                                                                     \
+    HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))      \
+    for (row = 0; row < rows; ++row)                                               \
+      for (i = 0; i < n; ++i) fn(&la, i, row);                                     \
     return HD_OK;                                                                  \
   }
 
