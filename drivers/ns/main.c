@@ -57,6 +57,7 @@ static int build(ns_cli *c, cli_opt *opts, ns_problem *p, char *err, size_t n) {
   p->gamma = c->gamma, p->pr = c->pr, p->suth = c->suth, p->sigma = c->sigma, p->mach = c->mach;
   p->beta = cli_find(opts, "beta")->seen ? c->beta : (c->mach < 1 ? c->mach : 1.0);
   p->viscous = !c->inviscid;
+  p->generic = c->com.variant == HD_VARIANT_GENERIC;
   p->mu_ref = c->inviscid ? 0.0 : (c->mach > 0 ? c->mach : 1.0) / c->re; /* rho u l / Re, or c l / Re at rest */
   p->ic.kind = c->icase, p->ic.gamma = c->gamma, p->ic.u_inf = c->mach, p->ic.v_inf = 0.0;
   p->ic.strength = c->circulation, p->ic.rc = c->rc;
@@ -139,10 +140,12 @@ static int run_bench(const ns_cli *c, const ns_problem *p, const ns_ops *ops, co
   if (core->copy_bandwidth(ctx, (size_t)fmin(cells * ops->real_size * 4.0, 4e9), 5, &bw) != HD_OK) bw = 0.0;
   rate = cells * 4.0 * (double)steps / wall;
   per = 16.0 * ops->real_size; /* average compulsory traffic of a stage, see doc/ns.md */
-  printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nnodes: %ld x %ld\nsteps: %ld\n"
+  printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nstage: %s\nnodes: %ld x %ld\nsteps: %ld\n"
          "wall_seconds: %.6g\ncell_stages_per_second: %.6g\nbytes_per_cell_stage: %.0f\neffective_GB_per_second: %.6g\n"
          "copy_GB_per_second: %.6g\nfraction_of_copy: %.3f\n",
-         core->name, ctx->device_name, ops->precision, ns_nodes(p, 0), ns_nodes(p, 1), steps, wall, rate, per,
+         core->name, ctx->device_name, ops->precision,
+         p->generic ? "generic (one pass)" : core->id == HD_B_CUDA ? "tuned (shared-memory march)" : "two-pass (primitives once a node)",
+         ns_nodes(p, 0), ns_nodes(p, 1), steps, wall, rate, per,
          rate * per / 1e9, bw / 1e9, bw > 0 ? rate * per / bw : 0.0);
   return 0;
 fail:

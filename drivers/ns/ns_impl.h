@@ -15,6 +15,7 @@
 typedef struct ns_state {
   hd_ns_args a;
   hd_real *buf[4][4]; /* q0, acc, stage A, stage B; four variables each */
+  hd_ns_prim *prims;  /* CPU: every node's primitives, rebuilt each stage */
   size_t bytes;
   double *rows;       /* row sums, NS_ROW a row */
   int (*halo)(void *user, void *const q[4]);
@@ -28,6 +29,7 @@ static void ns_destroy(hd_ctx *ctx, void *state) {
   for (b = 0; b < 4; ++b)
     for (c = 0; c < 4; ++c) hd_dev_free(ctx, st->buf[b][c]);
   hd_dev_free(ctx, st->rows);
+  hd_dev_free(ctx, st->prims);
   free(st);
 }
 
@@ -59,6 +61,11 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
     a->relax[f] = (hd_real)(p->sigma * (1.0 - m * m) / p->length[f / 2]);
   }
   a->beta = (hd_real)p->beta;
+  a->generic = p->generic;
+#if !defined(HD_BACKEND_CUDA) /* CUDA keeps the primitives in shared memory (hd_ns_march) */
+  if (s == HD_OK && !p->generic) s = hd_dev_alloc(ctx, (void **)&st->prims, (size_t)a->g.total * sizeof(hd_ns_prim));
+  a->prims = st->prims;
+#endif
   a->viscous = p->viscous;
   a->dt = (hd_real)p->dt;
   a->rhx = (hd_real)(p->n[0] / p->length[0]), a->rhy = (hd_real)(p->n[1] / p->length[1]);

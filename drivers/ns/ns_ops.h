@@ -15,6 +15,7 @@ typedef struct ns_problem {
   double gamma, pr, mu_ref, suth, sigma, mach; /* mach: for the NSCBC relaxation */
   double beta;         /* NSCBC transverse fraction kept (hd/nscbc.h) */
   int viscous;
+  int generic;         /* 1: the one-pass generic stage (the check for the tuned and two-pass ones) */
   hd_ns_ic ic;
   double dt;
   /* a block of a grid split over ranks (all 0: the whole grid): its

@@ -112,7 +112,12 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
   }
 
-#define HD_DEFINE_FOR_1D(name, fn, T)                                              \
+#define HD_DEFINE_FOR_1D(name, fn, T) HD_DEFINE_FOR_1D_THREADS(name, fn, T, 256u)
+
+/* The same with another default block size: short loops of long
+ * iterations (boundary nodes) spread over more multiprocessors in
+ * smaller blocks. */
+#define HD_DEFINE_FOR_1D_THREADS(name, fn, T, threads)                             \
   HD_KERNEL void name##_hd_kernel(HD_KPARAM(T) a, hd_idx i0, hd_idx i1) {          \
     const hd_idx stride = (hd_idx)blockDim.x * gridDim.x;                          \
     hd_idx i;                                                                      \
@@ -120,7 +125,7 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
       fn(&a, i);                                                                   \
   }                                                                                \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \
-    dim3 block(ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 256u, 1, 1);          \
+    dim3 block(ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (threads), 1, 1);     \
     if (i1 <= i0) return HD_OK;                                                    \
     name##_hd_kernel<<<hd_grid_extent(i1 - i0, block.x, hd_max_blocks(ctx, &block)), \
                        block, 0, hd_stream(ctx)>>>(*a, i0, i1);                    \
@@ -171,6 +176,8 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
       }                                                                            \
     return HD_OK;                                                                  \
   }
+
+#define HD_DEFINE_FOR_1D_THREADS(name, fn, T, threads) HD_DEFINE_FOR_1D(name, fn, T)
 
 #define HD_DEFINE_FOR_1D(name, fn, T)                                              \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_idx i0, hd_idx i1) {       \

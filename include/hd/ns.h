@@ -43,6 +43,7 @@ enum { HD_NS_XLO = 0, HD_NS_XHI, HD_NS_YLO, HD_NS_YHI };
 
 typedef struct hd_ns_prim {
   hd_real r, u, v, p, t;
+  hd_real mu; /* Sutherland's viscosity where the right-hand side needs it, else 0 */
 } hd_ns_prim;
 
 typedef struct hd_ns_args {
@@ -61,6 +62,9 @@ typedef struct hd_ns_args {
   hd_real p_inf;
   hd_real relax[4];     /* NSCBC pressure relaxation K / c per face: sigma (1 - M^2) / L */
   hd_real beta;         /* NSCBC: fraction of the transverse terms kept in entering acoustic waves */
+  hd_ns_prim *prims;    /* CPU: scratch of g.total primitives, computed once a node and stage
+                         * (NULL: each node recomputes its 3 x 3 neighbours') */
+  int generic;          /* 1: the one-pass generic loop on every backend (the check) */
 } hd_ns_args;
 
 HD_FN hd_ns_prim hd_ns_primitive(hd_real gamma, hd_real r, hd_real mu, hd_real mv, hd_real e) {
@@ -70,6 +74,7 @@ HD_FN hd_ns_prim hd_ns_primitive(hd_real gamma, hd_real r, hd_real mu, hd_real m
   w.v = mv / r;
   w.p = (gamma - HD_R(1)) * (e - HD_R(0.5) * (mu * w.u + mv * w.v));
   w.t = gamma * w.p / r;
+  w.mu = HD_R(0);
   return w;
 }
 
@@ -119,46 +124,87 @@ HD_FN void hd_ns_viscous_flux(const hd_ns_args *a, int dir, const hd_ns_prim *c,
   fv[0] = HD_R(0);
 }
 
-/* The right-hand side at node offset n from its 3 x 3 neighbours. */
-HD_FN void hd_ns_rhs(const hd_ns_args *a, hd_idx n, hd_real k[4]) {
-  const hd_idx sy = a->g.stride[1];
-  hd_ns_prim w[3][3]; /* [dj + 1][di + 1] */
+/* Primitives of conserved values q with the viscosity the right-hand
+ * side needs; of node n. */
+HD_FN hd_ns_prim hd_ns_node_of(const hd_ns_args *a, const hd_real q[4]) {
+  hd_ns_prim w = hd_ns_primitive(a->gamma, q[0], q[1], q[2], q[3]);
+  if (a->viscous) w.mu = hd_ns_mu(a, w.t);
+  return w;
+}
+
+HD_FN hd_ns_prim hd_ns_node(const hd_ns_args *a, hd_idx n) {
+  hd_real q[4];
+  int c;
+  for (c = 0; c < 4; ++c) q[c] = a->q[c][n];
+  return hd_ns_node_of(a, q);
+}
+
+/* The right-hand side of a node from its 3 x 3 neighbours' primitives:
+ * s, c and n point at the node's column in the rows below, at and above
+ * it (x neighbours at -1 and +1); the viscosity is read at the node and
+ * its four edge neighbours only. */
+HD_FN void hd_ns_rhs_rows(const hd_ns_args *a, const hd_ns_prim *s, const hd_ns_prim *c, const hd_ns_prim *n,
+                          hd_real k[4]) {
   hd_real fe[4], fw[4], gn[4], gs[4];
-  int di, dj, c;
-  for (dj = -1; dj <= 1; ++dj)
-    for (di = -1; di <= 1; ++di) w[dj + 1][di + 1] = hd_ns_load(a, n + di + dj * sy);
-  hd_ns_flux(a->gamma, &w[1][2], 0, fe), hd_ns_flux(a->gamma, &w[1][0], 0, fw);
-  hd_ns_flux(a->gamma, &w[2][1], 1, gn), hd_ns_flux(a->gamma, &w[0][1], 1, gs);
-  for (c = 0; c < 4; ++c) k[c] = -HD_R(0.5) * ((fe[c] - fw[c]) * a->rhx + (gn[c] - gs[c]) * a->rhy);
+  int q;
+  hd_ns_flux(a->gamma, &c[1], 0, fe), hd_ns_flux(a->gamma, &c[-1], 0, fw);
+  hd_ns_flux(a->gamma, &n[0], 1, gn), hd_ns_flux(a->gamma, &s[0], 1, gs);
+  for (q = 0; q < 4; ++q) k[q] = -HD_R(0.5) * ((fe[q] - fw[q]) * a->rhx + (gn[q] - gs[q]) * a->rhy);
   if (a->viscous) {
-    const hd_real mc = hd_ns_mu(a, w[1][1].t), me = hd_ns_mu(a, w[1][2].t), mw = hd_ns_mu(a, w[1][0].t);
-    const hd_real mn = hd_ns_mu(a, w[2][1].t), ms = hd_ns_mu(a, w[0][1].t);
-    hd_ns_viscous_flux(a, 0, &w[1][1], &w[1][2], &w[0][1], &w[2][1], &w[0][2], &w[2][2], mc, me, fe);
-    hd_ns_viscous_flux(a, 0, &w[1][0], &w[1][1], &w[0][0], &w[2][0], &w[0][1], &w[2][1], mw, mc, fw);
-    hd_ns_viscous_flux(a, 1, &w[1][1], &w[2][1], &w[1][0], &w[1][2], &w[2][0], &w[2][2], mc, mn, gn);
-    hd_ns_viscous_flux(a, 1, &w[0][1], &w[1][1], &w[0][0], &w[0][2], &w[1][0], &w[1][2], ms, mc, gs);
-    for (c = 1; c < 4; ++c) k[c] += (fe[c] - fw[c]) * a->rhx + (gn[c] - gs[c]) * a->rhy;
+    hd_ns_viscous_flux(a, 0, &c[0], &c[1], &s[0], &n[0], &s[1], &n[1], c[0].mu, c[1].mu, fe);
+    hd_ns_viscous_flux(a, 0, &c[-1], &c[0], &s[-1], &n[-1], &s[0], &n[0], c[-1].mu, c[0].mu, fw);
+    hd_ns_viscous_flux(a, 1, &c[0], &n[0], &c[-1], &c[1], &n[-1], &n[1], c[0].mu, n[0].mu, gn);
+    hd_ns_viscous_flux(a, 1, &s[0], &c[0], &s[-1], &s[1], &c[-1], &c[1], s[0].mu, c[0].mu, gs);
+    for (q = 1; q < 4; ++q) k[q] += (fe[q] - fw[q]) * a->rhx + (gn[q] - gs[q]) * a->rhy;
   }
 }
 
-/* The fused Runge-Kutta update of node n with right-hand side k. */
-HD_FN void hd_ns_update(const hd_ns_args *a, hd_idx n, const hd_real k[4]) {
+/* The right-hand side at node offset n, its neighbours' primitives
+ * computed here (the one-pass form; face nodes always use it). */
+HD_FN void hd_ns_rhs(const hd_ns_args *a, hd_idx n, hd_real k[4]) {
+  const hd_idx sy = a->g.stride[1];
+  hd_ns_prim w[3][3]; /* [dj + 1][di + 1] */
+  int di, dj;
+  for (dj = -1; dj <= 1; ++dj)
+    for (di = -1; di <= 1; ++di)
+      w[dj + 1][di + 1] = di == 0 || dj == 0 ? hd_ns_node(a, n + di + dj * sy) : hd_ns_load(a, n + di + dj * sy);
+  hd_ns_rhs_rows(a, &w[0][1], &w[1][1], &w[2][1], k);
+}
+
+/* The fused Runge-Kutta update of node n with right-hand side k, from the
+ * node's old values (hd_ns_update_old: q0 and the accumulator, each where
+ * the stage reads it). */
+HD_FN void hd_ns_update_old(const hd_ns_args *a, hd_idx n, hd_real q0[4], hd_real acc[4]) {
+  int c;
+  for (c = 0; c < 4; ++c) {
+    q0[c] = a->stage < 3 ? a->q0[c][n] : HD_R(0);
+    acc[c] = a->stage > 0 ? a->acc[c][n] : HD_R(0);
+  }
+}
+
+HD_FN void hd_ns_update_from(const hd_ns_args *a, hd_idx n, const hd_real k[4], const hd_real q0[4],
+                             const hd_real acc[4]) {
   /* a = 1/2, 1/2, 1 (next stage input), b = 1/6, 1/3, 1/3, 1/6 (weights) */
   const hd_real ta = a->stage == 2 ? a->dt : HD_R(0.5) * a->dt;
   const hd_real tb = (a->stage == 0 || a->stage == 3 ? HD_R(1) / HD_R(6) : HD_R(1) / HD_R(3)) * a->dt;
   int c;
   for (c = 0; c < 4; ++c) {
-    const hd_real q0 = a->q0[c][n];
     if (a->stage == 0) {
-      a->out[c][n] = q0 + ta * k[c];
-      a->acc[c][n] = q0 + tb * k[c];
+      a->out[c][n] = q0[c] + ta * k[c];
+      a->acc[c][n] = q0[c] + tb * k[c];
     } else if (a->stage < 3) {
-      a->out[c][n] = q0 + ta * k[c];
-      a->acc[c][n] += tb * k[c];
+      a->out[c][n] = q0[c] + ta * k[c];
+      a->acc[c][n] = acc[c] + tb * k[c];
     } else {
-      a->out[c][n] = a->acc[c][n] + tb * k[c];
+      a->out[c][n] = acc[c] + tb * k[c];
     }
   }
+}
+
+HD_FN void hd_ns_update(const hd_ns_args *a, hd_idx n, const hd_real k[4]) {
+  hd_real q0[4], acc[4];
+  hd_ns_update_old(a, n, q0, acc);
+  hd_ns_update_from(a, n, k, q0, acc);
 }
 
 HD_FN void hd_ns_interior_pt(const hd_ns_args *a, hd_idx i, hd_idx j) {
@@ -168,56 +214,160 @@ HD_FN void hd_ns_interior_pt(const hd_ns_args *a, hd_idx i, hd_idx j) {
   hd_ns_update(a, n, k);
 }
 
+/* The two-pass form: every node's primitives into a->prims, then each
+ * node's right-hand side from them (the same arithmetic as the one-pass
+ * form, one primitive conversion and one viscosity a node instead of 9
+ * and 5). */
+HD_FN void hd_ns_prims_pt(const hd_ns_args *a, hd_idx i, hd_idx j) {
+  const hd_idx n = hd_grid_at(&a->g, i, j, 0);
+  a->prims[n] = hd_ns_node(a, n);
+}
+
+HD_FN void hd_ns_interior_prims_pt(const hd_ns_args *a, hd_idx i, hd_idx j) {
+  const hd_idx n = hd_grid_at(&a->g, i, j, 0), sy = a->g.stride[1];
+  hd_real k[4];
+  hd_ns_rhs_rows(a, a->prims + n - sy, a->prims + n, a->prims + n + sy, k);
+  hd_ns_update(a, n, k);
+}
+
 /* ---- ghosts ----------------------------------------------------------------- */
 
-/* Ghost of node at padded index `gi` along `axis` (0 x, 1 y) at row/column
- * `other`: periodic copy or the cubic extrapolation 3 q0 - 3 q1 + q2. */
+/* Ghosts of both axes in one launch: x ghosts for p < hd_ns_xghosts (the
+ * ghost rows of shared y faces included: the neighbour filled those rows,
+ * these are its own x ghosts), then y ghosts across every padded column.
+ * A ghost is a periodic copy or the cubic extrapolation 3 q0 - 3 q1 + q2.
+ * The y ghosts of the two x-ghost columns are those of the x ghosts,
+ * which their threads compute from the rows instead of reading them:
+ * nothing in the launch waits on another of its writes. */
 typedef struct hd_ns_ghost_args {
   hd_real *q[4];
   hd_grid g;
   int periodic[2];
   int shared[4]; /* faces whose ghosts the caller filled (split grids) */
-  int axis;
 } hd_ns_ghost_args;
 
+HD_FN hd_idx hd_ns_xghosts(const hd_ns_ghost_args *a) { return 2 * (a->g.n[1] + a->shared[2] + a->shared[3]); }
+
+/* The x ghost on `side` (0: column 0, 1: column nx + 1) of the row starting at r. */
+HD_FN hd_real hd_ns_xghost(const hd_ns_ghost_args *a, const hd_real *q, hd_idx r, int side) {
+  const hd_idx m = a->g.n[0];
+  if (a->periodic[0]) return q[r + (side == 0 ? m : 1)];
+  return side == 0 ? HD_R(3) * q[r + 1] - HD_R(3) * q[r + 2] + q[r + 3]
+                   : HD_R(3) * q[r + m] - HD_R(3) * q[r + m - 1] + q[r + m - 2];
+}
+
+/* Column t of the row starting at r, x ghosts computed. */
+HD_FN hd_real hd_ns_ghost_src(const hd_ns_ghost_args *a, const hd_real *q, hd_idx t, hd_idx r) {
+  return t == 0 ? hd_ns_xghost(a, q, r, 0) : t == a->g.n[0] + 1 ? hd_ns_xghost(a, q, r, 1) : q[r + t];
+}
+
 HD_FN void hd_ns_ghost_pt(const hd_ns_ghost_args *a, hd_idx p) {
-  const int ax = a->axis;
-  /* y ghosts cover the x-ghost columns; x ghosts also cover the y-ghost
-   * rows a neighbour filled, as that neighbour's own x ghosts */
-  const hd_idx ylo = ax == 0 ? a->shared[2] : 0, yhi = ax == 0 ? a->shared[3] : 0;
-  const hd_idx m = a->g.n[ax], s = a->g.stride[ax], so = a->g.stride[1 - ax];
-  const hd_idx across = ax == 0 ? a->g.n[1] + ylo + yhi : a->g.n[0] + 2;
-  const hd_idx side = p / across, t = p % across + (ax == 0 ? 1 - ylo : 0);
-  const hd_idx face = side == 0 ? 1 : m, ghost = side == 0 ? 0 : m + 1, in = side == 0 ? 1 : -1;
-  const hd_idx base = t * so;
+  const hd_idx sy = a->g.stride[1], nx = a->g.n[0], ny = a->g.n[1], xg = hd_ns_xghosts(a);
   int c;
-  if (a->shared[2 * ax + side]) return;
-  for (c = 0; c < 4; ++c) {
-    hd_real *q = a->q[c];
-    if (a->periodic[ax])
-      q[base + ghost * s] = q[base + (side == 0 ? m : 1) * s];
-    else
-      q[base + ghost * s] = HD_R(3) * q[base + face * s] - HD_R(3) * q[base + (face + in) * s] +
-                            q[base + (face + 2 * in) * s];
+  if (p < xg) { /* x ghost of row t */
+    const hd_idx across = xg / 2, side = p / across, t = p % across + 1 - a->shared[2];
+    for (c = 0; c < 4; ++c) a->q[c][t * sy + (side ? nx + 1 : 0)] = hd_ns_xghost(a, a->q[c], t * sy, (int)side);
+  } else { /* y ghost of column t */
+    const hd_idx side = (p - xg) / (nx + 2), t = (p - xg) % (nx + 2);
+    const hd_idx face = side == 0 ? 1 : ny, ghost = side == 0 ? 0 : ny + 1, in = side == 0 ? 1 : -1;
+    if (a->shared[2 + side]) return;
+    for (c = 0; c < 4; ++c) {
+      const hd_real *q = a->q[c];
+      a->q[c][ghost * sy + t] = a->periodic[1] ? hd_ns_ghost_src(a, q, t, (side == 0 ? ny : 1) * sy)
+                                               : HD_R(3) * hd_ns_ghost_src(a, q, t, face * sy) -
+                                                     HD_R(3) * hd_ns_ghost_src(a, q, t, (face + in) * sy) +
+                                                     hd_ns_ghost_src(a, q, t, (face + 2 * in) * sy);
+    }
   }
 }
 
 HD_DEFINE_FOR_2D(hd_ns_interior_loop, hd_ns_interior_pt, hd_ns_args)
+HD_DEFINE_FOR_2D(hd_ns_prims_loop, hd_ns_prims_pt, hd_ns_args)
+HD_DEFINE_FOR_2D(hd_ns_interior_prims_loop, hd_ns_interior_prims_pt, hd_ns_args)
+
+#if defined(HD_BACKEND_CUDA)
+/* The tuned CUDA stage: a block of HD_NS_TILE threads along x marches
+ * HD_NS_MARCH rows up its strip, keeping three rows of primitives (and
+ * the strip's two halo columns) in shared memory: each node's primitives
+ * and viscosity are computed once, its q read once from memory, and the
+ * right-hand side and update are the generic loops' functions. */
+#define HD_NS_HAS_TUNED 1
+#ifndef HD_NS_TILE
+#define HD_NS_TILE 128
+#endif
+#ifndef HD_NS_MARCH
+#define HD_NS_MARCH 32
+#endif
+#ifndef HD_NS_MIN_BLOCKS /* register caps measured on an H200 (doc/performance.md) */
+#if defined(HD_REAL_FLOAT)
+#define HD_NS_MIN_BLOCKS 8 /* 64 registers */
+#else
+#define HD_NS_MIN_BLOCKS 4 /* 128 registers: tighter caps spill */
+#endif
+#endif
+
+HD_KERNEL void __launch_bounds__(HD_NS_TILE, HD_NS_MIN_BLOCKS) hd_ns_march(HD_KPARAM(hd_ns_args) a, hd_range3 r) {
+  __shared__ hd_ns_prim ring[3][HD_NS_TILE + 2];
+  const int tx = (int)threadIdx.x, halo = tx < 2, hs = tx == 0 ? 0 : HD_NS_TILE + 1;
+  const hd_idx sy = a.g.stride[1], last = a.g.n[0] + 1, top = a.g.n[1] + 1; /* the last padded column, row */
+  const hd_idx i0 = r.lo[0] + (hd_idx)blockIdx.x * HD_NS_TILE, i = i0 + tx;
+  const hd_idx j0 = r.lo[1] + (hd_idx)blockIdx.y * HD_NS_MARCH;
+  const hd_idx j1 = j0 + HD_NS_MARCH < r.hi[1] ? j0 + HD_NS_MARCH : r.hi[1];
+  /* threads past the range load the last column (valid memory, never used) */
+  const hd_idx col = i < last ? i : last;
+  const hd_idx hcol = tx == 0 ? i0 - 1 : i0 + HD_NS_TILE < last ? i0 + HD_NS_TILE : last;
+  hd_real qn[4], hq[4], q0[4], acc[4]; /* row j + 1's q (own and halo column), node j's old values */
+  int s = 0, c = 1, n = 2, v;
+  hd_idx j;
+  ring[0][tx + 1] = hd_ns_node(&a, col + (j0 - 1) * sy);
+  ring[1][tx + 1] = hd_ns_node(&a, col + j0 * sy);
+  if (halo) ring[0][hs] = hd_ns_node(&a, hcol + (j0 - 1) * sy), ring[1][hs] = hd_ns_node(&a, hcol + j0 * sy);
+  for (v = 0; v < 4; ++v) qn[v] = a.q[v][col + (j0 + 1) * sy], hq[v] = halo ? a.q[v][hcol + (j0 + 1) * sy] : HD_R(0);
+  for (j = j0; j < j1; ++j) {
+    /* row j + 1's primitives from the loads of the last pass; then the
+     * loads of row j + 2 and of node j's old values, in flight through
+     * the barrier and the right-hand side */
+    const hd_idx jn = j + 2 < top ? j + 2 : top;
+    ring[n][tx + 1] = hd_ns_node_of(&a, qn);
+    if (halo) ring[n][hs] = hd_ns_node_of(&a, hq);
+    for (v = 0; v < 4; ++v) qn[v] = a.q[v][col + jn * sy];
+    if (halo)
+      for (v = 0; v < 4; ++v) hq[v] = a.q[v][hcol + jn * sy];
+    hd_ns_update_old(&a, col + j * sy, q0, acc);
+    __syncthreads();
+    if (i < r.hi[0]) {
+      hd_real k[4];
+      hd_ns_rhs_rows(&a, &ring[s][tx + 1], &ring[c][tx + 1], &ring[n][tx + 1], k);
+      hd_ns_update_from(&a, i + j * sy, k, q0, acc);
+    }
+    __syncthreads();
+    {
+      const int t = s;
+      s = c, c = n, n = t;
+    }
+  }
+}
+
+HD_HOST_FN hd_status hd_ns_march_loop(hd_ctx *ctx, const hd_ns_args *a, hd_range3 r) {
+  const hd_idx bx = (r.hi[0] - r.lo[0] + HD_NS_TILE - 1) / HD_NS_TILE;
+  const hd_idx by = (r.hi[1] - r.lo[1] + HD_NS_MARCH - 1) / HD_NS_MARCH;
+  if (bx <= 0 || by <= 0) return HD_OK;
+  if (by > 65535) return hd_fail(ctx, HD_ERR_ARG, "ns: %lld rows are more than the tuned stage's grid holds",
+                                 (long long)(r.hi[1] - r.lo[1]));
+  hd_ns_march<<<dim3((unsigned)bx, (unsigned)by, 1), dim3(HD_NS_TILE, 1, 1), 0, hd_stream(ctx)>>>(*a, r);
+  return hd_check_launch(ctx, "hd_ns_march", __FILE__, __LINE__);
+}
+#endif
 HD_DEFINE_FOR_1D(hd_ns_ghost_loop, hd_ns_ghost_pt, hd_ns_ghost_args)
 
 /* shared (NULL: none) as hd_ns_args.shared: ghosts left to the caller. */
 HD_HOST_FN hd_status hd_ns_fill_ghosts(hd_ctx *ctx, hd_real *const q[4], const hd_grid *g, const int periodic[2],
                                        const int *shared) {
   hd_ns_ghost_args a;
-  hd_status s;
   int c;
   for (c = 0; c < 4; ++c) a.q[c] = q[c], a.shared[c] = shared ? shared[c] : 0;
   a.g = *g, a.periodic[0] = periodic[0], a.periodic[1] = periodic[1];
-  a.axis = 0;
-  s = hd_ns_ghost_loop(ctx, &a, 0, 2 * (g->n[1] + a.shared[2] + a.shared[3]));
-  a.axis = 1;
-  if (s == HD_OK) s = hd_ns_ghost_loop(ctx, &a, 0, 2 * (g->n[0] + 2));
-  return s;
+  return hd_ns_ghost_loop(ctx, &a, 0, hd_ns_xghosts(&a) + 2 * (g->n[0] + 2));
 }
 
 /* ---- monitor: mass, energy, max |p - p_inf|, non-finite values -------------------- */

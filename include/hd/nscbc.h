@@ -174,7 +174,10 @@ HD_FN void hd_ns_zero_gradient_pt(const hd_ns_args *a, hd_idx p) {
   for (q = 0; q < 4; ++q) a->out[q][hd_grid_at(&a->g, i, j, 0)] = a->out[q][hd_grid_at(&a->g, si, sj, 0)];
 }
 
-HD_DEFINE_FOR_1D(hd_ns_face_loop, hd_ns_face_pt, hd_ns_args)
+/* 32 threads a block: a face's few thousand nodes over as many
+ * multiprocessors as they fill (each node's work is long; the x faces'
+ * loads are a column's, one sector each). */
+HD_DEFINE_FOR_1D_THREADS(hd_ns_face_loop, hd_ns_face_pt, hd_ns_args, 32u)
 HD_DEFINE_FOR_1D(hd_ns_zero_gradient_loop, hd_ns_zero_gradient_pt, hd_ns_args)
 
 /* One Runge-Kutta stage: ghosts of the input (those of shared faces
@@ -187,10 +190,18 @@ HD_HOST_FN hd_status hd_ns_stage(hd_ctx *ctx, const hd_ns_args *a) {
   const hd_idx faces = hd_ns_face_count(a);
   hd_status s = hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic, a->shared);
   int f, zg = 0;
-  if (s == HD_OK)
-    s = hd_ns_interior_loop(ctx, a,
-                            hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ylo ? 2 : 1,
-                                           yhi ? a->g.n[1] : a->g.n[1] + 1, 0, 1));
+  const hd_range3 inner = hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ylo ? 2 : 1,
+                                         yhi ? a->g.n[1] : a->g.n[1] + 1, 0, 1);
+  if (s == HD_OK && a->generic) s = hd_ns_interior_loop(ctx, a, inner);
+#if defined(HD_NS_HAS_TUNED)
+  else if (s == HD_OK) s = hd_ns_march_loop(ctx, a, inner);
+#else
+  else if (s == HD_OK && a->prims) { /* the primitives of the inner nodes and their neighbours */
+    s = hd_ns_prims_loop(ctx, a, hd_range3_make(inner.lo[0] - 1, inner.hi[0] + 1, inner.lo[1] - 1, inner.hi[1] + 1, 0, 1));
+    if (s == HD_OK) s = hd_ns_interior_prims_loop(ctx, a, inner);
+  } else if (s == HD_OK)
+    s = hd_ns_interior_loop(ctx, a, inner);
+#endif
   if (s == HD_OK && faces) s = hd_ns_face_loop(ctx, a, 0, faces);
   for (f = 0; f < 4; ++f) zg |= a->bc[f] == HD_NS_ZERO_GRADIENT;
   if (s == HD_OK && zg) s = hd_ns_zero_gradient_loop(ctx, a, 0, faces);
