@@ -20,6 +20,10 @@ typedef struct ns_state {
   double *rows;       /* row sums, NS_ROW a row */
   int (*halo)(void *user, void *const q[4]);
   void *halo_user;
+#if defined(HD_BACKEND_CUDA)
+  cudaStream_t side;  /* ghosts and face nodes, beside the inner nodes */
+  cudaEvent_t fork, join;
+#endif
 } ns_state;
 
 static void ns_destroy(hd_ctx *ctx, void *state) {
@@ -30,6 +34,11 @@ static void ns_destroy(hd_ctx *ctx, void *state) {
     for (c = 0; c < 4; ++c) hd_dev_free(ctx, st->buf[b][c]);
   hd_dev_free(ctx, st->rows);
   hd_dev_free(ctx, st->prims);
+#if defined(HD_BACKEND_CUDA)
+  if (st->fork) cudaEventDestroy(st->fork);
+  if (st->join) cudaEventDestroy(st->join);
+  if (st->side) cudaStreamDestroy(st->side);
+#endif
   free(st);
 }
 
@@ -91,13 +100,50 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
   return HD_OK;
 }
 
+#if defined(HD_BACKEND_CUDA)
+static hd_status ns_side_open(hd_ctx *ctx, ns_state *st) {
+  int least, greatest;
+  if (st->join) return HD_OK;
+  HD_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->side, cudaStreamNonBlocking, greatest));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+  HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->join, cudaEventDisableTiming));
+  return HD_OK;
+}
+
+/* A stage with the boundary work (ghosts, then the face nodes) on a
+ * high-priority stream beside the inner nodes: they read none of the
+ * ghosts unless an axis is periodic (then the ghosts come first), and the
+ * two write disjoint nodes; the zero-gradient copies follow both. */
+static hd_status ns_stage_overlapped(hd_ctx *ctx, ns_state *st) {
+  const hd_ns_args *a = &st->a;
+  const int periodic = a->bc[HD_NS_XLO] == HD_NS_PERIODIC || a->bc[HD_NS_YLO] == HD_NS_PERIODIC;
+  hd_ctx side;
+  hd_status s = ns_side_open(ctx, st);
+  if (s == HD_OK && periodic) s = hd_ns_ghosts(ctx, a);
+  if (s != HD_OK) return s;
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->fork, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->side, st->fork, 0));
+  side = *ctx, side.stream = (void *)st->side;
+  if (!periodic) s = hd_ns_ghosts(&side, a);
+  if (s == HD_OK) s = hd_ns_faces(&side, a);
+  if (s != HD_OK) return hd_fail(ctx, s, "%s", side.msg);
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->join, st->side));
+  s = hd_ns_interior(ctx, a);
+  if (s != HD_OK) return s;
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(hd_stream(ctx), st->join, 0));
+  return hd_ns_zero_gradient(ctx, a);
+}
+#endif
+
 static void ns_point(hd_ns_args *a, hd_real *const *in, hd_real *const *out) {
   int c;
   for (c = 0; c < 4; ++c) a->q[c] = in[c], a->out[c] = out[c];
 }
 
-static hd_status ns_advance(hd_ctx *ctx, void *state, long steps) {
-  ns_state *st = (ns_state *)state;
+/* inner_only (benchmarks): the inner nodes' kernels alone, no halo,
+ * ghosts, faces or copies, so that the boundary's share can be measured. */
+static hd_status ns_steps(hd_ctx *ctx, ns_state *st, long steps, int inner_only) {
   hd_real *const *q0 = st->buf[0], *const *sa = st->buf[2], *const *sb = st->buf[3];
   hd_status s = HD_OK;
   long n;
@@ -107,12 +153,26 @@ static hd_status ns_advance(hd_ctx *ctx, void *state, long steps) {
     for (k = 0; k < 4 && s == HD_OK; ++k) {
       st->a.stage = k;
       ns_point(&st->a, in[k], out[k]);
+      if (inner_only) {
+        s = hd_ns_interior(ctx, &st->a);
+        continue;
+      }
       if (st->halo && st->halo(st->halo_user, (void *const *)in[k]))
         s = hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
+#if defined(HD_BACKEND_CUDA)
+      if (s == HD_OK && !st->a.generic) s = ns_stage_overlapped(ctx, st);
+      else
+#endif
       if (s == HD_OK) s = hd_ns_stage(ctx, &st->a);
     }
   }
   return s;
+}
+
+static hd_status ns_advance(hd_ctx *ctx, void *state, long steps) { return ns_steps(ctx, (ns_state *)state, steps, 0); }
+
+static hd_status ns_advance_inner(hd_ctx *ctx, void *state, long steps) {
+  return ns_steps(ctx, (ns_state *)state, steps, 1);
 }
 
 static void ns_on_state(ns_state *st) {
@@ -203,4 +263,4 @@ static hd_status ns_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 }
 
 const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), ns_create,
-                                    ns_advance, ns_sums, ns_row_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};
+                                    ns_advance, ns_advance_inner, ns_sums, ns_row_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};

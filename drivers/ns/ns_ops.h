@@ -44,6 +44,8 @@ typedef struct ns_ops {
   size_t real_size;
   hd_status (*create)(hd_ctx *ctx, const ns_problem *p, void **state);
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  /* benchmarks: the same stages with the inner nodes alone (no boundary work) */
+  hd_status (*advance_inner)(hd_ctx *ctx, void *state, long steps);
   /* mass and energy summed over the nodes (not yet times hx hy), max |p - p_inf| */
   hd_status (*sums)(hd_ctx *ctx, void *state, hd_ns_sums *out);
   /* the same per row of nodes (x order), NS_ROW values a row: mass,

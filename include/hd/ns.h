@@ -248,17 +248,26 @@ typedef struct hd_ns_ghost_args {
 
 HD_FN hd_idx hd_ns_xghosts(const hd_ns_ghost_args *a) { return 2 * (a->g.n[1] + a->shared[2] + a->shared[3]); }
 
-/* The x ghost on `side` (0: column 0, 1: column nx + 1) of the row starting at r. */
-HD_FN hd_real hd_ns_xghost(const hd_ns_ghost_args *a, const hd_real *q, hd_idx r, int side) {
-  const hd_idx m = a->g.n[0];
-  if (a->periodic[0]) return q[r + (side == 0 ? m : 1)];
+/* The x ghost on `side` (0: column 0, 1: column nx + 1) of the row
+ * starting at r; px: x periodic. */
+HD_FN hd_real hd_ns_xghost(const hd_grid *g, int px, const hd_real *q, hd_idx r, int side) {
+  const hd_idx m = g->n[0];
+  if (px) return q[r + (side == 0 ? m : 1)];
   return side == 0 ? HD_R(3) * q[r + 1] - HD_R(3) * q[r + 2] + q[r + 3]
                    : HD_R(3) * q[r + m] - HD_R(3) * q[r + m - 1] + q[r + m - 2];
 }
 
 /* Column t of the row starting at r, x ghosts computed. */
-HD_FN hd_real hd_ns_ghost_src(const hd_ns_ghost_args *a, const hd_real *q, hd_idx t, hd_idx r) {
-  return t == 0 ? hd_ns_xghost(a, q, r, 0) : t == a->g.n[0] + 1 ? hd_ns_xghost(a, q, r, 1) : q[r + t];
+HD_FN hd_real hd_ns_ghost_src(const hd_grid *g, int px, const hd_real *q, hd_idx t, hd_idx r) {
+  return t == 0 ? hd_ns_xghost(g, px, q, r, 0) : t == g->n[0] + 1 ? hd_ns_xghost(g, px, q, r, 1) : q[r + t];
+}
+
+/* The y ghost of column t on `side`, x ghosts computed; py: y periodic. */
+HD_FN hd_real hd_ns_yghost(const hd_grid *g, int px, int py, const hd_real *q, hd_idx t, int side) {
+  const hd_idx sy = g->stride[1], ny = g->n[1], face = side == 0 ? 1 : ny, in = side == 0 ? 1 : -1;
+  if (py) return hd_ns_ghost_src(g, px, q, t, (side == 0 ? ny : 1) * sy);
+  return HD_R(3) * hd_ns_ghost_src(g, px, q, t, face * sy) - HD_R(3) * hd_ns_ghost_src(g, px, q, t, (face + in) * sy) +
+         hd_ns_ghost_src(g, px, q, t, (face + 2 * in) * sy);
 }
 
 HD_FN void hd_ns_ghost_pt(const hd_ns_ghost_args *a, hd_idx p) {
@@ -266,18 +275,13 @@ HD_FN void hd_ns_ghost_pt(const hd_ns_ghost_args *a, hd_idx p) {
   int c;
   if (p < xg) { /* x ghost of row t */
     const hd_idx across = xg / 2, side = p / across, t = p % across + 1 - a->shared[2];
-    for (c = 0; c < 4; ++c) a->q[c][t * sy + (side ? nx + 1 : 0)] = hd_ns_xghost(a, a->q[c], t * sy, (int)side);
+    for (c = 0; c < 4; ++c)
+      a->q[c][t * sy + (side ? nx + 1 : 0)] = hd_ns_xghost(&a->g, a->periodic[0], a->q[c], t * sy, (int)side);
   } else { /* y ghost of column t */
     const hd_idx side = (p - xg) / (nx + 2), t = (p - xg) % (nx + 2);
-    const hd_idx face = side == 0 ? 1 : ny, ghost = side == 0 ? 0 : ny + 1, in = side == 0 ? 1 : -1;
     if (a->shared[2 + side]) return;
-    for (c = 0; c < 4; ++c) {
-      const hd_real *q = a->q[c];
-      a->q[c][ghost * sy + t] = a->periodic[1] ? hd_ns_ghost_src(a, q, t, (side == 0 ? ny : 1) * sy)
-                                               : HD_R(3) * hd_ns_ghost_src(a, q, t, face * sy) -
-                                                     HD_R(3) * hd_ns_ghost_src(a, q, t, (face + in) * sy) +
-                                                     hd_ns_ghost_src(a, q, t, (face + 2 * in) * sy);
-    }
+    for (c = 0; c < 4; ++c)
+      a->q[c][(side == 0 ? 0 : ny + 1) * sy + t] = hd_ns_yghost(&a->g, a->periodic[0], a->periodic[1], a->q[c], t, (int)side);
   }
 }
 

@@ -180,31 +180,57 @@ HD_FN void hd_ns_zero_gradient_pt(const hd_ns_args *a, hd_idx p) {
 HD_DEFINE_FOR_1D_THREADS(hd_ns_face_loop, hd_ns_face_pt, hd_ns_args, 32u)
 HD_DEFINE_FOR_1D(hd_ns_zero_gradient_loop, hd_ns_zero_gradient_pt, hd_ns_args)
 
-/* One Runge-Kutta stage: ghosts of the input (those of shared faces
- * already filled by the caller), interior and face nodes, then the
+/* The nodes the interior loops update: all but the faces with conditions. */
+HD_HOST_FN hd_range3 hd_ns_inner(const hd_ns_args *a) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
+  const int ylo = ys && !a->shared[HD_NS_YLO], yhi = ys && !a->shared[HD_NS_YHI];
+  return hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ylo ? 2 : 1, yhi ? a->g.n[1] : a->g.n[1] + 1,
+                        0, 1);
+}
+
+/* The stage's input ghosts (those of shared faces already filled by the
+ * caller).  Only the face nodes read them unless an axis is periodic. */
+HD_HOST_FN hd_status hd_ns_ghosts(hd_ctx *ctx, const hd_ns_args *a) {
+  const int periodic[2] = {a->bc[HD_NS_XLO] == HD_NS_PERIODIC, a->bc[HD_NS_YLO] == HD_NS_PERIODIC};
+  return hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic, a->shared);
+}
+
+/* The inner nodes by the backend's fastest form (a->generic: one pass). */
+HD_HOST_FN hd_status hd_ns_interior(hd_ctx *ctx, const hd_ns_args *a) {
+  const hd_range3 inner = hd_ns_inner(a);
+  if (a->generic) return hd_ns_interior_loop(ctx, a, inner);
+#if defined(HD_NS_HAS_TUNED)
+  return hd_ns_march_loop(ctx, a, inner);
+#else
+  if (a->prims) { /* the primitives of the inner nodes and their neighbours */
+    const hd_status s =
+        hd_ns_prims_loop(ctx, a, hd_range3_make(inner.lo[0] - 1, inner.hi[0] + 1, inner.lo[1] - 1, inner.hi[1] + 1, 0, 1));
+    return s == HD_OK ? hd_ns_interior_prims_loop(ctx, a, inner) : s;
+  }
+  return hd_ns_interior_loop(ctx, a, inner);
+#endif
+}
+
+/* The face nodes (after the ghosts). */
+HD_HOST_FN hd_status hd_ns_faces(hd_ctx *ctx, const hd_ns_args *a) {
+  const hd_idx faces = hd_ns_face_count(a);
+  return faces ? hd_ns_face_loop(ctx, a, 0, faces) : HD_OK;
+}
+
+/* The zero-gradient copies (after the inner and the face nodes). */
+HD_HOST_FN hd_status hd_ns_zero_gradient(hd_ctx *ctx, const hd_ns_args *a) {
+  int f, zg = 0;
+  for (f = 0; f < 4; ++f) zg |= a->bc[f] == HD_NS_ZERO_GRADIENT;
+  return zg ? hd_ns_zero_gradient_loop(ctx, a, 0, hd_ns_face_count(a)) : HD_OK;
+}
+
+/* One Runge-Kutta stage in order: ghosts, inner nodes, face nodes, the
  * zero-gradient copies. */
 HD_HOST_FN hd_status hd_ns_stage(hd_ctx *ctx, const hd_ns_args *a) {
-  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC, ys = a->bc[HD_NS_YLO] != HD_NS_PERIODIC;
-  const int periodic[2] = {!xs, !ys};
-  const int ylo = ys && !a->shared[HD_NS_YLO], yhi = ys && !a->shared[HD_NS_YHI];
-  const hd_idx faces = hd_ns_face_count(a);
-  hd_status s = hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic, a->shared);
-  int f, zg = 0;
-  const hd_range3 inner = hd_range3_make(xs ? 2 : 1, xs ? a->g.n[0] : a->g.n[0] + 1, ylo ? 2 : 1,
-                                         yhi ? a->g.n[1] : a->g.n[1] + 1, 0, 1);
-  if (s == HD_OK && a->generic) s = hd_ns_interior_loop(ctx, a, inner);
-#if defined(HD_NS_HAS_TUNED)
-  else if (s == HD_OK) s = hd_ns_march_loop(ctx, a, inner);
-#else
-  else if (s == HD_OK && a->prims) { /* the primitives of the inner nodes and their neighbours */
-    s = hd_ns_prims_loop(ctx, a, hd_range3_make(inner.lo[0] - 1, inner.hi[0] + 1, inner.lo[1] - 1, inner.hi[1] + 1, 0, 1));
-    if (s == HD_OK) s = hd_ns_interior_prims_loop(ctx, a, inner);
-  } else if (s == HD_OK)
-    s = hd_ns_interior_loop(ctx, a, inner);
-#endif
-  if (s == HD_OK && faces) s = hd_ns_face_loop(ctx, a, 0, faces);
-  for (f = 0; f < 4; ++f) zg |= a->bc[f] == HD_NS_ZERO_GRADIENT;
-  if (s == HD_OK && zg) s = hd_ns_zero_gradient_loop(ctx, a, 0, faces);
+  hd_status s = hd_ns_ghosts(ctx, a);
+  if (s == HD_OK) s = hd_ns_interior(ctx, a);
+  if (s == HD_OK) s = hd_ns_faces(ctx, a);
+  if (s == HD_OK) s = hd_ns_zero_gradient(ctx, a);
   return s;
 }
 
