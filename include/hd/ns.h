@@ -302,6 +302,9 @@ HD_DEFINE_FOR_2D(hd_ns_interior_prims_loop, hd_ns_interior_prims_pt, hd_ns_args)
 #ifndef HD_NS_MARCH
 #define HD_NS_MARCH 32
 #endif
+#ifndef HD_NS_RESERVE
+#define HD_NS_RESERVE 8
+#endif
 #ifndef HD_NS_MIN_BLOCKS /* register caps measured on an H200 (doc/performance.md) */
 #if defined(HD_REAL_FLOAT)
 #define HD_NS_MIN_BLOCKS 8 /* 64 registers */
@@ -310,39 +313,40 @@ HD_DEFINE_FOR_2D(hd_ns_interior_prims_loop, hd_ns_interior_prims_pt, hd_ns_args)
 #endif
 #endif
 
-HD_KERNEL void __launch_bounds__(HD_NS_TILE, HD_NS_MIN_BLOCKS) hd_ns_march(HD_KPARAM(hd_ns_args) a, hd_range3 r) {
-  __shared__ hd_ns_prim ring[3][HD_NS_TILE + 2];
+/* One strip: tile (bx, by) of the range. */
+static __device__ __forceinline__ void hd_ns_march_strip(const hd_ns_args *a, const hd_range3 *r, hd_idx bx, hd_idx by,
+                                                         hd_ns_prim (*ring)[HD_NS_TILE + 2]) {
   const int tx = (int)threadIdx.x, halo = tx < 2, hs = tx == 0 ? 0 : HD_NS_TILE + 1;
-  const hd_idx sy = a.g.stride[1], last = a.g.n[0] + 1, top = a.g.n[1] + 1; /* the last padded column, row */
-  const hd_idx i0 = r.lo[0] + (hd_idx)blockIdx.x * HD_NS_TILE, i = i0 + tx;
-  const hd_idx j0 = r.lo[1] + (hd_idx)blockIdx.y * HD_NS_MARCH;
-  const hd_idx j1 = j0 + HD_NS_MARCH < r.hi[1] ? j0 + HD_NS_MARCH : r.hi[1];
+  const hd_idx sy = a->g.stride[1], last = a->g.n[0] + 1, top = a->g.n[1] + 1; /* the last padded column, row */
+  const hd_idx i0 = r->lo[0] + bx * HD_NS_TILE, i = i0 + tx;
+  const hd_idx j0 = r->lo[1] + by * HD_NS_MARCH;
+  const hd_idx j1 = j0 + HD_NS_MARCH < r->hi[1] ? j0 + HD_NS_MARCH : r->hi[1];
   /* threads past the range load the last column (valid memory, never used) */
   const hd_idx col = i < last ? i : last;
   const hd_idx hcol = tx == 0 ? i0 - 1 : i0 + HD_NS_TILE < last ? i0 + HD_NS_TILE : last;
   hd_real qn[4], hq[4], q0[4], acc[4]; /* row j + 1's q (own and halo column), node j's old values */
   int s = 0, c = 1, n = 2, v;
   hd_idx j;
-  ring[0][tx + 1] = hd_ns_node(&a, col + (j0 - 1) * sy);
-  ring[1][tx + 1] = hd_ns_node(&a, col + j0 * sy);
-  if (halo) ring[0][hs] = hd_ns_node(&a, hcol + (j0 - 1) * sy), ring[1][hs] = hd_ns_node(&a, hcol + j0 * sy);
-  for (v = 0; v < 4; ++v) qn[v] = a.q[v][col + (j0 + 1) * sy], hq[v] = halo ? a.q[v][hcol + (j0 + 1) * sy] : HD_R(0);
+  ring[0][tx + 1] = hd_ns_node(a, col + (j0 - 1) * sy);
+  ring[1][tx + 1] = hd_ns_node(a, col + j0 * sy);
+  if (halo) ring[0][hs] = hd_ns_node(a, hcol + (j0 - 1) * sy), ring[1][hs] = hd_ns_node(a, hcol + j0 * sy);
+  for (v = 0; v < 4; ++v) qn[v] = a->q[v][col + (j0 + 1) * sy], hq[v] = halo ? a->q[v][hcol + (j0 + 1) * sy] : HD_R(0);
   for (j = j0; j < j1; ++j) {
     /* row j + 1's primitives from the loads of the last pass; then the
      * loads of row j + 2 and of node j's old values, in flight through
      * the barrier and the right-hand side */
     const hd_idx jn = j + 2 < top ? j + 2 : top;
-    ring[n][tx + 1] = hd_ns_node_of(&a, qn);
-    if (halo) ring[n][hs] = hd_ns_node_of(&a, hq);
-    for (v = 0; v < 4; ++v) qn[v] = a.q[v][col + jn * sy];
+    ring[n][tx + 1] = hd_ns_node_of(a, qn);
+    if (halo) ring[n][hs] = hd_ns_node_of(a, hq);
+    for (v = 0; v < 4; ++v) qn[v] = a->q[v][col + jn * sy];
     if (halo)
-      for (v = 0; v < 4; ++v) hq[v] = a.q[v][hcol + jn * sy];
-    hd_ns_update_old(&a, col + j * sy, q0, acc);
+      for (v = 0; v < 4; ++v) hq[v] = a->q[v][hcol + jn * sy];
+    hd_ns_update_old(a, col + j * sy, q0, acc);
     __syncthreads();
-    if (i < r.hi[0]) {
+    if (i < r->hi[0]) {
       hd_real k[4];
-      hd_ns_rhs_rows(&a, &ring[s][tx + 1], &ring[c][tx + 1], &ring[n][tx + 1], k);
-      hd_ns_update_from(&a, i + j * sy, k, q0, acc);
+      hd_ns_rhs_rows(a, &ring[s][tx + 1], &ring[c][tx + 1], &ring[n][tx + 1], k);
+      hd_ns_update_from(a, i + j * sy, k, q0, acc);
     }
     __syncthreads();
     {
@@ -352,13 +356,32 @@ HD_KERNEL void __launch_bounds__(HD_NS_TILE, HD_NS_MIN_BLOCKS) hd_ns_march(HD_KP
   }
 }
 
+/* Blocks stay resident and take strips in turn (x fastest), as many as
+ * fit on the device less HD_NS_RESERVE: those slots stay free for the
+ * face nodes, which run beside on another stream and would otherwise wait
+ * for a whole wave of strips to end (a full multiprocessor has no
+ * registers left for them). */
+HD_KERNEL void __launch_bounds__(HD_NS_TILE, HD_NS_MIN_BLOCKS) hd_ns_march(HD_KPARAM(hd_ns_args) a, hd_range3 r, hd_idx bx,
+                                                                           hd_idx strips) {
+  __shared__ hd_ns_prim ring[3][HD_NS_TILE + 2];
+  hd_idx t;
+  for (t = blockIdx.x; t < strips; t += gridDim.x) {
+    hd_ns_march_strip(&a, &r, t % bx, t / bx, ring);
+    __syncthreads(); /* the ring's next strip */
+  }
+}
+
 HD_HOST_FN hd_status hd_ns_march_loop(hd_ctx *ctx, const hd_ns_args *a, hd_range3 r) {
   const hd_idx bx = (r.hi[0] - r.lo[0] + HD_NS_TILE - 1) / HD_NS_TILE;
-  const hd_idx by = (r.hi[1] - r.lo[1] + HD_NS_MARCH - 1) / HD_NS_MARCH;
-  if (bx <= 0 || by <= 0) return HD_OK;
-  if (by > 65535) return hd_fail(ctx, HD_ERR_ARG, "ns: %lld rows are more than the tuned stage's grid holds",
-                                 (long long)(r.hi[1] - r.lo[1]));
-  hd_ns_march<<<dim3((unsigned)bx, (unsigned)by, 1), dim3(HD_NS_TILE, 1, 1), 0, hd_stream(ctx)>>>(*a, r);
+  const hd_idx strips = bx * ((r.hi[1] - r.lo[1] + HD_NS_MARCH - 1) / HD_NS_MARCH);
+  int per_sm = 0;
+  hd_idx blocks;
+  if (strips <= 0) return HD_OK;
+  HD_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hd_ns_march, HD_NS_TILE, 0));
+  blocks = (hd_idx)per_sm * ctx->sm_count - HD_NS_RESERVE;
+  if (blocks < 1) blocks = 1;
+  if (blocks > strips) blocks = strips;
+  hd_ns_march<<<(unsigned)blocks, HD_NS_TILE, 0, hd_stream(ctx)>>>(*a, r, bx, strips);
   return hd_check_launch(ctx, "hd_ns_march", __FILE__, __LINE__);
 }
 #endif
