@@ -64,10 +64,16 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
       if (s == HD_OK) s = hd_dev_zero(ctx, st->buf[b][c], st->bytes);
     }
   for (f = 0; f < 4; ++f) {
-    const double m = p->mach < 1 ? p->mach : 1.0;
+    /* K = sigma (1 - M_n^2) c / L, M_n the free stream's Mach number across
+     * the face; faces it runs along take sigma_side.  sigma_side < 0: the
+     * earlier form, every face with sigma and the free stream's Mach number */
+    const int old = p->sigma_side < 0;
+    const double un = old ? p->mach : fabs(f < 2 ? p->ic.u_inf : p->ic.v_inf);
+    const double ut = old ? 0.0 : fabs(f < 2 ? p->ic.v_inf : p->ic.u_inf);
+    const double m = un < 1 ? un : 1.0, sigma = un == 0 && ut > 0 ? p->sigma_side : p->sigma;
     a->bc[f] = p->bc[f];
     a->shared[f] = p->shared[f];
-    a->relax[f] = (hd_real)(p->sigma * (1.0 - m * m) / p->length[f / 2]);
+    a->relax[f] = (hd_real)(sigma * (1.0 - m * m) / p->length[f / 2]);
   }
   a->beta = (hd_real)p->beta;
   a->generic = p->generic;

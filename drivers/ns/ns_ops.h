@@ -13,6 +13,8 @@ typedef struct ns_problem {
   double origin[2], length[2];
   int bc[4];           /* HD_NS_* per face */
   double gamma, pr, mu_ref, suth, sigma, mach; /* mach: for the NSCBC relaxation */
+  double sigma_side;   /* NSCBC relaxation of the faces the free stream runs along (< 0: as the others, with
+                        * the free stream's Mach number: the form before issue 19) */
   double beta;         /* NSCBC transverse fraction kept (hd/nscbc.h) */
   int viscous;
   int generic;         /* 1: the one-pass generic stage (the check for the tuned and two-pass ones) */
