@@ -464,22 +464,25 @@ enum { HD_NS_IC_UNIFORM = 0, HD_NS_IC_VORTEX, HD_NS_IC_ISENTROPIC, HD_NS_IC_PULS
 typedef struct hd_ns_ic {
   int kind;
   double gamma, u_inf, v_inf, strength, rc, x0, y0;
+  double clip; /* > 0: the free stream wherever |x - x0| or |y - y0| exceeds it (validation: a
+                * large box that lacks the far field a small one lacks) */
 } hd_ns_ic;
 
 HD_FN void hd_ns_ic_state(const hd_ns_ic *ic, double x, double y, double q[4]) {
   const double dx = x - ic->x0, dy = y - ic->y0, r2 = (dx * dx + dy * dy) / (ic->rc * ic->rc);
+  const int kind = ic->clip > 0 && (fabs(dx) > ic->clip || fabs(dy) > ic->clip) ? HD_NS_IC_UNIFORM : ic->kind;
   double r = 1.0, u = ic->u_inf, v = ic->v_inf, p = 1.0 / ic->gamma;
-  if (ic->kind == HD_NS_IC_VORTEX) {
+  if (kind == HD_NS_IC_VORTEX) {
     const double e = exp(-0.5 * r2), s = ic->strength / (ic->rc * ic->rc);
     u -= s * dy * e, v += s * dx * e;
     p -= ic->strength * ic->strength / (2.0 * ic->rc * ic->rc) * e * e;
-  } else if (ic->kind == HD_NS_IC_ISENTROPIC) {
+  } else if (kind == HD_NS_IC_ISENTROPIC) {
     const double e = exp(0.5 * (1.0 - r2)), s = ic->strength / ic->rc;
     const double t = 1.0 - 0.5 * (ic->gamma - 1.0) * ic->strength * ic->strength * e * e;
     u -= s * dy * e, v += s * dx * e;
     r = pow(t, 1.0 / (ic->gamma - 1.0));
     p = r * t / ic->gamma;
-  } else if (ic->kind == HD_NS_IC_PULSE) {
+  } else if (kind == HD_NS_IC_PULSE) {
     const double e = ic->strength * exp(-dx * dx / (ic->rc * ic->rc));
     p += e, u += e, r += e;
   }
