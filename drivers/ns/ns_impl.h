@@ -65,8 +65,9 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
     }
   for (f = 0; f < 4; ++f) {
     /* K = sigma (1 - M_n^2) c / L, M_n the free stream's Mach number across
-     * the face; faces it runs along take sigma_side.  sigma_side < 0: the
-     * earlier form, every face with sigma and the free stream's Mach number */
+     * the face; faces it runs along take sigma_side and beta_side.
+     * sigma_side < 0: the earlier K, every face with sigma and the free
+     * stream's Mach number; beta_side < 0: beta there too */
     const int old = p->sigma_side < 0;
     const double un = old ? p->mach : fabs(f < 2 ? p->ic.u_inf : p->ic.v_inf);
     const double ut = old ? 0.0 : fabs(f < 2 ? p->ic.v_inf : p->ic.u_inf);
@@ -74,8 +75,9 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
     a->bc[f] = p->bc[f];
     a->shared[f] = p->shared[f];
     a->relax[f] = (hd_real)(sigma * (1.0 - m * m) / p->length[f / 2]);
+    a->beta[f] = (hd_real)(un == 0 && ut > 0 && p->beta_side >= 0 ? p->beta_side : p->beta);
   }
-  a->beta = (hd_real)p->beta;
+
   a->generic = p->generic;
 #if !defined(HD_BACKEND_CUDA) /* CUDA keeps the primitives in shared memory (hd_ns_march) */
   if (s == HD_OK && !p->generic) s = hd_dev_alloc(ctx, (void **)&st->prims, (size_t)a->g.total * sizeof(hd_ns_prim));

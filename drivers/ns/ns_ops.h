@@ -16,6 +16,7 @@ typedef struct ns_problem {
   double sigma_side;   /* NSCBC relaxation of the faces the free stream runs along (< 0: as the others, with
                         * the free stream's Mach number: the form before issue 19) */
   double beta;         /* NSCBC transverse fraction kept (hd/nscbc.h) */
+  double beta_side;    /* the same on the faces the free stream runs along (< 0: beta) */
   int viscous;
   int generic;         /* 1: the one-pass generic stage (the check for the tuned and two-pass ones) */
   hd_ns_ic ic;

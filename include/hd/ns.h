@@ -61,7 +61,8 @@ typedef struct hd_ns_args {
   hd_real gamma, mu_ref, suth, kfac; /* kfac = c_p / Pr */
   hd_real p_inf;
   hd_real relax[4];     /* NSCBC pressure relaxation K / c per face: sigma (1 - M^2) / L */
-  hd_real beta;         /* NSCBC: fraction of the transverse terms kept in entering acoustic waves */
+  hd_real beta[4];      /* NSCBC per face: 1 - the fraction of the transverse terms kept in entering
+                         * acoustic waves */
   hd_ns_prim *prims;    /* CPU: scratch of g.total primitives, computed once a node and stage
                          * (NULL: each node recomputes its 3 x 3 neighbours') */
   int generic;          /* 1: the one-pass generic loop on every backend (the check) */

@@ -20,7 +20,11 @@
  *                    the face drives its acoustic characteristic through
  *                    them at first order in its strength, so dropping them
  *                    (beta = 1, the 1992 form) reflects it; beta = M keeps
- *                    that fraction (Yoo & Im 2007, Lodato et al. 2008)
+ *                    that fraction (Yoo & Im 2007, Lodato et al. 2008).
+ *                    K and beta are per face (the driver: M the free
+ *                    stream's Mach number across the face; on faces it
+ *                    runs along sigma = 1 and beta = 0.5, measured on the
+ *                    seed's vortex, doc/validation.md)
  *   subsonic-in      u, v, T held: entering acoustic = leaving acoustic,
  *                    L3 = 0, L2 = (gamma - 1)/2 (L1 + L5); momentum and
  *                    energy then follow the density (u, v, T exact)
@@ -103,7 +107,7 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
     const hd_real pt = (tp.p - tm.p) * rt, utt = (ax == 0 ? tp.v - tm.v : tp.u - tm.u) * rt;
     const hd_real unt = (ax == 0 ? tp.u - tm.u : tp.v - tm.v) * rt;
     const hd_real common = ut * pt + a->gamma * w0.p * utt, cross = rc * ut * unt;
-    const hd_real relax = a->relax[2 * ax + side] * c * (w0.p - a->p_inf), keep = HD_R(1) - a->beta;
+    const hd_real relax = a->relax[2 * ax + side] * c * (w0.p - a->p_inf), keep = HD_R(1) - a->beta[2 * ax + side];
     if (in1) L1 = relax - keep * (common - cross);
     if (in5) L5 = relax - keep * (common + cross);
     if (in2) L2 = HD_R(0), L3 = HD_R(0);
