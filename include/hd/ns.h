@@ -160,15 +160,21 @@ HD_FN void hd_ns_rhs_rows(const hd_ns_args *a, const hd_ns_prim *s, const hd_ns_
   }
 }
 
-/* The right-hand side at node offset n, its neighbours' primitives
- * computed here (the one-pass form; face nodes always use it). */
-HD_FN void hd_ns_rhs(const hd_ns_args *a, hd_idx n, hd_real k[4]) {
+/* The 3 x 3 neighbours' primitives of node offset n ([dj + 1][di + 1]),
+ * with the viscosity where the right-hand side reads it. */
+HD_FN void hd_ns_neighbours(const hd_ns_args *a, hd_idx n, hd_ns_prim w[3][3]) {
   const hd_idx sy = a->g.stride[1];
-  hd_ns_prim w[3][3]; /* [dj + 1][di + 1] */
   int di, dj;
   for (dj = -1; dj <= 1; ++dj)
     for (di = -1; di <= 1; ++di)
       w[dj + 1][di + 1] = di == 0 || dj == 0 ? hd_ns_node(a, n + di + dj * sy) : hd_ns_load(a, n + di + dj * sy);
+}
+
+/* The right-hand side at node offset n, its neighbours' primitives
+ * computed here (the one-pass form). */
+HD_FN void hd_ns_rhs(const hd_ns_args *a, hd_idx n, hd_real k[4]) {
+  hd_ns_prim w[3][3];
+  hd_ns_neighbours(a, n, w);
   hd_ns_rhs_rows(a, &w[0][1], &w[1][1], &w[2][1], k);
 }
 

@@ -78,14 +78,16 @@ HD_FN void hd_ns_face_node(const hd_ns_args *a, hd_idx p, hd_idx *i, hd_idx *j) 
   }
 }
 
-/* Replace the normal inviscid terms of axis `ax` at face `side` in k. */
-HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side, hd_real k[4]) {
+/* Replace the normal inviscid terms of axis `ax` at face `side` in k;
+ * w: the node's 3 x 3 neighbours' primitives ([dj + 1][di + 1], as the
+ * right-hand side used them), the second node inwards loaded here. */
+HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side, const hd_ns_prim w[3][3],
+                                hd_real k[4]) {
   const int type = a->bc[2 * ax + side];
   const hd_idx st = a->g.stride[ax];
   const hd_real sgn = side ? HD_R(1) : HD_R(-1), rh = ax == 0 ? a->rhx : a->rhy;
-  const hd_ns_prim w0 = hd_ns_load(a, n), w1 = hd_ns_load(a, n - (side ? st : -st)),
-                   w2 = hd_ns_load(a, n - 2 * (side ? st : -st));
-  const hd_ns_prim wp = hd_ns_load(a, n + st), wm = hd_ns_load(a, n - st);
+  const hd_ns_prim w0 = w[1][1], wp = ax == 0 ? w[1][2] : w[2][1], wm = ax == 0 ? w[1][0] : w[0][1];
+  const hd_ns_prim w1 = side ? wm : wp, w2 = hd_ns_load(a, n - 2 * (side ? st : -st));
   const hd_real h2 = HD_R(0.5) * rh * sgn;
   const hd_real un = ax == 0 ? w0.u : w0.v, ut = ax == 0 ? w0.v : w0.u;
   const hd_real dr = h2 * (HD_R(3) * w0.r - HD_R(4) * w1.r + w2.r), dp = h2 * (HD_R(3) * w0.p - HD_R(4) * w1.p + w2.p);
@@ -101,8 +103,7 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
   if (type == HD_NS_NONREFLECTING) {
     /* transverse terms of the acoustic characteristics, centred along the
      * face (one-sided through the ghosts at corners) */
-    const hd_idx tt = a->g.stride[1 - ax];
-    const hd_ns_prim tp = hd_ns_load(a, n + tt), tm = hd_ns_load(a, n - tt);
+    const hd_ns_prim tp = ax == 0 ? w[2][1] : w[1][2], tm = ax == 0 ? w[0][1] : w[1][0];
     const hd_real rt = HD_R(0.5) * (ax == 0 ? a->rhy : a->rhx);
     const hd_real pt = (tp.p - tm.p) * rt, utt = (ax == 0 ? tp.v - tm.v : tp.u - tm.u) * rt;
     const hd_real unt = (ax == 0 ? tp.u - tm.u : tp.v - tm.v) * rt;
@@ -133,10 +134,12 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
 HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
   hd_idx i, j, n;
   hd_real k[4];
+  hd_ns_prim w[3][3];
   int ax, hold_all = 0, hold_u = 0, hold_v = 0, hold_uvt = 0, q;
   hd_ns_face_node(a, p, &i, &j);
   n = hd_grid_at(&a->g, i, j, 0);
-  hd_ns_rhs(a, n, k);
+  hd_ns_neighbours(a, n, w);
+  hd_ns_rhs_rows(a, &w[0][1], &w[1][1], &w[2][1], k);
   for (ax = 0; ax < 2; ++ax) {
     const hd_idx at = ax == 0 ? i : j, last = a->g.n[ax];
     int side, type;
@@ -145,7 +148,7 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     if (a->shared[2 * ax + side]) continue;
     type = a->bc[2 * ax + side];
     if (type == HD_NS_SUPERSONIC_IN) hold_all = 1;
-    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, k);
+    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, w, k);
     if (type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
       if (ax == 0 || type == HD_NS_NOSLIP_WALL) hold_u = 1;
       if (ax == 1 || type == HD_NS_NOSLIP_WALL) hold_v = 1;
@@ -153,9 +156,9 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     if (type == HD_NS_SUBSONIC_IN) hold_uvt = 1;
   }
   if (hold_uvt) { /* u, v, T fixed: momentum and energy follow rho */
-    const hd_ns_prim w = hd_ns_load(a, n);
-    k[1] = w.u * k[0], k[2] = w.v * k[0];
-    k[3] = (w.t / (a->gamma * (a->gamma - HD_R(1))) + HD_R(0.5) * (w.u * w.u + w.v * w.v)) * k[0];
+    const hd_ns_prim *c = &w[1][1];
+    k[1] = c->u * k[0], k[2] = c->v * k[0];
+    k[3] = (c->t / (a->gamma * (a->gamma - HD_R(1))) + HD_R(0.5) * (c->u * c->u + c->v * c->v)) * k[0];
   }
   if (hold_u) k[1] = HD_R(0);
   if (hold_v) k[2] = HD_R(0);
