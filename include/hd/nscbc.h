@@ -79,14 +79,15 @@ HD_FN void hd_ns_face_node(const hd_ns_args *a, hd_idx p, hd_idx *i, hd_idx *j) 
 }
 
 /* Replace the normal inviscid terms of axis `ax` at face `side` in k;
- * w: the node's 3 x 3 neighbours' primitives ([dj + 1][di + 1], as the
- * right-hand side used them), the second node inwards loaded here. */
-HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side, const hd_ns_prim w[3][3],
-                                hd_real k[4]) {
+ * the node's 3 x 3 neighbours' primitives as the right-hand side read them
+ * (rows rs, rc0, rn below, at and above it, each at its column), the
+ * second node inwards loaded here. */
+HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side, const hd_ns_prim *rs,
+                                const hd_ns_prim *rc0, const hd_ns_prim *rn, hd_real k[4]) {
   const int type = a->bc[2 * ax + side];
   const hd_idx st = a->g.stride[ax];
   const hd_real sgn = side ? HD_R(1) : HD_R(-1), rh = ax == 0 ? a->rhx : a->rhy;
-  const hd_ns_prim w0 = w[1][1], wp = ax == 0 ? w[1][2] : w[2][1], wm = ax == 0 ? w[1][0] : w[0][1];
+  const hd_ns_prim w0 = rc0[0], wp = ax == 0 ? rc0[1] : rn[0], wm = ax == 0 ? rc0[-1] : rs[0];
   const hd_ns_prim w1 = side ? wm : wp, w2 = hd_ns_load(a, n - 2 * (side ? st : -st));
   const hd_real h2 = HD_R(0.5) * rh * sgn;
   const hd_real un = ax == 0 ? w0.u : w0.v, ut = ax == 0 ? w0.v : w0.u;
@@ -103,7 +104,7 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
   if (type == HD_NS_NONREFLECTING) {
     /* transverse terms of the acoustic characteristics, centred along the
      * face (one-sided through the ghosts at corners) */
-    const hd_ns_prim tp = ax == 0 ? w[2][1] : w[1][2], tm = ax == 0 ? w[0][1] : w[1][0];
+    const hd_ns_prim tp = ax == 0 ? rn[0] : rc0[1], tm = ax == 0 ? rs[0] : rc0[-1];
     const hd_real rt = HD_R(0.5) * (ax == 0 ? a->rhy : a->rhx);
     const hd_real pt = (tp.p - tm.p) * rt, utt = (ax == 0 ? tp.v - tm.v : tp.u - tm.u) * rt;
     const hd_real unt = (ax == 0 ? tp.u - tm.u : tp.v - tm.v) * rt;
@@ -148,7 +149,7 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     if (a->shared[2 * ax + side]) continue;
     type = a->bc[2 * ax + side];
     if (type == HD_NS_SUPERSONIC_IN) hold_all = 1;
-    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, w, k);
+    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, &w[0][1], &w[1][1], &w[2][1], k);
     if (type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
       if (ax == 0 || type == HD_NS_NOSLIP_WALL) hold_u = 1;
       if (ax == 1 || type == HD_NS_NOSLIP_WALL) hold_v = 1;
