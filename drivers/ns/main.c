@@ -290,7 +290,8 @@ static int run(int argc, char **argv) {
   memset(&nr, 0, sizeof nr);
   hd_drv_common_defaults(&c.com, "ns");
   c.icase = HD_NS_IC_VORTEX, c.n = 512, c.lx = c.ly = 1, c.mach = 1.1, c.re = 1e4, c.circulation = -0.0005;
-  c.rc = 0.15, c.gamma = 1.4, c.pr = 0.72, c.suth = 110.4 / 288.15, c.sigma = 0.25, c.sigma_side = 1.0, c.beta_side = 0.5, c.cfl = 1.5, c.t_end = 2;
+  c.sigma_side = 1.0, c.beta_side = 0.5;
+  c.rc = 0.15, c.gamma = 1.4, c.pr = 0.72, c.suth = 110.4 / 288.15, c.sigma = 0.25, c.cfl = 1.5, c.t_end = 2;
   c.frames = 10, c.monitor_every = 10;
   c.bc[0] = c.bc[1] = c.bc[2] = c.bc[3] = HD_NS_NONREFLECTING;
   c.png = HD_PNG_BUILT;

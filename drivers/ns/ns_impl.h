@@ -270,5 +270,6 @@ static hd_status ns_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
   return hd_state_entry_io(ctx, &e, name, bytes, host, save);
 }
 
-const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), ns_create,
-                                    ns_advance, ns_advance_inner, ns_sums, ns_row_sums, ns_fields, ns_destroy, ns_state_count, ns_state_io};
+const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME,   sizeof(hd_real), ns_create,
+                                    ns_advance,      ns_advance_inner, ns_sums,         ns_row_sums,
+                                    ns_fields,       ns_destroy,       ns_state_count,  ns_state_io};
