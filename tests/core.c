@@ -298,15 +298,16 @@ static void test_heat_source(backend *b) {
           s = b->core->upload(&b->ctx, tn, host, bytes);
           if (s == HD_OK)
             s = b->k->heat_q(&b->ctx, mode, halos[h], (const double *)t, (double *)tn, (const double *)q, &g);
-          if (s == HD_ERR_UNSUPPORTED) {
-            skip("%s: no tuned heat kernel", b->core->name);
-            s = HD_OK, has_tuned = 0;
+          if (s == HD_ERR_UNSUPPORTED) { /* box by box: CUDA's only */
+            if (mode == 1) skip("%s: no tuned heat kernel", b->core->name), has_tuned = 0;
+            s = HD_OK;
             break;
           }
           if (s == HD_OK) s = b->core->download(&b->ctx, tun, tn, bytes);
           for (i = 0; s == HD_OK && i < (size_t)g.total; ++i)
             err = fmax(err, fabs(tun[i] - gen[i])), vmax = fmax(vmax, fabs(gen[i]));
-          ok(s == HD_OK && err <= 4.0 * DBL_EPSILON * vmax,
+          /* CPU: the same functions, vectorised: bit for bit */
+          ok(s == HD_OK && err <= (b->core->id == HD_B_CUDA ? 4.0 * DBL_EPSILON * vmax : 0.0),
              "%s: tuned %d-D heat step %s with a source array (block %d,%d, march %d%s) matches the "
              "generic one: max |difference| %.3g%s%s",
              b->core->name, dim, how[mode], shapes[sh][0], shapes[sh][1], shapes[sh][2], h ? ", 3 halo faces" : "",

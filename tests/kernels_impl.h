@@ -67,9 +67,6 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, int halo, const double *t, dou
       return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
     return hd_heat_step_tuned(ctx, &a);
   }
-#else
-  if (tuned == 3) return HD_ERR_UNSUPPORTED;
-#endif
   if (tuned == 2) {
     static const int shared[HD_NFACES] = {0, 0, 1, 1, 1, 1};
     hd_range3 box[7];
@@ -78,6 +75,9 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, int halo, const double *t, dou
     for (b = nbox - 1; b >= 0 && s == HD_OK; --b) s = hd_heat_step_tuned_box(ctx, &a, box[b]);
     return s;
   }
+#else
+  if (tuned >= 2) return HD_ERR_UNSUPPORTED; /* CUDA's own variants */
+#endif
   return hd_heat_step_tuned(ctx, &a);
 #else
   return HD_ERR_UNSUPPORTED;

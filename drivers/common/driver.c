@@ -146,6 +146,23 @@ int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, 
   return 2;
 }
 
+hd_status hd_drv_bench_rounds(hd_ctx *ctx, const hd_core_ops *core, hd_status (*run)(void *arg, long steps),
+                              void *arg, long steps, int rounds, size_t copy_bytes, double *seconds, double *copy) {
+  int r;
+  *seconds = 0.0, *copy = 0.0;
+  for (r = 0; r < rounds; ++r) {
+    const double t0 = hd_wtime();
+    double t, bw = 0.0;
+    hd_status s = run(arg, steps);
+    if (s == HD_OK) s = core->sync(ctx);
+    if (s != HD_OK) return s;
+    t = (hd_wtime() - t0) / (double)steps;
+    if (r == 0 || t < *seconds) *seconds = t;
+    if (core->copy_bandwidth(ctx, copy_bytes, 1, &bw) == HD_OK && bw > *copy) *copy = bw;
+  }
+  return HD_OK;
+}
+
 /* ---- checkpoints ------------------------------------------------------------ */
 
 int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n) {

@@ -96,6 +96,16 @@ struct hd_out;
 int hd_drv_open_outputs(struct hd_out *const *o, const char *const *suffix, const int *want, int count,
                         const char *prefix, char *err, size_t n);
 
+/* --bench timing: `rounds` runs of `steps` steps (run(arg, steps), then a
+ * sync), each followed by a copy of `copy_bytes` (core->copy_bandwidth);
+ * the best of each.  Interleaved because a shared host's bandwidth drifts
+ * by 2x from one second to the next (42-100 GB/s on the CI-class VM): a
+ * kernel and its ceiling must be timed on the same machine.  The best
+ * round's seconds a step to *seconds, the copy's bytes a second to *copy
+ * (0 if it failed); returns the first failure of run. */
+hd_status hd_drv_bench_rounds(hd_ctx *ctx, const hd_core_ops *core, hd_status (*run)(void *arg, long steps),
+                              void *arg, long steps, int rounds, size_t copy_bytes, double *seconds, double *copy);
+
 /* Check device and host memory needs before allocating; returns 0, or 2
  * after printing "grid too large for memory" style reasons naming `what`. */
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,

@@ -406,17 +406,6 @@ HD_HOST_FN hd_status hd_nbody_accel_tuned(hd_ctx *ctx, const hd_nbody_args *a) {
 #define HD_NBODY_HAS_TUNED 1
 #define HD_NBODY_CPU_BLOCK (256 / (int)sizeof(hd_real))
 
-/* GCC only: clang (14) gives the resolver of a static multiversioned
- * function external linkage, so two units including this header would
- * collide at link time.  clang builds use the baseline vectors (or
- * configure --enable-native). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    !defined(HD_NO_TARGET_CLONES) && !defined(__cplusplus)
-#define HD_NBODY_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define HD_NBODY_CLONES
-#endif
-
 /* The block, with periodic and guard as constants of each caller. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
@@ -453,7 +442,7 @@ static inline void hd_nbody_cpu_block(const hd_nbody_args *a, hd_idx i0, hd_idx 
 /* One (multiversioned) entry per specialisation: inside it periodic and
  * guard are constants, so the inner loop has no branches and vectorises. */
 #define HD_NBODY_CPU_ENTRY(name, periodic, guard)                                  \
-  HD_NBODY_CLONES static HD_UNUSED void name(const hd_nbody_args *a, hd_idx i0, hd_idx hi) { \
+  HD_CPU_CLONES static HD_UNUSED void name(const hd_nbody_args *a, hd_idx i0, hd_idx hi) { \
     hd_nbody_cpu_block(a, i0, hi, periodic, guard);                                  \
   }
 HD_NBODY_CPU_ENTRY(hd_nbody_cpu_free, 0, 0)
