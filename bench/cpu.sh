@@ -1,19 +1,68 @@
 #!/bin/sh
-# `make bench`: CPU figures of this build (serial and OpenMP) on modest
-# sizes; the GPU figures come from bench/gpu.sh on the GPU machine.
+# `make bench`: CPU figures of this build, serial and OpenMP, each beside the
+# copy bandwidth its driver measures in the same run (five rounds of the
+# kernel interleaved with copies, the best of each: a shared host's
+# bandwidth drifts 2x within seconds).  GPU figures: bench/gpu.sh.
+#   OPENFDTD=/path/to/ofd   an OpenFDTD CPU build (built beside hd, not part
+#                           of it): its benchmark100 model runs beside hd's
+#                           (OPENFDTD_MODEL, default DIR/data/benchmark/
+#                           benchmark100.ofd next to the binary's directory)
+#   BENCH_THREADS=N         OpenMP threads (default: all cores)
 set -u
-bin=${top_builddir:-.}/drivers/hd-heat
+top=${top_builddir:-.}
 here=$(dirname "$0")
-echo "== heat, $(nproc) cores, $(date -u +%Y-%m-%d) =="
+threads=${BENCH_THREADS:-$(nproc)}
+export OMP_NUM_THREADS=$threads
+backends=
 for b in serial openmp; do
-  "$bin" --version | grep -q "backends:.* $b\|backends: $b" || continue
-  sh "$here/heat.sh" "$bin" "$b" "2:2048:50 3:128:50"
+  "$top/drivers/hd-heat" --version | grep -q "backends:.* $b\|backends: $b" && backends="$backends $b"
 done
-echo "== nbody: OpenMP + SIMD against a scalar one-thread build of the same loop =="
+echo "== CPU: $(nproc) cores ($threads OpenMP threads), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $(date -u '+%Y-%m-%d %H:%M') UTC =="
+
+echo "-- heat: generic loops and tuned rows, 8 bytes a cell update in single (16 double) --"
+for b in $backends; do
+  sh "$here/heat.sh" "$top/drivers/hd-heat" "$b" "2:4096:50 3:256:50" "generic tuned"
+done
+
+echo "-- FDTD: OpenFDTD's benchmark100 model (hd-fdtd --bench=100), 1000 steps; floor 78 bytes a cell-step in single --"
+for b in $backends; do
+  sh "$here/fdtd.sh" "$top/drivers/hd-fdtd" "$b" "100:1000" "generic tuned"
+done
+if [ -n "${OPENFDTD:-}" ]; then
+  model=${OPENFDTD_MODEL:-$(dirname "$OPENFDTD")/data/benchmark/benchmark100.ofd}
+  dir=$(mktemp -d)
+  # its update loop alone, as hd's bench: without the volume DFT
+  # (frequency2), after which the run stops at its far-field step
+  grep -v '^frequency2' "$model" >"$dir/b100.ofd"
+  for v in -vector -no-vector; do
+    t0=$(date +%s.%N)
+    (cd "$dir" && "$OPENFDTD" -n "$threads" $v b100.ofd >ofd.txt 2>&1)
+    t1=$(date +%s.%N)
+    steps=$(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$dir/ofd.txt")
+    grep -q '^ *'"$steps"' ' "$dir/ofd.txt" || { echo "OpenFDTD $v: did not run (see $dir/ofd.txt)"; continue; }
+    echo "$t0 $t1 $steps" | awk -v v="$v" '{ printf "OpenFDTD %-10s %d threads, single: %.1f Mcells.steps/s (1e6 cells, %d steps, %.2f s wall)\n", v, ENVIRON["OMP_NUM_THREADS"], 1e6 * ($3 + 1) / ($2 - $1) / 1e6, $3 + 1, $2 - $1 }'
+  done
+  rm -rf "$dir"
+fi
+
+echo "-- compressible NS: 1025^2 nodes, one-pass generic and two-pass stage (16 values a cell-stage; the two-pass 28) --"
+printf '%-8s %-7s %-10s %14s %9s %9s %8s\n' backend prec stage "cell-stage/s" "GB/s" "copy GB/s" "of copy"
+for b in $backends; do
+  for p in double single; do
+    for v in generic tuned; do
+      "$top/drivers/hd-ns" --bench --backend="$b" --precision="$p" --variant="$v" --n=1024 --steps=10 2>/dev/null |
+        awk -v b="$b" -v p="$p" -v v="$v" -F': ' '{ k[$1] = $2 }
+          END { printf "%-8s %-7s %-10s %14.4g %9.1f %9.1f %7.1f%%\n", b, p, v, k["cell_stages_per_second"],
+                  k["effective_GB_per_second"], k["copy_GB_per_second"], 100 * k["fraction_of_copy"] }'
+    done
+  done
+done
+
+echo "-- nbody (compute-bound: against a scalar one-thread build of the same loop, not a copy) --"
 for p in single double; do
   tag=d
   [ "$p" = single ] && tag=f
-  s=$("${top_builddir:-.}/bench/nbody-scalar-$tag" 16384 1 | sed -n 's/^interactions_per_second: //p')
-  sh "$here/nbody.sh" "${top_builddir:-.}/drivers/hd-nbody" openmp "$p:16384:3" tuned | tail -n 1 |
-    awk -v s="$s" -v p="$p" '{ printf "%s  scalar one-thread %.4g interactions/s: speed-up %.1fx\n", $0, s, $6 / s }'
+  s=$("$top/bench/nbody-scalar-$tag" 16384 1 | sed -n 's/^interactions_per_second: //p')
+  sh "$here/nbody.sh" "$top/drivers/hd-nbody" openmp "$p:16384:3" tuned | tail -n 1 |
+    awk -v s="$s" '{ printf "%s  scalar one-thread %.4g interactions/s: speed-up %.1fx\n", $0, s, $6 / s }'
 done

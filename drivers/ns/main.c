@@ -127,33 +127,47 @@ static int write_frame(const ns_cli *c, const ns_problem *p, const double *const
   return bad ? -1 : 0;
 }
 
+typedef struct ns_bench {
+  hd_ctx *ctx;
+  const ns_ops *ops;
+  void *state;
+  int inner; /* the inner nodes alone */
+} ns_bench;
+
+static hd_status ns_bench_steps(void *arg, long steps) {
+  ns_bench *b = (ns_bench *)arg;
+  return (b->inner ? b->ops->advance_inner : b->ops->advance)(b->ctx, b->state, steps);
+}
+
 static int run_bench(const ns_cli *c, const ns_problem *p, const ns_ops *ops, const hd_core_ops *core, hd_ctx *ctx) {
   void *state = NULL;
-  const long steps = c->steps > 0 ? c->steps : 20;
+  const int rounds = 5;
+  const long steps = c->steps > 0 ? (c->steps >= rounds ? c->steps / rounds : 1) : 4; /* a round */
   const double cells = (double)ns_nodes(p, 0) * (double)ns_nodes(p, 1);
   const int two_pass = !p->generic && core->id != HD_B_CUDA;
-  double t0, wall, inner, bw = 0.0, rate, per;
+  const size_t copy = (size_t)fmin(cells * ops->real_size * 4.0, 4e9); /* the four conserved fields */
+  ns_bench bench;
+  double wall, inner, bw = 0.0, bw2 = 0.0, rate, per;
   if (ops->create(ctx, p, &state) != HD_OK || ops->advance(ctx, state, 2) != HD_OK || core->sync(ctx) != HD_OK)
     goto fail;
-  t0 = hd_wtime();
-  if (ops->advance(ctx, state, steps) != HD_OK || core->sync(ctx) != HD_OK) goto fail;
-  wall = hd_wtime() - t0;
-  t0 = hd_wtime(); /* the inner nodes alone: what the boundary work adds is the rest */
-  if (ops->advance_inner(ctx, state, steps) != HD_OK || core->sync(ctx) != HD_OK) goto fail;
-  inner = hd_wtime() - t0;
+  bench.ctx = ctx, bench.ops = ops, bench.state = state, bench.inner = 0;
+  if (hd_drv_bench_rounds(ctx, core, ns_bench_steps, &bench, steps, rounds, copy, &wall, &bw) != HD_OK) goto fail;
+  bench.inner = 1; /* what the boundary work adds is the rest */
+  if (hd_drv_bench_rounds(ctx, core, ns_bench_steps, &bench, steps, rounds, copy, &inner, &bw2) != HD_OK) goto fail;
+  bw = fmax(bw, bw2);
+  wall *= (double)steps, inner *= (double)steps; /* the best rounds */
   ops->destroy(ctx, state);
   state = NULL;
-  if (core->copy_bandwidth(ctx, (size_t)fmin(cells * ops->real_size * 4.0, 4e9), 5, &bw) != HD_OK) bw = 0.0;
   rate = cells * 4.0 * (double)steps / wall;
   /* compulsory traffic of a stage, see doc/ns.md: 16 values; the two-pass
    * form also writes 6 primitives a node and reads them back */
   per = (two_pass ? 28.0 : 16.0) * ops->real_size;
-  printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nstage: %s\nnodes: %ld x %ld\nsteps: %ld\n"
-         "wall_seconds: %.6g\ncell_stages_per_second: %.6g\nbytes_per_cell_stage: %.0f\neffective_GB_per_second: %.6g\n"
-         "copy_GB_per_second: %.6g\nfraction_of_copy: %.3f\ninner_only_seconds: %.6g\nboundary_share: %.3f\n",
+  printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nstage: %s\nnodes: %ld x %ld\nsteps_a_round: %ld\n"
+         "round_seconds: %.6g (%d rounds, the best)\ncell_stages_per_second: %.6g\nbytes_per_cell_stage: %.0f\neffective_GB_per_second: %.6g\n"
+         "copy_GB_per_second: %.6g\nfraction_of_copy: %.3f\ninner_only_round_seconds: %.6g\nboundary_share: %.3f\n",
          core->name, ctx->device_name, ops->precision,
          p->generic ? "generic (one pass)" : two_pass ? "two-pass (primitives once a node)" : "tuned (shared-memory march)",
-         ns_nodes(p, 0), ns_nodes(p, 1), steps, wall, rate, per, rate * per / 1e9, bw / 1e9,
+         ns_nodes(p, 0), ns_nodes(p, 1), steps, wall, rounds, rate, per, rate * per / 1e9, bw / 1e9,
          bw > 0 ? rate * per / bw : 0.0, inner, 1.0 - inner / wall);
   return 0;
 fail:

@@ -471,7 +471,6 @@ static inline void hd_fdtd_cpu_e_row(hd_real *HD_RESTRICT u, const unsigned char
                                      hd_real rac, const hd_real *HD_RESTRICT pb, hd_idx sb,
                                      const hd_real *HD_RESTRICT rb, hd_real rbc, hd_idx lo, hd_idx hi) {
   hd_idx i;
-  HD_OMP_SIMD
   for (i = lo; i < hi; ++i)
     u[i] = hd_fdtd_e_value(u[i], c1[m[i]], c2[m[i]], ra ? ra[i] : rac, pa[i] - pa[i - sa], rb ? rb[i] : rbc,
                            pb[i] - pb[i - sb]);
@@ -487,7 +486,6 @@ static inline void hd_fdtd_cpu_h_row(hd_real *HD_RESTRICT u, const unsigned char
                                      hd_real rac, const hd_real *HD_RESTRICT pb, hd_idx sb,
                                      const hd_real *HD_RESTRICT rb, hd_real rbc, hd_idx lo, hd_idx hi) {
   hd_idx i;
-  HD_OMP_SIMD
   for (i = lo; i < hi; ++i)
     u[i] = hd_fdtd_h_value(u[i], d1[m[i]], d2[m[i]], ra ? ra[i] : rac, pa[i + sa] - pa[i], rb ? rb[i] : rbc,
                            pb[i + sb] - pb[i]);

@@ -80,6 +80,17 @@
 #include <omp.h>
 #endif
 
+/* HD_PREFETCH(p) / HD_PREFETCH_W(p): a hint to fetch the cache line at p
+ * for reading / writing (CPU loops that stream; nothing where the compiler
+ * has no builtin). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define HD_PREFETCH(p) __builtin_prefetch((p), 0, 0)
+#define HD_PREFETCH_W(p) __builtin_prefetch((p), 1, 0)
+#else
+#define HD_PREFETCH(p) ((void)(p))
+#define HD_PREFETCH_W(p) ((void)(p))
+#endif
+
 /* HD_CPU_CLONES: a CPU routine compiled for AVX-512 and AVX2 besides the
  * baseline, the version picked at run time (GCC on x86-64 only: clang 14
  * gives the resolver of a static multiversioned function external linkage,
