@@ -95,18 +95,16 @@
  * baseline, the version picked at run time (GCC on x86-64 only: clang 14
  * gives the resolver of a static multiversioned function external linkage,
  * so two units including a header would collide; clang builds keep the
- * baseline, or configure --enable-native).  HD_CPU_CLONES_EXACT: the same
- * without contracting a * b + c into FMAs where the baseline has none, so
- * that a clone's results equal the generic loops' bit for bit. */
+ * baseline, or configure --enable-native), with a * b + c contracted into
+ * FMAs.  HD_CPU_CLONES_EXACT: the same without contraction, so that the
+ * clones' results equal the generic loops' bit for bit (configure
+ * --enable-native turns contraction off everywhere else, for the same
+ * reason). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(HD_NO_TARGET_CLONES) && \
     !defined(__cplusplus) && !defined(__CUDACC__)
-#define HD_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#if defined(__FMA__)
-#define HD_CPU_CLONES_EXACT HD_CPU_CLONES
-#else
-#define HD_CPU_CLONES_EXACT \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("fp-contract=off")))
-#endif
+#define HD_CPU_TARGETS target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")
+#define HD_CPU_CLONES __attribute__((HD_CPU_TARGETS, optimize("fp-contract=fast")))
+#define HD_CPU_CLONES_EXACT __attribute__((HD_CPU_TARGETS, optimize("fp-contract=off")))
 #else
 #define HD_CPU_CLONES
 #define HD_CPU_CLONES_EXACT
