@@ -36,7 +36,7 @@ if [ -n "${OPENFDTD:-}" ]; then
   grep -v '^frequency2' "$model" >"$dir/b100.ofd"
   for v in -vector -no-vector; do
     t0=$(date +%s.%N)
-    (cd "$dir" && "$OPENFDTD" -n "$threads" $v b100.ofd >ofd.txt 2>&1)
+    (cd "$dir" && "$OPENFDTD" -n "$threads" $v b100.ofd >ofd.txt 2>&1) 2>/dev/null
     t1=$(date +%s.%N)
     steps=$(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$dir/ofd.txt")
     grep -q '^ *'"$steps"' ' "$dir/ofd.txt" || { echo "OpenFDTD $v: did not run (see $dir/ofd.txt)"; continue; }
