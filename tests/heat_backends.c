@@ -5,7 +5,7 @@
  *   CPU build rounds twice, so each update may differ by a few units in the
  *   last place; diffusion is contractive (|G| <= 1), so differences add up at
  *   most linearly: tolerance 8 N eps max|T| per element after N steps.
- * Mixed boundaries, a source term and an odd step count (buffers swapped).
+ * Mixed boundaries (fixed, convective, flux, adiabatic), a source term and an odd step count (buffers swapped).
  * 3-D runs three times: nx = 67 (the scalar tuned kernel), and nx = 68 and
  * 72, whose rows the driver aligns for the CUDA vector kernel (partial last
  * warps; x ghosts as whole sectors at 72 in both precisions, at 68 in
@@ -21,6 +21,9 @@ static void mixed_problem(heat_problem *p, int dim, long nx) {
   heat_problem_default(p, dim, nx, 45, 23);
   p->bc_kind[HD_XLO] = HD_HEAT_FIXED, p->bc_value[HD_XLO] = 1.0;
   p->bc_kind[HD_YLO] = HD_HEAT_FIXED, p->bc_value[HD_YLO] = -0.5;
+  p->bc_kind[HD_XHI] = HD_HEAT_CONVECTIVE, p->bc_value[HD_XHI] = 0.4, p->bc_h[HD_XHI] = 6.0;
+  p->bc_kind[HD_YHI] = HD_HEAT_FLUX, p->bc_value[HD_YHI] = -1.5;
+  p->k = 2.5;
   if (dim == 3) p->bc_kind[HD_ZHI] = HD_HEAT_FIXED, p->bc_value[HD_ZHI] = 0.25;
   p->init_kind = dim == 2 ? HD_HEAT_INIT_BOX : HD_HEAT_INIT_SPHERE;
   p->base = 0.1;

@@ -29,7 +29,10 @@ bad 2 "out of range" --alpha=-1
 bad 2 "out of range" --dim=4
 bad 2 "give 1 or 3 values" --dim=3 --n=8,8
 bad 2 "stability limit" --n=64 --dt=1
-bad 2 "not 'adiabatic' or 'fixed:TEMPERATURE'" --bc=hot
+bad 2 "--bc: 'hot' is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc=hot
+bad 2 "is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc-xlo=convective:5
+bad 2 "is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc-xhi=flux:lots
+bad 2 "--bc-ylo: the heat transfer coefficient -2 must not be negative" --bc-ylo=convective:-2:0
 bad 2 "a 2-D run has no zlo face" --bc-zlo=adiabatic
 bad 2 "is not one of" --init=triangle
 bad 2 "unexpected argument 'extra'" extra
@@ -59,6 +62,8 @@ result $([ "$(cat rc)" -eq 1 ] && grep -q "runaway growth after step 5: max |T| 
   [ "$(cat out.csv)" = precious ] && [ ! -e out.vti ] && echo 0 || echo 1) "runaway growth exits 1, names step, value and bound, writes nothing"
 run --n=16 --steps=20 --csv-every=5 --source=3 --bc=fixed:2 --max-growth=1.0001
 result $([ "$(cat rc)" -eq 0 ] && echo 0 || echo 1) "fixed faces and the source widen the bound (no false alarm at G = 1.0001)"
+run --n=16 --steps=200 --csv-every=5 --bc-xlo=flux:40 --bc-yhi=convective:3:5 --conductivity=0.5 --max-growth=1.0001
+result $([ "$(cat rc)" -eq 0 ] && echo 0 || echo 1) "flux inflow and convective ambient temperatures widen the bound (no false alarm at G = 1.0001)"
 echo precious >out.csv
 rm -f out.csv
 

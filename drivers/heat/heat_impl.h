@@ -62,10 +62,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     free(st);
     return s;
   }
-  for (d = 0; d < HD_NFACES; ++d) {
-    st->a.bc[d].kind = p->bc_kind[d];
-    st->a.bc[d].value = (hd_real)p->bc_value[d];
-  }
+  for (d = 0; d < HD_NFACES; ++d) /* conductivity 0: the unit default */
+    st->a.bc[d] = hd_heat_face(p->bc_kind[d], p->bc_value[d], p->bc_h[d], p->k > 0 ? p->k : 1.0, dx[d / 2]);
 #if defined(HD_HEAT_HAS_TUNED)
   st->tuned = p->variant != HD_VARIANT_GENERIC;
 #else

@@ -13,8 +13,10 @@ typedef struct heat_problem {
   long n[3];
   double length[3];
   double alpha, dt, q;
-  int bc_kind[6]; /* HD_HEAT_ADIABATIC or HD_HEAT_FIXED, per face */
-  double bc_value[6];
+  double k;       /* conductivity (convective and flux faces; 0: 1) */
+  int bc_kind[6]; /* HD_HEAT_*, per face */
+  double bc_value[6]; /* fixed: temperature; convective: ambient temperature; flux: inflow */
+  double bc_h[6];     /* convective: heat transfer coefficient */
   int init_kind; /* HD_HEAT_INIT_* */
   double base, value;
   double box_lo[3], box_hi[3], center[3], radius;

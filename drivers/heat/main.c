@@ -28,29 +28,39 @@ typedef struct heat_cli {
   long dim, n[3], steps, csv_every;
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
-  double length[3], alpha, dt, source, t0, thot, box[6], center[3], radius, max_growth;
+  double length[3], alpha, k, dt, source, t0, thot, box[6], center[3], radius, max_growth;
   char bc_all[64], bc_face[6][64];
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
 
-/* "adiabatic" or "fixed:T" */
-static int parse_bc(const char *s, int *kind, double *value, char *err, size_t n,
-                    const char *key) {
+/* "adiabatic", "fixed:T", "convective:H:TINF" or "flux:Q" */
+static int parse_bc(const char *s, int *kind, double *value, double *h, char *err, size_t n, const char *key) {
   char *end;
+  *value = *h = 0.0;
   if (!strcmp(s, "adiabatic")) {
     *kind = HD_HEAT_ADIABATIC;
-    *value = 0.0;
     return 0;
   }
   if (!strncmp(s, "fixed:", 6)) {
     *value = strtod(s + 6, &end);
-    if (end != s + 6 && *end == '\0' && isfinite(*value)) {
-      *kind = HD_HEAT_FIXED;
-      return 0;
+    if (end != s + 6 && *end == '\0' && isfinite(*value)) return *kind = HD_HEAT_FIXED, 0;
+  } else if (!strncmp(s, "flux:", 5)) {
+    *value = strtod(s + 5, &end);
+    if (end != s + 5 && *end == '\0' && isfinite(*value)) return *kind = HD_HEAT_FLUX, 0;
+  } else if (!strncmp(s, "convective:", 11)) {
+    *h = strtod(s + 11, &end);
+    if (end != s + 11 && *end == ':' && isfinite(*h)) {
+      const char *t = end + 1;
+      *value = strtod(t, &end);
+      if (end != t && *end == '\0' && isfinite(*value)) {
+        if (*h >= 0) return *kind = HD_HEAT_CONVECTIVE, 0;
+        snprintf(err, n, "--%s: the heat transfer coefficient %g must not be negative", key, *h);
+        return -1;
+      }
     }
   }
-  snprintf(err, n, "--%s: '%s' is not 'adiabatic' or 'fixed:TEMPERATURE'", key, s);
+  snprintf(err, n, "--%s: '%s' is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'", key, s);
   return -1;
 }
 
@@ -78,12 +88,13 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
     p->length[d] = d < p->dim ? c->length[d] : c->length[0] / (double)p->n[0];
   }
   p->alpha = c->alpha;
+  p->k = c->k;
   p->q = c->source;
   for (f = 0; f < 6; ++f) {
     const char *spec = c->bc_face[f][0] ? c->bc_face[f] : c->bc_all;
     char key[16];
     snprintf(key, sizeof key, c->bc_face[f][0] ? "bc-%s" : "bc", face_names[f]);
-    if (parse_bc(spec, &p->bc_kind[f], &p->bc_value[f], err, n, key)) return -1;
+    if (parse_bc(spec, &p->bc_kind[f], &p->bc_value[f], &p->bc_h[f], err, n, key)) return -1;
     if (f >= 2 * p->dim && c->bc_face[f][0]) {
       snprintf(err, n, "--bc-%s: a %d-D run has no %s face", face_names[f], p->dim, face_names[f]);
       return -1;
@@ -154,19 +165,26 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
   hd_ckpt_param(ck, "alpha", "%.17g", p->alpha);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
   hd_ckpt_param(ck, "source", "%.17g", p->q);
-  for (d = 0; d < 2 * p->dim; ++d) hd_ckpt_param(ck, "bc", "%d:%.17g", p->bc_kind[d], p->bc_value[d]);
+  hd_ckpt_param(ck, "conductivity", "%.17g", p->k);
+  for (d = 0; d < 2 * p->dim; ++d)
+    hd_ckpt_param(ck, "bc", "%d:%.17g:%.17g", p->bc_kind[d], p->bc_value[d], p->bc_h[d]);
 }
 
 /* The maximum principle: forward Euler below its stability limit averages
- * neighbours, so |T| stays within the initial field and the fixed face
- * values, plus what the source adds, |q| t.  Growing past G times that is
- * a runaway (round-off alone never comes near). */
+ * neighbours, so |T| stays within the initial field, the fixed face values
+ * and the ambient temperatures of convective faces, plus what the source
+ * adds, |q| t, and what each flux face adds to the cells beside it,
+ * |q''| t / (rho c dx) with rho c = k / alpha.  Growing past G times that
+ * is a runaway (round-off alone never comes near). */
 static double growth_bound(const heat_problem *p, const hd_stats *st0, double t) {
-  double b = fmax(fabs(st0->min), fabs(st0->max));
+  double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q);
   int f;
-  for (f = 0; f < 2 * p->dim; ++f)
-    if (p->bc_kind[f] == HD_HEAT_FIXED) b = fmax(b, fabs(p->bc_value[f]));
-  return b + fabs(p->q) * t;
+  for (f = 0; f < 2 * p->dim; ++f) {
+    if (p->bc_kind[f] == HD_HEAT_FIXED || p->bc_kind[f] == HD_HEAT_CONVECTIVE) b = fmax(b, fabs(p->bc_value[f]));
+    if (p->bc_kind[f] == HD_HEAT_FLUX)
+      rate += fabs(p->bc_value[f]) * p->alpha / (p->k * p->length[f / 2] / (double)p->n[f / 2]);
+  }
+  return b + rate * t;
 }
 
 /* The final field as a picture: 2-D whole, 3-D its middle z layer; y up,
@@ -258,16 +276,17 @@ static int run(int argc, char **argv) {
       {"n", CLI_INTS, c.n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c.nn, 0, 0, 0},
       {"length", CLI_REALS, c.length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c.nlen, 0, 0, 0},
       {"alpha", CLI_REAL, &c.alpha, "A", "thermal diffusivity (default 1)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"conductivity", CLI_REAL, &c.k, "K", "thermal conductivity k (default 1; convective and flux faces, with rho c = k / alpha)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default 0.9 x the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c.steps, "N", "time steps (default 1000)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"source", CLI_REAL, &c.source, "Q", "uniform heat source q (default 0)", 1, 0, 0, NULL, 0, 0, 0},
-      {"bc", CLI_STRING, c.bc_all, "adiabatic|fixed:T", "condition on every face (default adiabatic)", 1, 0, sizeof c.bc_all, NULL, 0, 0, 0},
-      {"bc-xlo", CLI_STRING, c.bc_face[0], "adiabatic|fixed:T", "condition on the x = 0 face", 1, 0, sizeof c.bc_face[0], NULL, 0, 0, 0},
-      {"bc-xhi", CLI_STRING, c.bc_face[1], "adiabatic|fixed:T", "condition on the x = Lx face", 1, 0, sizeof c.bc_face[1], NULL, 0, 0, 0},
-      {"bc-ylo", CLI_STRING, c.bc_face[2], "adiabatic|fixed:T", "condition on the y = 0 face", 1, 0, sizeof c.bc_face[2], NULL, 0, 0, 0},
-      {"bc-yhi", CLI_STRING, c.bc_face[3], "adiabatic|fixed:T", "condition on the y = Ly face", 1, 0, sizeof c.bc_face[3], NULL, 0, 0, 0},
-      {"bc-zlo", CLI_STRING, c.bc_face[4], "adiabatic|fixed:T", "condition on the z = 0 face (3-D)", 1, 0, sizeof c.bc_face[4], NULL, 0, 0, 0},
-      {"bc-zhi", CLI_STRING, c.bc_face[5], "adiabatic|fixed:T", "condition on the z = Lz face (3-D)", 1, 0, sizeof c.bc_face[5], NULL, 0, 0, 0},
+      {"bc", CLI_STRING, c.bc_all, "adiabatic|fixed:T|convective:H:TINF|flux:Q", "condition on every face: zero flux, face temperature T, convection -k dT/dn = H (T - TINF), or heat flux Q flowing in (default adiabatic)", 1, 0, sizeof c.bc_all, NULL, 0, 0, 0},
+      {"bc-xlo", CLI_STRING, c.bc_face[0], "BC", "condition on the x = 0 face", 1, 0, sizeof c.bc_face[0], NULL, 0, 0, 0},
+      {"bc-xhi", CLI_STRING, c.bc_face[1], "BC", "condition on the x = Lx face", 1, 0, sizeof c.bc_face[1], NULL, 0, 0, 0},
+      {"bc-ylo", CLI_STRING, c.bc_face[2], "BC", "condition on the y = 0 face", 1, 0, sizeof c.bc_face[2], NULL, 0, 0, 0},
+      {"bc-yhi", CLI_STRING, c.bc_face[3], "BC", "condition on the y = Ly face", 1, 0, sizeof c.bc_face[3], NULL, 0, 0, 0},
+      {"bc-zlo", CLI_STRING, c.bc_face[4], "BC", "condition on the z = 0 face (3-D)", 1, 0, sizeof c.bc_face[4], NULL, 0, 0, 0},
+      {"bc-zhi", CLI_STRING, c.bc_face[5], "BC", "condition on the z = Lz face (3-D)", 1, 0, sizeof c.bc_face[5], NULL, 0, 0, 0},
       {"init", CLI_CHOICE, &c.init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c.t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"t-hot", CLI_REAL, &c.thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
@@ -293,6 +312,7 @@ static int run(int argc, char **argv) {
   c.length[0] = c.length[1] = c.length[2] = 1.0;
   c.nlen = 1;
   c.alpha = 1.0;
+  c.k = 1.0;
   c.steps = 1000;
   c.init = HD_HEAT_INIT_BOX;
   c.thot = 1.0;

@@ -6,9 +6,16 @@
  *
  * Boundaries act through the ghost layer, as in seed 001: a ghost holds the
  * value that makes the face condition hold, so every interior cell is updated
- * by the same branch-free formula.
+ * by the same branch-free formula.  With the face value (ghost + inner)/2
+ * and the outward gradient (ghost - inner)/dx:
  *   adiabatic  ghost = inner cell          (zero flux through the face)
  *   fixed Tb   ghost = 2 Tb - inner cell   (face value Tb)
+ *   convective -k dT/dn = h (T_face - T_inf) (Robin; k the conductivity):
+ *              ghost = a inner + b, a = (k/dx - h/2) / (k/dx + h/2),
+ *              b = h T_inf / (k/dx + h/2)
+ *   flux q     q'' flowing in through the face: ghost = inner + q dx / k
+ * (hd_heat_face).  Every linear ghost with |a| <= 1 keeps the stability
+ * limit below: the boundary row's diagonal stays within [-3, -1].
  * A step is the interior update followed by the ghosts of the new field
  * (a thin pass over the faces); the tuned CUDA kernels fuse the two, the
  * thread of a face cell writing its ghost.  Either way the end of a launch
@@ -31,11 +38,12 @@
 
 /* HD_HEAT_HALO: a face shared with a neighbouring block, whose ghosts the
  * caller's halo exchange fills; steps read them and never write them. */
-enum { HD_HEAT_ADIABATIC = 0, HD_HEAT_FIXED = 1, HD_HEAT_HALO = 2 };
+enum { HD_HEAT_ADIABATIC = 0, HD_HEAT_FIXED = 1, HD_HEAT_HALO = 2, HD_HEAT_CONVECTIVE = 3, HD_HEAT_FLUX = 4 };
 
 typedef struct hd_heat_bc {
-  int kind;       /* HD_HEAT_ADIABATIC, HD_HEAT_FIXED or HD_HEAT_HALO */
+  int kind;       /* HD_HEAT_ADIABATIC, _FIXED, _HALO, _CONVECTIVE or _FLUX */
   hd_real value;  /* face temperature for HD_HEAT_FIXED */
+  hd_real a, b;   /* convective and flux faces: ghost = a inner + b (hd_heat_face) */
 } hd_heat_bc;
 
 typedef struct hd_heat_args {
@@ -65,7 +73,28 @@ HD_FN hd_real hd_heat_update_3d(hd_real t, hd_real xm, hd_real xp, hd_real ym,
 
 /* Ghost value that imposes the face condition given the adjacent cell. */
 HD_FN hd_real hd_heat_ghost(const hd_heat_bc *bc, hd_real inner) {
-  return bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value - inner : inner;
+  return bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value - inner
+         : bc->kind >= HD_HEAT_CONVECTIVE ? bc->a * inner + bc->b
+                                          : inner;
+}
+
+/* A face condition (kind HD_HEAT_*): value is the face temperature (fixed),
+ * the ambient temperature (convective, h the heat transfer coefficient) or
+ * the heat flux into the domain (flux); k is the conductivity of the cells
+ * beside the face and dx their width across it. */
+HD_HOST_FN hd_heat_bc hd_heat_face(int kind, double value, double h, double k, double dx) {
+  hd_heat_bc bc;
+  bc.kind = kind;
+  bc.value = (hd_real)value;
+  bc.a = HD_R(1), bc.b = HD_R(0);
+  if (kind == HD_HEAT_CONVECTIVE) {
+    const double g = k / dx;
+    bc.a = (hd_real)((g - 0.5 * h) / (g + 0.5 * h));
+    bc.b = (hd_real)(h * value / (g + 0.5 * h));
+  } else if (kind == HD_HEAT_FLUX) {
+    bc.b = (hd_real)(value * dx / k);
+  }
+  return bc;
 }
 
 /* Store the ghost beside a face cell whose new value is `inner` (halo
