@@ -33,6 +33,12 @@ bad 2 "--bc: 'hot' is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q
 bad 2 "is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc-xlo=convective:5
 bad 2 "is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc-xhi=flux:lots
 bad 2 "--bc-ylo: the heat transfer coefficient -2 must not be negative" --bc-ylo=convective:-2:0
+bad 2 "command line: material: expected 'K RHO CP" --material=1,2
+bad 2 "command line: material: K, RHO and CP must be positive" --material=1,0,3
+bad 2 "command line: region: no --material defined" --region=1,box,0,1,0,1
+bad 2 "command line: region: material 3 is not 0 .. 1" --material=1,2,3 --region=3,box,0,1,0,1
+bad 2 "command line: region: expected 'M box X0 X1 Y0 Y1' or 'M sphere X Y R' (R > 0)" --material=1,2,3 --region=1,cone,0,1
+bad 2 "exceeds the explicit stability limit" --material=100,1,1 --region=1,box,0,1,0,1 --dt=1e-3
 bad 2 "a 2-D run has no zlo face" --bc-zlo=adiabatic
 bad 2 "is not one of" --init=triangle
 bad 2 "unexpected argument 'extra'" extra

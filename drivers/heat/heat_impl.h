@@ -8,6 +8,7 @@
 #include <hd/heat.h>
 #include <hd/memory.h>
 
+#include "media.h"
 #include "state_io.h"
 
 typedef struct heat_state {
@@ -18,6 +19,9 @@ typedef struct heat_state {
   hd_idx origin[3], cells[3];
   int tuned;
   int block[3]; /* launch shape of the step kernels only */
+  hd_heat_media_args media; /* materials (media.md.m set): the media step */
+  unsigned char *map;       /* backend memory: the material map */
+  hd_real *tables;          /* backend memory: kf, k, r, s */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
      stream, the inside on a low one, both non-blocking */
@@ -36,10 +40,46 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->inside_done) cudaEventDestroy(st->inside_done);
   if (st->start) cudaEventDestroy(st->start);
 #endif
+  hd_dev_free(ctx, st->map);
+  hd_dev_free(ctx, st->tables);
   if (st->buf[0]) hd_dev_free(ctx, st->buf[0] - st->lead);
   if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
   hd_dev_free(ctx, st->rows);
   free(st);
+}
+
+/* The material map and tables in backend memory (the generic media step;
+ * tuned kernels exist for the uniform medium only). */
+static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, const double dx[3]) {
+  const hd_grid *g = &st->a.g;
+  const int nm = p->nmat;
+  const size_t nt = (size_t)(nm * nm + 3 * nm);
+  const long n[3] = {(long)g->n[0], (long)g->n[1], (long)g->n[2]};
+  const long origin[3] = {(long)st->origin[0], (long)st->origin[1], (long)st->origin[2]};
+  const long cells[3] = {(long)st->cells[0], (long)st->cells[1], (long)st->cells[2]};
+  unsigned char *map = (unsigned char *)calloc((size_t)g->total, 1);
+  hd_real *tab = (hd_real *)malloc(nt * sizeof(hd_real));
+  hd_heat_media *md = &st->media.md;
+  hd_status s = HD_OK;
+  int d;
+  if (!map || !tab) s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the material map");
+  if (s == HD_OK) {
+    heat_media_paint(p, n, origin, cells, (long)g->stride[1], (long)(g->dim == 3 ? g->stride[2] : 0),
+                     map + hd_grid_at(g, 0, 0, 0));
+    hd_heat_media_tables(nm, p->mat_k, p->mat_rhoc, p->mat_q, p->dt, tab, tab + nm * nm + nm, tab + nm * nm + 2 * nm);
+    for (d = 0; d < nm; ++d) tab[nm * nm + d] = (hd_real)p->mat_k[d];
+    s = hd_dev_alloc(ctx, (void **)&st->map, (size_t)g->total);
+  }
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->tables, nt * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->map, map, (size_t)g->total);
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->tables, tab, nt * sizeof(hd_real));
+  free(map), free(tab);
+  if (s != HD_OK) return s;
+  md->m = st->map, md->nm = nm;
+  md->kf = st->tables, md->k = st->tables + nm * nm, md->r = md->k + nm, md->s = md->r + nm;
+  for (d = 0; d < 3; ++d) md->rdx2[d] = d < g->dim ? (hd_real)(1.0 / (dx[d] * dx[d])) : HD_R(0);
+  st->tuned = 0;
+  return HD_OK;
 }
 
 static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
@@ -94,6 +134,7 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     }
     st->buf[d] = (hd_real *)b + st->lead;
   }
+  if (p->nmat && (s = h_media(ctx, st, p, dx)) != HD_OK) goto fail;
   if ((s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(g.n[1] * g.n[2]) * sizeof(hd_stats))) != HD_OK) goto fail;
   memset(&ic, 0, sizeof ic);
   ic.kind = p->init_kind;
@@ -132,11 +173,16 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   memcpy(ctx->block, st->block, sizeof saved);
   for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
+    if (st->map) {
+      st->media.a = st->a;
+      s = hd_heat_media_step(ctx, &st->media);
+    } else {
 #if defined(HD_HEAT_HAS_TUNED)
-    s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
+      s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
 #else
-    s = hd_heat_step(ctx, &st->a);
+      s = hd_heat_step(ctx, &st->a);
 #endif
+    }
     if (s != HD_OK) break;
     st->a.t_next = (hd_real *)st->a.t;
     st->a.t = t;

@@ -4,9 +4,16 @@
 #ifndef HD_DRV_HEAT_OPS_H
 #define HD_DRV_HEAT_OPS_H
 
-#include <hd/heat.h>
+#include <hd/heat_media.h>
 
 #include "backend.h"
+
+#define HEAT_MAX_REGIONS 64
+
+typedef struct heat_region {
+  int id, shape; /* material; 0 box (lo, hi per axis), 1 sphere (centre, radius) */
+  double v[7];
+} heat_region;
 
 typedef struct heat_problem {
   int dim;
@@ -17,6 +24,10 @@ typedef struct heat_problem {
   int bc_kind[6]; /* HD_HEAT_*, per face */
   double bc_value[6]; /* fixed: temperature; convective: ambient temperature; flux: inflow */
   double bc_h[6];     /* convective: heat transfer coefficient */
+  int nmat;           /* materials (hd/heat_media.h, drivers/heat/media.h); 0: a uniform medium */
+  double mat_k[HD_HEAT_MAX_MATERIALS], mat_rhoc[HD_HEAT_MAX_MATERIALS], mat_q[HD_HEAT_MAX_MATERIALS];
+  int nregion;
+  heat_region region[HEAT_MAX_REGIONS];
   int init_kind; /* HD_HEAT_INIT_* */
   double base, value;
   double box_lo[3], box_hi[3], center[3], radius;

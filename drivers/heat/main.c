@@ -17,6 +17,7 @@
 #include "decomp.h"
 #include "driver.h"
 #include "heat_ops.h"
+#include "media.h"
 #include "output.h"
 #include "sys.h"
 
@@ -30,6 +31,7 @@ typedef struct heat_cli {
   long mode[3], block[3];
   double length[3], alpha, k, dt, source, t0, thot, box[6], center[3], radius, max_growth;
   char bc_all[64], bc_face[6][64];
+  cli_list materials, regions;
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
@@ -100,6 +102,7 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
       return -1;
     }
   }
+  if (heat_media_parse(&c->materials, &c->regions, p, err, n)) return -1;
   p->init_kind = c->init;
   p->base = c->t0;
   p->value = c->thot;
@@ -140,8 +143,14 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
   {
     double dx[3], dtmax;
     for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)p->n[d];
-    dtmax = hd_heat_dt_max(p->alpha, dx, p->dim);
+    dtmax = p->nmat ? hd_heat_media_dt_max(p->nmat, p->mat_k, p->mat_rhoc, NULL, dx, p->dim)
+                    : hd_heat_dt_max(p->alpha, dx, p->dim);
     p->dt = c->dt > 0 ? c->dt : 0.9 * dtmax;
+    if (p->dt > dtmax && p->nmat) {
+      snprintf(err, n, "--dt: %g exceeds the explicit stability limit %g of these materials on this grid", p->dt,
+               dtmax);
+      return -1;
+    }
     if (p->dt > dtmax) {
       snprintf(err, n,
                "--dt: %g exceeds the explicit stability limit %g for alpha = %g on this grid "
@@ -166,23 +175,32 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
   hd_ckpt_param(ck, "source", "%.17g", p->q);
   hd_ckpt_param(ck, "conductivity", "%.17g", p->k);
+  for (d = 1; d < p->nmat; ++d) hd_ckpt_param(ck, "material", "%.17g,%.17g,%.17g", p->mat_k[d], p->mat_rhoc[d], p->mat_q[d]);
+  for (d = 0; d < p->nregion; ++d)
+    hd_ckpt_param(ck, "region", "%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->region[d].id, p->region[d].shape,
+                  p->region[d].v[0], p->region[d].v[1], p->region[d].v[2], p->region[d].v[3], p->region[d].v[4],
+                  p->region[d].v[5], p->region[d].v[6]);
   for (d = 0; d < 2 * p->dim; ++d)
     hd_ckpt_param(ck, "bc", "%d:%.17g:%.17g", p->bc_kind[d], p->bc_value[d], p->bc_h[d]);
 }
 
 /* The maximum principle: forward Euler below its stability limit averages
  * neighbours, so |T| stays within the initial field, the fixed face values
- * and the ambient temperatures of convective faces, plus what the source
- * adds, |q| t, and what each flux face adds to the cells beside it,
- * |q''| t / (rho c dx) with rho c = k / alpha.  Growing past G times that
+ * and the ambient temperatures of convective faces, plus what the sources
+ * add, (|q| + max_m |Q_m| / (rho c)_m) t, and what each flux face adds to
+ * the cells beside it, |q''| t / (rho c dx) with the smallest rho c (k /
+ * alpha without materials).  Growing past G times that
  * is a runaway (round-off alone never comes near). */
 static double growth_bound(const heat_problem *p, const hd_stats *st0, double t) {
-  double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q);
-  int f;
+  double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q), rhoc = p->k / p->alpha;
+  int f, m;
+  for (m = 0; m < p->nmat; ++m) { /* materials: the smallest rho c, the largest Q / rho c */
+    rhoc = m ? fmin(rhoc, p->mat_rhoc[m]) : p->mat_rhoc[0];
+    rate = fmax(rate, fabs(p->q) + fabs(p->mat_q[m]) / p->mat_rhoc[m]);
+  }
   for (f = 0; f < 2 * p->dim; ++f) {
     if (p->bc_kind[f] == HD_HEAT_FIXED || p->bc_kind[f] == HD_HEAT_CONVECTIVE) b = fmax(b, fabs(p->bc_value[f]));
-    if (p->bc_kind[f] == HD_HEAT_FLUX)
-      rate += fabs(p->bc_value[f]) * p->alpha / (p->k * p->length[f / 2] / (double)p->n[f / 2]);
+    if (p->bc_kind[f] == HD_HEAT_FLUX) rate += fabs(p->bc_value[f]) / (rhoc * p->length[f / 2] / (double)p->n[f / 2]);
   }
   return b + rate * t;
 }
@@ -287,6 +305,8 @@ static int run(int argc, char **argv) {
       {"bc-yhi", CLI_STRING, c.bc_face[3], "BC", "condition on the y = Ly face", 1, 0, sizeof c.bc_face[3], NULL, 0, 0, 0},
       {"bc-zlo", CLI_STRING, c.bc_face[4], "BC", "condition on the z = 0 face (3-D)", 1, 0, sizeof c.bc_face[4], NULL, 0, 0, 0},
       {"bc-zhi", CLI_STRING, c.bc_face[5], "BC", "condition on the z = Lz face (3-D)", 1, 0, sizeof c.bc_face[5], NULL, 0, 0, 0},
+      {"material", CLI_LIST, &c.materials, "K,RHO,CP[,Q]", "a material: conductivity, density, heat capacity, volumetric source (repeat: numbered 1, 2, ...; 0 is the background: --conductivity, rho c = k / alpha)", 1, 0, 0, NULL, 0, 0, 0},
+      {"region", CLI_LIST, &c.regions, "M,box,X0,X1,Y0,Y1[,Z0,Z1]|M,sphere,X,Y[,Z],R", "cells of material M (repeat; later regions win)", 1, 0, 0, NULL, 0, 0, 0},
       {"init", CLI_CHOICE, &c.init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c.t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"t-hot", CLI_REAL, &c.thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
@@ -327,7 +347,9 @@ static int run(int argc, char **argv) {
     return rc;
   rc = 0;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
-  if (build_problem(&c, &p, err, sizeof err)) return hd_drv_usage_error(PROG, err);
+  d = build_problem(&c, &p, err, sizeof err);
+  cli_list_free(&c.materials), cli_list_free(&c.regions);
+  if (d) return hd_drv_usage_error(PROG, err);
 
   cells = (double)p.n[0] * (double)p.n[1] * (double)p.n[2];
   {
@@ -437,23 +459,24 @@ static int run(int argc, char **argv) {
 
   if (c.com.bench) { /* five rounds, each against a copy of one field */
     const int rounds = 5;
-    const long per = c.steps >= rounds ? c.steps / rounds : 1;
+    const long per_round = c.steps >= rounds ? c.steps / rounds : 1;
     heat_bench bench = {&ctx, ops, state};
-    double sec = 0.0, bw = 0.0;
-    if (ops->advance(&ctx, state, per > 10 ? per / 10 : 1) != HD_OK || core->sync(&ctx) != HD_OK ||
-        hd_drv_bench_rounds(&ctx, core, heat_bench_steps, &bench, per, rounds, (size_t)(cells * ops->real_size),
-                            &sec, &bw) != HD_OK)
+    double sec = 0.0, bw = 0.0, per;
+    if (ops->advance(&ctx, state, per_round > 10 ? per_round / 10 : 1) != HD_OK || core->sync(&ctx) != HD_OK ||
+        hd_drv_bench_rounds(&ctx, core, heat_bench_steps, &bench, per_round, rounds,
+                            (size_t)(cells * ops->real_size), &sec, &bw) != HD_OK)
       goto runtime_error;
     if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
     if (st.nonfinite) goto blowup;
     cups = cells / sec;
+    per = 2.0 * ops->real_size + (p.nmat ? 1.0 : 0.0);
     printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\ndim: %d\ncells: %.0f\n"
            "steps: %ld (%d rounds, the best)\nseconds_per_step: %.6g\ncell_updates_per_second: %.6g\n"
            "effective_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\nfraction_of_copy: %.3f\n"
-           "bytes_per_cell_update: %d (one read, one write)\n",
-           core->name, ctx.device_name, ops->precision, p.dim, cells, per * rounds, rounds, sec, cups,
-           cups * 2.0 * ops->real_size / 1e9, bw / 1e9,
-           bw > 0 ? cups * 2.0 * ops->real_size / bw : 0.0, (int)(2 * ops->real_size));
+           "bytes_per_cell_update: %d (one read, one write%s)\n",
+           core->name, ctx.device_name, ops->precision, p.dim, cells, per_round * rounds, rounds, sec, cups,
+           cups * per / 1e9, bw / 1e9, bw > 0 ? cups * per / bw : 0.0, (int)per,
+           p.nmat ? ", one material byte" : "");
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
     return 0;

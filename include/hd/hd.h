@@ -11,5 +11,6 @@
 #include "launch.h"
 #include "reduce.h"
 #include "heat.h"
+#include "heat_media.h"
 
 #endif /* HD_HD_H */

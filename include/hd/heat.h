@@ -44,6 +44,7 @@ typedef struct hd_heat_bc {
   int kind;       /* HD_HEAT_ADIABATIC, _FIXED, _HALO, _CONVECTIVE or _FLUX */
   hd_real value;  /* face temperature for HD_HEAT_FIXED */
   hd_real a, b;   /* convective and flux faces: ghost = a inner + b (hd_heat_face) */
+  hd_real h, dx;  /* convective: h; both: the cell width across the face (hd/heat_media.h) */
 } hd_heat_bc;
 
 typedef struct hd_heat_args {
@@ -87,6 +88,7 @@ HD_HOST_FN hd_heat_bc hd_heat_face(int kind, double value, double h, double k, d
   bc.kind = kind;
   bc.value = (hd_real)value;
   bc.a = HD_R(1), bc.b = HD_R(0);
+  bc.h = (hd_real)h, bc.dx = (hd_real)dx;
   if (kind == HD_HEAT_CONVECTIVE) {
     const double g = k / dx;
     bc.a = (hd_real)((g - 0.5 * h) / (g + 0.5 * h));
