@@ -8,6 +8,14 @@
 #include "cli.h"
 #include "heat_ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
 /* Materials 1.. from "K RHO CP [Q]" and regions from "M box X0 X1 Y0 Y1
  * [Z0 Z1]" or "M sphere X Y [Z] R" (later regions win), commas or spaces
  * between fields; material 0 is the background (k = p->k, rho c = k / alpha).
@@ -20,5 +28,9 @@ int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_pr
  * nearest cell of the whole grid. */
 void heat_media_paint(const heat_problem *p, const long n[3], const long origin[3], const long cells[3],
                       long sy, long sz, unsigned char *map);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
