@@ -10,10 +10,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 /* Materials 1.. from "K RHO CP [Q]" and regions from "M box X0 X1 Y0 Y1
