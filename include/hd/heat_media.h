@@ -83,15 +83,7 @@ HD_FN void hd_heat_media_zfaces(const hd_heat_media_args *p, hd_idx i, hd_idx j,
   hd_heat_media_face_pair(p, 2, i, j, k);
 }
 
-/* The interior as rows (j, k) of cells along x, for CUDA's full-grid
- * launch (HD_DEFINE_FOR_ROWS). */
-HD_FN void hd_heat_media_rows_pt(const hd_heat_media_args *p, hd_idx i, int row) {
-  const hd_idx ny = p->a.g.n[1];
-  hd_heat_media_point(p, i + 1, row % ny + 1, p->a.g.dim == 3 ? row / ny + 1 : 0);
-}
-
 HD_DEFINE_FOR_3D(hd_heat_media_loop, hd_heat_media_point, hd_heat_media_args)
-HD_DEFINE_FOR_ROWS(hd_heat_media_rows, hd_heat_media_rows_pt, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_xfaces_loop, hd_heat_media_xfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_yfaces_loop, hd_heat_media_yfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_zfaces_loop, hd_heat_media_zfaces, hd_heat_media_args)
@@ -114,13 +106,7 @@ HD_HOST_FN hd_status hd_heat_media_fill_ghosts(hd_ctx *ctx, const hd_heat_media_
 
 /* One step from p->a.t into p->a.t_next, ghosts included. */
 HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p) {
-  const hd_grid *g = &p->a.g;
-#if defined(HD_BACKEND_CUDA) /* the CPU keeps the nested loops: no divisions a cell */
-  const hd_status s = g->n[1] * g->n[2] <= 2147483647 ? hd_heat_media_rows(ctx, p, g->n[0], (int)(g->n[1] * g->n[2]))
-                                                     : hd_heat_media_loop(ctx, p, hd_grid_interior(g));
-#else
-  const hd_status s = hd_heat_media_loop(ctx, p, hd_grid_interior(g));
-#endif
+  const hd_status s = hd_heat_media_loop(ctx, p, hd_grid_interior(&p->a.g));
   return s != HD_OK ? s : hd_heat_media_fill_ghosts(ctx, p);
 }
 
