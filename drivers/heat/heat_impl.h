@@ -20,7 +20,7 @@ typedef struct heat_state {
   int tuned;
   int block[3]; /* launch shape of the step kernels only */
   hd_heat_media_args media; /* materials (media.md.m set): the media step */
-  unsigned char *map;       /* backend memory: the material map */
+  unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
   hd_real *tables;          /* backend memory: kf, k, r, s */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
@@ -40,7 +40,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->inside_done) cudaEventDestroy(st->inside_done);
   if (st->start) cudaEventDestroy(st->start);
 #endif
-  hd_dev_free(ctx, st->map);
+  if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
   if (st->buf[0]) hd_dev_free(ctx, st->buf[0] - st->lead);
   if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
@@ -48,8 +48,9 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   free(st);
 }
 
-/* The material map and tables in backend memory (the generic media step;
- * tuned kernels exist for the uniform medium only). */
+/* The material map and tables in backend memory.  The map sits as the
+ * fields do, so that cell 1 of a row is as aligned in it as in them (the
+ * tuned CUDA media step loads a row's bytes in groups). */
 static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, const double dx[3]) {
   const hd_grid *g = &st->a.g;
   const int nm = p->nmat;
@@ -68,7 +69,8 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
                      map + hd_grid_at(g, 0, 0, 0));
     hd_heat_media_tables(nm, p->mat_k, p->mat_rhoc, p->mat_q, p->dt, tab, tab + nm * nm + nm, tab + nm * nm + 2 * nm);
     for (d = 0; d < nm; ++d) tab[nm * nm + d] = (hd_real)p->mat_k[d];
-    s = hd_dev_alloc(ctx, (void **)&st->map, (size_t)g->total);
+    s = hd_dev_alloc(ctx, (void **)&st->map, (size_t)(g->total + st->lead));
+    if (s == HD_OK) st->map += st->lead;
   }
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->tables, nt * sizeof(hd_real));
   if (s == HD_OK) s = hd_dev_upload(ctx, st->map, map, (size_t)g->total);
@@ -78,7 +80,6 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
   md->m = st->map, md->nm = nm;
   md->kf = st->tables, md->k = st->tables + nm * nm, md->r = md->k + nm, md->s = md->r + nm;
   for (d = 0; d < 3; ++d) md->rdx2[d] = d < g->dim ? (hd_real)(1.0 / (dx[d] * dx[d])) : HD_R(0);
-  st->tuned = 0;
   return HD_OK;
 }
 
@@ -175,7 +176,7 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
     hd_real *t = st->a.t_next;
     if (st->map) {
       st->media.a = st->a;
-      s = hd_heat_media_step(ctx, &st->media);
+      s = st->tuned ? hd_heat_media_step_tuned(ctx, &st->media) : hd_heat_media_step(ctx, &st->media);
     } else {
 #if defined(HD_HEAT_HAS_TUNED)
       s = st->tuned ? hd_heat_step_tuned(ctx, &st->a) : hd_heat_step(ctx, &st->a);
@@ -270,7 +271,7 @@ static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int 
   for (f = 0; f < HD_NFACES; ++f) /* the exchange fills those ghosts, not the steps */
     if (shared[f]) st->a.bc[f].kind = HD_HEAT_HALO;
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
-  if (st->tuned) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
+  if (st->tuned && !st->map) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
 #endif
   for (n = 0; n < steps && s == HD_OK; ++n)
     if ((s = h_advance(ctx, state, 1)) == HD_OK) s = halo(ctx, arg);
