@@ -21,7 +21,8 @@ typedef struct heat_state {
   int block[3]; /* launch shape of the step kernels only */
   hd_heat_media_args media; /* materials (media.md.m set): the media step */
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
-  hd_real *tables;          /* backend memory: kf, k, r, s */
+  hd_real *tables;          /* backend memory: kf, k, r, s, c */
+  hd_idx *ifaces;           /* backend memory: the interface cells (tuned CUDA media step) */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
      stream, the inside on a low one, both non-blocking */
@@ -42,6 +43,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
 #endif
   if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
+  hd_dev_free(ctx, st->ifaces);
   if (st->buf[0]) hd_dev_free(ctx, st->buf[0] - st->lead);
   if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
   hd_dev_free(ctx, st->rows);
@@ -54,7 +56,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
 static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, const double dx[3]) {
   const hd_grid *g = &st->a.g;
   const int nm = p->nmat;
-  const size_t nt = (size_t)(nm * nm + 3 * nm);
+  const size_t nt = (size_t)(nm * nm + 6 * nm); /* kf, k, r, s, c */
   const long n[3] = {(long)g->n[0], (long)g->n[1], (long)g->n[2]};
   const long origin[3] = {(long)st->origin[0], (long)st->origin[1], (long)st->origin[2]};
   const long cells[3] = {(long)st->cells[0], (long)st->cells[1], (long)st->cells[2]};
@@ -67,7 +69,9 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
   if (s == HD_OK) {
     heat_media_paint(p, n, origin, cells, (long)g->stride[1], (long)(g->dim == 3 ? g->stride[2] : 0),
                      map + hd_grid_at(g, 0, 0, 0));
-    hd_heat_media_tables(nm, p->mat_k, p->mat_rhoc, p->mat_q, p->dt, tab, tab + nm * nm + nm, tab + nm * nm + 2 * nm);
+    hd_heat_media_mark(map, g);
+    hd_heat_media_tables(nm, p->mat_k, p->mat_rhoc, p->mat_q, p->dt, dx, g->dim, tab, tab + nm * nm + nm,
+                         tab + nm * nm + 2 * nm, tab + nm * nm + 3 * nm);
     for (d = 0; d < nm; ++d) tab[nm * nm + d] = (hd_real)p->mat_k[d];
     s = hd_dev_alloc(ctx, (void **)&st->map, (size_t)(g->total + st->lead));
     if (s == HD_OK) st->map += st->lead;
@@ -75,10 +79,23 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->tables, nt * sizeof(hd_real));
   if (s == HD_OK) s = hd_dev_upload(ctx, st->map, map, (size_t)g->total);
   if (s == HD_OK) s = hd_dev_upload(ctx, st->tables, tab, nt * sizeof(hd_real));
+#if defined(HD_BACKEND_CUDA)
+  if (s == HD_OK && st->tuned) { /* the tuned step's list, where interfaces are few */
+    const hd_idx count = hd_heat_media_ifaces(map, g, NULL);
+    hd_idx *list = count <= g->total / 8 ? (hd_idx *)malloc((size_t)(count + 1) * sizeof(hd_idx)) : NULL;
+    if (list) {
+      hd_heat_media_ifaces(map, g, list);
+      s = hd_dev_alloc(ctx, (void **)&st->ifaces, (size_t)(count + 1) * sizeof(hd_idx));
+      if (s == HD_OK) s = hd_dev_upload(ctx, st->ifaces, list, (size_t)(count + 1) * sizeof(hd_idx));
+      md->iface = st->ifaces, md->niface = count;
+      free(list);
+    }
+  }
+#endif
   free(map), free(tab);
   if (s != HD_OK) return s;
   md->m = st->map, md->nm = nm;
-  md->kf = st->tables, md->k = st->tables + nm * nm, md->r = md->k + nm, md->s = md->r + nm;
+  md->kf = st->tables, md->k = st->tables + nm * nm, md->r = md->k + nm, md->s = md->r + nm, md->c = md->s + nm;
   for (d = 0; d < 3; ++d) md->rdx2[d] = d < g->dim ? (hd_real)(1.0 / (dx[d] * dx[d])) : HD_R(0);
   return HD_OK;
 }

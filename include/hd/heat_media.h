@@ -1,7 +1,9 @@
 /* hd/heat_media.h - heat conduction in a medium of several materials.
  *
  * Each cell has a material index m (one byte, the field's layout, ghosts
- * included: a ghost takes the material of the cell beside it); material m
+ * included: a ghost takes the material of the cell beside it; the low 7
+ * bits, HD_HEAT_IFACE marking a cell with a neighbour of another material,
+ * set by hd_heat_media_mark); material m
  * has conductivity k_m, volumetric heat capacity (rho c)_m and volumetric
  * source Q_m.  Finite volumes: the flux between neighbouring cells a and b
  * along axis d is K_ab (T_b - T_a) / dx_d^2 a unit volume with the harmonic
@@ -10,6 +12,10 @@
  *   T' = T + dt/(rho c)_m [sum_d (K_m,- (T_- - T) + K_m,+ (T_+ - T)) / dx_d^2 + Q_m]
  *          + the uniform / per-cell source of hd_heat_args (a rate of T).
  * Heat sum_c (rho c)_c T_c is conserved by the interior (K symmetric).
+ * A cell whose neighbours are all of its own material m (no HD_HEAT_IFACE)
+ * steps as the uniform medium does (hd_heat_update_3d with c_d = r_m K_mm / dx_d^2,
+ * hd/heat.h): the same sum in another order, one form for every backend
+ * and kernel, and the cheap one inside each material.
  * Faces act through ghosts as in hd/heat.h, with the face cell's own k for
  * convective and flux faces (K_mm = k_m across the face).
  * Stability: the coefficients of the old values stay >= 0 when
@@ -20,14 +26,18 @@
 
 #include "heat.h"
 
-#define HD_HEAT_MAX_MATERIALS 256
+#define HD_HEAT_MAX_MATERIALS 128
+#define HD_HEAT_IFACE 0x80u /* the map's flag bit */
 
 typedef struct hd_heat_media {
-  const unsigned char *m; /* material of every cell, ghosts included */
+  const unsigned char *m; /* material of every cell, ghosts included, flagged (hd_heat_media_mark) */
   const hd_real *kf;      /* nm x nm face conductances K_ab */
   const hd_real *k;       /* per material: k (the faces' ghosts) */
   const hd_real *r;       /* per material: dt / (rho c) */
   const hd_real *s;       /* per material: dt Q / (rho c) */
+  const hd_real *c;       /* per material: 3 values r K_mm / dx_d^2 (0 for inactive axes) */
+  const hd_idx *iface;    /* the flagged interior cells (hd_heat_media_ifaces), or NULL: tuned CUDA step */
+  hd_idx niface;
   int nm;
   hd_real rdx2[3];        /* 1 / dx_d^2, 0 for inactive axes */
 } hd_heat_media;
@@ -47,31 +57,43 @@ HD_FN hd_real hd_heat_media_ghost(const hd_heat_bc *bc, hd_real inner, hd_real k
   return hd_heat_ghost(bc, inner);
 }
 
-/* The flux of one axis into a cell at t of material row kfr (K_m,*):
- * neighbours tm, tp of materials mm, mp. */
-HD_FN hd_real hd_heat_media_axis(const hd_real *kfr, hd_real rdx2, hd_real t, unsigned mm, hd_real tm, unsigned mp,
-                                 hd_real tp) {
-  return rdx2 * (kfr[mm] * (tm - t) + kfr[mp] * (tp - t));
+/* The flux of one axis into a cell at t: neighbours tm, tp behind face
+ * conductances km, kp. */
+HD_FN hd_real hd_heat_media_axis(hd_real rdx2, hd_real t, hd_real km, hd_real tm, hd_real kp, hd_real tp) {
+  return rdx2 * (km * (tm - t) + kp * (tp - t));
 }
 
-/* The new value of a cell of material m from its summed flux. */
-HD_FN hd_real hd_heat_media_new(const hd_heat_media *md, unsigned m, hd_real t, hd_real flux, hd_real src) {
-  return t + md->r[m] * flux + md->s[m] + src;
+/* The new value of a cell from its summed flux; r = dt / (rho c) and
+ * s = dt Q / (rho c) of its material. */
+HD_FN hd_real hd_heat_media_new(hd_real r, hd_real s, hd_real t, hd_real flux, hd_real src) {
+  return t + r * flux + s + src;
 }
+
+HD_FN unsigned hd_heat_mat(unsigned char b) { return b & (HD_HEAT_IFACE - 1u); }
 
 HD_FN void hd_heat_media_point(const hd_heat_media_args *p, hd_idx i, hd_idx j, hd_idx k) {
   const hd_heat_args *a = &p->a;
   const hd_heat_media *md = &p->md;
   const hd_idx c = hd_grid_at(&a->g, i, j, k);
-  const unsigned m = md->m[c];
+  const unsigned m = hd_heat_mat(md->m[c]);
   const hd_real *kf = md->kf + m * (unsigned)md->nm, t = a->t[c];
+  const hd_real src = a->q ? a->dtq + a->dt * a->q[c] : a->dtq;
   hd_real flux = HD_R(0);
   int d;
+  if (!(md->m[c] & HD_HEAT_IFACE) && a->g.dim >= 2) {
+    const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+    a->t_next[c] = a->g.dim == 3 ? hd_heat_update_3d(t, a->t[c - 1], a->t[c + 1], a->t[c - sy], a->t[c + sy],
+                                                     a->t[c - sz], a->t[c + sz], md->c + 3 * m, md->s[m] + src)
+                                 : hd_heat_update_2d(t, a->t[c - 1], a->t[c + 1], a->t[c - sy], a->t[c + sy],
+                                                     md->c + 3 * m, md->s[m] + src);
+    return;
+  }
   for (d = 0; d < a->g.dim; ++d) {
     const hd_idx s = a->g.stride[d];
-    flux += hd_heat_media_axis(kf, md->rdx2[d], t, md->m[c - s], a->t[c - s], md->m[c + s], a->t[c + s]);
+    flux += hd_heat_media_axis(md->rdx2[d], t, kf[hd_heat_mat(md->m[c - s])], a->t[c - s],
+                               kf[hd_heat_mat(md->m[c + s])], a->t[c + s]);
   }
-  a->t_next[c] = hd_heat_media_new(md, m, t, flux, a->q ? a->dtq + a->dt * a->q[c] : a->dtq);
+  a->t_next[c] = hd_heat_media_new(md->r[m], md->s[m], t, flux, src);
 }
 
 /* Ghosts of t_next on the two faces normal to `axis` along the line of
@@ -82,8 +104,8 @@ HD_FN void hd_heat_media_face_pair(const hd_heat_media_args *p, int axis, hd_idx
   const hd_idx lo = hd_grid_at(&a->g, axis == 0 ? 1 : i, axis == 1 ? 1 : j, axis == 2 ? 1 : k);
   const hd_idx hi = lo + (a->g.n[axis] - 1) * s;
   const hd_heat_bc *bl = &a->bc[2 * axis], *bh = &a->bc[2 * axis + 1];
-  if (bl->kind != HD_HEAT_HALO) a->t_next[lo - s] = hd_heat_media_ghost(bl, a->t_next[lo], p->md.k[p->md.m[lo]]);
-  if (bh->kind != HD_HEAT_HALO) a->t_next[hi + s] = hd_heat_media_ghost(bh, a->t_next[hi], p->md.k[p->md.m[hi]]);
+  if (bl->kind != HD_HEAT_HALO) a->t_next[lo - s] = hd_heat_media_ghost(bl, a->t_next[lo], p->md.k[hd_heat_mat(p->md.m[lo])]);
+  if (bh->kind != HD_HEAT_HALO) a->t_next[hi + s] = hd_heat_media_ghost(bh, a->t_next[hi], p->md.k[hd_heat_mat(p->md.m[hi])]);
 }
 HD_FN void hd_heat_media_xfaces(const hd_heat_media_args *p, hd_idx i, hd_idx j, hd_idx k) {
   hd_heat_media_face_pair(p, 0, i, j, k);
@@ -99,6 +121,24 @@ HD_DEFINE_FOR_3D(hd_heat_media_loop, hd_heat_media_point, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_xfaces_loop, hd_heat_media_xfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_yfaces_loop, hd_heat_media_yfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_zfaces_loop, hd_heat_media_zfaces, hd_heat_media_args)
+
+/* Interface cell e of the list (tuned CUDA step): its new value and the
+ * ghosts beside it. */
+HD_FN void hd_heat_media_fix(const hd_heat_media_args *p, hd_idx e) {
+  const hd_heat_args *a = &p->a;
+  const hd_idx c = p->md.iface[e], sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx k = a->g.dim == 3 ? c / sz : 0, j = (c - k * sz) / sy, ijk[3] = {c - k * sz - j * sy, j, k};
+  const hd_real kc = p->md.k[hd_heat_mat(p->md.m[c])];
+  int d;
+  hd_heat_media_point(p, ijk[0], ijk[1], ijk[2]);
+  for (d = 0; d < a->g.dim; ++d) {
+    const hd_heat_bc *lo = &a->bc[2 * d], *hi = &a->bc[2 * d + 1];
+    if (ijk[d] == 1 && lo->kind != HD_HEAT_HALO) a->t_next[c - a->g.stride[d]] = hd_heat_media_ghost(lo, a->t_next[c], kc);
+    if (ijk[d] == a->g.n[d] && hi->kind != HD_HEAT_HALO)
+      a->t_next[c + a->g.stride[d]] = hd_heat_media_ghost(hi, a->t_next[c], kc);
+  }
+}
+HD_DEFINE_FOR_1D(hd_heat_media_fix_loop, hd_heat_media_fix, hd_heat_media_args)
 
 /* Ghosts of p->a.t_next from its interior and the face conditions. */
 HD_HOST_FN hd_status hd_heat_media_fill_ghosts(hd_ctx *ctx, const hd_heat_media_args *p) {
@@ -123,24 +163,42 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
 }
 
 #if defined(HD_BACKEND_CUDA)
-/* Tuned CUDA media step, 3-D on aligned rows (hd_heat_media_vec_ok): the
- * uniform vector kernel's march (hd/heat.h) with the material bytes beside
- * the temperatures (HD_HEAT_VEC of each a thread, one 4- or 2-byte load),
- * the face conductance table in shared memory, and the same axis and
- * update functions as the generic point.  The x neighbours at warp ends
- * and the ghosts are read from memory; the face ghosts are a pass of their
- * own afterwards (O(n^2)). */
-#define HD_HEAT_MEDIA_SMEM 64 /* materials whose table fits shared memory */
+/* Tuned CUDA media step, 3-D on aligned rows (hd_heat_media_vec_ok), in two
+ * launches.  The first is the uniform vector kernel's march (hd/heat.h)
+ * with each cell's material byte beside its temperature (HD_HEAT_VEC of
+ * each a thread: one 4- or 2-byte word) and the coefficients of its
+ * material (shared memory): right for every cell away from interfaces,
+ * which steps as the uniform medium (the generic point's rule).  The
+ * second recomputes the interface cells of a list (hd_heat_media_ifaces;
+ * a fraction of a per cent of the cells for smooth shapes at 512^3) with
+ * the generic point and their ghosts.  Measured on an H200
+ * (doc/performance.md): 70 % (single) and 73 % (double) of copy at 512^3
+ * with a sphere, the list's pass 28 us of ~400; one kernel for both kinds
+ * of cell ran at 42-72 %, its lookups costing registers. */
+#if defined(HD_REAL_FLOAT)
+typedef unsigned hd_heat_mword; /* the HD_HEAT_VEC material bytes of a thread */
+#define HD_HEAT_MONES 0x01010101u
+#else
+typedef unsigned short hd_heat_mword;
+#define HD_HEAT_MONES 0x0101u
+#endif
 
-typedef struct __align__(HD_HEAT_VEC) hd_heat_mv {
-  unsigned char e[HD_HEAT_VEC];
-} hd_heat_mv;
+static __device__ __forceinline__ unsigned hd_heat_mbyte(unsigned w, int u) { return (w >> (8 * u)) & 0xffu; }
 
-static __device__ __forceinline__ hd_heat_mv hd_heat_mld(const unsigned char *p) { return *(const hd_heat_mv *)p; }
+/* The ghost of a face cell of material m and new value v at g (halo faces:
+ * the exchange's). */
+static __device__ __forceinline__ void hd_heat_media_put_ghost(const hd_heat_bc *bc, hd_real *g, hd_real v,
+                                                               hd_real k) {
+  if (bc->kind != HD_HEAT_HALO) *g = hd_heat_media_ghost(bc, v, k);
+}
 
-HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS)
+#ifndef HD_HEAT_MEDIA_MIN_BLOCKS
+#define HD_HEAT_MEDIA_MIN_BLOCKS 8 /* 64 registers, no spills; 9 and 10 spill, measured no faster */
+#endif
+
+HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march) {
-  extern __shared__ unsigned char hd_heat_media_smem[];
+  extern __shared__ hd_real hd_heat_media_smem[]; /* k, s, c of the materials */
   const hd_heat_args *a = &pa.a;
   const int V = HD_HEAT_VEC, nm = pa.md.nm;
   const unsigned lane = threadIdx.x & 31u;
@@ -148,65 +206,80 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS)
   const hd_idx i = 1 + ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) * V;
   const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y, k0 = 1 + (hd_idx)blockIdx.z * march;
   const int planes = (int)((k0 + march < nz + 1 ? k0 + march : nz + 1) - k0);
-  const int active = i <= nx, far_ok = k0 + planes + 1 <= nz, shared = nm <= HD_HEAT_MEDIA_SMEM;
+  const int active = i <= nx, far_ok = k0 + planes + 1 <= nz, xlo = i == 1, xhi = active && i + V - 1 == nx;
   const hd_idx c = (active ? i : nx + 1 - V) + j * sy + k0 * sz;
-  hd_heat_media md = pa.md;
+  const hd_real *kt = hd_heat_media_smem, *st = kt + nm, *ct = st + nm;
   const hd_real *HD_RESTRICT p;
-  const unsigned char *HD_RESTRICT mp;
+  const hd_heat_mword *HD_RESTRICT mp;
   hd_real *HD_RESTRICT o;
   hd_heat_v16 w0, w1, w2, w3;
-  hd_heat_mv m0, m1, m2;
   int r, u;
-  if (shared) { /* the table, every thread of the block helping */
-    hd_real *kf = (hd_real *)hd_heat_media_smem;
-    for (r = threadIdx.x + threadIdx.y * blockDim.x; r < nm * nm; r += blockDim.x * blockDim.y) kf[r] = md.kf[r];
-    md.kf = kf;
-    __syncthreads();
-  }
+  for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 5 * nm; r += blockDim.x * blockDim.y)
+    hd_heat_media_smem[r] = r < nm ? pa.md.k[r] : r < 2 * nm ? pa.md.s[r - nm] : pa.md.c[r - 2 * nm];
+  __syncthreads();
   if (j > ny) return; /* whole warps: a warp lies in one row */
-  p = a->t + c, mp = md.m + c, o = a->t_next + c;
+  p = a->t + c, mp = (const hd_heat_mword *)(pa.md.m + c), o = a->t_next + c;
   w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
   w3 = planes > 1 || far_ok ? hd_heat_vld(p + 2 * sz) : w2;
-  m0 = hd_heat_mld(mp - sz), m1 = hd_heat_mld(mp), m2 = hd_heat_mld(mp + sz);
   for (r = 0; r < planes; ++r) {
     hd_heat_v16 ahead = w3, ym, yp, v;
-    hd_heat_mv mym, myp, mnext = m2;
+    const hd_heat_mword m1 = mp[0];
+    const unsigned m = hd_heat_mat(hd_heat_mbyte(m1, 0)), mlast = hd_heat_mat(hd_heat_mbyte(m1, V - 1));
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
-    unsigned mxm = __shfl_up_sync(0xffffffffu, (unsigned)m1.e[V - 1], 1);
-    unsigned mxp = __shfl_down_sync(0xffffffffu, (unsigned)m1.e[0], 1);
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
-    if (r + 1 < planes || far_ok) mnext = hd_heat_mld(mp + 2 * sz);
-    if (lane == 0) xm = p[-1], mxm = mp[-1];
-    if (lane == 31 || i + V - 1 == nx) xp = p[V], mxp = mp[V];
+    if (lane == 0) xm = p[-1];
+    if (lane == 31 || xhi) xp = p[V];
     ym = hd_heat_vld(p - sy), yp = hd_heat_vld(p + sy);
-    mym = hd_heat_mld(mp - sy), myp = hd_heat_mld(mp + sy);
+    if ((m1 & (hd_heat_mword)((HD_HEAT_IFACE - 1u) * HD_HEAT_MONES)) == (hd_heat_mword)(m * HD_HEAT_MONES)) {
+      const hd_real *cm = ct + 3 * m, sm = st[m] + a->dtq;
 #pragma unroll
-    for (u = 0; u < V; ++u) {
-      const unsigned m = m1.e[u];
-      const hd_real *kfr = md.kf + m * (unsigned)nm, t = w1.e[u];
-      hd_real flux = HD_R(0);
-      flux += hd_heat_media_axis(kfr, md.rdx2[0], t, u > 0 ? m1.e[u > 0 ? u - 1 : 0] : mxm,
-                                 u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm, u < V - 1 ? m1.e[u < V - 1 ? u + 1 : 0] : mxp,
-                                 u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp);
-      flux += hd_heat_media_axis(kfr, md.rdx2[1], t, mym.e[u], ym.e[u], myp.e[u], yp.e[u]);
-      flux += hd_heat_media_axis(kfr, md.rdx2[2], t, m0.e[u], w0.e[u], m2.e[u], w2.e[u]);
-      v.e[u] = hd_heat_media_new(&md, m, t, flux, a->dtq);
+      for (u = 0; u < V; ++u)
+        v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
+                                   u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u],
+                                   cm, sm);
+    } else { /* cells of several materials: each its own coefficients */
+#pragma unroll
+      for (u = 0; u < V; ++u) {
+        const unsigned mu = hd_heat_mat(hd_heat_mbyte(m1, u));
+        v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
+                                   u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u],
+                                   ct + 3 * mu, st[mu] + a->dtq);
+      }
     }
     if (active) *(hd_heat_v16 *)o = v;
+    if (xlo) hd_heat_media_put_ghost(&a->bc[HD_XLO], o - 1, v.e[0], kt[m]);
+    if (xhi) hd_heat_media_put_ghost(&a->bc[HD_XHI], o + V, v.e[V - 1], kt[mlast]);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
-    m0 = m1, m1 = m2, m2 = mnext;
-    p += sz, mp += sz, o += sz;
+    p += sz, mp += sz / V, o += sz;
+  }
+  /* ghosts of the y and z faces (few threads), from this thread's new
+     values read back */
+  if (!active) return;
+  for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
+    const hd_idx e = c + (hd_idx)r * sz;
+    for (u = 0; u < V; ++u) {
+      const hd_real kc = kt[hd_heat_mat(pa.md.m[e + u])];
+      if (j == 1) hd_heat_media_put_ghost(&a->bc[HD_YLO], a->t_next + e + u - sy, a->t_next[e + u], kc);
+      if (j == ny) hd_heat_media_put_ghost(&a->bc[HD_YHI], a->t_next + e + u + sy, a->t_next[e + u], kc);
+    }
+  }
+  for (r = 0; r < 2; ++r) {
+    const hd_idx e = c + (r ? (hd_idx)(planes - 1) * sz : 0);
+    if (r ? k0 + planes != nz + 1 : k0 != 1) continue;
+    for (u = 0; u < V; ++u)
+      hd_heat_media_put_ghost(&a->bc[r ? HD_ZHI : HD_ZLO], a->t_next + e + u + (r ? sz : -sz), a->t_next[e + u],
+                              kt[hd_heat_mat(pa.md.m[e + u])]);
   }
 }
 
 /* The tuned media step applies to a whole 3-D grid without a source array
  * whose rows are aligned as hd_heat_vec_ok asks, the map's rows too (cell 1
- * of every row on a HD_HEAT_VEC-byte boundary). */
+ * of every row on a HD_HEAT_VEC-byte boundary), with its interface list. */
 HD_HOST_FN int hd_heat_media_vec_ok(const hd_heat_media_args *p) {
   const hd_heat_args *a = &p->a;
   const hd_idx v = HD_HEAT_VEC;
-  return a->g.dim == 3 && !a->q && a->g.n[0] % v == 0 && a->g.stride[1] % v == 0 && a->g.stride[2] % v == 0 &&
-         (uintptr_t)(a->t + 1) % 16 == 0 && (uintptr_t)(a->t_next + 1) % 16 == 0 &&
+  return a->g.dim == 3 && !a->q && p->md.iface && a->g.n[0] % v == 0 && a->g.stride[1] % v == 0 &&
+         a->g.stride[2] % v == 0 && (uintptr_t)(a->t + 1) % 16 == 0 && (uintptr_t)(a->t_next + 1) % 16 == 0 &&
          (uintptr_t)(p->md.m + 1) % (uintptr_t)v == 0;
 }
 
@@ -217,8 +290,8 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
-  const size_t smem = p->md.nm <= HD_HEAT_MEDIA_SMEM ? (size_t)(p->md.nm * p->md.nm) * sizeof(hd_real) : 0;
   dim3 grid, block(bx, by, 1);
+  int saved[3];
   hd_status s;
   if (!hd_heat_media_vec_ok(p)) return hd_heat_media_step(ctx, p);
   if (bx % 32u || bx * by > HD_HEAT_MAX_THREADS)
@@ -229,9 +302,13 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   grid.z = hd_grid_extent(g->n[2], (unsigned)march, 65535);
   if ((hd_idx)grid.y * by < g->n[1] || (hd_idx)grid.z * march < g->n[2])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too tall for the tuned media kernel with march %d", march);
-  hd_heat_media_vec_kernel<<<grid, block, smem, hd_stream(ctx)>>>(*p, march);
+  hd_heat_media_vec_kernel<<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(*p, march);
   if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK) return s;
-  return hd_heat_media_fill_ghosts(ctx, p);
+  memcpy(saved, ctx->block, sizeof saved); /* the list's launch takes its own shape */
+  memset(ctx->block, 0, sizeof saved);
+  s = hd_heat_media_fix_loop(ctx, p, 0, p->md.niface);
+  memcpy(ctx->block, saved, sizeof saved);
+  return s;
 }
 #else
 HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_args *p) {
@@ -239,15 +316,53 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
 }
 #endif
 
-/* The host tables for nm materials (k, rho c, Q each nm long) at step dt:
- * kf (nm * nm), r and s (nm each). */
+/* Sets HD_HEAT_IFACE on every interior cell of a host map (g's layout,
+ * materials below HD_HEAT_IFACE, ghosts filled) that has a neighbour of
+ * another material, and clears it elsewhere. */
+HD_HOST_FN void hd_heat_media_mark(unsigned char *map, const hd_grid *g) {
+  const hd_range3 r = hd_grid_interior(g);
+  hd_idx i, j, k;
+  int d;
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j)
+      for (i = r.lo[0]; i < r.hi[0]; ++i) {
+        const hd_idx c = hd_grid_at(g, i, j, k);
+        const unsigned m = hd_heat_mat(map[c]);
+        unsigned flag = 0;
+        for (d = 0; d < g->dim; ++d)
+          if (hd_heat_mat(map[c - g->stride[d]]) != m || hd_heat_mat(map[c + g->stride[d]]) != m) flag = HD_HEAT_IFACE;
+        map[c] = (unsigned char)(m | flag);
+      }
+}
+
+/* The flagged interior cells of a marked host map (hd_heat_media_mark), in
+ * order, into out (NULL: count only); their number. */
+HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *g, hd_idx *out) {
+  const hd_range3 r = hd_grid_interior(g);
+  hd_idx i, j, k, n = 0;
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j)
+      for (i = r.lo[0]; i < r.hi[0]; ++i) {
+        const hd_idx c = hd_grid_at(g, i, j, k);
+        if (map[c] & HD_HEAT_IFACE) {
+          if (out) out[n] = c;
+          ++n;
+        }
+      }
+  return n;
+}
+
+/* The host tables for nm materials (k, rho c, Q each nm long) at step dt
+ * on cells dx[] of a dim-D grid: kf (nm * nm), r, s (nm each) and c
+ * (3 nm). */
 HD_HOST_FN void hd_heat_media_tables(int nm, const double *k, const double *rhoc, const double *q, double dt,
-                                     hd_real *kf, hd_real *r, hd_real *s) {
+                                     const double dx[3], int dim, hd_real *kf, hd_real *r, hd_real *s, hd_real *c) {
   int a, b;
   for (a = 0; a < nm; ++a) {
     for (b = 0; b < nm; ++b) kf[a * nm + b] = (hd_real)(2.0 * k[a] * k[b] / (k[a] + k[b]));
     r[a] = (hd_real)(dt / rhoc[a]);
     s[a] = (hd_real)(dt * q[a] / rhoc[a]);
+    for (b = 0; b < 3; ++b) c[3 * a + b] = b < dim ? (hd_real)(dt / rhoc[a] * k[a] / (dx[b] * dx[b])) : HD_R(0);
   }
 }
 
