@@ -40,6 +40,16 @@ bad 2 "command line: region: material 3 is not 0 .. 1" --material=1,2,3 --region
 bad 2 "command line: region: expected 'M box X0 X1 Y0 Y1' or 'M sphere X Y R' (R > 0)" --material=1,2,3 --region=1,cone,0,1
 bad 2 "exceeds the explicit stability limit" --material=100,1,1 --region=1,box,0,1,0,1 --dt=1e-3
 bad 2 "a 2-D run has no zlo face" --bc-zlo=adiabatic
+printf '0 1\n0.5 2\n0.5 3\n' >backwards.tab
+printf '0 1\n0.5 two\n' >word.tab
+printf '# only a comment\n' >none.tab
+bad 2 "backwards.tab:3: time 0.5 does not follow 0.5 (times must increase)" --bc-xlo=fixed:@backwards.tab
+bad 2 "word.tab:2: expected 'TIME VALUE' (two finite numbers)" --bc-xhi=convective:2:@word.tab
+bad 2 "none.tab: no 'TIME VALUE' rows" --bc=flux:@none.tab
+bad 2 "missing.tab: No such file or directory" --bc-ylo=fixed:@missing.tab
+bad 2 "is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'" --bc-ylo=fixed:@
+bad 2 "command line: probe: 1.5 lies outside" --probe=1.5,0.5
+bad 2 "command line: probe: expected X,Y" --probe=0.5
 bad 2 "is not one of" --init=triangle
 bad 2 "unexpected argument 'extra'" extra
 bad 2 "--steps given twice" --steps=1 --steps=2
@@ -107,6 +117,41 @@ for b in serial openmp; do
     result $([ "$(cat rc)" -eq 0 ] && grep -q "^backend: $b$" stdout && echo 0 || echo 1) "--backend=$b is used and reported"
   fi
 done
+
+# a face value from a time table: a constant table is the constant, bit
+# for bit; the heat a flux face lets in over N steps with q(t) = A t is the
+# scheme's left sum A dt^2 N (N - 1) / 2 per unit face length (each step
+# takes the ghosts set at its start), counted by --balance
+printf '0 0.75\n1e9 0.75\n' >const.tab
+printf '0 0\n1 5\n' >ramp.tab
+clean_dir
+run --n=24 --steps=40 --bc-xlo=convective:3:@const.tab --bc-yhi=fixed:@const.tab --png=no --output=out_t
+mv out_t.vti table.vti
+run --n=24 --steps=40 --bc-xlo=convective:3:0.75 --bc-yhi=fixed:0.75 --png=no --output=out_t
+result $([ "$(cat rc)" -eq 0 ] && cmp -s table.vti out_t.vti && echo 0 || echo 1) "a constant time table steps as the constant value, bit for bit"
+clean_dir
+run --n=20 --steps=50 --bc-xlo=flux:@ramp.tab --init=uniform --balance --png=no --vti=no
+result $([ "$(cat rc)" -eq 0 ] && awk -F, -v dt="$(sed -n 's/^dt: //p' stdout)" '
+  NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+  { last = $0; n = $1; heat = $col["heat"]; inx = $col["in_xlo"]; imb = $col["imbalance"] }
+  END { want = 5 * dt * dt * n * (n - 1) / 2; d1 = heat - want; d2 = inx - want
+        exit !(n == 50 && (d1 < 0 ? -d1 : d1) <= 1e-13 * want && (d2 < 0 ? -d2 : d2) <= 1e-13 * want && (imb < 0 ? -imb : imb) <= 1e-15) }' out_balance.csv && echo 0 || echo 1) \
+  "a flux ramp from a table lets in A dt^2 N (N - 1) / 2, all of it counted at the xlo face"
+
+# probes: the discrete eigenmode sin(pi x) sin(pi y) between fixed-zero
+# faces decays by 1 - 8 c sin^2(pi / 2n) a step, at the cell holding each point
+clean_dir
+run --n=16 --steps=30 --init=sine --bc=fixed:0 --probe=0.5,0.5 --probe=0.1,0.8 --probe=1,1 --csv-every=10 --vti=no --png=no
+result $([ "$(cat rc)" -eq 0 ] && awk -F, -v dt="$(sed -n 's/^dt: //p' stdout)" '
+  function cellx(x) { i = int(x * 16); if (i == 16) i = 15; return (i + 0.5) / 16 }
+  NR == 1 { ok = ($3 == "T(0.5;0.5)" && $5 == "T(1;1)"); next }
+  { pi = atan2(0, -1); c = dt * 256; s = sin(pi / 32); f = (1 - 8 * c * s * s) ^ $1
+    split("0.5 0.5 0.1 0.8 1 1", p, " ")
+    for (k = 0; k < 3; ++k) { w = sin(pi * cellx(p[2 * k + 1])) * sin(pi * cellx(p[2 * k + 2])) * f; d = $(3 + k) - w
+      if ((d < 0 ? -d : d) > 1e-12) ok = 0 }
+    rows++ }
+  END { exit !(ok && rows == 4) }' out_probes.csv && echo 0 || echo 1) \
+  "probes record the exact discrete eigenmode at their cells every --csv-every steps"
 
 clean_dir
 run --bench --n=64 --steps=20

@@ -14,6 +14,12 @@
  * harmonic conductances are symmetric), and with volumetric sources it
  * grows by dt sum_c Q_c a step.
  *
+ * Balance.  Fixed, convective and flux faces, sources, with and without
+ * materials: the heat content sum (rho c) V T after N steps equals the
+ * initial one plus N times the sources' heat a step plus the heat in
+ * through each face as hd/heat_balance.h counts it, to 10 N eps of the
+ * terms' sizes; OpenMP gives serial's sums bit for bit.
+ *
  * Backends.  OpenMP bit-identical to serial at 1-3 threads; CUDA within
  * 8 N eps max|T| (nvcc contracts multiply-adds). */
 #include <float.h>
@@ -204,6 +210,67 @@ static void backends(heat_backend *be, int nb, int dim, int single, long nx) {
   free(ref), free(f);
 }
 
+/* E1 - E0 - N source - sum in, and the size of the terms; 0 if a call fails. */
+static int balance_run(heat_backend *b, const heat_ops *ops, const heat_problem *p, long steps, double out[9],
+                       double *size) {
+  void *state = NULL;
+  hd_xsum e0, e1, faces[6];
+  double src;
+  int ok_run, f;
+  ok_run = ops->create(&b->ctx, p, &state) == HD_OK && ops->balance(&b->ctx, state, &e0, faces, &src) == HD_OK &&
+           ops->advance(&b->ctx, state, steps) == HD_OK && ops->balance(&b->ctx, state, &e1, faces, &src) == HD_OK;
+  if (state) ops->destroy(&b->ctx, state);
+  if (!ok_run) return 0;
+  out[0] = hd_xsum_value(&e1) - hd_xsum_value(&e0) - (double)steps * src;
+  *size = fabs(hd_xsum_value(&e1)) + fabs(hd_xsum_value(&e0)) + fabs((double)steps * src);
+  for (f = 0; f < 6; ++f) {
+    out[1 + f] = hd_xsum_value(&faces[f]);
+    out[0] -= out[1 + f];
+    *size += fabs(out[1 + f]);
+  }
+  out[7] = hd_xsum_value(&e1), out[8] = src;
+  return 1;
+}
+
+static void balance(heat_backend *be, int nb, int dim, int single, int materials) {
+  const long steps = 60;
+  const heat_ops *ref_ops = heat_ops_get(HD_B_SERIAL, single);
+  heat_problem p;
+  double ref[9], v[9], size;
+  int k, t;
+  if (materials) {
+    media_problem(&p, dim, 0.7);
+  } else {
+    heat_problem_default(&p, dim, 33, 27, 19);
+    p.k = 0.8, p.q = 0.3, p.init_kind = HD_HEAT_INIT_BOX, p.base = 0.5, p.value = 3.0;
+    p.dt = 0.9 * hd_heat_dt_max(p.alpha, (const double[3]){1.0 / 33, 1.0 / 27, 1.0 / 19}, dim);
+  }
+  p.balance = 1;
+  p.bc_kind[HD_XLO] = HD_HEAT_CONVECTIVE, p.bc_value[HD_XLO] = 1.5, p.bc_h[HD_XLO] = 3.0;
+  p.bc_kind[HD_XHI] = HD_HEAT_FIXED, p.bc_value[HD_XHI] = -0.5;
+  p.bc_kind[HD_YHI] = HD_HEAT_FLUX, p.bc_value[HD_YHI] = 2.0;
+  if (dim == 3) p.bc_kind[HD_ZLO] = HD_HEAT_FLUX, p.bc_value[HD_ZLO] = -1.0;
+  if (!balance_run(&be[0], ref_ops, &p, steps, ref, &size)) bail("serial balance run failed");
+  for (k = 0; k < nb; ++k) {
+    const heat_ops *ops = heat_ops_get(be[k].core->id, single);
+    const double bound = 10.0 * steps * eps_of(ops) * size;
+    if (!ops) continue;
+    for (t = 1; t <= (be[k].core->id == HD_B_OPENMP ? 3 : 1); ++t) {
+      int ran;
+      be[k].ctx.threads = be[k].core->id == HD_B_OPENMP ? t : 0;
+      ran = balance_run(&be[k], ops, &p, steps, v, &size);
+      ok(ran && fabs(v[0]) <= bound,
+         "%s/%s %d-D %s, every face kind, sources: heat after %ld steps = initial + sources + faces to %.3g "
+         "(bound %.3g; faces in %.4g %.4g %.4g %.4g)", ops->backend, ops->precision, dim,
+         materials ? "three materials" : "uniform", steps, v[0], bound, v[1], v[2], v[3], v[4]);
+      if (be[k].core->id == HD_B_OPENMP)
+        ok(ran && !memcmp(v, ref, sizeof v), "openmp/%s %d-D %s, %d thread%s: balance sums equal serial's bit for bit",
+           ops->precision, dim, materials ? "materials" : "uniform", t, t > 1 ? "s" : "");
+    }
+    be[k].ctx.threads = 0;
+  }
+}
+
 int main(void) {
   heat_backend be[HD_B_COUNT];
   int nb = heat_backends_open(be), b, single, dim;
@@ -220,6 +287,7 @@ int main(void) {
   for (single = 0; single <= 1; ++single) {
     for (dim = 2; dim <= 3; ++dim) backends(be, nb, dim, single, 33);
     backends(be, nb, 3, single, 64);
+    for (dim = 2; dim <= 3; ++dim) balance(be, nb, dim, single, 0), balance(be, nb, dim, single, 1);
   }
   heat_backends_close(be, nb);
   return done_testing();

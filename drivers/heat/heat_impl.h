@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <hd/heat.h>
+#include <hd/heat_balance.h>
 #include <hd/memory.h>
 
 #include "media.h"
@@ -23,6 +24,11 @@ typedef struct heat_state {
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
   hd_real *tables;          /* backend memory: kf, k, r, s, c */
   hd_idx *ifaces;           /* backend memory: the interface cells (tuned CUDA media step) */
+  double face_h[6], face_k, face_dx[3]; /* what the face conditions are made of (set_faces) */
+  int balance;              /* heat accounting: */
+  hd_heat_flow_args flow;   /* its accumulators (backend memory; NULL: not counted) */
+  hd_heat_energy_args energy; /* its rows (backend memory) */
+  double source_step;       /* the heat the sources add a step */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
      stream, the inside on a low one, both non-blocking */
@@ -33,6 +39,7 @@ typedef struct heat_state {
 
 static void h_destroy(hd_ctx *ctx, void *state) {
   heat_state *st = (heat_state *)state;
+  int d;
   if (!st) return;
 #if defined(HD_BACKEND_CUDA)
   if (st->slabs) cudaStreamDestroy(st->slabs);
@@ -44,6 +51,9 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
   hd_dev_free(ctx, st->ifaces);
+  for (d = 0; d < HD_NFACES; ++d) hd_dev_free(ctx, st->flow.acc[d]);
+  hd_dev_free(ctx, st->energy.rows);
+  hd_dev_free(ctx, (void *)st->energy.rhoc);
   if (st->buf[0]) hd_dev_free(ctx, st->buf[0] - st->lead);
   if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
   hd_dev_free(ctx, st->rows);
@@ -92,12 +102,56 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
     }
   }
 #endif
+  if (s == HD_OK && p->balance) { /* the sources' heat a step: dt V sum_m count_m (Q_m + (rho c)_m q) */
+    const hd_range3 r = hd_grid_interior(g);
+    hd_idx i, j, k;
+    double vol = 1.0;
+    for (d = 0; d < g->dim; ++d) vol *= dx[d];
+    st->source_step = 0.0;
+    for (k = r.lo[2]; k < r.hi[2]; ++k)
+      for (j = r.lo[1]; j < r.hi[1]; ++j)
+        for (i = r.lo[0]; i < r.hi[0]; ++i) {
+          const unsigned m = hd_heat_mat(map[hd_grid_at(g, i, j, k)]);
+          st->source_step += p->dt * vol * (p->mat_q[m] + p->mat_rhoc[m] * p->q);
+        }
+    s = hd_dev_alloc(ctx, (void **)&st->energy.rhoc, (size_t)nm * sizeof(double));
+    if (s == HD_OK) s = hd_dev_upload(ctx, (void *)st->energy.rhoc, p->mat_rhoc, (size_t)nm * sizeof(double));
+  }
   free(map), free(tab);
   if (s != HD_OK) return s;
   md->m = st->map, md->nm = nm;
   md->kf = st->tables, md->k = st->tables + nm * nm, md->r = md->k + nm, md->s = md->r + nm, md->c = md->s + nm;
   for (d = 0; d < 3; ++d) md->rdx2[d] = d < g->dim ? (hd_real)(1.0 / (dx[d] * dx[d])) : HD_R(0);
   return HD_OK;
+}
+
+/* The heat accounting's arrays: an accumulator for each face that is not
+ * adiabatic (shared faces are skipped step by step) and the rows of the
+ * heat content. */
+static hd_status h_balance_open(hd_ctx *ctx, heat_state *st, const heat_problem *p, const double dx[3]) {
+  const hd_grid *g = &st->a.g;
+  hd_heat_flow_args *fa = &st->flow;
+  hd_heat_energy_args *ea = &st->energy;
+  double vol = 1.0;
+  hd_status s = HD_OK;
+  int d;
+  for (d = 0; d < g->dim; ++d) vol *= dx[d];
+  fa->g = *g, ea->g = *g;
+  fa->m = ea->m = st->media.md.m;
+  fa->k = st->media.md.k;
+  fa->k0 = st->face_k;
+  ea->rhoc0 = st->face_k / p->alpha, ea->vol = vol;
+  for (d = 0; d < 3; ++d) fa->w[d] = d < g->dim ? p->dt * vol / (dx[d] * dx[d]) : 0.0;
+  if (!p->nmat) st->source_step = p->dt * vol * (double)g->n[0] * (double)g->n[1] * (double)g->n[2] * ea->rhoc0 * p->q;
+  for (d = 0; d < 2 * g->dim && s == HD_OK; ++d) {
+    const int axis = d / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
+    const size_t bytes = (size_t)(g->n[b0] * g->n[b1]) * sizeof(double);
+    if (p->bc_kind[d] == HD_HEAT_ADIABATIC) continue;
+    s = hd_dev_alloc(ctx, (void **)&fa->acc[d], bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, fa->acc[d], bytes);
+  }
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&ea->rows, (size_t)(g->n[1] * g->n[2]) * sizeof(double));
+  return s;
 }
 
 static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
@@ -152,7 +206,12 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     }
     st->buf[d] = (hd_real *)b + st->lead;
   }
+  for (d = 0; d < HD_NFACES; ++d) st->face_h[d] = p->bc_h[d];
+  st->face_k = p->k > 0 ? p->k : 1.0;
+  memcpy(st->face_dx, dx, sizeof dx);
+  st->balance = p->balance;
   if (p->nmat && (s = h_media(ctx, st, p, dx)) != HD_OK) goto fail;
+  if (p->balance && (s = h_balance_open(ctx, st, p, dx)) != HD_OK) goto fail;
   if ((s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(g.n[1] * g.n[2]) * sizeof(hd_stats))) != HD_OK) goto fail;
   memset(&ic, 0, sizeof ic);
   ic.kind = p->init_kind;
@@ -182,6 +241,22 @@ fail:
   return s;
 }
 
+/* The heat the coming step moves through the counted faces (the generic
+ * loops' own launch shape: ctx->block is the step kernels'). */
+static hd_status h_flow(hd_ctx *ctx, heat_state *st, const int block[3]) {
+  hd_heat_flow_args fa = st->flow;
+  int mine[3], d;
+  hd_status s;
+  fa.t = st->a.t;
+  for (d = 0; d < HD_NFACES; ++d)
+    if (st->a.bc[d].kind == HD_HEAT_HALO) fa.acc[d] = NULL;
+  memcpy(mine, ctx->block, sizeof mine);
+  memcpy(ctx->block, block, sizeof mine);
+  s = hd_heat_flow_step(ctx, &fa);
+  memcpy(ctx->block, mine, sizeof mine);
+  return s;
+}
+
 static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   heat_state *st = (heat_state *)state;
   hd_status s = HD_OK;
@@ -191,6 +266,7 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   memcpy(ctx->block, st->block, sizeof saved);
   for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
+    if (st->balance && (s = h_flow(ctx, st, saved)) != HD_OK) break;
     if (st->map) {
       st->media.a = st->a;
       s = st->tuned ? hd_heat_media_step_tuned(ctx, &st->media) : hd_heat_media_step(ctx, &st->media);
@@ -288,7 +364,7 @@ static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int 
   for (f = 0; f < HD_NFACES; ++f) /* the exchange fills those ghosts, not the steps */
     if (shared[f]) st->a.bc[f].kind = HD_HEAT_HALO;
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
-  if (st->tuned && !st->map) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
+  if (st->tuned && !st->map && !st->balance) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
 #endif
   for (n = 0; n < steps && s == HD_OK; ++n)
     if ((s = h_advance(ctx, state, 1)) == HD_OK) s = halo(ctx, arg);
@@ -358,18 +434,82 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
 
 static void *h_field(void *state) { return (void *)((heat_state *)state)->a.t; }
 
-/* The field with its ghosts is the whole state. */
+/* The field with its ghosts, and the face accumulators of the heat
+ * accounting. */
 static int h_state_count(void *state) {
-  (void)state;
-  return 1;
+  heat_state *st = (heat_state *)state;
+  int f, n = 1;
+  for (f = 0; f < HD_NFACES; ++f) n += st->flow.acc[f] != NULL;
+  return n;
 }
 
 static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
   heat_state *st = (heat_state *)state;
+  const hd_grid *g = &st->a.g;
   hd_state_entry e;
-  (void)k;
-  e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)st->a.g.total * sizeof(hd_real), e.host = 0;
+  int f;
+  e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)g->total * sizeof(hd_real), e.host = 0;
+  for (f = 0; f < HD_NFACES && k > 0; ++f)
+    if (st->flow.acc[f] && --k == 0) {
+      static const char *const names[HD_NFACES] = {"flow_xlo", "flow_xhi", "flow_ylo", "flow_yhi", "flow_zlo", "flow_zhi"};
+      const int axis = f / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
+      e.name = names[f], e.dev = st->flow.acc[f], e.bytes = (size_t)(g->n[b0] * g->n[b1]) * sizeof(double);
+    }
   return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+}
+
+static hd_status h_set_faces(hd_ctx *ctx, void *state, const double value[6]) {
+  heat_state *st = (heat_state *)state;
+  int f;
+  (void)ctx;
+  for (f = 0; f < 2 * st->a.g.dim; ++f) {
+    const int kind = st->a.bc[f].kind;
+    if (kind != HD_HEAT_HALO && kind != HD_HEAT_ADIABATIC)
+      st->a.bc[f] = hd_heat_face(kind, value[f], st->face_h[f], st->face_k, st->face_dx[f / 2]);
+  }
+  return HD_OK;
+}
+
+static hd_status h_probe(hd_ctx *ctx, void *state, const long ijk[3], double *out) {
+  heat_state *st = (heat_state *)state;
+  const hd_range3 r = hd_grid_interior(&st->a.g);
+  hd_real v;
+  const hd_status s = hd_dev_download(ctx, &v, st->a.t + hd_grid_at(&st->a.g, r.lo[0] + ijk[0], r.lo[1] + ijk[1],
+                                                                       r.lo[2] + ijk[2]), sizeof v);
+  *out = (double)v;
+  return s;
+}
+
+static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *source_step) {
+  heat_state *st = (heat_state *)state;
+  const hd_grid *g = &st->a.g;
+  const size_t nrows = (size_t)(g->n[1] * g->n[2]);
+  size_t most = nrows, m, count;
+  double *host;
+  hd_status s = HD_OK;
+  int f;
+  for (f = 0; f < HD_NFACES; ++f) {
+    const int axis = f / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
+    if ((size_t)(g->n[b0] * g->n[b1]) > most) most = (size_t)(g->n[b0] * g->n[b1]);
+  }
+  if (!(host = (double *)malloc(most * sizeof(double))))
+    return hd_fail(ctx, HD_ERR_NOMEM, "heat: no host memory for the heat balance");
+  st->energy.t = st->a.t;
+  s = hd_heat_energy_loop(ctx, &st->energy, hd_range3_make(0, g->n[1], 0, g->n[2], 0, 1));
+  if (s == HD_OK) s = hd_dev_download(ctx, host, st->energy.rows, nrows * sizeof(double));
+  hd_xsum_init(energy);
+  for (m = 0; s == HD_OK && m < nrows; ++m) hd_xsum_add(energy, host[m]);
+  for (f = 0; f < HD_NFACES; ++f) {
+    const int axis = f / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
+    hd_xsum_init(&faces[f]);
+    if (s != HD_OK || !st->flow.acc[f] || st->a.bc[f].kind == HD_HEAT_HALO) continue;
+    count = (size_t)(g->n[b0] * g->n[b1]);
+    s = hd_dev_download(ctx, host, st->flow.acc[f], count * sizeof(double));
+    for (m = 0; s == HD_OK && m < count; ++m) hd_xsum_add(&faces[f], host[m]);
+  }
+  free(host);
+  *source_step = st->source_step;
+  return s;
 }
 
 #if defined(HD_HEAT_HAS_TUNED)
@@ -380,4 +520,4 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
                                         h_create, h_advance, h_advance_halo, h_stats, h_row_stats, h_download, h_destroy,
-                                        h_field, h_state_count, h_state_io};
+                                        h_field, h_state_count, h_state_io, h_set_faces, h_probe, h_balance};

@@ -7,6 +7,7 @@
 #include <hd/heat_media.h>
 
 #include "backend.h"
+#include "xsum.h"
 
 #define HEAT_MAX_REGIONS 64
 
@@ -33,6 +34,7 @@ typedef struct heat_problem {
   double box_lo[3], box_hi[3], center[3], radius;
   int mode[3];
   long origin[3], cells[3]; /* a block of a distributed grid: see hd_heat_init */
+  int balance;  /* count the heat through the faces (heat_ops.balance) */
   int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
 } heat_problem;
@@ -64,6 +66,16 @@ typedef struct heat_ops {
   void *(*field)(void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;
+  /* the face values from now on (fixed: temperature, convective: ambient
+     temperature, flux: inflow), for time tables; adiabatic and halo faces
+     keep theirs */
+  hd_status (*set_faces)(hd_ctx *ctx, void *state, const double value[6]);
+  /* the temperature of interior cell ijk (0-based, of this block) */
+  hd_status (*probe)(hd_ctx *ctx, void *state, const long ijk[3], double *out);
+  /* with problem.balance: the heat content sum (rho c) V T, the heat in
+     through each face so far (hd/heat_balance.h), both as exact sums, and
+     the heat the sources add a step */
+  hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *source_step);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

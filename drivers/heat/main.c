@@ -19,6 +19,7 @@
 #include "heat_ops.h"
 #include "media.h"
 #include "output.h"
+#include "records.h"
 #include "sys.h"
 
 #define PROG "hd-heat"
@@ -30,39 +31,47 @@ typedef struct heat_cli {
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
   double length[3], alpha, k, dt, source, t0, thot, box[6], center[3], radius, max_growth;
-  char bc_all[64], bc_face[6][64];
-  cli_list materials, regions;
+  char bc_all[300], bc_face[6][300], table[6][256];
+  cli_list materials, regions, probes;
+  int balance;
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
 
-/* "adiabatic", "fixed:T", "convective:H:TINF" or "flux:Q" */
-static int parse_bc(const char *s, int *kind, double *value, double *h, char *err, size_t n, const char *key) {
+/* A face value: a number, or "@FILE", a time table (path to table). */
+static int face_value(const char *s, double *v, char *table) {
+  char *end;
+  if (s[0] == '@' && s[1] && strlen(s + 1) < 256) return strcpy(table, s + 1), *v = 0.0, 1;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0' && isfinite(*v);
+}
+
+/* "adiabatic", "fixed:T", "convective:H:TINF" or "flux:Q", each value a
+ * number or @FILE (table[0] = 0: none) */
+static int parse_bc(const char *s, int *kind, double *value, double *h, char *table, char *err, size_t n,
+                    const char *key) {
   char *end;
   *value = *h = 0.0;
+  table[0] = '\0';
   if (!strcmp(s, "adiabatic")) {
     *kind = HD_HEAT_ADIABATIC;
     return 0;
   }
   if (!strncmp(s, "fixed:", 6)) {
-    *value = strtod(s + 6, &end);
-    if (end != s + 6 && *end == '\0' && isfinite(*value)) return *kind = HD_HEAT_FIXED, 0;
+    if (face_value(s + 6, value, table)) return *kind = HD_HEAT_FIXED, 0;
   } else if (!strncmp(s, "flux:", 5)) {
-    *value = strtod(s + 5, &end);
-    if (end != s + 5 && *end == '\0' && isfinite(*value)) return *kind = HD_HEAT_FLUX, 0;
+    if (face_value(s + 5, value, table)) return *kind = HD_HEAT_FLUX, 0;
   } else if (!strncmp(s, "convective:", 11)) {
     *h = strtod(s + 11, &end);
-    if (end != s + 11 && *end == ':' && isfinite(*h)) {
-      const char *t = end + 1;
-      *value = strtod(t, &end);
-      if (end != t && *end == '\0' && isfinite(*value)) {
-        if (*h >= 0) return *kind = HD_HEAT_CONVECTIVE, 0;
-        snprintf(err, n, "--%s: the heat transfer coefficient %g must not be negative", key, *h);
-        return -1;
-      }
+    if (end != s + 11 && *end == ':' && isfinite(*h) && face_value(end + 1, value, table)) {
+      if (*h >= 0) return *kind = HD_HEAT_CONVECTIVE, 0;
+      snprintf(err, n, "--%s: the heat transfer coefficient %g must not be negative", key, *h);
+      return -1;
     }
   }
-  snprintf(err, n, "--%s: '%s' is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q'", key, s);
+  table[0] = '\0';
+  snprintf(err, n, "--%s: '%s' is not 'adiabatic', 'fixed:T', 'convective:H:TINF' or 'flux:Q' (T, TINF, Q: a number "
+           "or @FILE, a time table)", key, s);
   return -1;
 }
 
@@ -96,7 +105,7 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
     const char *spec = c->bc_face[f][0] ? c->bc_face[f] : c->bc_all;
     char key[16];
     snprintf(key, sizeof key, c->bc_face[f][0] ? "bc-%s" : "bc", face_names[f]);
-    if (parse_bc(spec, &p->bc_kind[f], &p->bc_value[f], &p->bc_h[f], err, n, key)) return -1;
+    if (parse_bc(spec, &p->bc_kind[f], &p->bc_value[f], &p->bc_h[f], c->table[f], err, n, key)) return -1;
     if (f >= 2 * p->dim && c->bc_face[f][0]) {
       snprintf(err, n, "--bc-%s: a %d-D run has no %s face", face_names[f], p->dim, face_names[f]);
       return -1;
@@ -159,11 +168,12 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
     }
   }
   p->variant = c->com.variant;
+  p->balance = c->balance;
   return 0;
 }
 
 /* What a checkpoint of this run must match on restart. */
-static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) {
+static void ckpt_template(const heat_problem *p, const char table[6][256], size_t real_size, hd_ckpt *ck) {
   int d;
   memset(ck, 0, sizeof *ck);
   snprintf(ck->driver, sizeof ck->driver, "hd-heat");
@@ -180,8 +190,11 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
     hd_ckpt_param(ck, "region", "%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->region[d].id, p->region[d].shape,
                   p->region[d].v[0], p->region[d].v[1], p->region[d].v[2], p->region[d].v[3], p->region[d].v[4],
                   p->region[d].v[5], p->region[d].v[6]);
-  for (d = 0; d < 2 * p->dim; ++d)
-    hd_ckpt_param(ck, "bc", "%d:%.17g:%.17g", p->bc_kind[d], p->bc_value[d], p->bc_h[d]);
+  for (d = 0; d < 2 * p->dim; ++d) {
+    if (table[d][0]) hd_ckpt_param(ck, "bc", "%d:@%s:%.17g", p->bc_kind[d], table[d], p->bc_h[d]);
+    else hd_ckpt_param(ck, "bc", "%d:%.17g:%.17g", p->bc_kind[d], p->bc_value[d], p->bc_h[d]);
+  }
+  hd_ckpt_param(ck, "balance", "%d", p->balance);
 }
 
 /* The maximum principle: forward Euler below its stability limit averages
@@ -191,7 +204,7 @@ static void ckpt_template(const heat_problem *p, size_t real_size, hd_ckpt *ck) 
  * the cells beside it, |q''| t / (rho c dx) with the smallest rho c (k /
  * alpha without materials).  Growing past G times that
  * is a runaway (round-off alone never comes near). */
-static double growth_bound(const heat_problem *p, const hd_stats *st0, double t) {
+static double growth_bound(const heat_problem *p, const heat_records *rec, const hd_stats *st0, double t) {
   double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q), rhoc = p->k / p->alpha;
   int f, m;
   for (m = 0; m < p->nmat; ++m) { /* materials: the smallest rho c, the largest Q / rho c */
@@ -199,8 +212,9 @@ static double growth_bound(const heat_problem *p, const hd_stats *st0, double t)
     rate = fmax(rate, fabs(p->q) + fabs(p->mat_q[m]) / p->mat_rhoc[m]);
   }
   for (f = 0; f < 2 * p->dim; ++f) {
-    if (p->bc_kind[f] == HD_HEAT_FIXED || p->bc_kind[f] == HD_HEAT_CONVECTIVE) b = fmax(b, fabs(p->bc_value[f]));
-    if (p->bc_kind[f] == HD_HEAT_FLUX) rate += fabs(p->bc_value[f]) / (rhoc * p->length[f / 2] / (double)p->n[f / 2]);
+    const double v = heat_records_face_max(rec, p, f);
+    if (p->bc_kind[f] == HD_HEAT_FIXED || p->bc_kind[f] == HD_HEAT_CONVECTIVE) b = fmax(b, v);
+    if (p->bc_kind[f] == HD_HEAT_FLUX) rate += v / (rhoc * p->length[f / 2] / (double)p->n[f / 2]);
   }
   return b + rate * t;
 }
@@ -226,6 +240,8 @@ typedef struct heat_run {
   hd_decomp dc;
   const heat_ops *ops;
   void *state;
+  const heat_records *rec; /* face tables: a step at a time */
+  const heat_problem *p;
   double *local;  /* the block's cells on the host, for the output field */
   hd_stats *rows; /* the block's row statistics */
   size_t real_size;
@@ -239,12 +255,59 @@ static hd_status halo(hd_ctx *ctx, void *arg) {
   return HD_OK;
 }
 
-/* Steps, each followed by the halo exchange when the grid is shared. */
-static hd_status advance(hd_ctx *ctx, heat_run *r, long steps) {
+/* Steps from step `step`, each followed by the halo exchange when the grid
+ * is shared; with time tables the face values are set before each step
+ * (those at its end, which its new ghosts take). */
+static hd_status advance(hd_ctx *ctx, heat_run *r, long step, long steps) {
   int shared[6], f;
-  if (r->dc.size == 1) return r->ops->advance(ctx, r->state, steps);
-  for (f = 0; f < 6; ++f) shared[f] = !hd_decomp_owns_face(&r->dc, f);
-  return r->ops->advance_halo(ctx, r->state, steps, shared, halo, r);
+  long n;
+  hd_status s = HD_OK;
+  for (f = 0; f < 6; ++f) shared[f] = r->dc.size > 1 && !hd_decomp_owns_face(&r->dc, f);
+  for (n = 0; n < steps && s == HD_OK;) {
+    const long chunk = r->rec->tables ? 1 : steps;
+    if (r->rec->tables) {
+      double value[6];
+      heat_records_faces(r->rec, r->p, (double)(step + n + 1) * r->p->dt, value);
+      if ((s = r->ops->set_faces(ctx, r->state, value)) != HD_OK) break;
+    }
+    s = r->dc.size == 1 ? r->ops->advance(ctx, r->state, chunk)
+                        : r->ops->advance_halo(ctx, r->state, chunk, shared, halo, r);
+    n += chunk;
+  }
+  return s;
+}
+
+/* The heat balance row: content, sources and faces so far, and what they
+ * leave unexplained. */
+static hd_status balance_row(hd_ctx *ctx, heat_run *r, long step, double energy0, double *energy, FILE *f) {
+  hd_xsum e, faces[6], src;
+  double source_step, in = 0.0, v[6];
+  int k;
+  hd_status s = r->ops->balance(ctx, r->state, &e, faces, &source_step);
+  if (hd_par_any(s != HD_OK)) return s != HD_OK ? s : hd_fail(ctx, HD_ERR_IO, "the heat balance failed on another rank");
+  hd_xsum_init(&src);
+  hd_xsum_add(&src, source_step);
+  if (hd_xsum_allreduce(&e, 1) || hd_xsum_allreduce(faces, 6) || hd_xsum_allreduce(&src, 1))
+    return hd_fail(ctx, HD_ERR_IO, "summing the heat balance over the ranks failed");
+  *energy = hd_xsum_value(&e);
+  source_step = hd_xsum_value(&src) * (double)step;
+  if (!f) return HD_OK;
+  fprintf(f, "%ld,%.17g,%.17g,%.17g", step, step * r->p->dt, *energy, source_step);
+  for (k = 0; k < 2 * r->p->dim; ++k) {
+    v[k] = hd_xsum_value(&faces[k]);
+    in += v[k];
+    fprintf(f, ",%.17g", v[k]);
+  }
+  fprintf(f, ",%.17g\n", *energy - energy0 - source_step - in);
+  return HD_OK;
+}
+
+static void balance_header(int dim, FILE *f) {
+  static const char *const names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
+  int k;
+  fprintf(f, "step,time,heat,source_heat");
+  for (k = 0; k < 2 * dim; ++k) fprintf(f, ",in_%s", names[k]);
+  fprintf(f, ",imbalance\n");
 }
 
 /* Statistics of the whole grid in an order independent of the ranks. */
@@ -274,15 +337,17 @@ static int run(int argc, char **argv) {
   const heat_ops *ops;
   const hd_core_ops *core;
   hd_ctx ctx;
-  hd_out csv, vti, png, *outs[3];
-  const char *const suffix[3] = {".csv", ".vti", ".png"};
+  hd_out csv, vti, png, probes, bal, *outs[5];
+  const char *const suffix[5] = {".csv", ".vti", ".png", "_probes.csv", "_balance.csv"};
+  heat_records rec;
   hd_stats st0, st;
   hd_progress prog;
   char err[1024], why[512];
   void *state = NULL;
   double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
-  int d, rc, cp, root, bad, cont = 0, want[3];
+  int d, rc, cp, root, bad, cont = 0, want[5];
+  double energy0 = 0.0, energy = 0.0, *probe_values = NULL;
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -306,6 +371,8 @@ static int run(int argc, char **argv) {
       {"bc-zlo", CLI_STRING, c.bc_face[4], "BC", "condition on the z = 0 face (3-D)", 1, 0, sizeof c.bc_face[4], NULL, 0, 0, 0},
       {"bc-zhi", CLI_STRING, c.bc_face[5], "BC", "condition on the z = Lz face (3-D)", 1, 0, sizeof c.bc_face[5], NULL, 0, 0, 0},
       {"material", CLI_LIST, &c.materials, "K,RHO,CP[,Q]", "a material: conductivity, density, heat capacity, volumetric source (repeat: numbered 1, 2, ...; 0 is the background: --conductivity, rho c = k / alpha)", 1, 0, 0, NULL, 0, 0, 0},
+      {"probe", CLI_LIST, &c.probes, "X,Y[,Z]", "record the temperature of the cell at this point every --csv-every steps in PREFIX_probes.csv (repeat)", 1, 0, 0, NULL, 0, 0, 0},
+      {"balance", CLI_FLAG, &c.balance, "yes|no", "record the heat content, the sources' heat and the heat in through each face in PREFIX_balance.csv (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"region", CLI_LIST, &c.regions, "M,box,X0,X1,Y0,Y1[,Z0,Z1]|M,sphere,X,Y[,Z],R", "cells of material M (repeat; later regions win)", 1, 0, 0, NULL, 0, 0, 0},
       {"init", CLI_CHOICE, &c.init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c.t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
@@ -323,8 +390,9 @@ static int run(int argc, char **argv) {
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
-  outs[0] = &csv, outs[1] = &vti, outs[2] = &png;
+  outs[0] = &csv, outs[1] = &vti, outs[2] = &png, outs[3] = &probes, outs[4] = &bal;
   memset(&csv, 0, sizeof csv), memset(&vti, 0, sizeof vti), memset(&png, 0, sizeof png);
+  memset(&probes, 0, sizeof probes), memset(&bal, 0, sizeof bal), memset(&rec, 0, sizeof rec);
   hd_drv_common_defaults(&c.com, "heat");
   c.dim = 2;
   c.n[0] = c.n[1] = c.n[2] = 256;
@@ -348,8 +416,14 @@ static int run(int argc, char **argv) {
   rc = 0;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
   d = build_problem(&c, &p, err, sizeof err);
-  cli_list_free(&c.materials), cli_list_free(&c.regions);
-  if (d) return hd_drv_usage_error(PROG, err);
+  if (!d) d = heat_records_init(&rec, (const char(*)[256])c.table, &c.probes, &p, err, sizeof err);
+  cli_list_free(&c.materials), cli_list_free(&c.regions), cli_list_free(&c.probes);
+  if (!d && rec.nprobe && !(probe_values = (double *)malloc((size_t)rec.nprobe * sizeof(double))))
+    d = -1, snprintf(err, sizeof err, "out of host memory for the probes");
+  if (d) {
+    heat_records_free(&rec);
+    return hd_drv_usage_error(PROG, err);
+  }
 
   cells = (double)p.n[0] * (double)p.n[1] * (double)p.n[2];
   {
@@ -402,12 +476,16 @@ static int run(int argc, char **argv) {
   }
 
   want[0] = !c.com.bench, want[1] = c.vti && !c.com.bench, want[2] = c.png && !c.com.bench;
-  if (hd_drv_open_outputs(outs, suffix, want, 3, c.com.output, err, sizeof err)) { /* on rank 0 */
+  want[3] = rec.nprobe && !c.com.bench, want[4] = p.balance && !c.com.bench;
+  if (hd_drv_open_outputs(outs, suffix, want, 5, c.com.output, err, sizeof err)) { /* on rank 0 */
     core->destroy(&ctx);
     return hd_drv_usage_error(PROG, err);
   }
   hd_drv_ckpt_series(&ckp, &csv, suffix[0]);
+  if (want[3]) hd_drv_ckpt_series(&ckp, &probes, suffix[3]);
+  if (want[4]) hd_drv_ckpt_series(&ckp, &bal, suffix[4]);
   hr.ops = ops;
+  hr.rec = &rec, hr.p = &p;
   hr.real_size = ops->real_size;
   hr.rows = (hd_stats *)malloc((size_t)(pl.n[1] * pl.n[2]) * sizeof(hd_stats));
   if (want[1] || want[2]) hr.local = (double *)malloc((size_t)(pl.n[0] * pl.n[1] * pl.n[2]) * sizeof(double));
@@ -432,7 +510,7 @@ static int run(int argc, char **argv) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
     goto runtime_error;
   }
-  ckpt_template(&pl, ops->real_size, &ck);
+  ckpt_template(&pl, (const char(*)[256])c.table, ops->real_size, &ck);
   if (hr.dc.size > 1) /* each rank's file holds its block */
     hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", pl.origin[0], pl.origin[1], pl.origin[2],
                   pl.n[0], pl.n[1], pl.n[2], p.n[0], p.n[1], p.n[2]);
@@ -456,6 +534,11 @@ static int run(int argc, char **argv) {
   st0 = st; /* the run's initial field, also after restarts: growth bound and summary */
   hd_ckpt_get_value(&ck, "min0", &st0.min), hd_ckpt_get_value(&ck, "max0", &st0.max), hd_ckpt_get_value(&ck, "sum0", &st0.sum);
   hd_ckpt_set_value(&ck, "min0", st0.min), hd_ckpt_set_value(&ck, "max0", st0.max), hd_ckpt_set_value(&ck, "sum0", st0.sum);
+  if (p.balance && !c.com.bench) { /* the heat at step 0, kept by checkpoints */
+    if (balance_row(&ctx, &hr, step0, 0.0, &energy0, NULL) != HD_OK) goto runtime_error;
+    hd_ckpt_get_value(&ck, "heat0", &energy0);
+    hd_ckpt_set_value(&ck, "heat0", energy0);
+  }
 
   if (c.com.bench) { /* five rounds, each against a copy of one field */
     const int rounds = 5;
@@ -479,11 +562,23 @@ static int run(int argc, char **argv) {
            p.nmat ? ", one material byte" : "");
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
+    heat_records_free(&rec), free(probe_values);
     return 0;
   }
 
   {
     long every = c.csv_every > 0 ? c.csv_every : (c.steps >= 100 ? c.steps / 100 : 1);
+    if (rec.nprobe && heat_records_probe(&rec, &ctx, ops, state, hr.dc.off, hr.dc.ln, probe_values) != HD_OK)
+      goto runtime_error;
+    if (root && !cont && want[3]) {
+      heat_records_probe_header(&rec, p.dim, probes.f);
+      fprintf(probes.f, "%ld,%.17g", step0, step0 * p.dt);
+      for (d = 0; d < rec.nprobe; ++d) fprintf(probes.f, ",%.17g", probe_values[d]);
+      fprintf(probes.f, "\n");
+    }
+    if (root && !cont && want[4]) balance_header(p.dim, bal.f);
+    if (want[4] && !cont && balance_row(&ctx, &hr, step0, energy0, &energy, root ? bal.f : NULL) != HD_OK)
+      goto runtime_error;
     if (root && !cont) {
       fprintf(csv.f, "step,time,min,max,mean,total_heat\n");
       fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step0, step0 * p.dt, st.min, st.max, st.sum / cells,
@@ -498,23 +593,33 @@ static int run(int argc, char **argv) {
       if (chunk > c.steps - step) chunk = c.steps - step;
       chunk = hd_drv_ckpt_chunk(&ckp, step, chunk);
       t_chunk = hd_wtime();
-      if (advance(&ctx, &hr, chunk) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
+      if (advance(&ctx, &hr, step, chunk) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
       steps_wall += hd_wtime() - t_chunk;
       step += chunk;
       if (step % every == 0 || step == c.steps) {
         if (field_stats(&ctx, &hr, state, &st) != HD_OK) goto runtime_error;
         if (st.nonfinite) goto blowup;
-        if (fmax(fabs(st.min), fabs(st.max)) > c.max_growth * growth_bound(&p, &st0, step * p.dt)) {
+        if (fmax(fabs(st.min), fabs(st.max)) > c.max_growth * growth_bound(&p, &rec, &st0, step * p.dt)) {
           if (root)
             fprintf(stderr, PROG ": error: runaway growth after step %ld: max |T| = %g exceeds %g x the "
                     "maximum-principle bound %g; dt = %g, limit %g%s%s\n", step, fmax(fabs(st.min), fabs(st.max)),
-                    c.max_growth, growth_bound(&p, &st0, step * p.dt), p.dt,
+                    c.max_growth, growth_bound(&p, &rec, &st0, step * p.dt), p.dt,
                     hd_heat_dt_max(p.alpha, dx, p.dim), ckpath[0] ? "; last checkpoint " : "", ckpath);
           rc = 1;
           goto cleanup;
         }
         if (root) fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", step, step * p.dt, st.min, st.max,
                 st.sum / cells, st.sum * vol);
+        if (rec.nprobe) {
+          if (heat_records_probe(&rec, &ctx, ops, state, hr.dc.off, hr.dc.ln, probe_values) != HD_OK) goto runtime_error;
+          if (root) {
+            fprintf(probes.f, "%ld,%.17g", step, step * p.dt);
+            for (d = 0; d < rec.nprobe; ++d) fprintf(probes.f, ",%.17g", probe_values[d]);
+            fprintf(probes.f, "\n");
+          }
+        }
+        if (p.balance && balance_row(&ctx, &hr, step, energy0, &energy, root ? bal.f : NULL) != HD_OK)
+          goto runtime_error;
       }
       cp = hd_drv_ckpt_point(PROG, &ctx, &ckp, &ck, step, p.dt, step < c.steps, 0, state, ops->state_count(state),
                              ops->state_io, c.com.output, ckpath, sizeof ckpath);
@@ -559,7 +664,7 @@ static int run(int argc, char **argv) {
     free(field);
     if (bad) goto runtime_error;
   }
-  for (d = 0; root && d < 3; ++d)
+  for (d = 0; root && d < 5; ++d)
     if (want[d] && hd_out_commit(outs[d], err, sizeof err)) { /* a failed commit has removed its temporary */
       hd_fail(&ctx, HD_ERR_IO, "%s", err);
       goto runtime_error;
@@ -567,6 +672,7 @@ static int run(int argc, char **argv) {
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);
+  heat_records_free(&rec), free(probe_values);
   if (!root) {
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
@@ -586,7 +692,9 @@ static int run(int argc, char **argv) {
      gathered on rank 0, and checkpoints not): what scaling tables compare */
   printf("steps_seconds: %.6g\nsteps_cell_updates_per_second: %.6g\n", steps_wall,
          steps_wall > 0 ? cells * (double)(c.steps - step0) / steps_wall : 0.0);
-  printf("outputs: %s.csv%s%s\n", c.com.output, c.vti ? " " : "", c.vti ? vti.path : "");
+  printf("outputs: %s.csv%s%s%s%s%s%s\n", c.com.output, c.vti ? " " : "", c.vti ? vti.path : "", want[3] ? " " : "",
+         want[3] ? probes.path : "", want[4] ? " " : "", want[4] ? bal.path : "");
+  if (want[4]) printf("heat: %.17g\nheat_initial: %.17g\n", energy, energy0);
   printf("picture: %s\n", c.png ? png.path : HD_PNG_BUILT ? "none (--png=no)" : "none (" HD_NO_PNG ")");
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
@@ -607,13 +715,14 @@ runtime_error:
     fprintf(stderr, PROG ": error: %s%s%s\n", ctx.msg[0] ? ctx.msg : "run failed", ckpath[0] ? "; last checkpoint " : "",
             ckpath);
   rc = 1;
-  for (d = 0; d < 3; ++d) hd_out_abort(outs[d]);
+  for (d = 0; d < 5; ++d) hd_out_abort(outs[d]);
   hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
+  heat_records_free(&rec), free(probe_values);
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);
-  for (d = 0; d < 3; ++d) hd_out_abort(outs[d]);
+  for (d = 0; d < 5; ++d) hd_out_abort(outs[d]);
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return rc;

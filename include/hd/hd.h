@@ -12,5 +12,6 @@
 #include "reduce.h"
 #include "heat.h"
 #include "heat_media.h"
+#include "heat_balance.h"
 
 #endif /* HD_HD_H */
