@@ -33,6 +33,7 @@ same_outputs() { # dir, reference dir[, subset]
   for f in $names; do cmp -s "$1/$f" "$2/$f" || { echo "# $1/$f differs from $2/$f"; return 1; }; done
 }
 
+printf '0 0\n0.001 2\n0.004 -1\n' >ramp.tab
 # N steps straight, against N steps with a checkpoint at N/2 and then a
 # restart from it into the same outputs: the series keep their rows up to
 # the checkpoint, drop the ones the first run wrote after it, and go on.
@@ -56,6 +57,7 @@ while IFS='|' read -r drv args; do
   done
 done <<CASES
 heat|--n=48,40 --init=sphere --csv-every=6
+heat|--n=40 --csv-every=6 --probe=0.3,0.6 --balance --bc-xlo=flux:@ramp.tab --bc-yhi=convective:2:@ramp.tab --material=2,1,1 --region=1,box,0.5,1,0,0.5
 nbody|--n=300 --ic=plummer --diag-every=6 --snapshot-every=8
 fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=6 --frequencies=4e9,8e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0
 fdtd|--input=$src/tests/fdtd_scatter.in --average-every=6 --nearfield=ez,z,0 --nearvolume=yes

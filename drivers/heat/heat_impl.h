@@ -28,7 +28,7 @@ typedef struct heat_state {
   int balance;              /* heat accounting: */
   hd_heat_flow_args flow;   /* its accumulators (backend memory; NULL: not counted) */
   hd_heat_energy_args energy; /* its rows (backend memory) */
-  double source_step;       /* the heat the sources add a step */
+  double counts[HD_HEAT_MAX_MATERIALS]; /* interior cells of each material (uniform: all in 0) */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
      stream, the inside on a low one, both non-blocking */
@@ -102,18 +102,12 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
     }
   }
 #endif
-  if (s == HD_OK && p->balance) { /* the sources' heat a step: dt V sum_m count_m (Q_m + (rho c)_m q) */
+  if (s == HD_OK && p->balance) { /* the cells of each material (the sources' heat) */
     const hd_range3 r = hd_grid_interior(g);
     hd_idx i, j, k;
-    double vol = 1.0;
-    for (d = 0; d < g->dim; ++d) vol *= dx[d];
-    st->source_step = 0.0;
     for (k = r.lo[2]; k < r.hi[2]; ++k)
       for (j = r.lo[1]; j < r.hi[1]; ++j)
-        for (i = r.lo[0]; i < r.hi[0]; ++i) {
-          const unsigned m = hd_heat_mat(map[hd_grid_at(g, i, j, k)]);
-          st->source_step += p->dt * vol * (p->mat_q[m] + p->mat_rhoc[m] * p->q);
-        }
+        for (i = r.lo[0]; i < r.hi[0]; ++i) st->counts[hd_heat_mat(map[hd_grid_at(g, i, j, k)])] += 1.0;
     s = hd_dev_alloc(ctx, (void **)&st->energy.rhoc, (size_t)nm * sizeof(double));
     if (s == HD_OK) s = hd_dev_upload(ctx, (void *)st->energy.rhoc, p->mat_rhoc, (size_t)nm * sizeof(double));
   }
@@ -142,7 +136,7 @@ static hd_status h_balance_open(hd_ctx *ctx, heat_state *st, const heat_problem 
   fa->k0 = st->face_k;
   ea->rhoc0 = st->face_k / p->alpha, ea->vol = vol;
   for (d = 0; d < 3; ++d) fa->w[d] = d < g->dim ? p->dt * vol / (dx[d] * dx[d]) : 0.0;
-  if (!p->nmat) st->source_step = p->dt * vol * (double)g->n[0] * (double)g->n[1] * (double)g->n[2] * ea->rhoc0 * p->q;
+  if (!p->nmat) st->counts[0] = (double)g->n[0] * (double)g->n[1] * (double)g->n[2];
   for (d = 0; d < 2 * g->dim && s == HD_OK; ++d) {
     const int axis = d / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
     const size_t bytes = (size_t)(g->n[b0] * g->n[b1]) * sizeof(double);
@@ -480,7 +474,7 @@ static hd_status h_probe(hd_ctx *ctx, void *state, const long ijk[3], double *ou
   return s;
 }
 
-static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *source_step) {
+static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts) {
   heat_state *st = (heat_state *)state;
   const hd_grid *g = &st->a.g;
   const size_t nrows = (size_t)(g->n[1] * g->n[2]);
@@ -508,7 +502,7 @@ static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum fa
     for (m = 0; s == HD_OK && m < count; ++m) hd_xsum_add(&faces[f], host[m]);
   }
   free(host);
-  *source_step = st->source_step;
+  memcpy(counts, st->counts, sizeof st->counts);
   return s;
 }
 

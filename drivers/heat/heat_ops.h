@@ -74,8 +74,9 @@ typedef struct heat_ops {
   hd_status (*probe)(hd_ctx *ctx, void *state, const long ijk[3], double *out);
   /* with problem.balance: the heat content sum (rho c) V T, the heat in
      through each face so far (hd/heat_balance.h), both as exact sums, and
-     the heat the sources add a step */
-  hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *source_step);
+     the interior cells of each material (HD_HEAT_MAX_MATERIALS values;
+     uniform: all in the first), whose sources add heat every step */
+  hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

@@ -280,18 +280,20 @@ static hd_status advance(hd_ctx *ctx, heat_run *r, long step, long steps) {
 /* The heat balance row: content, sources and faces so far, and what they
  * leave unexplained. */
 static hd_status balance_row(hd_ctx *ctx, heat_run *r, long step, double energy0, double *energy, FILE *f) {
-  hd_xsum e, faces[6], src;
-  double source_step, in = 0.0, v[6];
+  const heat_problem *p = r->p;
+  hd_xsum e, faces[6];
+  double counts[HD_HEAT_MAX_MATERIALS], source_step = 0.0, in = 0.0, v[6], vol = p->dt;
   int k;
-  hd_status s = r->ops->balance(ctx, r->state, &e, faces, &source_step);
+  hd_status s = r->ops->balance(ctx, r->state, &e, faces, counts);
   if (hd_par_any(s != HD_OK)) return s != HD_OK ? s : hd_fail(ctx, HD_ERR_IO, "the heat balance failed on another rank");
-  hd_xsum_init(&src);
-  hd_xsum_add(&src, source_step);
-  if (hd_xsum_allreduce(&e, 1) || hd_xsum_allreduce(faces, 6) || hd_xsum_allreduce(&src, 1))
+  if (hd_xsum_allreduce(&e, 1) || hd_xsum_allreduce(faces, 6) || hd_par_sum_to_root(counts, HD_HEAT_MAX_MATERIALS))
     return hd_fail(ctx, HD_ERR_IO, "summing the heat balance over the ranks failed");
   *energy = hd_xsum_value(&e);
-  source_step = hd_xsum_value(&src) * (double)step;
   if (!f) return HD_OK;
+  for (k = 0; k < p->dim; ++k) vol *= p->length[k] / (double)p->n[k]; /* dt V */
+  for (k = 0; k < (p->nmat ? p->nmat : 1); ++k) /* sum_m cells_m (Q_m + (rho c)_m q) dt V */
+    source_step += counts[k] * vol * (p->nmat ? p->mat_q[k] + p->mat_rhoc[k] * p->q : (p->k > 0 ? p->k : 1.0) / p->alpha * p->q);
+  source_step *= (double)step;
   fprintf(f, "%ld,%.17g,%.17g,%.17g", step, step * r->p->dt, *energy, source_step);
   for (k = 0; k < 2 * r->p->dim; ++k) {
     v[k] = hd_xsum_value(&faces[k]);
