@@ -153,6 +153,43 @@ result $([ "$(cat rc)" -eq 0 ] && awk -F, -v dt="$(sed -n 's/^dt: //p' stdout)" 
   END { exit !(ok && rows == 4) }' out_probes.csv && echo 0 || echo 1) \
   "probes record the exact discrete eigenmode at their cells every --csv-every steps"
 
+# fields from files: a run continued from another's .vti (or its values as
+# raw f64) is the straight run, bit for bit, in both precisions; a raw u8
+# material map is the regions that paint it; a source field of Q steps as
+# --source=Q (rho c = 1)
+fargs="--n=24,20 --init=sphere --bc=convective:2:0.5 --bc-ylo=flux:1 --png=no"
+for pr in double single; do
+  clean_dir
+  run $fargs --precision=$pr --steps=40 --output=straight && run $fargs --precision=$pr --steps=15 --output=first &&
+    run $fargs --precision=$pr --steps=25 --init-field=first.vti --output=second
+  result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+    "$pr: 15 steps, then 25 from their .vti (--init-field), are 40 steps straight, bit for bit"
+  if [ $pr = double ]; then
+    head -c -30 first.vti | tail -c $((8 * 480)) >first.raw && run $fargs --steps=25 --init-field=raw:f64:24,20:first.raw --output=second
+    result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+      "--init-field=raw:f64:24,20:FILE reads the values of the .vti"
+  fi
+done
+awk 'BEGIN { for (j = 0; j < 20; ++j) for (i = 0; i < 24; ++i) printf "%c", (i < 9 ? 1 : (j >= 10 ? 2 : 3)) }' >map.u8
+margs="--n=24,20 --material=5,1,2 --material=0.2,2,1 --material=1,3,1,0.5 --bc-xlo=fixed:1 --steps=30 --png=no --balance"
+run $margs --material-map=raw:u8:24,20:map.u8 --output=mapped && mv mapped.vti mapped_vti &&
+  run $margs --region=3,box,0,1,0,1 --region=2,box,0.375,1,0.5,1 --region=1,box,0,0.375,0,1 --output=painted
+result $([ "$(cat rc)" -eq 0 ] && cmp -s mapped_vti painted.vti && cmp -s mapped_balance.csv painted_balance.csv && echo 0 || echo 1) \
+  "a raw u8 material map is the regions that paint the same cells"
+run --n=24,20 --init=uniform --t0=2.5 --steps=0 --png=no --output=q && mv q.vti qfield.vti &&
+  run $fargs --steps=30 --source-field=qfield.vti --balance --output=field &&
+  run $fargs --steps=30 --source=2.5 --output=uniform
+result $([ "$(cat rc)" -eq 0 ] && cmp -s field.vti uniform.vti && awk -F, 'NR > 1 { i = $NF < 0 ? -$NF : $NF; if (i > 1e-14) bad = 1 } END { exit bad }' field_balance.csv && echo 0 || echo 1) \
+  "a source field of Q steps as --source=Q, and the balance counts its heat"
+bad 2 "first.raw: 3840 bytes, not 24 x 21 x 1 values of 8 bytes" --n=24,21 --init-field=raw:f64:24,21:first.raw
+bad 2 "first.vti: 24 x 20 x 1 cells, the grid has 24 x 21 x 1" --n=24,21 --init-field=first.vti
+bad 2 "expected raw:u8|i32|f32|f64:NX,NY" --init-field=raw:f16:24,20:first.raw
+bad 2 "expected a .vti file or raw:TYPE" --source-field=first.csv
+echo '<?xml version="1.0"?><VTKFile type="PolyData">' >poly.vti
+bad 2 "poly.vti: not a VTK ImageData" --source-field=poly.vti --n=24,20
+bad 2 "define the materials it numbers with --material" --material-map=raw:u8:24,20:map.u8 --n=24,20
+bad 2 "map.u8: a cell holds material 3; the materials are 0 .. 2" --material=1,1,1 --material=2,1,1 --material-map=raw:u8:24,20:map.u8 --n=24,20
+
 clean_dir
 run --bench --n=64 --steps=20
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_updates_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout && nothing_written && echo 0 || echo 1) \

@@ -48,6 +48,10 @@ fdtd="--xmesh=-0.1,20,0.1 --ymesh=-0.09,18,0.09 --zmesh=-0.08,16,0.08 --material
 fdtd=$(echo $fdtd)
 fout="_probes.csv _average.csv .vti"
 printf '0 0\n0.002 1\n0.01 -1\n' >heat_ramp.tab
+"$top/drivers/hd-heat" --n=48,40 --init=sphere --steps=10 --png=no --output=heat_init >/dev/null 2>&1
+"$top/drivers/hd-heat" --dim=3 --n=16,20,18 --init=box --steps=5 --png=no --output=heat_init3 >/dev/null 2>&1
+"$top/drivers/hd-heat" --dim=3 --n=16,20,18 --init=box --steps=0 --png=no --output=heat_map3 >/dev/null 2>&1
+awk 'BEGIN { for (j = 0; j < 40; ++j) for (i = 0; i < 48; ++i) printf "%c", (i + 2 * j < 50 ? 1 : 2) }' >heat_map.u8
 
 # driver | name | arguments | files compared | rank counts
 while IFS='|' read -r drv name args files ranks; do
@@ -75,6 +79,8 @@ heat|3-D double, sine mode, fixed faces|--dim=3 --n=20,18,16 --init=sine --bc=fi
 heat|2-D double, convective and flux faces|--n=48,40 --steps=80 --csv-every=8 --conductivity=2 --bc-xlo=convective:5:1 --bc-yhi=flux:3 --bc-ylo=convective:0.5:-1 --backend=serial|.vti .csv|2 3
 heat|3-D double, three materials|--dim=3 --n=20,24,18 --material=4,1,2,3 --material=0.2,1,1 --region=1,box,0,1,0.3,0.7,0,1 --region=2,sphere,0.5,0.5,0.5,0.3 --bc-xlo=fixed:1 --bc-zhi=convective:2:0 --steps=40 --csv-every=5 --backend=serial|.vti .csv|2 4
 heat|2-D double, time tables, probes, heat balance, materials|--n=48,40 --steps=80 --csv-every=8 --material=3,1,2,1 --region=1,sphere,0.5,0.5,0.3 --bc-xlo=convective:5:@heat_ramp.tab --bc-yhi=flux:@heat_ramp.tab --bc-xhi=fixed:0.5 --probe=0.1,0.1 --probe=0.5,0.5 --probe=0.99,0.2 --balance --backend=serial|.vti .csv _probes.csv _balance.csv|2 3 4
+heat|2-D double, initial field, material map and source field from files|--n=48,40 --init-field=heat_init.vti --material=3,1,2 --material=0.5,1,1 --material-map=raw:u8:48,40:heat_map.u8 --region=0,sphere,0.5,0.5,0.2 --source-field=heat_init.vti --bc-yhi=convective:3:0 --balance --steps=40 --csv-every=5 --backend=serial|.vti .csv _balance.csv|2 3 4
+heat|3-D double, initial field and material map from a .vti|--dim=3 --n=16,20,18 --init-field=heat_init3.vti --material=2,1,1 --material-map=heat_map3.vti --bc-zlo=fixed:2 --steps=30 --csv-every=5 --backend=serial|.vti .csv|2 4
 heat|3-D double, probes, heat balance, OpenMP|--dim=3 --n=16,20,18 --source=0.7 --bc-zlo=flux:2 --bc-xhi=convective:3:1 --probe=0.5,0.5,0.5 --balance --steps=30 --csv-every=5 --backend=openmp|.vti .csv _probes.csv _balance.csv|2 4
 heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single --backend=openmp|.vti .csv|2 4
 nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20 --backend=openmp|.csv .pvd _000020.vtp _000040.vtp|2 3 4

@@ -24,6 +24,8 @@ typedef struct heat_state {
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
   hd_real *tables;          /* backend memory: kf, k, r, s, c */
   hd_idx *ifaces;           /* backend memory: the interface cells (tuned CUDA media step) */
+  hd_real *qfield;          /* backend memory: the source field as a rate, Q / (rho c) (a.q) */
+  hd_xsum qheat;            /* the heat it adds a step */
   double face_h[6], face_k, face_dx[3]; /* what the face conditions are made of (set_faces) */
   int balance;              /* heat accounting: */
   hd_heat_flow_args flow;   /* its accumulators (backend memory; NULL: not counted) */
@@ -51,6 +53,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
   hd_dev_free(ctx, st->ifaces);
+  hd_dev_free(ctx, st->qfield);
   for (d = 0; d < HD_NFACES; ++d) hd_dev_free(ctx, st->flow.acc[d]);
   hd_dev_free(ctx, st->energy.rows);
   hd_dev_free(ctx, (void *)st->energy.rhoc);
@@ -58,6 +61,44 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->buf[1]) hd_dev_free(ctx, st->buf[1] - st->lead);
   hd_dev_free(ctx, st->rows);
   free(st);
+}
+
+/* Padded host values of the block's interior from `in` (x fastest). */
+static void h_interior(const hd_grid *g, const double *in, hd_real *out) {
+  const hd_range3 r = hd_grid_interior(g);
+  hd_idx i, j, k, m = 0;
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j)
+      for (i = r.lo[0]; i < r.hi[0]; ++i) out[hd_grid_at(g, i, j, k)] = (hd_real)in[m++];
+}
+
+/* The source field Q as the rate Q / (rho c) of each cell's material (map,
+ * or NULL: the uniform rho c = k / alpha) in backend memory, and the heat
+ * a step adds, sum (rho c) V dt q. */
+static hd_status h_source(hd_ctx *ctx, heat_state *st, const heat_problem *p, const unsigned char *map,
+                          const double dx[3]) {
+  const hd_grid *g = &st->a.g;
+  const hd_range3 r = hd_grid_interior(g);
+  hd_real *q = (hd_real *)calloc((size_t)g->total, sizeof(hd_real));
+  double vol = p->dt;
+  hd_idx i, j, k, m = 0;
+  hd_status s;
+  int d;
+  if (!q) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the source field");
+  for (d = 0; d < g->dim; ++d) vol *= dx[d];
+  hd_xsum_init(&st->qheat);
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j)
+      for (i = r.lo[0]; i < r.hi[0]; ++i) {
+        const hd_idx c = hd_grid_at(g, i, j, k);
+        const double rhoc = map ? p->mat_rhoc[hd_heat_mat(map[c])] : (p->k > 0 ? p->k : 1.0) / p->alpha;
+        q[c] = (hd_real)(p->source_values[m++] / rhoc);
+        hd_xsum_add(&st->qheat, rhoc * vol * (double)q[c]);
+      }
+  s = hd_dev_alloc(ctx, (void **)&st->qfield, (size_t)g->total * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->qfield, q, (size_t)g->total * sizeof(hd_real));
+  free(q);
+  return s;
 }
 
 /* The material map and tables in backend memory.  The map sits as the
@@ -102,6 +143,7 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
     }
   }
 #endif
+  if (s == HD_OK && p->source_values) s = h_source(ctx, st, p, map, dx);
   if (s == HD_OK && p->balance) { /* the cells of each material (the sources' heat) */
     const hd_range3 r = hd_grid_interior(g);
     hd_idx i, j, k;
@@ -221,12 +263,27 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     ic.origin[d] = p->origin[d];
     ic.cells[d] = p->cells[d];
   }
+  if (!p->nmat && p->source_values && (s = h_source(ctx, st, p, NULL, dx)) != HD_OK) goto fail;
   if ((s = hd_heat_initialise(ctx, st->buf[0], &g, &ic)) != HD_OK) goto fail;
+  if (p->init_values) { /* the field from a file, over the analytic one */
+    hd_real *host = (hd_real *)calloc((size_t)g.total, sizeof(hd_real));
+    if (!host) {
+      s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the initial field");
+      goto fail;
+    }
+    h_interior(&g, p->init_values, host);
+    s = hd_dev_upload(ctx, st->buf[0], host, (size_t)g.total * sizeof(hd_real));
+    free(host);
+    if (s != HD_OK) goto fail;
+  }
   st->a.t = st->buf[0];
   st->a.t_next = st->buf[0];
-  if ((s = hd_heat_fill_ghosts(ctx, &st->a)) != HD_OK) goto fail;
-  st->a.t_next = st->buf[1];
   st->a.q = NULL;
+  st->media.a = st->a; /* the first ghosts, as the steps write them */
+  if ((s = st->map ? hd_heat_media_fill_ghosts(ctx, &st->media) : hd_heat_fill_ghosts(ctx, &st->a)) != HD_OK)
+    goto fail;
+  st->a.t_next = st->buf[1];
+  st->a.q = st->qfield;
   if ((s = hd_ctx_sync(ctx)) != HD_OK) goto fail;
   *out = st;
   return HD_OK;
@@ -474,7 +531,8 @@ static hd_status h_probe(hd_ctx *ctx, void *state, const long ijk[3], double *ou
   return s;
 }
 
-static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts) {
+static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts,
+                           hd_xsum *field_source) {
   heat_state *st = (heat_state *)state;
   const hd_grid *g = &st->a.g;
   const size_t nrows = (size_t)(g->n[1] * g->n[2]);
@@ -503,6 +561,7 @@ static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum fa
   }
   free(host);
   memcpy(counts, st->counts, sizeof st->counts);
+  *field_source = st->qheat;
   return s;
 }
 

@@ -34,6 +34,11 @@ typedef struct heat_problem {
   double box_lo[3], box_hi[3], center[3], radius;
   int mode[3];
   long origin[3], cells[3]; /* a block of a distributed grid: see hd_heat_init */
+  /* fields read from files (drivers/common/field_file.h), for this block,
+     x fastest, or NULL: the initial temperature and the volumetric source
+     Q (its cells), the material of each cell (its cells and a ghost layer,
+     the nearest cell of the whole grid) */
+  const double *init_values, *source_values, *map_values;
   int balance;  /* count the heat through the faces (heat_ops.balance) */
   int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
@@ -75,8 +80,10 @@ typedef struct heat_ops {
   /* with problem.balance: the heat content sum (rho c) V T, the heat in
      through each face so far (hd/heat_balance.h), both as exact sums, and
      the interior cells of each material (HD_HEAT_MAX_MATERIALS values;
-     uniform: all in the first), whose sources add heat every step */
-  hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts);
+     uniform: all in the first), whose sources add heat every step, and
+     the heat a step of the source field adds (exact) */
+  hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts,
+                       hd_xsum *field_source);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

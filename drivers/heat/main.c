@@ -16,6 +16,7 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "driver.h"
+#include "field_file.h"
 #include "heat_ops.h"
 #include "media.h"
 #include "output.h"
@@ -34,6 +35,7 @@ typedef struct heat_cli {
   char bc_all[300], bc_face[6][300], table[6][256];
   cli_list materials, regions, probes;
   int balance;
+  char init_field[4200], map_field[4200], source_field[4200];
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
@@ -112,6 +114,10 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
     }
   }
   if (heat_media_parse(&c->materials, &c->regions, p, err, n)) return -1;
+  if (c->map_field[0] && !p->nmat) {
+    snprintf(err, n, "--material-map: define the materials it numbers with --material");
+    return -1;
+  }
   p->init_kind = c->init;
   p->base = c->t0;
   p->value = c->thot;
@@ -234,6 +240,60 @@ static int picture(const heat_problem *p, const double *field, const hd_stats *s
   return rc;
 }
 
+/* This block's values of the fields given in files: the initial field and
+ * the source (its cells), the material map (with a ghost layer, the
+ * nearest cell of the grid, checked against the materials).  0, or -1. */
+static int read_fields(const heat_cli *c, heat_problem *pl, const long gn[3], double **init, double **source,
+                       double **map, char *err, size_t n) {
+  const char *spec[3] = {c->init_field, c->source_field, c->map_field};
+  double **out[3] = {init, source, map};
+  int f, d;
+  for (f = 0; f < 3; ++f) {
+    hd_field_file ff;
+    long lo[3], cnt[3], pad[3], i, j, k;
+    double *v;
+    size_t cells = 1;
+    *out[f] = NULL;
+    if (!spec[f][0]) continue;
+    if (hd_field_file_open(&ff, spec[f], pl->dim, gn, err, n)) return -1;
+    for (d = 0; d < 3; ++d) { /* the map: one more cell each side, within the grid */
+      const int grow = f == 2 && d < pl->dim;
+      lo[d] = grow && pl->origin[d] > 0 ? pl->origin[d] - 1 : pl->origin[d];
+      cnt[d] = (grow && pl->origin[d] + pl->n[d] < gn[d] ? pl->origin[d] + pl->n[d] + 1 : pl->origin[d] + pl->n[d]) - lo[d];
+      pad[d] = pl->n[d] + (grow ? 2 : 0);
+      cells *= (size_t)cnt[d];
+    }
+    if (!(v = (double *)malloc(cells * sizeof(double)))) return snprintf(err, n, "%.300s: out of memory", ff.path), -1;
+    if (hd_field_file_read(&ff, lo, cnt, v, err, n)) return free(v), -1;
+    for (i = 0; i < (long)cells; ++i) {
+      if (!isfinite(v[i])) return snprintf(err, n, "%.300s: a value is not finite", ff.path), free(v), -1;
+      if (f == 2 && (v[i] != floor(v[i]) || v[i] < 0 || v[i] >= pl->nmat))
+        return snprintf(err, n, "%.300s: a cell holds material %g; the materials are 0 .. %d", ff.path, v[i], pl->nmat - 1),
+               free(v), -1;
+    }
+    if (f == 2) { /* padded, each ghost the nearest cell read */
+      double *m = (double *)malloc((size_t)(pad[0] * pad[1] * pad[2]) * sizeof(double));
+      if (!m) return free(v), snprintf(err, n, "%.300s: out of memory", ff.path), -1;
+      for (k = 0; k < pad[2]; ++k)
+        for (j = 0; j < pad[1]; ++j)
+          for (i = 0; i < pad[0]; ++i) {
+            const long at[3] = {i, j, k};
+            long src[3];
+            for (d = 0; d < 3; ++d) {
+              const long g = pl->origin[d] + at[d] - (pad[d] > pl->n[d] ? 1 : 0); /* global cell */
+              src[d] = (g < 0 ? 0 : g >= gn[d] ? gn[d] - 1 : g) - lo[d];
+            }
+            m[(k * pad[1] + j) * pad[0] + i] = v[(src[2] * cnt[1] + src[1]) * cnt[0] + src[0]];
+          }
+      free(v);
+      v = m;
+    }
+    *out[f] = v;
+  }
+  pl->init_values = *init, pl->source_values = *source, pl->map_values = *map;
+  return 0;
+}
+
 /* A distributed run: this rank's block, its interior as doubles for the
  * statistics, and the ops that step it. */
 typedef struct heat_run {
@@ -284,16 +344,18 @@ static hd_status balance_row(hd_ctx *ctx, heat_run *r, long step, double energy0
   hd_xsum e, faces[6];
   double counts[HD_HEAT_MAX_MATERIALS], source_step = 0.0, in = 0.0, v[6], vol = p->dt;
   int k;
-  hd_status s = r->ops->balance(ctx, r->state, &e, faces, counts);
+  hd_xsum fsrc;
+  hd_status s = r->ops->balance(ctx, r->state, &e, faces, counts, &fsrc);
   if (hd_par_any(s != HD_OK)) return s != HD_OK ? s : hd_fail(ctx, HD_ERR_IO, "the heat balance failed on another rank");
-  if (hd_xsum_allreduce(&e, 1) || hd_xsum_allreduce(faces, 6) || hd_par_sum_to_root(counts, HD_HEAT_MAX_MATERIALS))
+  if (hd_xsum_allreduce(&e, 1) || hd_xsum_allreduce(faces, 6) || hd_xsum_allreduce(&fsrc, 1) ||
+      hd_par_sum_to_root(counts, HD_HEAT_MAX_MATERIALS))
     return hd_fail(ctx, HD_ERR_IO, "summing the heat balance over the ranks failed");
   *energy = hd_xsum_value(&e);
   if (!f) return HD_OK;
   for (k = 0; k < p->dim; ++k) vol *= p->length[k] / (double)p->n[k]; /* dt V */
   for (k = 0; k < (p->nmat ? p->nmat : 1); ++k) /* sum_m cells_m (Q_m + (rho c)_m q) dt V */
     source_step += counts[k] * vol * (p->nmat ? p->mat_q[k] + p->mat_rhoc[k] * p->q : (p->k > 0 ? p->k : 1.0) / p->alpha * p->q);
-  source_step *= (double)step;
+  source_step = (source_step + hd_xsum_value(&fsrc)) * (double)step;
   fprintf(f, "%ld,%.17g,%.17g,%.17g", step, step * r->p->dt, *energy, source_step);
   for (k = 0; k < 2 * r->p->dim; ++k) {
     v[k] = hd_xsum_value(&faces[k]);
@@ -349,7 +411,7 @@ static int run(int argc, char **argv) {
   double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
   int d, rc, cp, root, bad, cont = 0, want[5];
-  double energy0 = 0.0, energy = 0.0, *probe_values = NULL;
+  double energy0 = 0.0, energy = 0.0, *probe_values = NULL, *fin = NULL, *fsrc = NULL, *fmap = NULL;
   hd_drv_ckpt ckp;
   static hd_ckpt ck; /* large: keep it off the stack */
   char ckpath[4096 + 32] = "";
@@ -376,6 +438,9 @@ static int run(int argc, char **argv) {
       {"probe", CLI_LIST, &c.probes, "X,Y[,Z]", "record the temperature of the cell at this point every --csv-every steps in PREFIX_probes.csv (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"balance", CLI_FLAG, &c.balance, "yes|no", "record the heat content, the sources' heat and the heat in through each face in PREFIX_balance.csv (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"region", CLI_LIST, &c.regions, "M,box,X0,X1,Y0,Y1[,Z0,Z1]|M,sphere,X,Y[,Z],R", "cells of material M (repeat; later regions win)", 1, 0, 0, NULL, 0, 0, 0},
+      {"init-field", CLI_STRING, c.init_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "initial temperature from a file: a .vti this program wrote (its first cell array) or raw little-endian values, TYPE u8, i32, f32 or f64, x fastest (overrides --init)", 1, 0, sizeof c.init_field, NULL, 0, 0, 0},
+      {"material-map", CLI_STRING, c.map_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "the material of every cell from a file (numbers of --material, 0 the background); --region paints over it", 1, 0, sizeof c.map_field, NULL, 0, 0, 0},
+      {"source-field", CLI_STRING, c.source_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "volumetric heat source Q of every cell from a file (heats at Q / (rho c) of the cell's material)", 1, 0, sizeof c.source_field, NULL, 0, 0, 0},
       {"init", CLI_CHOICE, &c.init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c.t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"t-hot", CLI_REAL, &c.thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
@@ -496,6 +561,10 @@ static int run(int argc, char **argv) {
     goto runtime_error;
   }
 
+  if (read_fields(&c, &pl, p.n, &fin, &fsrc, &fmap, err, sizeof err)) {
+    rc = hd_drv_usage_error(PROG, err);
+    goto cleanup;
+  }
   if (root) fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld", core->name, ctx.device_name,
           ops->precision, p.n[0]);
   for (d = 1; d < p.dim && root; ++d) fprintf(stderr, " x %ld", p.n[d]);
@@ -505,6 +574,9 @@ static int run(int argc, char **argv) {
   for (d = 0; d < 3; ++d) dx[d] = p.length[d] / (double)p.n[d];
   vol = dx[0] * (p.dim >= 2 ? dx[1] : 1.0) * (p.dim >= 3 ? dx[2] : 1.0);
   bad = ops->create(&ctx, &pl, &state) != HD_OK;
+  free(fin), free(fsrc), free(fmap);
+  fin = fsrc = fmap = NULL;
+  pl.init_values = pl.source_values = pl.map_values = NULL;
   hr.state = state;
   if (!bad && hr.dc.size > 1 && hd_decomp_halo(&hr.dc, ops->field(state), ops->real_size, err, sizeof err))
     bad = 1, hd_fail(&ctx, HD_ERR_IO, "%s", err);
@@ -720,7 +792,7 @@ runtime_error:
   for (d = 0; d < 5; ++d) hd_out_abort(outs[d]);
   hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
-  heat_records_free(&rec), free(probe_values);
+  heat_records_free(&rec), free(probe_values), free(fin), free(fsrc), free(fmap);
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);

@@ -97,6 +97,7 @@ void heat_media_paint(const heat_problem *p, const long n[3], const long origin[
           const long gc = d < p->dim ? clampl(origin[d] + ijk[d] - 1, 0, cells[d] - 1) : 0;
           x[d] = (gc + 0.5) * p->length[d] / (double)cells[d];
         }
+        if (p->map_values) m = (int)p->map_values[(k * (n[1] + 2) + j) * (n[0] + 2) + i];
         for (r = 0; r < p->nregion; ++r) {
           const heat_region *g = &p->region[r];
           int in = 1;

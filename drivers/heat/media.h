@@ -21,7 +21,8 @@ int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_pr
 /* The material of every cell of a block (n[] cells from global cell
  * origin[], of a grid of cells[]) with one ghost layer, x fastest, rows
  * `stride` apart (the padded layout): a ghost takes the material of the
- * nearest cell of the whole grid. */
+ * nearest cell of the whole grid.  The regions paint over p->map_values
+ * (else material 0). */
 void heat_media_paint(const heat_problem *p, const long n[3], const long origin[3], const long cells[3],
                       long sy, long sz, unsigned char *map);
 

@@ -1,0 +1,196 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "field_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int type_size[4] = {1, 4, 4, 8};
+
+/* The value of attribute `name` in the tag starting at tag (up to '>'). */
+static int attribute(const char *tag, const char *name, char *out, size_t n) {
+  const char *end = strchr(tag, '>'), *p = tag;
+  const size_t len = strlen(name);
+  while ((p = strstr(p, name)) && (!end || p < end)) {
+    if ((p == tag || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') && p[len] == '=' && p[len + 1] == '"') {
+      const char *v = p + len + 2, *q = strchr(v, '"');
+      if (!q || (size_t)(q - v) >= n) return 0;
+      memcpy(out, v, (size_t)(q - v));
+      out[q - v] = '\0';
+      return 1;
+    }
+    p += len;
+  }
+  return 0;
+}
+
+static int vti_open(hd_field_file *f, char *err, size_t en) {
+  FILE *fp = fopen(f->path, "rb");
+  char *head, *tag, *data, v[256];
+  size_t got;
+  long e[6];
+  uint64_t bytes = 0;
+  int hsize = 4, d, rc = -1;
+  if (!fp) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+  head = (char *)malloc(65537);
+  got = head ? fread(head, 1, 65536, fp) : 0;
+  if (!head) {
+    fclose(fp);
+    return snprintf(err, en, "%s: out of memory", f->path), -1;
+  }
+  head[got] = '\0';
+  if (!(tag = strstr(head, "<VTKFile")) || !attribute(tag, "type", v, sizeof v) || strcmp(v, "ImageData")) {
+    snprintf(err, en, "%s: not a VTK ImageData (.vti) file", f->path);
+    goto out;
+  }
+  f->swap = attribute(tag, "byte_order", v, sizeof v) && !strcmp(v, "BigEndian");
+  if (attribute(tag, "header_type", v, sizeof v)) hsize = !strcmp(v, "UInt64") ? 8 : 4;
+  if (attribute(tag, "compressor", v, sizeof v)) {
+    snprintf(err, en, "%s: compressed data; write it uncompressed (raw appended)", f->path);
+    goto out;
+  }
+  if (!(tag = strstr(head, "<ImageData")) || !attribute(tag, "WholeExtent", v, sizeof v) ||
+      sscanf(v, "%ld %ld %ld %ld %ld %ld", &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]) != 6) {
+    snprintf(err, en, "%s: no ImageData WholeExtent", f->path);
+    goto out;
+  }
+  for (d = 0; d < 3; ++d) f->n[d] = e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1;
+  if (!(tag = strstr(head, "<CellData")) || !(tag = strstr(tag, "<DataArray"))) {
+    snprintf(err, en, "%s: no cell data array", f->path);
+    goto out;
+  }
+  if (!attribute(tag, "format", v, sizeof v) || strcmp(v, "appended")) {
+    snprintf(err, en, "%s: its first cell array is not in appended raw form (as hd writes .vti files)", f->path);
+    goto out;
+  }
+  if (!attribute(tag, "type", v, sizeof v)) v[0] = '\0';
+  f->type = !strcmp(v, "UInt8") ? HD_FF_U8 : !strcmp(v, "Int32") ? HD_FF_I32 : !strcmp(v, "Float32") ? HD_FF_F32
+            : !strcmp(v, "Float64") ? HD_FF_F64 : -1;
+  if (f->type < 0 || (attribute(tag, "NumberOfComponents", v, sizeof v) && strcmp(v, "1"))) {
+    snprintf(err, en, "%s: the first cell array is not one UInt8, Int32, Float32 or Float64 a cell", f->path);
+    goto out;
+  }
+  if (!attribute(tag, "offset", v, sizeof v)) {
+    snprintf(err, en, "%s: the first cell array has no offset", f->path);
+    goto out;
+  }
+  f->offset = strtoull(v, NULL, 10);
+  if (!(data = strstr(head, "<AppendedData")) || !attribute(data, "encoding", v, sizeof v) || strcmp(v, "raw") ||
+      !(data = strchr(data, '_'))) {
+    snprintf(err, en, "%s: no raw <AppendedData> (base64 is not read)", f->path);
+    goto out;
+  }
+  f->offset += (uint64_t)(data + 1 - head);
+  if (fseek(fp, (long)f->offset, SEEK_SET) || fread(&bytes, 1, (size_t)hsize, fp) != (size_t)hsize) {
+    snprintf(err, en, "%s: truncated", f->path);
+    goto out;
+  }
+  if (f->swap) { /* the header's bytes, reversed */
+    unsigned char *b = (unsigned char *)&bytes, t;
+    for (d = 0; d < hsize / 2; ++d) t = b[d], b[d] = b[hsize - 1 - d], b[hsize - 1 - d] = t;
+  }
+  if (hsize == 4) bytes &= 0xffffffffu;
+  f->offset += (uint64_t)hsize;
+  if (bytes != (uint64_t)f->n[0] * (uint64_t)f->n[1] * (uint64_t)f->n[2] * (uint64_t)type_size[f->type]) {
+    snprintf(err, en, "%s: the first cell array holds %llu bytes, not one value for each of its %ld x %ld x %ld cells",
+             f->path, (unsigned long long)bytes, f->n[0], f->n[1], f->n[2]);
+    goto out;
+  }
+  rc = 0;
+out:
+  free(head);
+  fclose(fp);
+  return rc;
+}
+
+int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n[3], char *err, size_t en) {
+  const size_t len = strlen(spec);
+  int d;
+  memset(f, 0, sizeof *f);
+  if (!strncmp(spec, "raw:", 4)) {
+    const char *t = spec + 4, *shape = strchr(t, ':'), *path;
+    char *end;
+    FILE *fp;
+    long size;
+    f->type = !strncmp(t, "u8:", 3) ? HD_FF_U8 : !strncmp(t, "i32:", 4) ? HD_FF_I32 : !strncmp(t, "f32:", 4) ? HD_FF_F32
+              : !strncmp(t, "f64:", 4) ? HD_FF_F64 : -1;
+    if (f->type < 0 || !shape)
+      return snprintf(err, en, "'%s': expected raw:u8|i32|f32|f64:NX,NY[,NZ]:PATH", spec), -1;
+    f->n[1] = f->n[2] = 1;
+    for (d = 0, t = shape + 1; d < 3; ++d) {
+      f->n[d] = strtol(t, &end, 10);
+      if (end == t || f->n[d] < 1) return snprintf(err, en, "'%s': expected raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
+      t = end + 1;
+      if (*end == ':') break;
+      if (*end != ',') return snprintf(err, en, "'%s': expected raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
+    }
+    path = t;
+    if (d == 3 || !*path || strlen(path) >= sizeof f->path)
+      return snprintf(err, en, "'%s': expected raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
+    strcpy(f->path, path);
+    if (!(fp = fopen(f->path, "rb"))) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+    size = fseek(fp, 0, SEEK_END) ? -1 : ftell(fp);
+    fclose(fp);
+    if (size != f->n[0] * f->n[1] * f->n[2] * type_size[f->type])
+      return snprintf(err, en, "%s: %ld bytes, not %ld x %ld x %ld values of %d bytes", f->path, size, f->n[0], f->n[1],
+                      f->n[2], type_size[f->type]), -1;
+  } else {
+    if (len < 4 || strcmp(spec + len - 4, ".vti") || len >= sizeof f->path)
+      return snprintf(err, en, "'%s': expected a .vti file or raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
+    strcpy(f->path, spec);
+    if (vti_open(f, err, en)) return -1;
+  }
+  for (d = 0; d < 3; ++d)
+    if (f->n[d] != (d < dim ? n[d] : 1))
+      return snprintf(err, en, "%s: %ld x %ld x %ld cells, the grid has %ld x %ld x %ld", f->path, f->n[0], f->n[1],
+                      f->n[2], n[0], dim > 1 ? n[1] : 1, dim > 2 ? n[2] : 1), -1;
+  return 0;
+}
+
+int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, char *err,
+                       size_t en) {
+  const int w = type_size[f->type];
+  FILE *fp = fopen(f->path, "rb");
+  unsigned char *row = (unsigned char *)malloc((size_t)cnt[0] * (size_t)w);
+  long j, k, i;
+  int rc = 0;
+  if (!fp || !row) {
+    snprintf(err, en, "%s: %s", f->path, fp ? "out of memory" : strerror(errno));
+    if (fp) fclose(fp);
+    free(row);
+    return -1;
+  }
+  for (k = 0; k < cnt[2] && !rc; ++k)
+    for (j = 0; j < cnt[1] && !rc; ++j) {
+      const uint64_t at = f->offset + (uint64_t)(((lo[2] + k) * f->n[1] + lo[1] + j) * f->n[0] + lo[0]) * (uint64_t)w;
+      if (fseeko(fp, (off_t)at, SEEK_SET) || fread(row, (size_t)w, (size_t)cnt[0], fp) != (size_t)cnt[0]) {
+        snprintf(err, en, "%s: truncated or unreadable", f->path);
+        rc = -1;
+        break;
+      }
+      for (i = 0; i < cnt[0]; ++i) {
+        unsigned char b[8];
+        int u;
+        double v;
+        for (u = 0; u < w; ++u) b[u] = row[i * w + (f->swap ? w - 1 - u : u)];
+        if (f->type == HD_FF_U8) v = b[0];
+        else if (f->type == HD_FF_I32) {
+          int32_t x;
+          memcpy(&x, b, 4), v = x;
+        } else if (f->type == HD_FF_F32) {
+          float x;
+          memcpy(&x, b, 4), v = x;
+        } else {
+          memcpy(&v, b, 8);
+        }
+        out[(k * cnt[1] + j) * cnt[0] + i] = v;
+      }
+    }
+  fclose(fp);
+  free(row);
+  return rc;
+}
