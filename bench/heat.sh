@@ -4,6 +4,7 @@
 #   bench/heat.sh BIN BACKEND "DIM:N:STEPS ..." [VARIANTS] [BLOCKS]
 # VARIANTS: space-separated generic/tuned/auto (default auto).
 # BLOCKS: space-separated X,Y,Z shapes passed to --block ("-" = default).
+# HEAT_ARGS: more options for every run (materials, faces).
 set -u
 bin=$1 backend=$2 cases=$3 variants=${4:-auto} blocks=${5:--}
 printf '%-8s %-4s %-11s %-7s %-8s %-9s %12s %9s %9s %7s\n' backend dim cells precision variant block \
@@ -16,7 +17,7 @@ for c in $cases; do
         blk=
         [ "$b" != - ] && blk="--block=$b"
         out=$("$bin" --bench --backend="$backend" --dim="$dim" --n="$n" --steps="$steps" \
-              --precision="$prec" --variant="$v" $blk 2>&1) || { echo "FAILED: $backend $c $prec $v $b: $out" | tail -n 1; continue; }
+              --precision="$prec" --variant="$v" $blk ${HEAT_ARGS:-} 2>&1) || { echo "FAILED: $backend $c $prec $v $b: $out" | tail -n 1; continue; }
         echo "$out" | awk -v be="$backend" -v dim="$dim" -v n="$n" -v p="$prec" -v v="$v" -v b="$b" -F': ' '
           { k[$1] = $2 }
           END { printf "%-8s %-4s %-11s %-7s %-8s %-9s %12.4g %9.1f %9.1f %6.1f%%\n", be, dim "-D", n "^" dim, p, v, b,

@@ -214,16 +214,17 @@ static void backends(heat_backend *be, int nb, int dim, int single, long nx) {
 static int balance_run(heat_backend *b, const heat_ops *ops, const heat_problem *p, long steps, double out[9],
                        double *size) {
   void *state = NULL;
-  hd_xsum e0, e1, faces[6];
+  hd_xsum e0, e1, faces[6], field;
   double counts[HD_HEAT_MAX_MATERIALS], src = 0.0, vol = p->dt;
   int ok_run, f;
-  ok_run = ops->create(&b->ctx, p, &state) == HD_OK && ops->balance(&b->ctx, state, &e0, faces, counts) == HD_OK &&
-           ops->advance(&b->ctx, state, steps) == HD_OK && ops->balance(&b->ctx, state, &e1, faces, counts) == HD_OK;
+  ok_run = ops->create(&b->ctx, p, &state) == HD_OK && ops->balance(&b->ctx, state, &e0, faces, counts, &field) == HD_OK &&
+           ops->advance(&b->ctx, state, steps) == HD_OK && ops->balance(&b->ctx, state, &e1, faces, counts, &field) == HD_OK;
   if (state) ops->destroy(&b->ctx, state);
   if (!ok_run) return 0;
   for (f = 0; f < p->dim; ++f) vol *= p->length[f] / (double)p->n[f];
   for (f = 0; f < (p->nmat ? p->nmat : 1); ++f)
     src += counts[f] * vol * (p->nmat ? p->mat_q[f] + p->mat_rhoc[f] * p->q : p->k / p->alpha * p->q);
+  src += hd_xsum_value(&field);
   out[0] = hd_xsum_value(&e1) - hd_xsum_value(&e0) - (double)steps * src;
   *size = fabs(hd_xsum_value(&e1)) + fabs(hd_xsum_value(&e0)) + fabs((double)steps * src);
   for (f = 0; f < 6; ++f) {

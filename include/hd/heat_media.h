@@ -213,6 +213,7 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
   const hd_heat_mword *HD_RESTRICT mp;
   hd_real *HD_RESTRICT o;
   hd_heat_v16 w0, w1, w2, w3;
+  hd_heat_mword m1, m2;
   int r, u;
   for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 5 * nm; r += blockDim.x * blockDim.y)
     hd_heat_media_smem[r] = r < nm ? pa.md.k[r] : r < 2 * nm ? pa.md.s[r - nm] : pa.md.c[r - 2 * nm];
@@ -221,9 +222,10 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
   p = a->t + c, mp = (const hd_heat_mword *)(pa.md.m + c), o = a->t_next + c;
   w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
   w3 = planes > 1 || far_ok ? hd_heat_vld(p + 2 * sz) : w2;
+  m1 = mp[0], m2 = mp[sz / V]; /* plane k0 + 1 is at most the ghost plane */
   for (r = 0; r < planes; ++r) {
     hd_heat_v16 ahead = w3, ym, yp, v;
-    const hd_heat_mword m1 = mp[0];
+    const hd_heat_mword mahead = r + 2 <= planes || far_ok ? mp[2 * sz / V] : m2; /* a plane ahead, as w3 */
     const unsigned m = hd_heat_mat(hd_heat_mbyte(m1, 0)), mlast = hd_heat_mat(hd_heat_mbyte(m1, V - 1));
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
@@ -250,6 +252,7 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     if (xlo) hd_heat_media_put_ghost(&a->bc[HD_XLO], o - 1, v.e[0], kt[m]);
     if (xhi) hd_heat_media_put_ghost(&a->bc[HD_XHI], o + V, v.e[V - 1], kt[mlast]);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
+    m1 = m2, m2 = mahead;
     p += sz, mp += sz / V, o += sz;
   }
   /* ghosts of the y and z faces (few threads), from this thread's new
