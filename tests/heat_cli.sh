@@ -190,6 +190,18 @@ bad 2 "poly.vti: not a VTK ImageData" --source-field=poly.vti --n=24,20
 bad 2 "define the materials it numbers with --material" --material-map=raw:u8:24,20:map.u8 --n=24,20
 bad 2 "map.u8: a cell holds material 3; the materials are 0 .. 2" --material=1,1,1 --material=2,1,1 --material-map=raw:u8:24,20:map.u8 --n=24,20
 
+# materials, regions, face tables and records from an input file are the
+# command line's
+printf '0 2\n0.01 2\n0.011 0\n' >power.tab
+printf 'n = 32,24\nmaterial = 5,1,2\nmaterial = 0.5,2,1,3\nregion = 1,box,0.2,0.6,0,0.5\nregion = 2,sphere,0.7,0.6,0.2\nbc-xlo = flux:@power.tab\nbc-yhi = convective:4:0.5\nprobe = 0.5,0.5\nprobe = 0.9,0.1\nbalance = yes\nsteps = 60\npng = no\n' >media.in
+clean_dir
+run --input=media.in --output=file && run --n=32,24 --material=5,1,2 --material=0.5,2,1,3 --region=1,box,0.2,0.6,0,0.5 \
+  --region=2,sphere,0.7,0.6,0.2 --bc-xlo=flux:@power.tab --bc-yhi=convective:4:0.5 --probe=0.5,0.5 --probe=0.9,0.1 \
+  --balance --steps=60 --png=no --output=line
+result $([ "$(cat rc)" -eq 0 ] && cmp -s file.vti line.vti && cmp -s file_probes.csv line_probes.csv &&
+  cmp -s file_balance.csv line_balance.csv && echo 0 || echo 1) \
+  "materials, regions, a face table, probes and the balance from an input file run as on the command line"
+
 clean_dir
 run --bench --n=64 --steps=20
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_updates_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout && nothing_written && echo 0 || echo 1) \
