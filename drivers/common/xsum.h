@@ -12,6 +12,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HD_XSUM_DIGITS 70 /* 2^-1126 .. 2^1114: every double and its mantissa */
 
 typedef struct hd_xsum {
@@ -27,5 +31,9 @@ double hd_xsum_value(hd_xsum *s);
 /* The sum over all ranks, on every rank (exact; no MPI: unchanged).
  * 0, or -1 when MPI fails. */
 int hd_xsum_allreduce(hd_xsum *s, int count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
