@@ -71,10 +71,10 @@ HD_FN hd_real hd_heat_media_new(hd_real r, hd_real s, hd_real t, hd_real flux, h
 
 HD_FN unsigned hd_heat_mat(unsigned char b) { return b & (HD_HEAT_IFACE - 1u); }
 
-HD_FN void hd_heat_media_point(const hd_heat_media_args *p, hd_idx i, hd_idx j, hd_idx k) {
+/* The new value of interior cell c. */
+HD_FN void hd_heat_media_cell(const hd_heat_media_args *p, hd_idx c) {
   const hd_heat_args *a = &p->a;
   const hd_heat_media *md = &p->md;
-  const hd_idx c = hd_grid_at(&a->g, i, j, k);
   const unsigned m = hd_heat_mat(md->m[c]);
   const hd_real *kf = md->kf + m * (unsigned)md->nm, t = a->t[c];
   const hd_real src = a->q ? a->dtq + a->dt * a->q[c] : a->dtq;
@@ -94,6 +94,10 @@ HD_FN void hd_heat_media_point(const hd_heat_media_args *p, hd_idx i, hd_idx j, 
                                kf[hd_heat_mat(md->m[c + s])], a->t[c + s]);
   }
   a->t_next[c] = hd_heat_media_new(md->r[m], md->s[m], t, flux, src);
+}
+
+HD_FN void hd_heat_media_point(const hd_heat_media_args *p, hd_idx i, hd_idx j, hd_idx k) {
+  hd_heat_media_cell(p, hd_grid_at(&p->a.g, i, j, k));
 }
 
 /* Ghosts of t_next on the two faces normal to `axis` along the line of
@@ -122,15 +126,20 @@ HD_DEFINE_FOR_3D(hd_heat_media_xfaces_loop, hd_heat_media_xfaces, hd_heat_media_
 HD_DEFINE_FOR_3D(hd_heat_media_yfaces_loop, hd_heat_media_yfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_zfaces_loop, hd_heat_media_zfaces, hd_heat_media_args)
 
-/* Interface cell e of the list (tuned CUDA step): its new value and the
- * ghosts beside it. */
+/* Interface cell e of the list (tuned CUDA step): its new value, and the
+ * ghosts beside it for the cells marked HD_HEAT_AT_FACE. */
+#define HD_HEAT_AT_FACE ((hd_idx)1 << 62)
 HD_FN void hd_heat_media_fix(const hd_heat_media_args *p, hd_idx e) {
   const hd_heat_args *a = &p->a;
-  const hd_idx c = p->md.iface[e], sy = a->g.stride[1], sz = a->g.stride[2];
-  const hd_idx k = a->g.dim == 3 ? c / sz : 0, j = (c - k * sz) / sy, ijk[3] = {c - k * sz - j * sy, j, k};
-  const hd_real kc = p->md.k[hd_heat_mat(p->md.m[c])];
+  const hd_idx entry = p->md.iface[e], c = entry & (HD_HEAT_AT_FACE - 1), sy = a->g.stride[1], sz = a->g.stride[2];
+  hd_idx k, j, ijk[3];
+  hd_real kc;
   int d;
-  hd_heat_media_point(p, ijk[0], ijk[1], ijk[2]);
+  hd_heat_media_cell(p, c);
+  if (!(entry & HD_HEAT_AT_FACE)) return;
+  k = a->g.dim == 3 ? c / sz : 0, j = (c - k * sz) / sy;
+  ijk[0] = c - k * sz - j * sy, ijk[1] = j, ijk[2] = k;
+  kc = p->md.k[hd_heat_mat(p->md.m[c])];
   for (d = 0; d < a->g.dim; ++d) {
     const hd_heat_bc *lo = &a->bc[2 * d], *hi = &a->bc[2 * d + 1];
     if (ijk[d] == 1 && lo->kind != HD_HEAT_HALO) a->t_next[c - a->g.stride[d]] = hd_heat_media_ghost(lo, a->t_next[c], kc);
@@ -185,11 +194,38 @@ typedef unsigned short hd_heat_mword;
 
 static __device__ __forceinline__ unsigned hd_heat_mbyte(unsigned w, int u) { return (w >> (8 * u)) & 0xffu; }
 
-/* The ghost of a face cell of material m and new value v at g (halo faces:
- * the exchange's). */
-static __device__ __forceinline__ void hd_heat_media_put_ghost(const hd_heat_bc *bc, hd_real *g, hd_real v,
-                                                               hd_real k) {
-  if (bc->kind != HD_HEAT_HALO) *g = hd_heat_media_ghost(bc, v, k);
+/* The x ghost at g of a face cell of conductivity k and new value v (halo
+ * faces: the exchange's), stored as a whole sector where the row padding
+ * allows (wide: hd_heat_vec_wide, as the uniform kernel does). */
+static __device__ __forceinline__ void hd_heat_media_xghost(const hd_heat_bc *bc, hd_real *g, int away, hd_real v,
+                                                            hd_real k, int wide) {
+  const int V = HD_HEAT_VEC;
+  hd_heat_v16 w;
+  hd_real x;
+  int u;
+  if (bc->kind == HD_HEAT_HALO) return;
+  x = hd_heat_media_ghost(bc, v, k);
+  if (!wide) {
+    *g = x;
+    return;
+  }
+#pragma unroll
+  for (u = 0; u < V; ++u) w.e[u] = x;
+  if (away < 0) g += 1 - 2 * V;
+  *(hd_heat_v16 *)g = w, *(hd_heat_v16 *)(g + V) = w;
+}
+
+/* The ghosts of face f beside the V cells at o (new values, materials mw,
+ * conductivities kt), at o + d, one vector store. */
+static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *bc, hd_real *o, hd_heat_mword mw,
+                                                             const hd_real *kt, hd_idx d) {
+  const hd_heat_v16 v = hd_heat_vld(o);
+  hd_heat_v16 g;
+  int u;
+  if (bc->kind == HD_HEAT_HALO) return;
+#pragma unroll
+  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_media_ghost(bc, v.e[u], kt[hd_heat_mat((unsigned char)hd_heat_mbyte(mw, u))]);
+  *(hd_heat_v16 *)(o + d) = g;
 }
 
 #ifndef HD_HEAT_MEDIA_MIN_BLOCKS
@@ -197,7 +233,7 @@ static __device__ __forceinline__ void hd_heat_media_put_ghost(const hd_heat_bc 
 #endif
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
-    hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march) {
+    hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march, int wide) {
   extern __shared__ hd_real hd_heat_media_smem[]; /* k, s, c of the materials */
   const hd_heat_args *a = &pa.a;
   const int V = HD_HEAT_VEC, nm = pa.md.nm;
@@ -249,8 +285,8 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
       }
     }
     if (active) *(hd_heat_v16 *)o = v;
-    if (xlo) hd_heat_media_put_ghost(&a->bc[HD_XLO], o - 1, v.e[0], kt[m]);
-    if (xhi) hd_heat_media_put_ghost(&a->bc[HD_XHI], o + V, v.e[V - 1], kt[mlast]);
+    if (xlo) hd_heat_media_xghost(&a->bc[HD_XLO], o - 1, -1, v.e[0], kt[m], wide);
+    if (xhi) hd_heat_media_xghost(&a->bc[HD_XHI], o + V, 1, v.e[V - 1], kt[mlast], wide);
     w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
     m1 = m2, m2 = mahead;
     p += sz, mp += sz / V, o += sz;
@@ -260,18 +296,14 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
   if (!active) return;
   for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
     const hd_idx e = c + (hd_idx)r * sz;
-    for (u = 0; u < V; ++u) {
-      const hd_real kc = kt[hd_heat_mat(pa.md.m[e + u])];
-      if (j == 1) hd_heat_media_put_ghost(&a->bc[HD_YLO], a->t_next + e + u - sy, a->t_next[e + u], kc);
-      if (j == ny) hd_heat_media_put_ghost(&a->bc[HD_YHI], a->t_next + e + u + sy, a->t_next[e + u], kc);
-    }
+    const hd_heat_mword mw = *(const hd_heat_mword *)(pa.md.m + e);
+    if (j == 1) hd_heat_media_vghosts(&a->bc[HD_YLO], a->t_next + e, mw, kt, -sy);
+    if (j == ny) hd_heat_media_vghosts(&a->bc[HD_YHI], a->t_next + e, mw, kt, sy);
   }
-  for (r = 0; r < 2; ++r) {
-    const hd_idx e = c + (r ? (hd_idx)(planes - 1) * sz : 0);
-    if (r ? k0 + planes != nz + 1 : k0 != 1) continue;
-    for (u = 0; u < V; ++u)
-      hd_heat_media_put_ghost(&a->bc[r ? HD_ZHI : HD_ZLO], a->t_next + e + u + (r ? sz : -sz), a->t_next[e + u],
-                              kt[hd_heat_mat(pa.md.m[e + u])]);
+  if (k0 == 1) hd_heat_media_vghosts(&a->bc[HD_ZLO], a->t_next + c, *(const hd_heat_mword *)(pa.md.m + c), kt, -sz);
+  if (k0 + planes == nz + 1) {
+    const hd_idx e = c + (hd_idx)(planes - 1) * sz;
+    hd_heat_media_vghosts(&a->bc[HD_ZHI], a->t_next + e, *(const hd_heat_mword *)(pa.md.m + e), kt, sz);
   }
 }
 
@@ -305,7 +337,8 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   grid.z = hd_grid_extent(g->n[2], (unsigned)march, 65535);
   if ((hd_idx)grid.y * by < g->n[1] || (hd_idx)grid.z * march < g->n[2])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too tall for the tuned media kernel with march %d", march);
-  hd_heat_media_vec_kernel<<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(*p, march);
+  hd_heat_media_vec_kernel<<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(*p, march,
+                                                                                              hd_heat_vec_wide(&p->a));
   if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK) return s;
   memcpy(saved, ctx->block, sizeof saved); /* the list's launch takes its own shape */
   memset(ctx->block, 0, sizeof saved);
@@ -339,7 +372,8 @@ HD_HOST_FN void hd_heat_media_mark(unsigned char *map, const hd_grid *g) {
 }
 
 /* The flagged interior cells of a marked host map (hd_heat_media_mark), in
- * order, into out (NULL: count only); their number. */
+ * order, into out (NULL: count only), those on a face of the grid marked
+ * HD_HEAT_AT_FACE; their number. */
 HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *g, hd_idx *out) {
   const hd_range3 r = hd_grid_interior(g);
   hd_idx i, j, k, n = 0;
@@ -348,7 +382,9 @@ HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *
       for (i = r.lo[0]; i < r.hi[0]; ++i) {
         const hd_idx c = hd_grid_at(g, i, j, k);
         if (map[c] & HD_HEAT_IFACE) {
-          if (out) out[n] = c;
+          const int face = i == 1 || i == g->n[0] || (g->dim > 1 && (j == 1 || j == g->n[1])) ||
+                           (g->dim > 2 && (k == 1 || k == g->n[2]));
+          if (out) out[n] = c | (face ? HD_HEAT_AT_FACE : 0);
           ++n;
         }
       }
