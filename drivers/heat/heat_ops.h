@@ -39,6 +39,7 @@ typedef struct heat_problem {
      Q (its cells), the material of each cell (its cells and a ghost layer,
      the nearest cell of the whole grid) */
   const double *init_values, *source_values, *map_values;
+  double source_field_max; /* max |Q| / (rho c) of the source field over the whole grid (growth bound) */
   int balance;  /* count the heat through the faces (heat_ops.balance) */
   int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */

@@ -211,11 +211,11 @@ static void ckpt_template(const heat_problem *p, const char table[6][256], size_
  * alpha without materials).  Growing past G times that
  * is a runaway (round-off alone never comes near). */
 static double growth_bound(const heat_problem *p, const heat_records *rec, const hd_stats *st0, double t) {
-  double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q), rhoc = p->k / p->alpha;
+  double b = fmax(fabs(st0->min), fabs(st0->max)), rate = fabs(p->q) + p->source_field_max, rhoc = p->k / p->alpha;
   int f, m;
   for (m = 0; m < p->nmat; ++m) { /* materials: the smallest rho c, the largest Q / rho c */
     rhoc = m ? fmin(rhoc, p->mat_rhoc[m]) : p->mat_rhoc[0];
-    rate = fmax(rate, fabs(p->q) + fabs(p->mat_q[m]) / p->mat_rhoc[m]);
+    rate = fmax(rate, fabs(p->q) + p->source_field_max + fabs(p->mat_q[m]) / p->mat_rhoc[m]);
   }
   for (f = 0; f < 2 * p->dim; ++f) {
     const double v = heat_records_face_max(rec, p, f);
@@ -242,9 +242,10 @@ static int picture(const heat_problem *p, const double *field, const hd_stats *s
 
 /* This block's values of the fields given in files: the initial field and
  * the source (its cells), the material map (with a ghost layer, the
- * nearest cell of the grid, checked against the materials).  0, or -1. */
+ * nearest cell of the grid, checked against the materials); the largest
+ * |Q| / (rho c) of the source on every rank (q_max).  0, or -1. */
 static int read_fields(const heat_cli *c, heat_problem *pl, const long gn[3], double **init, double **source,
-                       double **map, char *err, size_t n) {
+                       double **map, double *q_max, char *err, size_t n) {
   const char *spec[3] = {c->init_field, c->source_field, c->map_field};
   double **out[3] = {init, source, map};
   int f, d;
@@ -291,6 +292,14 @@ static int read_fields(const heat_cli *c, heat_problem *pl, const long gn[3], do
     *out[f] = v;
   }
   pl->init_values = *init, pl->source_values = *source, pl->map_values = *map;
+  *q_max = 0.0;
+  if (*source) { /* against the smallest rho c, any material's */
+    double rhoc = pl->k > 0 ? pl->k / pl->alpha : 1.0 / pl->alpha;
+    long i, cells = pl->n[0] * pl->n[1] * pl->n[2];
+    for (d = 1; d < pl->nmat; ++d) rhoc = fmin(rhoc, pl->mat_rhoc[d]);
+    for (i = 0; i < cells; ++i) *q_max = fmax(*q_max, fabs((*source)[i]) / rhoc);
+  }
+  if (hd_par_max_doubles(q_max, 1)) return snprintf(err, n, "the source fields' maxima could not be gathered"), -1;
   return 0;
 }
 
@@ -561,7 +570,7 @@ static int run(int argc, char **argv) {
     goto runtime_error;
   }
 
-  if (read_fields(&c, &pl, p.n, &fin, &fsrc, &fmap, err, sizeof err)) {
+  if (read_fields(&c, &pl, p.n, &fin, &fsrc, &fmap, &p.source_field_max, err, sizeof err)) {
     rc = hd_drv_usage_error(PROG, err);
     goto cleanup;
   }
