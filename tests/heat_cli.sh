@@ -181,9 +181,10 @@ run --n=24,20 --init=uniform --t0=2.5 --steps=0 --png=no --output=q && mv q.vti 
   run $fargs --steps=30 --source=2.5 --output=uniform
 result $([ "$(cat rc)" -eq 0 ] && cmp -s field.vti uniform.vti && awk -F, 'NR > 1 { i = $NF < 0 ? -$NF : $NF; if (i > 1e-14) bad = 1 } END { exit bad }' field_balance.csv && echo 0 || echo 1) \
   "a source field of Q steps as --source=Q, and the balance counts its heat"
+run --n=24,20 --init=uniform --t0=0 --source-field=qfield.vti --steps=50 --material=1,1,0.5 --region=1,box,0,0.5,0,1 --variant=generic --output=generic
 run --n=24,20 --init=uniform --t0=0 --source-field=qfield.vti --steps=50 --material=1,1,0.5 --region=1,box,0,0.5,0,1 --output=heated
-result $([ "$(cat rc)" -eq 0 ] && grep -q '^max: ' stdout && echo 0 || echo 1) \
-  "a source field heating a field that starts at 0 is within the growth bound (its Q / (rho c) counted)"
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^max: ' stdout && cmp -s generic.vti heated.vti && echo 0 || echo 1) \
+  "a source field heating materials from 0 is within the growth bound (its Q / (rho c) counted); the tuned step equals the generic one"
 bad 2 "first.raw: 3840 bytes, not 24 x 21 x 1 values of 8 bytes" --n=24,21 --init-field=raw:f64:24,21:first.raw
 bad 2 "first.vti: 24 x 20 x 1 cells, the grid has 24 x 21 x 1" --n=24,21 --init-field=first.vti
 bad 2 "expected raw:u8|i32|f32|f64:NX,NY" --init-field=raw:f16:24,20:first.raw
