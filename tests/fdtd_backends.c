@@ -1,6 +1,8 @@
 /* Cross-backend equivalence of the FDTD module on models that use every
- * feature: lossy dielectric and magnetic materials, PEC box, sphere,
- * cylinder, plate and wire, a resistive feed, a soft source, probes; with
+ * feature: lossy dielectric and magnetic materials, a dispersive one
+ * (Debye, Drude and Lorentz poles), PEC box, sphere, cylinder, plate and
+ * wire, OpenFDTD's ellipsoid, elliptic cylinder, pillar, pyramid and cone,
+ * lumped R, L, C loads, a resistive feed, a soft source, probes; with
  * Mur on every face, PML on every face, and periodic x, y with PML on z.
  *   OpenMP vs serial: same code, every update independent of order, so all
  *   six fields and every probe record are bit-identical at 1, 2, 3 threads.
@@ -20,11 +22,21 @@ static void model(fdtd_input *in, int kind) {
   in->pml[0] = 4, in->pml[1] = 3, in->pml[2] = 1e-4, in->npml = 3;
   fd_add(&in->material, "3 0.02 1 0");
   fd_add(&in->material, "1.5 0 2 300");
+  fd_add(&in->material, "2 0.001 1 0 debye 1.5 5e-11 drude 2e9 1e9 lorentz 0.8 4e9 2e9");
   fd_add(&in->geometry, "2 box -0.06 0.0 -0.05 0.03 -0.05 0.0");
   fd_add(&in->geometry, "3 sphere 0.05 0.04 0.02 0.025");
   fd_add(&in->geometry, "1 cylinder z 0.04 -0.05 0.015 -0.04 0.01");
   fd_add(&in->geometry, "1 box -0.07 -0.02 0.05 0.08 0.03 0.03");
   fd_add(&in->geometry, "1 box 0 0 0 0 -0.03 0.03");
+  fd_add(&in->geometry, "4 ellipsoid -0.09 -0.06 -0.09 -0.05 0.02 0.06");
+  fd_add(&in->geometry, "4 43 0.03 0.07 -0.05 -0.06 0.04 0.03 0.01 0.01");
+  fd_add(&in->geometry, "2 xcone -0.09 -0.05 0.06 -0.05 0.03 0.02 0 0");
+  fd_add(&in->geometry, "3 ypillar -0.09 -0.07 0.02 0.05 0.03 0.05 0.07 0.08");
+  fd_add(&in->geometry, "4 ycylinder 0.06 0.09 0.07 0.09 -0.07 -0.04");
+  fd_add(&in->load, "Z 0.05 -0.05 0.03 R 50");
+  fd_add(&in->load, "Z 0.05 -0.05 0.03 C 1e-12");
+  fd_add(&in->load, "X -0.03 0.06 -0.04 L 5e-9");
+  fd_add(&in->load, "Y 0.07 0.02 0.04 R 10");
   fd_add(&in->feed, "Z 0 0 0.001 1 50");
   fd_add(&in->source, "Y -0.05 0.06 -0.03 0.01");
   fd_add(&in->probe, "ez 0.03 0.02 0.0");

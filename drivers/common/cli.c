@@ -297,24 +297,42 @@ static int parse_line(cli_opt *opts, char *line, const char *path, int lineno, c
   return 1;
 }
 
+static const cli_dialect *dialect;
+
+void cli_set_dialect(const cli_dialect *d) { dialect = d; }
+
+static int is_dialect(const char *buf) {
+  const size_t h = dialect ? strlen(dialect->header) : 0;
+  return h && !strncmp(buf, dialect->header, h) && (!buf[h] || isspace((unsigned char)buf[h]));
+}
+
 static int parse_file(cli_opt *opts, const char *path, char *err, size_t n) {
   size_t len, i;
   char *buf = read_file(path, &len, err, n), *line;
-  int lineno = 0, nset = 0, r = CLI_OK;
+  int lineno = 0, nset = 0, r = CLI_OK, *map = NULL;
   if (!buf) return CLI_ERROR;
   for (i = 0; i < len; ++i)
     if (buf[i] == '\0') {
       free(buf);
       return fail(err, n, "%s: binary data in input file (NUL byte at offset %zu)", path, i);
     }
+  if (is_dialect(buf)) {
+    char *text = NULL;
+    r = dialect->translate(path, buf, &text, &map, err, n);
+    free(buf);
+    if (r) return CLI_ERROR;
+    buf = text, len = strlen(text);
+  }
   for (line = buf; r >= 0 && line < buf + len;) {
     char *nl = strchr(line, '\n');
     if (nl) *nl = '\0';
-    r = parse_line(opts, line, path, ++lineno, err, n);
+    ++lineno;
+    r = parse_line(opts, line, path, map ? map[lineno - 1] : lineno, err, n);
     if (r > 0) ++nset;
     line = nl ? nl + 1 : buf + len;
   }
   free(buf);
+  free(map);
   if (r < 0) return CLI_ERROR;
   if (nset == 0) return fail(err, n, "input file '%s' sets nothing", path);
   return CLI_OK;

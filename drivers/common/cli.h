@@ -52,6 +52,18 @@ typedef struct cli_opt {
 enum { CLI_OK = 0, CLI_ERROR = -1, CLI_HELP = 1, CLI_VERSION = 2 };
 int cli_parse(cli_opt *opts, int argc, char **argv, char *err, size_t errlen);
 
+/* An input-file dialect (another program's format): a file whose first
+ * line starts with `header` and then a blank or the line's end is
+ * translated whole into `key = value` lines of the table before it is
+ * read.  translate() returns 0 with the text in *out (malloc'd, '\n'
+ * separated) and in (*line)[k] the file's line behind output line k + 1
+ * (for messages), or -1 with "FILE:LINE: message" in err. */
+typedef struct cli_dialect {
+  const char *header;
+  int (*translate)(const char *path, const char *text, char **out, int **line, char *err, size_t n);
+} cli_dialect;
+void cli_set_dialect(const cli_dialect *d);
+
 /* Print --help text for the table. */
 void cli_print_help(const cli_opt *opts, const char *prog, const char *summary);
 

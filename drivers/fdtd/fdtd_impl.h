@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <hd/fdtd.h>
+#include <hd/fdtd_ade.h>
 #include <hd/fdtd_dft.h>
 #include <hd/fdtd_tfsf.h>
 #include <hd/memory.h>
@@ -32,6 +33,8 @@ typedef struct fdtd_state {
   hd_idx npml[6];
   hd_real *prof;               /* ae be ah bh for 3 axes */
   hd_fdtd_feed *feed;
+  hd_fdtd_ade_args ade;        /* dispersive and loaded edges (ade.edge NULL: none) */
+  hd_idx nade;
   hd_fdtd_probe *probe;
   hd_real *rec;                /* FDTD_REC_CHUNK rows of nrec */
   double *rows;                /* row sums of the averages, 2 per row */
@@ -82,6 +85,9 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->mur);
   hd_dev_free(ctx, st->prof);
   hd_dev_free(ctx, st->feed);
+  hd_dev_free(ctx, (void *)st->ade.edge);
+  hd_dev_free(ctx, (void *)st->ade.coef);
+  hd_dev_free(ctx, st->ade.state);
   hd_dev_free(ctx, st->probe);
   hd_dev_free(ctx, st->vi);
   hd_dev_free(ctx, st->feed_acc);
@@ -463,6 +469,121 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
   return s;
 }
 
+/* Whether this block's E update reaches component c at physical node p. */
+static int fd_updates_e(const fdtd_state *st, int c, const long p[3]) {
+  int a;
+  for (a = 0; a < 3; ++a)
+    if (a == c ? p[a] < 0 || p[a] >= st->a.nc[a] : p[a] < st->a.elo[a] || p[a] > st->a.ehi[a]) return 0;
+  return 1;
+}
+
+static int fd_key_cmp(const void *x, const void *y) {
+  const hd_idx a = *(const hd_idx *)x, b = *(const hd_idx *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Dispersive edges and lumped loads (hd/fdtd_ade.h): a coefficient set for
+ * each dispersive material and each loaded edge; the edges of dispersive
+ * materials this block updates, less those with a feed or a load, then the
+ * loads.  A load on a PEC edge replaces the PEC by vacuum (a gap). */
+static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, hd_idx pad) {
+  const hd_grid *g = &st->a.g;
+  hd_fdtd_ade_coef *coef = NULL;
+  hd_fdtd_ade_edge *edge = NULL;
+  hd_idx *taken = NULL, ntaken = 0, count = 0, cap, n;
+  int set_of[256], nset = 0, npmax = 0, k, c, any = 0;
+  hd_status s = HD_OK;
+  for (k = 0; k < m->nmat; ++k) any |= m->npole && m->npole[k] > 0 && k != HD_FDTD_PEC;
+  if (!any && !m->nload) return HD_OK;
+  coef = (hd_fdtd_ade_coef *)calloc((size_t)m->nmat + (size_t)m->nload, sizeof *coef);
+  taken = (hd_idx *)malloc(((size_t)m->nload + (size_t)m->nfeed + 1) * sizeof *taken);
+  if (!coef || !taken) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+  for (k = 0; s == HD_OK && k < m->nmat; ++k) {
+    set_of[k] = -1;
+    if (!m->npole || m->npole[k] <= 0 || k == HD_FDTD_PEC) continue;
+    if (hd_fdtd_ade_set(m->dt, HD_FDTD_EPS0 * m->eps_r[k], m->sigma[k], m->pole[k], m->npole[k], &coef[nset]))
+      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: material %d: poles that are not physical", k);
+    if (m->npole[k] > npmax) npmax = m->npole[k];
+    set_of[k] = nset++;
+  }
+  for (k = 0; k < m->nload; ++k)
+    taken[ntaken++] = 3 * hd_grid_at(g, m->load[k].i + pad, m->load[k].j + pad, m->load[k].k + pad) + m->load[k].comp;
+  for (k = 0; k < m->nfeed; ++k)
+    taken[ntaken++] = 3 * hd_grid_at(g, m->feed[k].i + pad, m->feed[k].j + pad, m->feed[k].k + pad) + m->feed[k].comp;
+  if (s == HD_OK) qsort(taken, (size_t)ntaken, sizeof *taken, fd_key_cmp);
+  /* the edges: count, then fill */
+  for (cap = 0, k = 0; s == HD_OK && k < 2; ++k) {
+    if (k == 1 && !(edge = (hd_fdtd_ade_edge *)calloc((size_t)cap + 1, sizeof *edge))) {
+      s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+      break;
+    }
+    for (count = 0, c = 0; any && c < 3; ++c) {
+      long p[3];
+      for (p[2] = 0; p[2] <= m->n[2]; ++p[2])
+        for (p[1] = 0; p[1] <= m->n[1]; ++p[1])
+          for (p[0] = 0; p[0] <= m->n[0]; ++p[0]) {
+            hd_idx key;
+            n = hd_grid_at(g, p[0] + pad, p[1] + pad, p[2] + pad);
+            if (set_of[m->mat[c][n]] < 0 || !fd_updates_e(st, c, p)) continue;
+            key = 3 * n + c;
+            if (ntaken && bsearch(&key, taken, (size_t)ntaken, sizeof key, fd_key_cmp)) continue;
+            if (k == 1) {
+              hd_fdtd_ade_edge *e = &edge[count];
+              e->n = n, e->comp = c, e->set = set_of[m->mat[c][n]];
+              e->i = (int)(p[0] + pad), e->j = (int)(p[1] + pad), e->k = (int)(p[2] + pad);
+            }
+            ++count;
+          }
+    }
+    cap = count + m->nload;
+  }
+  for (k = 0; s == HD_OK && k < m->nload; ++k) {
+    const fdtd_load *ld = &m->load[k];
+    const int cc = ld->comp, u = (cc + 1) % 3, v = (cc + 2) % 3;
+    const long p[3] = {ld->i, ld->j, ld->k};
+    hd_fdtd_ade_edge *e = &edge[count];
+    hd_fdtd_pole pole[HD_FDTD_POLES];
+    double len, area, eps, sigma;
+    int mat, np = 0;
+    if (!fd_updates_e(st, cc, p)) continue;
+    e->n = hd_grid_at(g, p[0] + pad, p[1] + pad, p[2] + pad), e->comp = cc;
+    e->i = (int)(p[0] + pad), e->j = (int)(p[1] + pad), e->k = (int)(p[2] + pad);
+    mat = m->mat[cc][e->n] == HD_FDTD_PEC ? HD_FDTD_VACUUM : m->mat[cc][e->n];
+    len = fd_coord(m, cc, p[cc] + pad + 1, pad) - fd_coord(m, cc, p[cc] + pad, pad);
+    area = 0.25 * (fd_coord(m, u, p[u] + pad + 1, pad) - fd_coord(m, u, p[u] + pad - 1, pad)) *
+           (fd_coord(m, v, p[v] + pad + 1, pad) - fd_coord(m, v, p[v] + pad - 1, pad));
+    eps = HD_FDTD_EPS0 * m->eps_r[mat] + ld->c * len / area;
+    sigma = m->sigma[mat] + ld->g * len / area;
+    if (m->npole && m->npole[mat] > 0) memcpy(pole, m->pole[mat], (size_t)m->npole[mat] * sizeof *pole), np = m->npole[mat];
+    if (ld->il > 0) { /* dJ/dt = l/(L A) E: a Drude pole without damping */
+      if (np == HD_FDTD_POLES) {
+        s = hd_fail(ctx, HD_ERR_ARG, "fdtd: an inductor on an edge of %d poles", np);
+        break;
+      }
+      pole[np].kind = HD_FDTD_DRUDE, pole[np].a = sqrt(ld->il * len / (area * HD_FDTD_EPS0)), pole[np].b = 0.0;
+      pole[np++].c = 0.0;
+    }
+    if (hd_fdtd_ade_set(m->dt, eps, sigma, pole, np, &coef[nset])) {
+      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: a load that is not physical");
+      break;
+    }
+    if (np > npmax) npmax = np;
+    e->set = nset++;
+    ++count;
+  }
+  st->nade = count;
+  st->ade.stride = 1 + 2 * npmax;
+  if (s == HD_OK && count) {
+    const size_t bytes = (size_t)count * (size_t)st->ade.stride * sizeof(hd_real);
+    s = fd_upload(ctx, (void **)&st->ade.edge, edge, (size_t)count * sizeof *edge);
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->ade.coef, coef, (size_t)nset * sizeof *coef);
+    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->ade.state, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->ade.state, bytes);
+  }
+  free(coef), free(edge), free(taken);
+  return s;
+}
+
 static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
   const hd_idx pad = fdtd_pad(m), lead = fdtd_lead(m);
@@ -543,6 +664,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     if (s == HD_OK) s = fd_upload(ctx, (void **)&st->feed, f, (size_t)m->nfeed * sizeof *f);
     free(f);
   }
+  if (s == HD_OK) s = fd_build_ade(ctx, st, m, pad);
   if (s == HD_OK && m->nprobe) {
     hd_fdtd_probe *q = (hd_fdtd_probe *)calloc((size_t)m->nprobe, sizeof *q);
     if (!q) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
@@ -701,6 +823,10 @@ static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   hd_status s = fd_half_step(ctx, st, 1);
   int c;
+  if (s == HD_OK && st->nade) {
+    st->ade.f = st->a;
+    s = hd_fdtd_ade_loop(ctx, &st->ade, 0, st->nade);
+  }
   if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
@@ -859,6 +985,8 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
   const size_t fb = (size_t)st->a.g.total * sizeof(hd_real);
   int n = 0, c, k;
   for (c = 0; c < 6; ++c) e[n].name = fields[c], e[n].dev = st->a.f[c], e[n].bytes = fb, e[n++].host = 0;
+  if (st->nade)
+    e[n].name = "ade", e[n].dev = st->ade.state, e[n].bytes = (size_t)st->nade * st->ade.stride * sizeof(hd_real), e[n++].host = 0;
   if (st->nmur) e[n].name = "mur", e[n].dev = st->mur, e[n].bytes = (size_t)st->nmur * sizeof(hd_fdtd_mur), e[n++].host = 0;
   for (c = 0; c < 6; ++c)
     for (k = 0; k < 2 && st->npml[c]; ++k) {

@@ -6,6 +6,7 @@
 #define HD_DRV_FDTD_OPS_H
 
 #include <hd/fdtd.h>
+#include <hd/fdtd_ade.h>
 
 #include "backend.h"
 
@@ -14,6 +15,13 @@ typedef struct fdtd_point {
   long i, j, k;   /* physical node */
   double amp, r;  /* feeds: volts and ohms; soft sources: amperes, r < 0 */
 } fdtd_point;
+
+/* A lumped load on an E edge: R, L and C in parallel (hd/fdtd_ade.h). */
+typedef struct fdtd_load {
+  int comp;       /* HD_FDTD_EX ... HD_FDTD_EZ */
+  long i, j, k;   /* physical node */
+  double g, il, c; /* conductance 1/R (S), inverse inductance 1/L (1/H), capacitance (F) */
+} fdtd_load;
 
 #define FDTD_MAX_PLANES 8
 
@@ -28,6 +36,10 @@ typedef struct fdtd_model {
   int nmat;                    /* 0 vacuum, 1 PEC, 2.. user materials */
   const double *eps_r, *sigma, *mu_r, *sigma_m;
   const unsigned char *mat[6]; /* material of each component on the padded grid */
+  const int *npole;            /* dispersive materials: npole[k] poles of material k (NULL: none) */
+  const hd_fdtd_pole (*pole)[HD_FDTD_POLES];
+  int nload;
+  const fdtd_load *load;       /* lumped loads, nodes of this block */
   double dt;
   hd_fdtd_wave wave;
   int nfeed, nprobe;

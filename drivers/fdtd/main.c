@@ -20,6 +20,7 @@
 #include "model.h"
 #include "output.h"
 #include "planewave.h"
+#include "ofd.h"
 #include "spectra.h"
 #include "sys.h"
 
@@ -65,6 +66,9 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   mat = hd_crc32(mat, m->sigma, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, m->mu_r, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, m->sigma_m, (size_t)m->nmat * sizeof(double));
+  mat = hd_crc32(mat, in->npole, (size_t)m->nmat * sizeof(int));
+  mat = hd_crc32(mat, in->pole, (size_t)m->nmat * sizeof in->pole[0]);
+  mat = hd_crc32(mat, in->loads, (size_t)in->nload * sizeof *in->loads);
   src = hd_crc32(src, m->feed, (size_t)m->nfeed * sizeof *m->feed);
   src = hd_crc32(src, &m->wave, sizeof m->wave);
   if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
@@ -135,6 +139,8 @@ static int uniform_mesh(const fdtd_input *in) {
 typedef struct fdtd_run {
   hd_decomp dc;
   fdtd_point *feed, *probe;
+  fdtd_load *load;             /* the loads on edges this block holds (every block that holds one runs it) */
+  int nload;
   int *feed_slot, *probe_slot; /* global index; feeds: -1 - index when another rank reports */
   int nfeed, nprobe;
   unsigned char *surf_face;    /* the Huygens points of this block (local nodes) and their global index */
@@ -163,7 +169,17 @@ static int select_points(fdtd_run *r, const fdtd_input *in) {
   r->probe = (fdtd_point *)malloc((size_t)(in->nprobe + 1) * sizeof *r->probe);
   r->feed_slot = (int *)malloc((size_t)(in->nfeed + in->nprobe + 2) * sizeof(int));
   if (!r->feed || !r->probe || !r->feed_slot) return -1;
+  r->load = (fdtd_load *)malloc((size_t)(in->nload + 1) * sizeof *r->load);
+  if (!r->load) return -1;
   r->probe_slot = r->feed_slot + in->nfeed + 1;
+  for (k = 0; k < in->nload; ++k) {
+    fdtd_point at;
+    memset(&at, 0, sizeof at);
+    at.comp = in->loads[k].comp, at.i = in->loads[k].i, at.j = in->loads[k].j, at.k = in->loads[k].k;
+    if (!point_in_block(&r->dc, &at, &mine)) continue;
+    r->load[r->nload] = in->loads[k];
+    r->load[r->nload].i -= r->dc.off[0], r->load[r->nload].j -= r->dc.off[1], r->load[r->nload++].k -= r->dc.off[2];
+  }
   for (k = 0; k < in->nfeed; ++k)
     if (point_in_block(&r->dc, &in->feeds[k], &mine)) {
       r->feed[r->nfeed] = in->feeds[k];
@@ -216,6 +232,7 @@ static int select_surface(fdtd_run *r, const long lo[3], const long hi[3]) {
 static void run_free(fdtd_run *r) {
   free(r->surf_face), free(r->surf_ijk), free(r->surf_slot);
   free(r->feed);
+  free(r->load);
   free(r->probe);
   free(r->feed_slot);
   hd_decomp_destroy(&r->dc);
@@ -656,10 +673,11 @@ static int run(int argc, char **argv) {
       {"xmesh", CLI_LIST, &c.in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ...", 1, 0, 0, NULL, 0, 0, 0},
       {"ymesh", CLI_LIST, &c.in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y", 1, 0, 0, NULL, 0, 0, 0},
       {"zmesh", CLI_LIST, &c.in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z", 1, 0, 0, NULL, 0, 0, 0},
-      {"material", CLI_LIST, &c.in.material, "EPSR SIGMA MUR SIGMAM", "a material (repeat: numbered 2, 3, ...; 0 vacuum, 1 PEC)", 1, 0, 0, NULL, 0, 0, 0},
-      {"geometry", CLI_LIST, &c.in.geometry, "M box|sphere|cylinder ...", "an object of material M (repeat; later objects win)", 1, 0, 0, NULL, 0, 0, 0},
+      {"material", CLI_LIST, &c.in.material, "EPSR SIGMA MUR SIGMAM [POLES]", "a material (repeat: numbered 2, 3, ...; 0 vacuum, 1 PEC); dispersive with poles 'debye DE TAU', 'drude FP GAMMA', 'lorentz DE F0 GAMMA' after (EPSR is then eps_inf)", 1, 0, 0, NULL, 0, 0, 0},
+      {"geometry", CLI_LIST, &c.in.geometry, "M SHAPE ...", "an object of material M: box, ellipsoid, sphere, cylinder, x|y|zcylinder, x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's shape numbers (repeat; later objects win)", 1, 0, 0, NULL, 0, 0, 0},
       {"feed", CLI_LIST, &c.in.feed, "X|Y|Z X Y Z VOLTS OHMS", "a delta-gap feed on the edge nearest the point (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"source", CLI_LIST, &c.in.source, "X|Y|Z X Y Z AMPERES", "a soft point current source (repeat)", 1, 0, 0, NULL, 0, 0, 0},
+      {"load", CLI_LIST, &c.in.load, "X|Y|Z X Y Z R|L|C VALUE", "a lumped resistor, inductor or capacitor on the edge nearest the point; loads on one edge are in parallel (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.in.probe, "ex|ey|ez|hx|hy|hz X Y Z", "record a field component every step (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"boundary", CLI_STRING, c.in.bc_all, "pec|mur|pml|periodic", "boundary of every axis (default mur)", 1, 0, sizeof c.in.bc_all, NULL, 0, 0, 0},
       {"boundary-x", CLI_STRING, c.in.bc_axis[0], "pec|mur|pml|periodic", "boundary of both x faces", 1, 0, sizeof c.in.bc_axis[0], NULL, 0, 0, 0},
@@ -693,6 +711,7 @@ static int run(int argc, char **argv) {
   c.margin = 5;
   hd_drv_common_defaults(&c.com, "fdtd");
   fdtd_input_defaults(&c.in);
+  cli_set_dialect(&fdtd_ofd_dialect); /* --input=model.ofd */
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "3-D Yee FDTD with Mur, PML, PEC and periodic boundaries; writes "
                          "PREFIX_probes.csv, PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture.")) >= 0)
@@ -810,6 +829,7 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   m.nfeed = r.nfeed, m.feed = r.feed, m.nprobe = r.nprobe, m.probe = r.probe;
+  m.nload = r.nload, m.load = r.load;
   m.variant = c.com.variant;
   m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
   c.sp.dt = m.dt;
@@ -850,6 +870,7 @@ static int run(int argc, char **argv) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld x %ld x %ld cells, %.3g GB%s%s%s%s\n", core->name,
             ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2], bytes / 1e9,
             r.dc.size > 1 ? " a rank; " : "", r.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
+  if (root && fdtd_ofd_note()[0]) fprintf(stderr, PROG ": %s: not used:%s\n", c.com.input, fdtd_ofd_note());
   if (c.sp.excite_all) { /* a run for each port but the last, which the run below drives */
     for (k = 0; k < c.in.nfeed; ++k) {
       runs[k] = (double *)calloc((size_t)4 * c.sp.nfreq * c.in.nfeed, sizeof(double));

@@ -36,12 +36,13 @@ void fdtd_input_free(fdtd_input *in) {
   int a;
   cli_list_free(&in->xmesh), cli_list_free(&in->ymesh), cli_list_free(&in->zmesh);
   cli_list_free(&in->material), cli_list_free(&in->geometry);
-  cli_list_free(&in->feed), cli_list_free(&in->source), cli_list_free(&in->probe);
+  cli_list_free(&in->feed), cli_list_free(&in->source), cli_list_free(&in->probe), cli_list_free(&in->load);
   for (a = 0; a < 3; ++a) free(in->node[a]);
   for (a = 0; a < 6; ++a) free(in->mat[a]);
   free(in->obj);
   free(in->feeds);
   free(in->probes);
+  free(in->loads);
 }
 
 /* Split on white space (and commas) into at most MAX_TOKENS words. */
@@ -173,7 +174,11 @@ static long containing_cell(const fdtd_input *in, int axis, double v) {
   return k;
 }
 
+/* "EPSR SIGMA MUR SIGMAM" then poles: "debye DE TAU", "drude FP GAMMA",
+ * "lorentz DE F0 GAMMA" (FP, F0 in Hz, GAMMA in 1/s, TAU in s). */
 static int parse_materials(fdtd_input *in, char *err, size_t n) {
+  static const char *const form = "epsr sigma mur sigmam [debye DE TAU] [drude FP GAMMA] [lorentz DE F0 GAMMA] ...";
+  const double two_pi = 6.283185307179586;
   int k;
   in->nmat = 2; /* 0 vacuum, 1 PEC */
   in->eps_r[0] = in->mu_r[0] = in->eps_r[1] = in->mu_r[1] = 1.0;
@@ -181,17 +186,88 @@ static int parse_materials(fdtd_input *in, char *err, size_t n) {
     char t[MAX_TOKENS][64];
     double v[4];
     const char *where = in->material.where[k];
-    if (numbers(t, 0, tokens(in->material.value[k], t), 4, v, where, "material",
-                "epsr sigma mur sigmam", err, n))
-      return -1;
+    const int count = tokens(in->material.value[k], t);
+    int at = 4, np = 0;
+    if (count < 4) return fail(err, n, "%s: material: expected %s", where, form);
+    if (numbers(t, 0, 4, 4, v, where, "material", form, err, n)) return -1;
     if (in->nmat == 256) return fail(err, n, "%s: material: more than 254 materials", where);
     if (!(v[0] >= 1.0) || !(v[2] >= 1.0) || v[1] < 0 || v[3] < 0)
       return fail(err, n, "%s: material: need epsr >= 1, mur >= 1 and conductivities >= 0", where);
+    while (at < count) {
+      const int kind = !strcmp(t[at], "debye") ? HD_FDTD_DEBYE : !strcmp(t[at], "drude") ? HD_FDTD_DRUDE
+                       : !strcmp(t[at], "lorentz") ? HD_FDTD_LORENTZ : 0;
+      const int want = kind == HD_FDTD_LORENTZ ? 3 : 2;
+      double p[3] = {0, 0, 0};
+      hd_fdtd_pole *q = &in->pole[in->nmat][np];
+      if (!kind) return fail(err, n, "%s: material: '%s' is not debye, drude or lorentz", where, t[at]);
+      if (np == HD_FDTD_POLES) return fail(err, n, "%s: material: at most %d poles", where, HD_FDTD_POLES);
+      if (at + want >= count)
+        return fail(err, n, "%s: material: %s needs %d values", where, t[at], want);
+      if (numbers(t, at + 1, at + 1 + want, want, p, where, "material", form, err, n)) return -1;
+      q->kind = kind;
+      if (kind == HD_FDTD_DEBYE) q->a = p[0], q->b = p[1], q->c = 0;
+      else if (kind == HD_FDTD_DRUDE) q->a = two_pi * p[0], q->b = p[1], q->c = 0;
+      else q->a = p[0], q->b = two_pi * p[1], q->c = p[2];
+      if (!(p[0] >= 0) || !(p[1] >= 0) || !(p[2] >= 0) || (kind == HD_FDTD_DEBYE && !(p[1] > 0)) ||
+          (kind == HD_FDTD_LORENTZ && !(p[1] > 0)))
+        return fail(err, n, "%s: material: %s: values must be >= 0 (tau and f0 > 0)", where, t[at]);
+      ++np;
+      at += 1 + want;
+    }
     in->eps_r[in->nmat] = v[0], in->sigma[in->nmat] = v[1];
     in->mu_r[in->nmat] = v[2], in->sigma_m[in->nmat] = v[3];
+    in->npole[in->nmat] = np;
     ++in->nmat;
   }
   return 0;
+}
+
+/* The shapes by name and OpenFDTD number: kind, axis (-1: none), values. */
+static int shape_of(const char *name, int *shape, int *axis) {
+  static const struct {
+    const char *name, *number;
+    int shape, axis, values;
+  } table[] = {{"box", "1", FDTD_BOX, -1, 6},          {"ellipsoid", "2", FDTD_ELLIPSOID, -1, 6},
+               {"sphere", "", FDTD_SPHERE, -1, 4},       {"xcylinder", "11", FDTD_ECYLINDER, 0, 6},
+               {"ycylinder", "12", FDTD_ECYLINDER, 1, 6}, {"zcylinder", "13", FDTD_ECYLINDER, 2, 6},
+               {"xpillar", "31", FDTD_PILLAR, 0, 8},      {"ypillar", "32", FDTD_PILLAR, 1, 8},
+               {"zpillar", "33", FDTD_PILLAR, 2, 8},      {"xpyramid", "41", FDTD_PYRAMID, 0, 8},
+               {"ypyramid", "42", FDTD_PYRAMID, 1, 8},    {"zpyramid", "43", FDTD_PYRAMID, 2, 8},
+               {"xcone", "51", FDTD_CONE, 0, 8},          {"ycone", "52", FDTD_CONE, 1, 8},
+               {"zcone", "53", FDTD_CONE, 2, 8}};
+  size_t k;
+  for (k = 0; k < sizeof table / sizeof table[0]; ++k)
+    if (!strcmp(name, table[k].name) || (table[k].number[0] && !strcmp(name, table[k].number))) {
+      *shape = table[k].shape, *axis = table[k].axis;
+      return table[k].values;
+    }
+  return 0;
+}
+
+/* The object's bounding box x1 x2 y1 y2 z1 z2. */
+static void object_box(const fdtd_object *o, double box[6]) {
+  const int a = o->axis, b = (a + 1) % 3, c = (a + 2) % 3;
+  int d;
+  if (o->shape == FDTD_BOX || o->shape == FDTD_ELLIPSOID || o->shape == FDTD_ECYLINDER) {
+    for (d = 0; d < 3; ++d) box[2 * d] = fmin(o->v[2 * d], o->v[2 * d + 1]), box[2 * d + 1] = fmax(o->v[2 * d], o->v[2 * d + 1]);
+  } else if (o->shape == FDTD_SPHERE) {
+    for (d = 0; d < 3; ++d) box[2 * d] = o->v[d] - o->v[3], box[2 * d + 1] = o->v[d] + o->v[3];
+  } else if (o->shape == FDTD_CYLINDER) {
+    const int u = a == 0 ? 1 : 0, w = a == 2 ? 1 : 2;
+    box[2 * a] = o->v[3], box[2 * a + 1] = o->v[4];
+    box[2 * u] = o->v[0] - o->v[2], box[2 * u + 1] = o->v[0] + o->v[2];
+    box[2 * w] = o->v[1] - o->v[2], box[2 * w + 1] = o->v[1] + o->v[2];
+  } else {
+    box[2 * a] = fmin(o->v[0], o->v[1]), box[2 * a + 1] = fmax(o->v[0], o->v[1]);
+    if (o->shape == FDTD_PILLAR) {
+      box[2 * b] = fmin(o->v[2], fmin(o->v[3], o->v[4])), box[2 * b + 1] = fmax(o->v[2], fmax(o->v[3], o->v[4]));
+      box[2 * c] = fmin(o->v[5], fmin(o->v[6], o->v[7])), box[2 * c + 1] = fmax(o->v[5], fmax(o->v[6], o->v[7]));
+    } else {
+      const double hb = 0.5 * fmax(o->v[4], o->v[6]), hc = 0.5 * fmax(o->v[5], o->v[7]);
+      box[2 * b] = o->v[2] - hb, box[2 * b + 1] = o->v[2] + hb;
+      box[2 * c] = o->v[3] - hc, box[2 * c + 1] = o->v[3] + hc;
+    }
+  }
 }
 
 static int parse_geometry(fdtd_input *in, char *err, size_t n) {
@@ -203,46 +279,50 @@ static int parse_geometry(fdtd_input *in, char *err, size_t n) {
     const int count = tokens(in->geometry.value[k], t);
     const char *where = in->geometry.where[k];
     fdtd_object *o = &in->obj[in->nobj];
+    double box[6];
     long m;
+    int want;
     if (count < 2 || !integer(t[0], &m))
       return fail(err, n, "%s: geometry: expected 'material shape ...'", where);
     if (m < 0 || m >= in->nmat)
       return fail(err, n, "%s: geometry: material %ld out of range (0 vacuum, 1 PEC, 2..%d defined)",
                   where, m, in->nmat - 1);
     o->mat = (int)m;
-    if (!strcmp(t[1], "box") || !strcmp(t[1], "1")) {
-      o->shape = FDTD_BOX;
-      if (numbers(t, 2, count, 6, o->v, where, "geometry", "'m box x1 x2 y1 y2 z1 z2'", err, n)) return -1;
-      for (a = 0; a < 3; ++a) {
-        if (o->v[2 * a] > o->v[2 * a + 1])
-          return fail(err, n, "%s: geometry: box has %c1 > %c2", where, 'x' + a, 'x' + a);
-        if (!in_domain(in, a, o->v[2 * a]) || !in_domain(in, a, o->v[2 * a + 1]))
-          return fail(err, n, "%s: geometry: box outside the domain along %c", where, 'x' + a);
-        if (o->v[2 * a] == o->v[2 * a + 1]) /* plates and wires sit on mesh lines */
-          o->v[2 * a] = o->v[2 * a + 1] = in->node[a][nearest_node(in, a, o->v[2 * a])];
-      }
-    } else if (!strcmp(t[1], "sphere")) {
-      o->shape = FDTD_SPHERE;
-      if (numbers(t, 2, count, 4, o->v, where, "geometry", "'m sphere xc yc zc r'", err, n)) return -1;
-      if (!(o->v[3] > 0)) return fail(err, n, "%s: geometry: sphere radius must be positive", where);
-      for (a = 0; a < 3; ++a)
-        if (!in_domain(in, a, o->v[a] - o->v[3]) || !in_domain(in, a, o->v[a] + o->v[3]))
-          return fail(err, n, "%s: geometry: sphere outside the domain along %c", where, 'x' + a);
-    } else if (!strcmp(t[1], "cylinder")) {
-      int b, c;
+    if (!strcmp(t[1], "cylinder")) {
       o->shape = FDTD_CYLINDER;
       if (count != 8 || (o->axis = parse_axis(t[2])) < 0)
         return fail(err, n, "%s: geometry: expected 'm cylinder x|y|z c1 c2 r lo hi'", where);
       if (numbers(t, 3, count, 5, o->v, where, "geometry", "'m cylinder x|y|z c1 c2 r lo hi'", err, n)) return -1;
-      b = o->axis == 0 ? 1 : 0, c = o->axis == 2 ? 1 : 2;
       if (!(o->v[2] > 0) || o->v[3] > o->v[4])
         return fail(err, n, "%s: geometry: cylinder needs r > 0 and lo <= hi", where);
-      if (!in_domain(in, b, o->v[0] - o->v[2]) || !in_domain(in, b, o->v[0] + o->v[2]) ||
-          !in_domain(in, c, o->v[1] - o->v[2]) || !in_domain(in, c, o->v[1] + o->v[2]) ||
-          !in_domain(in, o->axis, o->v[3]) || !in_domain(in, o->axis, o->v[4]))
-        return fail(err, n, "%s: geometry: cylinder outside the domain", where);
+    } else if ((want = shape_of(t[1], &o->shape, &o->axis)) > 0) {
+      char form[96];
+      snprintf(form, sizeof form, "'m %s' and %d numbers", t[1], want);
+      if (numbers(t, 2, count, want, o->v, where, "geometry", form, err, n)) return -1;
+      if (o->shape == FDTD_BOX)
+        for (a = 0; a < 3; ++a)
+          if (o->v[2 * a] > o->v[2 * a + 1])
+            return fail(err, n, "%s: geometry: box has %c1 > %c2", where, 'x' + a, 'x' + a);
+      if (o->shape == FDTD_SPHERE && !(o->v[3] > 0))
+        return fail(err, n, "%s: geometry: sphere radius must be positive", where);
+      if ((o->shape == FDTD_PYRAMID || o->shape == FDTD_CONE) &&
+          (o->v[4] < 0 || o->v[5] < 0 || o->v[6] < 0 || o->v[7] < 0))
+        return fail(err, n, "%s: geometry: %s widths must be >= 0", where, t[1]);
     } else {
-      return fail(err, n, "%s: geometry: unknown shape '%s' (box, sphere, cylinder)", where, t[1]);
+      return fail(err, n, "%s: geometry: unknown shape '%s' (box, ellipsoid, sphere, cylinder, x|y|zcylinder, "
+                  "x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's 1, 2, 11-13, 31-33, 41-43, 51-53)", where, t[1]);
+    }
+    object_box(o, box);
+    for (a = 0; a < 3; ++a)
+      if (!in_domain(in, a, box[2 * a]) || !in_domain(in, a, box[2 * a + 1]))
+        return fail(err, n, "%s: geometry: %s outside the domain along %c", where, t[1], 'x' + a);
+    /* plates and wires sit on mesh lines: a zero extent snaps to the nearest */
+    if (o->shape == FDTD_BOX || o->shape == FDTD_ELLIPSOID || o->shape == FDTD_ECYLINDER) {
+      for (a = 0; a < 3; ++a)
+        if (o->v[2 * a] == o->v[2 * a + 1] && (o->shape != FDTD_ECYLINDER || a == o->axis))
+          o->v[2 * a] = o->v[2 * a + 1] = in->node[a][nearest_node(in, a, o->v[2 * a])];
+    } else if (o->shape >= FDTD_PILLAR && o->v[0] == o->v[1]) {
+      o->v[0] = o->v[1] = in->node[o->axis][nearest_node(in, o->axis, o->v[0])];
     }
     ++in->nobj;
   }
@@ -306,6 +386,48 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
   return 0;
 }
 
+/* "X|Y|Z x y z R|L|C value": lumped loads, merged in parallel per edge. */
+static int parse_loads(fdtd_input *in, const int *bc, char *err, size_t n) {
+  static const char *const form = "'X|Y|Z x y z R|L|C value'";
+  int k, a, q;
+  in->loads = (fdtd_load *)calloc((size_t)in->load.count + 1, sizeof *in->loads);
+  if (!in->loads) return fail(err, n, "out of memory");
+  for (k = 0; k < in->load.count; ++k) {
+    char t[MAX_TOKENS][64];
+    const char *where = in->load.where[k];
+    const int nt = tokens(in->load.value[k], t);
+    double p[3], v;
+    long e[3];
+    int comp;
+    fdtd_load *ld;
+    if (nt != 6) return fail(err, n, "%s: load: expected %s", where, form);
+    if ((comp = parse_axis(t[0])) < 0) return fail(err, n, "%s: load: '%s' is not X, Y or Z", where, t[0]);
+    if (numbers(t, 1, 4, 3, p, where, "load", form, err, n)) return -1;
+    if (strlen(t[4]) != 1 || !strchr("RLCrlc", t[4][0]))
+      return fail(err, n, "%s: load: '%s' is not R, L or C", where, t[4]);
+    if (!number(t[5], &v) || !(v > 0)) return fail(err, n, "%s: load: the value must be a number > 0", where);
+    for (a = 0; a < 3; ++a)
+      if (!in_domain(in, a, p[a])) return fail(err, n, "%s: load: point outside the domain along %c", where, 'x' + a);
+    snap(in, comp, p, e);
+    for (a = 0; a < 3; ++a)
+      if (a != comp && (bc[a] == HD_FDTD_BC_PEC || bc[a] == HD_FDTD_BC_MUR) && (e[a] == 0 || e[a] == in->n[a]))
+        return fail(err, n, "%s: load: the edge lies on a boundary face", where);
+    for (q = 0; q < in->nfeed; ++q)
+      if (in->feeds[q].comp == comp && in->feeds[q].i == e[0] && in->feeds[q].j == e[1] && in->feeds[q].k == e[2])
+        return fail(err, n, "%s: load: the edge carries a feed or source", where);
+    for (q = 0; q < in->nload; ++q) /* a second load on an edge joins the first in parallel */
+      if (in->loads[q].comp == comp && in->loads[q].i == e[0] && in->loads[q].j == e[1] && in->loads[q].k == e[2]) break;
+    ld = &in->loads[q];
+    if (q == in->nload) ld->comp = comp, ld->i = e[0], ld->j = e[1], ld->k = e[2], ++in->nload;
+    switch (toupper((unsigned char)t[4][0])) {
+      case 'R': ld->g += 1.0 / v; break;
+      case 'L': ld->il += 1.0 / v; break;
+      default: ld->c += v; break;
+    }
+  }
+  return 0;
+}
+
 int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
   int a, bc[3];
   for (a = 0; a < 3; ++a)
@@ -325,7 +447,7 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
   if (!in->feeds || !in->probes) return fail(err, n, "out of memory");
   if (parse_points(in, &in->feed, 0, in->feeds, &in->nfeed, bc, err, n) ||
       parse_points(in, &in->source, 1, in->feeds, &in->nfeed, bc, err, n) ||
-      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n))
+      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n) || parse_loads(in, bc, err, n))
     return -1;
   if (in->nfeed && !(in->freq > 0)) return fail(err, n, "frequency: sources need a frequency > 0");
   return 0;
@@ -372,23 +494,59 @@ static double comp_coord(const fdtd_input *in, int comp, int a, long q) {
   return half ? 0.5 * (x[q] + x[q + 1]) : x[q];
 }
 
+/* (d / r)^2 with a tolerance: r widened by tol, a zero r a plane of width tol. */
+static double ratio2(double d, double r, double tol) {
+  const double q = d / (r + tol);
+  return q * q;
+}
+
 static int inside(const fdtd_object *o, const double p[3], double tol) {
-  int a;
+  const int a = o->axis, b = (a + 1) % 3, c = (a + 2) % 3;
+  int d;
   if (o->shape == FDTD_BOX) {
-    for (a = 0; a < 3; ++a)
-      if (p[a] < o->v[2 * a] - tol || p[a] > o->v[2 * a + 1] + tol) return 0;
+    for (d = 0; d < 3; ++d)
+      if (p[d] < o->v[2 * d] - tol || p[d] > o->v[2 * d + 1] + tol) return 0;
     return 1;
   }
   if (o->shape == FDTD_SPHERE) {
     double r2 = 0;
-    for (a = 0; a < 3; ++a) r2 += (p[a] - o->v[a]) * (p[a] - o->v[a]);
+    for (d = 0; d < 3; ++d) r2 += (p[d] - o->v[d]) * (p[d] - o->v[d]);
     return r2 <= (o->v[3] + tol) * (o->v[3] + tol);
   }
+  if (o->shape == FDTD_CYLINDER) {
+    const int u = a == 0 ? 1 : 0, w = a == 2 ? 1 : 2;
+    const double du = p[u] - o->v[0], dw = p[w] - o->v[1];
+    return p[a] >= o->v[3] - tol && p[a] <= o->v[4] + tol && du * du + dw * dw <= (o->v[2] + tol) * (o->v[2] + tol);
+  }
+  if (o->shape == FDTD_ELLIPSOID || o->shape == FDTD_ECYLINDER) {
+    double sum = 0;
+    for (d = 0; d < 3; ++d) {
+      const double lo = fmin(o->v[2 * d], o->v[2 * d + 1]), hi = fmax(o->v[2 * d], o->v[2 * d + 1]);
+      if (o->shape == FDTD_ECYLINDER && d == a) {
+        if (p[d] < lo - tol || p[d] > hi + tol) return 0;
+      } else {
+        sum += ratio2(p[d] - 0.5 * (lo + hi), 0.5 * (hi - lo), tol);
+      }
+    }
+    return sum <= 1.0;
+  }
+  if (p[a] < fmin(o->v[0], o->v[1]) - tol || p[a] > fmax(o->v[0], o->v[1]) + tol) return 0;
+  if (o->shape == FDTD_PILLAR) { /* barycentric coordinates in the triangle, widened by tol */
+    const double x1 = o->v[2], x2 = o->v[3], x3 = o->v[4], y1 = o->v[5], y2 = o->v[6], y3 = o->v[7];
+    const double det = (x2 - x1) * (y3 - y1) - (x3 - x1) * (y2 - y1);
+    const double size = fabs(x2 - x1) + fabs(x3 - x1) + fabs(y2 - y1) + fabs(y3 - y1), e = tol / (size + tol);
+    double s1, s2;
+    if (fabs(det) <= 1e-12 * size * size) return 0;
+    s1 = ((p[b] - x1) * (y3 - y1) - (p[c] - y1) * (x3 - x1)) / det;
+    s2 = -((p[b] - x1) * (y2 - y1) - (p[c] - y1) * (x2 - x1)) / det;
+    return s1 >= -e && s2 >= -e && s1 + s2 <= 1.0 + e;
+  }
   {
-    const int b = o->axis == 0 ? 1 : 0, c = o->axis == 2 ? 1 : 2;
-    const double db = p[b] - o->v[0], dc = p[c] - o->v[1];
-    return p[o->axis] >= o->v[3] - tol && p[o->axis] <= o->v[4] + tol &&
-           db * db + dc * dc <= (o->v[2] + tol) * (o->v[2] + tol);
+    const double f = o->v[1] != o->v[0] ? (p[a] - o->v[0]) / (o->v[1] - o->v[0]) : 0.5;
+    const double hb = 0.5 * (o->v[4] + f * (o->v[6] - o->v[4])), hc = 0.5 * (o->v[5] + f * (o->v[7] - o->v[5]));
+    const double db = p[b] - o->v[2], dc = p[c] - o->v[3];
+    if (o->shape == FDTD_PYRAMID) return fabs(db) <= hb + tol && fabs(dc) <= hc + tol;
+    return ratio2(db, hb, tol) + ratio2(dc, hc, tol) <= 1.0;
   }
 }
 
@@ -434,6 +592,8 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   m->nmat = in->nmat;
   m->eps_r = in->eps_r, m->sigma = in->sigma, m->mu_r = in->mu_r, m->sigma_m = in->sigma_m;
   m->nfeed = in->nfeed, m->feed = in->feeds, m->nprobe = in->nprobe, m->probe = in->probes;
+  m->npole = in->npole, m->pole = (const hd_fdtd_pole(*)[HD_FDTD_POLES])in->pole;
+  m->nload = in->nload, m->load = in->loads;
   /* pulses: tau = 1/(pi f), centred at 4 tau (the spectrum is down by 1/e at f) */
   m->wave.kind = in->waveform;
   m->wave.freq = in->freq;
@@ -451,16 +611,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   for (k = 0; k < in->nobj; ++k) { /* later objects win */
     const fdtd_object *o = &in->obj[k];
     double box[6];
-    if (o->shape == FDTD_BOX) {
-      memcpy(box, o->v, sizeof box);
-    } else if (o->shape == FDTD_SPHERE) {
-      for (a = 0; a < 3; ++a) box[2 * a] = o->v[a] - o->v[3], box[2 * a + 1] = o->v[a] + o->v[3];
-    } else {
-      const int b = o->axis == 0 ? 1 : 0, cc = o->axis == 2 ? 1 : 2;
-      box[2 * o->axis] = o->v[3], box[2 * o->axis + 1] = o->v[4];
-      box[2 * b] = o->v[0] - o->v[2], box[2 * b + 1] = o->v[0] + o->v[2];
-      box[2 * cc] = o->v[1] - o->v[2], box[2 * cc + 1] = o->v[1] + o->v[2];
-    }
+    object_box(o, box);
     for (c = 0; c < 6; ++c) { /* the positions of this block and its padding */
       long lo[3], hi[3], q[3];
       for (a = 0; a < 3; ++a) {

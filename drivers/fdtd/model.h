@@ -10,16 +10,21 @@
 #include "cli.h"
 #include "fdtd_ops.h"
 
-enum { FDTD_BOX = 1, FDTD_SPHERE, FDTD_CYLINDER };
+/* Shapes: hd's sphere and cylinder, and OpenFDTD's numbered ones (box 1,
+ * ellipsoid 2, elliptic cylinders 11-13, triangular pillars 31-33,
+ * pyramids 41-43, cones 51-53 along x, y, z). */
+enum { FDTD_BOX = 1, FDTD_SPHERE, FDTD_CYLINDER, FDTD_ELLIPSOID, FDTD_ECYLINDER, FDTD_PILLAR, FDTD_PYRAMID, FDTD_CONE };
 
 typedef struct fdtd_object {
-  int mat, shape, axis; /* axis: cylinder */
-  double v[6];          /* box: x1 x2 y1 y2 z1 z2; sphere: xc yc zc r; cylinder: c1 c2 r lo hi */
+  int mat, shape, axis; /* axis: cylinders, pillars, pyramids, cones */
+  double v[8];          /* box, ellipsoid, elliptic cylinder: x1 x2 y1 y2 z1 z2; sphere: xc yc zc r;
+                           cylinder: c1 c2 r lo hi; pillar: a1 a2, the vertices' b then c coordinates;
+                           pyramid, cone: a1 a2 bc cc wb1 wc1 wb2 wc2 (b, c: the axes after a, cyclic) */
 } fdtd_object;
 
 typedef struct fdtd_input {
   /* as given */
-  cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe;
+  cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe, load;
   char bc_all[32], bc_axis[3][32];
   double pml[3]; /* layers, order, R0 */
   int npml;
@@ -32,6 +37,10 @@ typedef struct fdtd_input {
   long n[3];
   int nmat;
   double eps_r[256], sigma[256], mu_r[256], sigma_m[256];
+  int npole[256];               /* dispersive materials (hd/fdtd_ade.h) */
+  hd_fdtd_pole pole[256][HD_FDTD_POLES];
+  fdtd_load *loads;             /* lumped loads, R, L, C on one edge merged in parallel */
+  int nload;
   fdtd_object *obj;
   int nobj;
   fdtd_point *feeds, *probes; /* feeds then soft sources; probes */
@@ -57,8 +66,8 @@ int fdtd_input_benchmark(fdtd_input *in, long n, char *err, size_t errn);
  * the limit is refused) and rasterise the geometry.  0 or -1 with err. */
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n);
 /* The same for the block of ln cells from cell off of a decomposed grid
- * (materials rasterised on the block and its padding only; feeds and
- * probes left global for the caller to select). */
+ * (materials rasterised on the block and its padding only; feeds,
+ * probes and loads left global for the caller to select). */
 int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], const long ln[3], char *err, size_t n);
 
 /* The boundary kind (HD_FDTD_BC_*) of axis a of a parsed input. */

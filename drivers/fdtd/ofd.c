@@ -1,0 +1,294 @@
+#include "ofd.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hd/fdtd.h>
+
+#define OFD_TOKENS 64
+
+static char note[1024];
+
+const char *fdtd_ofd_note(void) { return note; }
+
+typedef struct ofd_out {
+  char *text;
+  size_t len, cap;
+  int *line, nline, lcap;
+} ofd_out;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int emit(ofd_out *o, int line, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  size_t n;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  n = strlen(buf);
+  if (o->len + n + 2 > o->cap) {
+    const size_t cap = 2 * o->cap + n + 4096;
+    char *t = (char *)realloc(o->text, cap);
+    if (!t) return -1;
+    o->text = t, o->cap = cap;
+  }
+  if (o->nline == o->lcap) {
+    const int cap = 2 * o->lcap + 64;
+    int *l = (int *)realloc(o->line, (size_t)cap * sizeof *l);
+    if (!l) return -1;
+    o->line = l, o->lcap = cap;
+  }
+  memcpy(o->text + o->len, buf, n);
+  o->len += n;
+  o->text[o->len++] = '\n';
+  o->text[o->len] = '\0';
+  o->line[o->nline++] = line;
+  return 0;
+}
+
+/* A line split on blanks: "key = v1 v2 ..." gives t[0] = key, t[1] = "=". */
+static int split(char *s, char *t[OFD_TOKENS]) {
+  int k = 0;
+  char *p = strtok(s, " \t\r");
+  while (p && k < OFD_TOKENS) t[k++] = p, p = strtok(NULL, " \t\r");
+  return k;
+}
+
+static int num(const char *t, double *v) {
+  char *end;
+  *v = strtod(t, &end);
+  return end != t && *end == '\0' && isfinite(*v);
+}
+
+/* The values after "=" joined by blanks. */
+static void join(char *const *t, int from, int to, char *buf, size_t n) {
+  int k;
+  buf[0] = '\0';
+  for (k = from; k < to; ++k) {
+    if (k > from) strncat(buf, " ", n - strlen(buf) - 1);
+    strncat(buf, t[k], n - strlen(buf) - 1);
+  }
+}
+
+/* Keys that only steer OpenFDTD's plots and post-processing. */
+static int post_key(const char *k) {
+  static const char *const prefix[] = {"plot", "far0d", "far1d", "far2d", "near1d", "near2d", "freqdiv", "matchingloss", "window"};
+  size_t i;
+  for (i = 0; i < sizeof prefix / sizeof prefix[0]; ++i)
+    if (!strncmp(k, prefix[i], strlen(prefix[i]))) return 1;
+  return 0;
+}
+
+static void add_note(const char *key, int line) {
+  char item[160], seen[96];
+  snprintf(seen, sizeof seen, " %s (", key);
+  if (strstr(note, seen)) return; /* each key once */
+  snprintf(item, sizeof item, "%s %s (line %d)", note[0] ? "," : "", key, line);
+  if (strlen(note) + strlen(item) + 1 < sizeof note) strcat(note, item);
+}
+
+/* The whole file: the first pass collects what other lines depend on (the
+ * feed resistance, waveform, pulse width, frequencies), the second writes
+ * the keys. */
+static int translate(const char *path, const char *text, char **out, int **lines, char *err, size_t n) {
+  ofd_out o;
+  char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
+  double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, nfar = 0, solver = 0;
+  memset(&o, 0, sizeof o);
+  note[0] = '\0';
+  if (!copy) return snprintf(err, n, "%s: out of memory", path), -1;
+  for (pass = 0; pass < 2; ++pass) {
+    char *next;
+    strcpy(copy, text);
+    for (line = copy, lineno = 1; line; line = next, ++lineno) {
+      int nt;
+      char *key;
+      next = strchr(line, '\n');
+      if (next) *next++ = '\0';
+      if (line[0] == '#') continue;
+      nt = split(line, t);
+      if (!nt) continue;
+      key = t[0];
+      if (lineno == 1) { /* "OpenFDTD 4 2" */
+        if (nt < 3 || !isdigit((unsigned char)t[1][0]) || !isdigit((unsigned char)t[2][0])) {
+          snprintf(err, n, "%s:1: expected 'OpenFDTD MAJOR MINOR'", path);
+          goto fail;
+        }
+        version = 10 * atoi(t[1]) + atoi(t[2]);
+        continue;
+      }
+      if (!strcmp(key, "end")) break;
+      if (nt < 3 || strcmp(t[1], "=")) {
+        snprintf(err, n, "%s:%d: expected 'key = value'", path, lineno);
+        goto fail;
+      }
+      if (pass == 0) {
+        double v;
+        if (!strcmp(key, "rfeed") && num(t[2], &v)) rfeed = v;
+        else if (!strcmp(key, "waveform")) wf = atoi(t[2]);
+        else if (!strcmp(key, "pulsewidth") && num(t[2], &v)) tw = v;
+        else if ((!strcmp(key, "frequency1") || !strcmp(key, "frequency2")) && nt >= 5) {
+          double *f = key[9] == '1' ? f1 : f2;
+          if (!num(t[2], &f[0]) || !num(t[3], &f[1]) || !num(t[4], &f[2]) || !(f[0] > 0) || f[1] < f[0] || f[2] < 0 ||
+              f[2] != floor(f[2])) {
+            snprintf(err, n, "%s:%d: %s: expected 'F0 F1 DIV' (0 < F0 <= F1, DIV >= 0)", path, lineno, key);
+            goto fail;
+          }
+        } else if (!strcmp(key, "feed") && nt >= 9 && num(t[8], &v)) {
+          if (z0 >= 0 && v != z0) {
+            snprintf(err, n, "%s:%d: feed: reference impedances differ between feeds (hd takes one z0)", path, lineno);
+            goto fail;
+          }
+          z0 = v, ++nfeed;
+        } else if (!strcmp(key, "plotfar2d") || !strcmp(key, "plotfar1d")) {
+          ++nfar;
+        } else if (!strcmp(key, "solver")) {
+          solver = 1;
+        }
+        continue;
+      }
+      /* pass 1: the keys */
+      if (!strcmp(key, "title") || !strcmp(key, "name") || !strcmp(key, "rfeed") || !strcmp(key, "pulsewidth") ||
+          !strcmp(key, "waveform") || !strcmp(key, "frequency1") || !strcmp(key, "frequency2")) {
+        continue; /* used in pass 0, or names only */
+      } else if (!strcmp(key, "xmesh") || !strcmp(key, "ymesh") || !strcmp(key, "zmesh") || !strcmp(key, "load")) {
+        join(t, 2, nt, buf, sizeof buf);
+        if (emit(&o, lineno, "%s = %s", key, buf)) goto oom;
+      } else if (!strcmp(key, "material")) {
+        double v[5];
+        int k, first = version < 22 ? 2 : 3, type = version < 22 ? 1 : atoi(t[2]);
+        if (nt < first + 4 || (type != 1 && type != 2)) {
+          snprintf(err, n, "%s:%d: material: expected %s", path, lineno,
+                   version < 22 ? "'epsr sigma mur sigmam'" : "'1 epsr sigma mur sigmam' or '2 einf ae be ce'");
+          goto fail;
+        }
+        for (k = 0; k < 4; ++k)
+          if (!num(t[first + k], &v[k])) {
+            snprintf(err, n, "%s:%d: material: '%s' is not a number", path, lineno, t[first + k]);
+            goto fail;
+          }
+        if (type == 1) {
+          if (emit(&o, lineno, "material = %s %s %s %s", t[first], t[first + 1], t[first + 2], t[first + 3])) goto oom;
+        } else { /* eps(w) = einf + ae/(jw) + be/(ce + jw): a conductivity and a Debye pole, or a Drude pole (be = -ae) */
+          const double einf = v[0], ae = v[1], be = v[2], ce = v[3], two_pi = 6.283185307179586;
+          if (ae > 0 && ce > 0 && fabs(be + ae) <= 1e-12 * ae) {
+            if (emit(&o, lineno, "material = %.17g 0 1 0 drude %.17g %.17g", einf, sqrt(ae * ce) / two_pi, ce)) goto oom;
+          } else if (ae >= 0 && be >= 0 && ce > 0) {
+            if (emit(&o, lineno, "material = %.17g %.17g 1 0 debye %.17g %.17g", einf, HD_FDTD_EPS0 * ae, be / ce, 1.0 / ce))
+              goto oom;
+          } else {
+            snprintf(err, n, "%s:%d: material: a dispersive material needs ae, be >= 0 and ce > 0, or the Drude form be = -ae",
+                     path, lineno);
+            goto fail;
+          }
+        }
+      } else if (!strcmp(key, "geometry")) {
+        const int shape = atoi(t[3]);
+        const int want = shape == 1 || shape == 2 || (shape >= 11 && shape <= 13) ? 6 : 8;
+        join(t, 2, nt < 4 + want ? nt : 4 + want, buf, sizeof buf); /* OpenFDTD ignores what follows */
+        if (emit(&o, lineno, "geometry = %s", buf)) goto oom;
+      } else if (!strcmp(key, "feed")) {
+        double v, d;
+        if (nt < 9 || !num(t[6], &v) || !num(t[7], &d)) {
+          snprintf(err, n, "%s:%d: feed: expected 'X|Y|Z x y z volts delay z0'", path, lineno);
+          goto fail;
+        }
+        if (d != 0) {
+          snprintf(err, n, "%s:%d: feed: a delay is not supported (give 0)", path, lineno);
+          goto fail;
+        }
+        /* OpenFDTD's Gaussian derivative has the opposite sign of hd's */
+        if (emit(&o, lineno, "feed = %s %s %s %s %.17g %.17g", t[2], t[3], t[4], t[5], wf == 0 ? -v : v, rfeed)) goto oom;
+      } else if (!strcmp(key, "point")) {
+        if (nt < 6) {
+          snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno);
+          goto fail;
+        }
+        if (emit(&o, lineno, "probe = e%c %s %s %s", tolower((unsigned char)t[2][0]), t[3], t[4], t[5])) goto oom;
+      } else if (!strcmp(key, "planewave")) {
+        if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2"))) {
+          snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno);
+          goto fail;
+        }
+        if (emit(&o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H")) goto oom;
+      } else if (!strcmp(key, "abc")) {
+        if (!strcmp(t[2], "0")) {
+          if (emit(&o, lineno, "boundary = mur")) goto oom;
+        } else if (!strcmp(t[2], "1") && nt >= 6) {
+          if (emit(&o, lineno, "boundary = pml") || emit(&o, lineno, "pml = %s,%s,%s", t[3], t[4], t[5])) goto oom;
+        } else {
+          snprintf(err, n, "%s:%d: abc: expected '0' (Mur) or '1 L M R0' (PML)", path, lineno);
+          goto fail;
+        }
+      } else if (!strcmp(key, "pbc")) {
+        int a;
+        if (nt < 5) {
+          snprintf(err, n, "%s:%d: pbc: expected '0|1 0|1 0|1'", path, lineno);
+          goto fail;
+        }
+        for (a = 0; a < 3; ++a)
+          if (!strcmp(t[2 + a], "1") && emit(&o, lineno, "boundary-%c = periodic", 'x' + a)) goto oom;
+      } else if (!strcmp(key, "solver")) {
+        if (nt < 5) {
+          snprintf(err, n, "%s:%d: solver: expected 'steps output-interval convergence'", path, lineno);
+          goto fail;
+        }
+        if (emit(&o, lineno, "steps = %s", t[2]) || emit(&o, lineno, "average-every = %s", t[3]) ||
+            emit(&o, lineno, "converge = %s", t[4]))
+          goto oom;
+      } else if (!strcmp(key, "timestep")) {
+        double v;
+        if (num(t[2], &v) && v > 0 && emit(&o, lineno, "timestep = %s", t[2])) goto oom;
+      } else if (post_key(key)) {
+        add_note(key, lineno);
+        if (!strcmp(key, "plotfar2d") && nt >= 4 && emit(&o, lineno, "farfield = %s %s", t[2], t[3])) goto oom;
+      } else {
+        snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key);
+        goto fail;
+      }
+    }
+    if (pass == 0 && lineno < 2) {
+      snprintf(err, n, "%s: empty model", path);
+      goto fail;
+    }
+  }
+  { /* frequencies (the ports' set, else the far field's), the pulse */
+    const double *f = f1[2] >= 0 && (nfeed || f2[2] < 0) ? f1 : f2;
+    if (f[2] >= 0) {
+      if ((f[2] > 0 ? emit(&o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
+                    : emit(&o, 1, "frequencies = %.17g", f[0])))
+        goto oom;
+    }
+    if (!(tw > 0) && f[2] >= 0) tw = 1.27 / (0.5 * (f[0] + f[1]));
+    if (!(tw > 0)) {
+      snprintf(err, n, "%s: give frequency1, frequency2 or pulsewidth: the pulse is set from them", path);
+      goto fail;
+    }
+    /* OpenFDTD's pulse exp(-((t - tw)/(tw/4))^2) is hd's with tau = tw/4 = 1/(pi F) */
+    if (emit(&o, 1, "frequency = %.17g", 4.0 / (3.14159265358979323846 * tw)) ||
+        emit(&o, 1, "waveform = %s", wf == 0 ? "dgaussian" : "gaussian"))
+      goto oom;
+    if (nfeed && z0 > 0 && emit(&o, 1, "z0 = %.17g", z0)) goto oom;
+    if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
+      goto oom; /* OpenFDTD's defaults */
+    if (f1[2] >= 0 && f2[2] >= 0 && f == f1 && nfar && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]))
+      add_note("frequency2 (the far field is at frequency1's frequencies)", 1);
+  }
+  free(copy);
+  *out = o.text, *lines = o.line;
+  return 0;
+oom:
+  snprintf(err, n, "%s: out of memory", path);
+fail:
+  free(copy), free(o.text), free(o.line);
+  return -1;
+}
+
+const cli_dialect fdtd_ofd_dialect = {"OpenFDTD", translate};
