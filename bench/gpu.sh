@@ -113,6 +113,9 @@ log "benchmarks"
           sed -n 's/^mcells_steps_per_second: /Mcells.steps\/s /p; /error/p'
       done
     done
+    echo "-- dispersive media: the benchmark model plain, its block Debye, the whole volume Debye (the ADE pass's cost an edge) --"
+    sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 single
+    sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 double
   fi
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, cold start) --"

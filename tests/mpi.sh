@@ -39,9 +39,12 @@ mpirun() { # ranks, arguments...
 # the summary lines that carry results (not timings or the device)
 results() { grep -E '^(min|max|mean|total_heat|energy_final|relative_energy_error|virial_ratio|momentum|angular_momentum):' "$1"; }
 
-# an FDTD model: two materials, a delta-gap feed on the node plane the
-# 2-rank split shares (j = 9 of 18), a soft source, probes of E and H
+# an FDTD model: two materials and a dispersive one, a delta-gap feed and
+# lumped loads on the node plane the 2-rank split shares (j = 9 of 18), a
+# soft source, probes of E and H
 fdtd="--xmesh=-0.1,20,0.1 --ymesh=-0.09,18,0.09 --zmesh=-0.08,16,0.08 --material=3,0,1,0 --material=2,0.01,1.5,0
+ --material=2,0.001,1,0,debye,1.5,5e-11,lorentz,0.8,4e9,2e9 --geometry=4,ycone,-0.09,0.09,0.06,-0.06,0.02,0.02,0.01,0.01
+ --load=Z,0,0,-0.05,R,50 --load=X,0.02,0,0.03,L,1e-8 --load=X,0.02,0,0.03,C,1e-12
  --geometry=2,sphere,0,0.01,0,0.04 --geometry=3,box,-0.05,0.05,-0.09,0.02,-0.03,-0.01 --feed=Z,0,0,0.005,1,50
  --source=X,0.01,-0.02,0,1 --probe=ez,0.02,0.03,0.01 --probe=hx,0,0,0.03 --probe=ey,0,0,0 --frequency=3e9
  --steps=120 --average-every=7"

@@ -502,7 +502,7 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
     set_of[k] = -1;
     if (!m->npole || m->npole[k] <= 0 || k == HD_FDTD_PEC) continue;
     if (hd_fdtd_ade_set(m->dt, HD_FDTD_EPS0 * m->eps_r[k], m->sigma[k], m->pole[k], m->npole[k], &coef[nset]))
-      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: material %d: poles that are not physical", k);
+      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: material %d: poles that are not physical or too fast for the time step", k);
     if (m->npole[k] > npmax) npmax = m->npole[k];
     set_of[k] = nset++;
   }
@@ -548,7 +548,7 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
     if (!fd_updates_e(st, cc, p)) continue;
     e->n = hd_grid_at(g, p[0] + pad, p[1] + pad, p[2] + pad), e->comp = cc;
     e->i = (int)(p[0] + pad), e->j = (int)(p[1] + pad), e->k = (int)(p[2] + pad);
-    mat = m->mat[cc][e->n] == HD_FDTD_PEC ? HD_FDTD_VACUUM : m->mat[cc][e->n];
+    mat = m->mat[cc][e->n] == HD_FDTD_PEC ? (int)HD_FDTD_VACUUM : (int)m->mat[cc][e->n];
     len = fd_coord(m, cc, p[cc] + pad + 1, pad) - fd_coord(m, cc, p[cc] + pad, pad);
     area = 0.25 * (fd_coord(m, u, p[u] + pad + 1, pad) - fd_coord(m, u, p[u] + pad - 1, pad)) *
            (fd_coord(m, v, p[v] + pad + 1, pad) - fd_coord(m, v, p[v] + pad - 1, pad));
@@ -564,7 +564,9 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
       pole[np++].c = 0.0;
     }
     if (hd_fdtd_ade_set(m->dt, eps, sigma, pole, np, &coef[nset])) {
-      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: a load that is not physical");
+      s = hd_fail(ctx, HD_ERR_ARG, "fdtd: the load on %s(%ld,%ld,%ld): its L with the edge's C resonates too fast for the time "
+                  "step (w dt > 1): a larger inductance or capacitance, or a smaller step", cc == 0 ? "ex" : cc == 1 ? "ey" : "ez",
+                  p[0] + m->off[0], p[1] + m->off[1], p[2] + m->off[2]);
       break;
     }
     if (np > npmax) npmax = np;

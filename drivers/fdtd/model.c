@@ -589,6 +589,14 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   if (m->dt > dtmax)
     return fail(err, n, "%s%stimestep: %g exceeds the Courant limit %g of this mesh", in->dt_where,
                 in->dt_where[0] ? ": " : "", m->dt, dtmax);
+  for (k = 2; k < in->nmat; ++k) { /* the explicit Drude and Lorentz updates' bound */
+    int q;
+    for (q = 0; q < in->npole[k]; ++q)
+      if (hd_fdtd_ade_stiffness(m->dt, in->eps_r[k], &in->pole[k][q]) > 1.0)
+        return fail(err, n, "%s: material: pole %d is too fast for the time step (w dt = %.3g > 1; w = wp/sqrt(eps_inf) "
+                    "or w0 sqrt(1 + de/eps_inf)): a smaller timestep", in->material.where[k - 2], q + 1,
+                    hd_fdtd_ade_stiffness(m->dt, in->eps_r[k], &in->pole[k][q]));
+  }
   m->nmat = in->nmat;
   m->eps_r = in->eps_r, m->sigma = in->sigma, m->mu_r = in->mu_r, m->sigma_m = in->sigma_m;
   m->nfeed = in->nfeed, m->feed = in->feeds, m->nprobe = in->nprobe, m->probe = in->probes;

@@ -100,7 +100,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
   ofd_out o;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
   double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, nfar = 0, solver = 0;
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0;
   memset(&o, 0, sizeof o);
   note[0] = '\0';
   if (!copy) return snprintf(err, n, "%s: out of memory", path), -1;
@@ -136,6 +136,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
         else if (!strcmp(key, "pulsewidth") && num(t[2], &v)) tw = v;
         else if ((!strcmp(key, "frequency1") || !strcmp(key, "frequency2")) && nt >= 5) {
           double *f = key[9] == '1' ? f1 : f2;
+          if (f == f2) f2line = lineno;
           if (!num(t[2], &f[0]) || !num(t[3], &f[1]) || !num(t[4], &f[2]) || !(f[0] > 0) || f[1] < f[0] || f[2] < 0 ||
               f[2] != floor(f[2])) {
             snprintf(err, n, "%s:%d: %s: expected 'F0 F1 DIV' (0 < F0 <= F1, DIV >= 0)", path, lineno, key);
@@ -147,8 +148,6 @@ static int translate(const char *path, const char *text, char **out, int **lines
             goto fail;
           }
           z0 = v, ++nfeed;
-        } else if (!strcmp(key, "plotfar2d") || !strcmp(key, "plotfar1d")) {
-          ++nfar;
         } else if (!strcmp(key, "solver")) {
           solver = 1;
         }
@@ -248,7 +247,6 @@ static int translate(const char *path, const char *text, char **out, int **lines
         if (num(t[2], &v) && v > 0 && emit(&o, lineno, "timestep = %s", t[2])) goto oom;
       } else if (post_key(key)) {
         add_note(key, lineno);
-        if (!strcmp(key, "plotfar2d") && nt >= 4 && emit(&o, lineno, "farfield = %s %s", t[2], t[3])) goto oom;
       } else {
         snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key);
         goto fail;
@@ -278,8 +276,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
     if (nfeed && z0 > 0 && emit(&o, 1, "z0 = %.17g", z0)) goto oom;
     if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
       goto oom; /* OpenFDTD's defaults */
-    if (f1[2] >= 0 && f2[2] >= 0 && f == f1 && nfar && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]))
-      add_note("frequency2 (the far field is at frequency1's frequencies)", 1);
+    if (f2[2] >= 0 && f == f1) add_note("frequency2 (a far field is at the frequencies: give --farfield)", f2line);
   }
   free(copy);
   *out = o.text, *lines = o.line;

@@ -82,9 +82,20 @@ HD_FN void hd_fdtd_ade_pt(const hd_fdtd_ade_args *a, hd_idx p) {
 }
 HD_DEFINE_FOR_1D(hd_fdtd_ade_loop, hd_fdtd_ade_pt, hd_fdtd_ade_args)
 
+/* How fast a pole is for the explicit Drude and Lorentz updates: w dt with
+ * w the oscillation it makes with the medium's eps_inf (relative), wp /
+ * sqrt(eps_inf) or w0 sqrt(1 + de / eps_inf); Debye's trapezoidal update
+ * has no bound (0).  hd_fdtd_ade_set refuses more than 1. */
+HD_HOST_FN double hd_fdtd_ade_stiffness(double dt, double eps_inf, const hd_fdtd_pole *p) {
+  if (p->kind == HD_FDTD_DRUDE) return p->a * dt / sqrt(eps_inf);
+  if (p->kind == HD_FDTD_LORENTZ) return p->b * dt * sqrt(1.0 + p->a / eps_inf);
+  return 0.0;
+}
+
 /* The coefficients of an edge of permittivity eps (F/m), conductivity sigma
- * (S/m) and npole poles; 0, or -1 for too many poles or a pole that is not
- * physical (negative strength, time constant or damping). */
+ * (S/m) and npole poles; 0, -1 for too many poles or a pole that is not
+ * physical (negative strength, time constant or damping), -2 for a pole
+ * too fast for the time step (hd_fdtd_ade_stiffness above 1). */
 HD_HOST_FN int hd_fdtd_ade_set(double dt, double eps, double sigma, const hd_fdtd_pole *pole, int npole,
                                hd_fdtd_ade_coef *out) {
   double k[HD_FDTD_POLES][4], k4 = 0.0, den;
@@ -92,6 +103,7 @@ HD_HOST_FN int hd_fdtd_ade_set(double dt, double eps, double sigma, const hd_fdt
   if (npole < 0 || npole > HD_FDTD_POLES || !(eps > 0) || sigma < 0) return -1;
   for (r = 0; r < npole; ++r) {
     const hd_fdtd_pole *p = &pole[r];
+    if (hd_fdtd_ade_stiffness(dt, eps / HD_FDTD_EPS0, p) > 1.0) return -2;
     if (p->kind == HD_FDTD_DEBYE) {
       const double h = p->b / dt;
       if (!(p->a >= 0) || !(p->b > 0)) return -1;
