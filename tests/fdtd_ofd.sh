@@ -71,7 +71,19 @@ grep -q "^hd-fdtd: dipole.ofd: not used: plotiter (line 15), plotfar2d (line 16)
 result $? "the keys hd does not use are named on one line with their lines"
 [ "$(grep -c '^[0-9].*,1,' a_ports.csv)" -eq 11 ] && grep -q '^2.500000000e+09,1,' a_ports.csv
 result $? "the port's impedance at frequency1's 11 frequencies"
+dt=$(sed -n 's/^dt: //p' a.out)
 rm -f a_* a.*
+
+# a feed's delay of 40 steps shifts the whole record by 40 steps (to 1e-5
+# of its peak: the undelayed pulse starts at t = 0 at 1e-6 of its peak)
+sed "s/^feed = Z 0 0 0 1 0 50/feed = Z 0 0 0 1 $(awk -v dt="$dt" 'BEGIN { printf "%.17g", 40 * dt }') 50/" dipole.ofd >late.ofd
+"$bin" --progress=0 --input=dipole.ofd --output=a --volume=no --slice=none --converge=0 >/dev/null 2>&1
+"$bin" --progress=0 --input=late.ofd --output=b --volume=no --slice=none --converge=0 >/dev/null 2>&1
+awk -F, 'NR == FNR { if (FNR > 1) a[FNR] = $3; next }
+  FNR > 41 { d = $3 - a[FNR - 40]; if (d < 0) d = -d; if (d > worst) worst = d; m = $3 < 0 ? -$3 : $3; if (m > top) top = m }
+  END { exit !(top > 0 && worst <= 1e-5 * top) }' a_probes.csv b_probes.csv
+result $? "a feed's delay (40 time steps) shifts the point's record by 40 steps (to 1e-5 of its peak)"
+rm -f a_* b_*
 
 # every OpenFDTD shape by number equals hd's named shape
 cat >shapes.ofd <<'IN'
@@ -185,7 +197,7 @@ bad_model() { # pattern, lines to append
 }
 bad_model "bad.ofd:5: unknown OpenFDTD key 'frequency'" 'frequency = 1e9'
 bad_model "bad.ofd:5: expected 'key = value'" 'feed Z 0 0 0 1 0 50'
-bad_model "bad.ofd:5: feed: a delay is not supported" 'feed = Z 0.05 0.05 0.05 1 1e-9 50' 'frequency1 = 1e9 2e9 1'
+bad_model "bad.ofd:5: feed: the delay must be >= 0" 'feed = Z 0.05 0.05 0.05 1 -1e-9 50' 'frequency1 = 1e9 2e9 1'
 bad_model "bad.ofd:5: material: expected '1 epsr sigma mur sigmam' or '2 einf ae be ce'" 'material = 3 1 0 1 0'
 bad_model "bad.ofd:5: material: a dispersive material needs ae, be >= 0 and ce > 0" 'material = 2 1 0 -1e10 1e10' 'frequency1 = 1e9 2e9 1'
 bad_model "bad.ofd:5: geometry: unknown shape '99'" 'geometry = 1 99 0 1 0 1 0 1' 'frequency1 = 1e9 2e9 1'

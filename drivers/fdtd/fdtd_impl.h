@@ -662,6 +662,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
       f[k].n = hd_grid_at(&st->a.g, f[k].i, f[k].j, f[k].k);
       f[k].amp = (hd_real)m->feed[k].amp;
       f[k].r = (hd_real)m->feed[k].r;
+      f[k].delay = m->feed[k].delay;
     }
     if (s == HD_OK) s = fd_upload(ctx, (void **)&st->feed, f, (size_t)m->nfeed * sizeof *f);
     free(f);

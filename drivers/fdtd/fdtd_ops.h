@@ -14,6 +14,7 @@ typedef struct fdtd_point {
   int comp;       /* HD_FDTD_EX ... HD_FDTD_HZ */
   long i, j, k;   /* physical node */
   double amp, r;  /* feeds: volts and ohms; soft sources: amperes, r < 0 */
+  double delay;   /* feeds: the waveform's delay (s) */
 } fdtd_point;
 
 /* A lumped load on an E edge: R, L and C in parallel (hd/fdtd_ade.h). */

@@ -675,7 +675,7 @@ static int run(int argc, char **argv) {
       {"zmesh", CLI_LIST, &c.in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z", 1, 0, 0, NULL, 0, 0, 0},
       {"material", CLI_LIST, &c.in.material, "EPSR SIGMA MUR SIGMAM [POLES]", "a material (repeat: numbered 2, 3, ...; 0 vacuum, 1 PEC); dispersive with poles 'debye DE TAU', 'drude FP GAMMA', 'lorentz DE F0 GAMMA' after (EPSR is then eps_inf)", 1, 0, 0, NULL, 0, 0, 0},
       {"geometry", CLI_LIST, &c.in.geometry, "M SHAPE ...", "an object of material M: box, ellipsoid, sphere, cylinder, x|y|zcylinder, x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's shape numbers (repeat; later objects win)", 1, 0, 0, NULL, 0, 0, 0},
-      {"feed", CLI_LIST, &c.in.feed, "X|Y|Z X Y Z VOLTS OHMS", "a delta-gap feed on the edge nearest the point (repeat)", 1, 0, 0, NULL, 0, 0, 0},
+      {"feed", CLI_LIST, &c.in.feed, "X|Y|Z X Y Z VOLTS OHMS [DELAY]", "a delta-gap feed on the edge nearest the point, its waveform delayed by DELAY seconds (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"source", CLI_LIST, &c.in.source, "X|Y|Z X Y Z AMPERES", "a soft point current source (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"load", CLI_LIST, &c.in.load, "X|Y|Z X Y Z R|L|C VALUE", "a lumped resistor, inductor or capacitor on the edge nearest the point; loads on one edge are in parallel (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.in.probe, "ex|ey|ez|hx|hy|hz X Y Z", "record a field component every step (repeat)", 1, 0, 0, NULL, 0, 0, 0},

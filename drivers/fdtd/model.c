@@ -339,21 +339,22 @@ static void snap(const fdtd_input *in, int comp, const double p[3], long q[3]) {
   }
 }
 
-/* "X|Y|Z x y z amp [r]" for feeds and sources, "ex|...|hz x y z" probes. */
+/* "X|Y|Z x y z volts ohms [delay]" feeds, "X|Y|Z x y z amperes" sources,
+ * "ex|...|hz x y z" probes. */
 static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point *out, int *count,
                         const int *bc, char *err, size_t n) {
   static const char *const keys[3] = {"feed", "source", "probe"};
-  static const char *const forms[3] = {"'X|Y|Z x y z volts ohms'", "'X|Y|Z x y z amperes'",
+  static const char *const forms[3] = {"'X|Y|Z x y z volts ohms [delay]'", "'X|Y|Z x y z amperes'",
                                        "'ex|ey|ez|hx|hy|hz x y z'"};
   int k, a;
   for (k = 0; k < l->count; ++k) {
     char t[MAX_TOKENS][64];
     const int nt = tokens(l->value[k], t), want = kind == 0 ? 6 : kind == 1 ? 5 : 4;
     const char *where = l->where[k];
-    double v[5], p[3];
+    double v[6] = {0, 0, 0, 0, 0, 0}, p[3];
     fdtd_point *pt = &out[*count];
     int comp = -1;
-    if (nt != want) return fail(err, n, "%s: %s: expected %s", where, keys[kind], forms[kind]);
+    if (nt != want && !(kind == 0 && nt == want + 1)) return fail(err, n, "%s: %s: expected %s", where, keys[kind], forms[kind]);
     if (kind < 2) {
       comp = parse_axis(t[0]);
     } else {
@@ -361,7 +362,7 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
         if (!strcmp(t[0], comp_names[a])) comp = a;
     }
     if (comp < 0) return fail(err, n, "%s: %s: '%s' is not %s", where, keys[kind], t[0], kind < 2 ? "X, Y or Z" : "ex..hz");
-    if (numbers(t, 1, nt, want - 1, v, where, keys[kind], forms[kind], err, n)) return -1;
+    if (numbers(t, 1, nt, nt - 1, v, where, keys[kind], forms[kind], err, n)) return -1;
     for (a = 0; a < 3; ++a) {
       p[a] = v[a];
       if (!in_domain(in, a, p[a])) return fail(err, n, "%s: %s: point outside the domain along %c", where, keys[kind], 'x' + a);
@@ -374,7 +375,9 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
     }
     pt->amp = kind < 2 ? v[3] : 0.0;
     pt->r = kind == 0 ? v[4] : -1.0;
+    pt->delay = v[5];
     if (kind == 0 && pt->r < 0) return fail(err, n, "%s: feed: resistance must be >= 0", where);
+    if (pt->delay < 0) return fail(err, n, "%s: feed: the delay must be >= 0", where);
     if (kind < 2)
       for (a = 0; a < 3; ++a) { /* an edge on a PEC or Mur face is never updated */
         const long q = a == 0 ? pt->i : a == 1 ? pt->j : pt->k;

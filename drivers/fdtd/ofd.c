@@ -199,12 +199,13 @@ static int translate(const char *path, const char *text, char **out, int **lines
           snprintf(err, n, "%s:%d: feed: expected 'X|Y|Z x y z volts delay z0'", path, lineno);
           goto fail;
         }
-        if (d != 0) {
-          snprintf(err, n, "%s:%d: feed: a delay is not supported (give 0)", path, lineno);
+        if (d < 0) {
+          snprintf(err, n, "%s:%d: feed: the delay must be >= 0", path, lineno);
           goto fail;
         }
         /* OpenFDTD's Gaussian derivative has the opposite sign of hd's */
-        if (emit(&o, lineno, "feed = %s %s %s %s %.17g %.17g", t[2], t[3], t[4], t[5], wf == 0 ? -v : v, rfeed)) goto oom;
+        if (emit(&o, lineno, "feed = %s %s %s %s %.17g %.17g %s", t[2], t[3], t[4], t[5], wf == 0 ? -v : v, rfeed, t[7]))
+          goto oom;
       } else if (!strcmp(key, "point")) {
         if (nt < 6) {
           snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno);

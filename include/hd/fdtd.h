@@ -668,7 +668,7 @@ HD_FN double hd_fdtd_waveform(const hd_fdtd_wave *w, double t) {
   }
 }
 
-/* A delta-gap feed on one E edge, voltage v * w(t) behind resistance r:
+/* A delta-gap feed on one E edge, voltage v * w(t - delay) behind resistance r:
  * the edge's E is set to -(V - r I) / length, I the loop integral of H
  * around the edge (Ampere), so the gap voltage is V - r I.  A soft current
  * source adds current `amp * w(t)` along the edge instead (r < 0 marks it). */
@@ -676,6 +676,7 @@ typedef struct hd_fdtd_feed {
   hd_idx n;
   int comp, i, j, k; /* padded node */
   hd_real amp, r;    /* volts (feed) or amperes (soft source); r < 0: soft */
+  double delay;      /* of the waveform (s) */
 } hd_fdtd_feed;
 
 typedef struct hd_fdtd_feed_args {
@@ -692,7 +693,7 @@ HD_FN void hd_fdtd_feed_pt(const hd_fdtd_feed_args *a, hd_idx p) {
   const int c = q.comp, u = (c + 1) % 3, v = (c + 2) % 3; /* the two transverse axes */
   const hd_idx su = f->g.stride[u], sv = f->g.stride[v];
   const int idx[3] = {q.i, q.j, q.k};
-  const hd_real w = (hd_real)hd_fdtd_waveform(&a->wave, a->t);
+  const hd_real w = (hd_real)hd_fdtd_waveform(&a->wave, a->t - q.delay);
   /* loop integral around the edge: H_v steps along u, H_u along v */
   const hd_real *hu = f->f[3 + u], *hv = f->f[3 + v];
   const hd_real cur = (hv[q.n] - hv[q.n - su]) / f->rn[v][idx[v]] - (hu[q.n] - hu[q.n - sv]) / f->rn[u][idx[u]];
