@@ -169,7 +169,41 @@ converge = 0
 IN
 same_run "loads and dispersive media" media.ofd media.in
 
-# OpenFDTD 2.1's material lines (no type), plane waves, periodic axes
+# a plane wave on a sphere (ellipsoid 2): the frequencies are frequency2's
+cat >wave.ofd <<'IN'
+OpenFDTD 4 2
+xmesh = -0.1 20 0.1
+ymesh = -0.1 20 0.1
+zmesh = -0.1 20 0.1
+geometry = 1 2 -0.02 0.02 -0.02 0.02 -0.02 0.02
+planewave = 30 60 2
+point = X 0.05 0.05 0.05
+frequency1 = 1e9 2e9 1
+frequency2 = 2e9 3e9 2
+solver = 120 20 0
+IN
+pulse=$(awk 'BEGIN { tw = 1.27 / (0.5 * (2e9 + 3e9)); printf "%.17g", 4.0 / (3.14159265358979323846 * tw) }')
+cat >wave.in <<IN
+xmesh = -0.1 20 0.1
+ymesh = -0.1 20 0.1
+zmesh = -0.1 20 0.1
+geometry = 1 ellipsoid -0.02 0.02 -0.02 0.02 -0.02 0.02
+planewave = 30 60 H
+probe = ex 0.05 0.05 0.05
+frequencies = 2e9 3e9 3
+frequency = $pulse
+waveform = dgaussian
+steps = 120
+average-every = 20
+converge = 0
+IN
+same_run "plane wave" wave.ofd wave.in --farfield=6,8 --huygens-margin=2
+"$bin" --progress=0 --input=wave.ofd --output=a --volume=no --slice=none --farfield=6,8 --huygens-margin=2 >a.out 2>&1
+grep -q '^rcs_3: 3e+09 Hz' a.out
+result $? "a plane-wave model's radar cross-section at frequency2's frequencies"
+rm -f a_* a.*
+
+# OpenFDTD 2.1's material lines (no type), periodic axes
 cat >old.ofd <<'IN'
 OpenFDTD 2 1
 xmesh = -0.05 10 0.05
