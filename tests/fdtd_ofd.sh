@@ -64,11 +64,14 @@ frequencies = 2e9 3e9 11
 frequency = $pulse
 waveform = dgaussian
 z0 = 50
+farfield = 18 36
 IN
 same_run dipole dipole.ofd dipole.in
 "$bin" --progress=0 --input=dipole.ofd --output=a --volume=no --slice=none >a.out 2>a.err
-grep -q "^hd-fdtd: dipole.ofd: not used: plotiter (line 15), plotfar2d (line 16), frequency2 (a far field is at the frequencies: give --farfield) (line 12)$" a.err
+grep -q "^hd-fdtd: dipole.ofd: not used: plotiter (line 15), frequency2 (the far field is at frequency1's frequencies) (line 12)$" a.err
 result $? "the keys hd does not use are named on one line with their lines"
+[ "$(grep -c '^farfield_' a.out)" -eq 11 ] && [ -s a_farfield.csv ]
+result $? "plotfar2d: the far field on its 18 x 36 directions at the 11 frequencies"
 [ "$(grep -c '^[0-9].*,1,' a_ports.csv)" -eq 11 ] && grep -q '^2.500000000e+09,1,' a_ports.csv
 result $? "the port's impedance at frequency1's 11 frequencies"
 dt=$(sed -n 's/^dt: //p' a.out)
@@ -238,6 +241,11 @@ bad_model "bad.ofd:5: geometry: unknown shape '99'" 'geometry = 1 99 0 1 0 1 0 1
 bad_model "bad.ofd:5: frequency1: expected 'F0 F1 DIV'" 'frequency1 = 2e9 1e9 10'
 bad_model "bad.ofd:6: feed: reference impedances differ" 'feed = Z 0.05 0.05 0.05 1 0 50' 'feed = Z 0.02 0.05 0.05 1 0 75'
 bad_model "bad.ofd: give frequency1, frequency2 or pulsewidth" 'feed = Z 0.05 0.05 0.05 1 0 50'
+{ cat base.ofd; printf 'feed = Z 0.05 0.05 0.05 1 0 50\nfrequency1 = 1e9 2e9 1\nplotfar2d = 6 8\nsolver = 10 5 0\n'; } >nofar.ofd
+"$bin" --progress=0 --input=nofar.ofd --output=a --volume=no --slice=none >a.out 2>a.err
+[ $? -eq 0 ] && grep -q "not used: the far field of plotfar (farfield: 10 cells along x leave no Huygens box.*(line 7)$" a.err && [ ! -e a_farfield.csv ]
+result $? "a plotfar2d the model leaves no room for is noted, not refused"
+rm -f a_* a.*
 bad_model "bad.ofd:5: load: 'Q' is not R, L or C" 'load = Z 0.05 0.05 0.05 Q 1' 'frequency1 = 1e9 2e9 1'
 printf 'OpenFDTD four\n' >hdr.ofd
 bad 2 "hdr.ofd:1: expected 'OpenFDTD MAJOR MINOR'" --input=hdr.ofd

@@ -768,7 +768,12 @@ static int run(int argc, char **argv) {
       goto usage;
     }
   }
-  if (c.sp.ntheta && fdtd_spectra_box(&c.sp, c.in.n, box_lo, box_hi, err, sizeof err)) goto usage;
+  if (c.sp.ntheta && fdtd_spectra_box(&c.sp, c.in.n, box_lo, box_hi, err, sizeof err)) {
+    if (cli_find(opts, "farfield")->seen != 1 || !fdtd_ofd_farfield_line()) goto usage;
+    snprintf(why, sizeof why, "the far field of plotfar (%.400s)", err); /* an .ofd's plot: dropped, not refused */
+    fdtd_ofd_add_note(why, fdtd_ofd_farfield_line());
+    c.farfield[0] = '\0', c.sp.ntheta = c.sp.nphi = 0;
+  }
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;

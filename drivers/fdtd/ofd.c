@@ -12,8 +12,10 @@
 #define OFD_TOKENS 64
 
 static char note[1024];
+static int far_line; /* the plotfar line a far field was set from */
 
 const char *fdtd_ofd_note(void) { return note; }
+int fdtd_ofd_farfield_line(void) { return far_line; }
 
 typedef struct ofd_out {
   char *text;
@@ -85,7 +87,7 @@ static int post_key(const char *k) {
   return 0;
 }
 
-static void add_note(const char *key, int line) {
+void fdtd_ofd_add_note(const char *key, int line) {
   char item[160], seen[96];
   snprintf(seen, sizeof seen, " %s (", key);
   if (strstr(note, seen)) return; /* each key once */
@@ -100,9 +102,10 @@ static int translate(const char *path, const char *text, char **out, int **lines
   ofd_out o;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
   double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0;
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0};
   memset(&o, 0, sizeof o);
   note[0] = '\0';
+  far_line = 0;
   if (!copy) return snprintf(err, n, "%s: out of memory", path), -1;
   for (pass = 0; pass < 2; ++pass) {
     char *next;
@@ -150,6 +153,9 @@ static int translate(const char *path, const char *text, char **out, int **lines
           z0 = v, ++nfeed;
         } else if (!strcmp(key, "solver")) {
           solver = 1;
+        } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !far[2])) {
+          const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
+          far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, far[1] = two ? atoi(t[3]) : atoi(t[3]), far[2] = lineno;
         }
         continue;
       }
@@ -247,7 +253,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
         double v;
         if (num(t[2], &v) && v > 0 && emit(&o, lineno, "timestep = %s", t[2])) goto oom;
       } else if (post_key(key)) {
-        add_note(key, lineno);
+        if (lineno != far[2]) fdtd_ofd_add_note(key, lineno);
       } else {
         snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key);
         goto fail;
@@ -277,7 +283,12 @@ static int translate(const char *path, const char *text, char **out, int **lines
     if (nfeed && z0 > 0 && emit(&o, 1, "z0 = %.17g", z0)) goto oom;
     if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
       goto oom; /* OpenFDTD's defaults */
-    if (f2[2] >= 0 && f == f1) add_note("frequency2 (a far field is at the frequencies: give --farfield)", f2line);
+    if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies */
+      if (emit(&o, far[2], "farfield = %d %d", far[0], far[1])) goto oom;
+      far_line = far[2];
+    }
+    if (f2[2] >= 0 && f == f1 && far[2] && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]))
+      fdtd_ofd_add_note("frequency2 (the far field is at frequency1's frequencies)", f2line);
   }
   free(copy);
   *out = o.text, *lines = o.line;

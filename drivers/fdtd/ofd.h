@@ -11,5 +11,10 @@ extern const cli_dialect fdtd_ofd_dialect;
 /* The keys of the last translated file that hd-fdtd does not use, as one
  * line ("" when none). */
 const char *fdtd_ofd_note(void);
+void fdtd_ofd_add_note(const char *key, int line);
+
+/* The line of the plotfar key a far field was set from (0: none); that far
+ * field is dropped, with a note, where the model leaves it no room. */
+int fdtd_ofd_farfield_line(void);
 
 #endif
