@@ -35,6 +35,10 @@ bad 2 "--eccentricity: 1 is out of range" --ic=kepler --eccentricity=1
 bad 2 "unknown option '--softenning' (did you mean 'softening'?)" --softenning=1
 bad 2 "'fast' is not one of leapfrog|euler" --integrator=fast
 bad 2 "cannot write in directory" --output=no/such/dir/x --n=8 --steps=1
+bad 2 "--method=tree takes 3-D free space" --method=tree --dim=2 --ic=uniform
+bad 2 "--theta is read only with --method=tree" --theta=0.3
+bad 2 "--theta: 1.5 is out of range" --method=tree --theta=1.5
+bad 2 "'barnes' is not one of direct|tree" --method=barnes
 
 # a runaway energy error stops the run: the seed's semi-implicit Euler at
 # dt = 0.05 loses most of the binding energy of an e = 0.9 orbit at its
@@ -75,6 +79,16 @@ clean_dir
 run --input=good.in --steps=4
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^steps: 4$' stdout && grep -q '^bodies: 64$' stdout && echo 0 || echo 1) \
   "command-line values override the input file"
+
+clean_dir
+run --n=300 --steps=20 --method=tree --theta=0.4 --leaf=8 --diag-every=10
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^method: tree$' stdout && grep -q '^theta: 0.4$' stdout &&
+  [ "$(wc -l <out.csv)" -eq 4 ] && echo 0 || echo 1) "--method=tree runs, its theta and leaf in the summary"
+
+clean_dir
+run --bench --n=2000 --steps=2 --method=tree
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^seconds_per_evaluation: ' stdout && grep -q '^bodies_per_second: ' stdout &&
+  nothing_written && echo 0 || echo 1) "--bench --method=tree prints the time of a force evaluation"
 
 clean_dir
 run --bench --n=256 --steps=2

@@ -12,7 +12,7 @@
 #include "nbody/bodies.h"
 #include "nbody/nbody_ops.h"
 
-static void nb_problem(nbody_problem *p, const nbody_bodies *b, int periodic, double eps, double dt) {
+TAP_FN void nb_problem(nbody_problem *p, const nbody_bodies *b, int periodic, double eps, double dt) {
   memset(p, 0, sizeof *p);
   p->n = b->n;
   p->periodic = periodic;
@@ -23,7 +23,7 @@ static void nb_problem(nbody_problem *p, const nbody_bodies *b, int periodic, do
 
 /* Random bodies: positions in the unit square/cube [0,1), masses 0.5 to 1.5
  * over n, small random velocities. */
-static void nb_random(nbody_bodies *b, long n, int periodic, uint64_t seed) {
+TAP_FN void nb_random(nbody_bodies *b, long n, int periodic, uint64_t seed) {
   long i;
   if (nbody_bodies_alloc(b, n)) bail("out of memory");
   for (i = 0; i < n; ++i) {
@@ -39,7 +39,7 @@ static void nb_random(nbody_bodies *b, long n, int periodic, uint64_t seed) {
 
 /* Create, advance `steps`, download into out (9 n doubles) and take the
  * diagnostics (either may be NULL).  Returns 1 on success. */
-static int nb_run(test_backend *b, const nbody_ops *ops, const nbody_problem *p, long steps,
+TAP_FN int nb_run(test_backend *b, const nbody_ops *ops, const nbody_problem *p, long steps,
                   double *out, hd_nbody_diag *dg) {
   void *state = NULL;
   int okay = ops->create(&b->ctx, p, &state) == HD_OK &&
@@ -51,6 +51,6 @@ static int nb_run(test_backend *b, const nbody_ops *ops, const nbody_problem *p,
   return okay;
 }
 
-static const char *nb_variant_name(int v) { return v == NBODY_VARIANT_GENERIC ? "generic" : "tuned"; }
+TAP_FN const char *nb_variant_name(int v) { return v == NBODY_VARIANT_GENERIC ? "generic" : "tuned"; }
 
 #endif

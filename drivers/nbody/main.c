@@ -26,9 +26,9 @@ enum { FMT_VTP, FMT_VTK };
 
 typedef struct nbody_cli {
   hd_drv_common com;
-  long n, steps, seed, snapshot_every, diag_every, splits;
-  int ic, dim, integrator, format, png;
-  double dt, eps, eccentricity, mass_ratio, max_growth;
+  long n, steps, seed, snapshot_every, diag_every, splits, leaf;
+  int ic, dim, integrator, format, png, method;
+  double dt, eps, eccentricity, mass_ratio, max_growth, theta;
   char bodies[4000];
 } nbody_cli;
 
@@ -65,6 +65,14 @@ static int check_options(const nbody_cli *c, cli_opt *opts, char *err, size_t n)
   }
   if (c->ic == IC_FILE && cli_find(opts, "n")->seen) {
     snprintf(err, n, "--n is taken from the body file with --ic=file");
+    return -1;
+  }
+  if (c->method == NBODY_TREE && c->dim == 2) {
+    snprintf(err, n, "--method=tree takes 3-D free space (--dim=3)");
+    return -1;
+  }
+  if (c->method != NBODY_TREE && (cli_find(opts, "theta")->seen || cli_find(opts, "leaf")->seen)) {
+    snprintf(err, n, "--%s is read only with --method=tree", cli_find(opts, "theta")->seen ? "theta" : "leaf");
     return -1;
   }
   if (c->ic == IC_KEPLER && cli_find(opts, "n")->seen && c->n != 2) {
@@ -173,6 +181,9 @@ static int run(int argc, char **argv) {
       {"snapshot-every", CLI_INT, &c.snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"format", CLI_CHOICE, &c.format, "vtp|vtk", "snapshot format: XML PolyData or legacy VTK (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, "yes|no", "picture of the final bodies seen along z as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
+      {"method", CLI_CHOICE, &c.method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
+      {"theta", CLI_REAL, &c.theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
+      {"leaf", CLI_INT, &c.leaf, "N", "tree: most bodies a leaf cell (default 16)", 1, 1024, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -187,6 +198,8 @@ static int run(int argc, char **argv) {
   c.eps = 0.01;
   c.max_growth = 100.0;
   c.png = HD_PNG_BUILT;
+  c.theta = 0.5;
+  c.leaf = 16;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
                          "writes PREFIX.csv, PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.")) >= 0)
@@ -199,6 +212,7 @@ static int run(int argc, char **argv) {
   if (c.format == FMT_VTK && c.n > 2147483647L)
     return hd_drv_usage_error(PROG, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) return rc;
+  if (c.method == NBODY_TREE && ranks > 1) return hd_drv_usage_error(PROG, "--method=tree runs on one rank");
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) return rc;
   ops = nbody_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
@@ -235,6 +249,7 @@ static int run(int argc, char **argv) {
   p.integrator = c.integrator;
   p.variant = c.com.variant;
   p.splits = (int)c.splits;
+  p.method = c.method, p.theta = c.theta, p.leaf = (int)c.leaf;
   p.dt = c.dt;
   p.eps = c.eps;
   p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
@@ -303,11 +318,15 @@ static int run(int argc, char **argv) {
     wall = hd_wtime() - t0;
     ips = pairs * (double)evals / wall;
     printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nvariant: %s\nbodies: %ld\n"
-           "force_evaluations: %ld\nwall_seconds: %.6g\ninteractions_per_second: %.6g\n"
-           "gflops: %.6g (20 flops per interaction, the usual convention)\n",
+           "force_evaluations: %ld\nwall_seconds: %.6g\n",
            core->name, ctx.device_name, ops->precision,
-           c.com.variant == NBODY_VARIANT_GENERIC ? "generic" : "tuned", p.n, evals, wall, ips,
-           ips * 20.0 / 1e9);
+           c.com.variant == NBODY_VARIANT_GENERIC ? "generic" : "tuned", p.n, evals, wall);
+    if (c.method == NBODY_TREE)
+      printf("method: tree\ntheta: %g\nleaf: %ld\nseconds_per_evaluation: %.6g\nbodies_per_second: %.6g\n", c.theta, c.leaf,
+             wall / (double)evals, (double)p.n * (double)evals / wall);
+    else
+      printf("method: direct\ninteractions_per_second: %.6g\ngflops: %.6g (20 flops per interaction, the usual convention)\n",
+             ips, ips * 20.0 / 1e9);
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
     return 0;
@@ -411,8 +430,10 @@ static int run(int argc, char **argv) {
          e0, d.kinetic + d.potential, e0 != 0.0 ? (d.kinetic + d.potential - e0) / fabs(e0) : 0.0,
          d.potential != 0.0 ? -2.0 * d.kinetic / d.potential : 0.0, d.p[0], d.p[1], d.p[2], d.l[0],
          d.l[1], d.l[2]);
+  if (c.method == NBODY_TREE) printf("method: tree\ntheta: %g\nleaf: %ld\n", c.theta, c.leaf);
+  else printf("method: direct\n");
   printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\npicture: %s\n", wall,
-         wall > 0 ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap,
+         wall > 0 && c.method != NBODY_TREE ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap,
          c.png ? png.path : HD_PNG_BUILT ? "none (--png=no)" : "none (" HD_NO_PNG ")");
 done:
   free(host);

@@ -7,6 +7,7 @@
 
 #include <hd/memory.h>
 #include <hd/nbody.h>
+#include <hd/nbody_tree.h>
 
 #include "decomp.h"
 #include "state_io.h"
@@ -22,6 +23,14 @@ typedef struct nbody_state {
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
   char *mirror; /* CUDA ranks: page-locked copies of the shared arrays */
+  /* the tree method: built on the host each force evaluation, walked on
+   * the backend (tree.n = 0: direct sums) */
+  hd_nbody_tree tree;
+  double *pos;             /* host x, y, z, m: 4 n */
+  hd_real *buf;            /* host staging: 4 n */
+  hd_nbody_cell *cell;     /* backend: cells, sorted x, y, z, m, the order */
+  hd_real *sorted;
+  hd_idx *order;
 } nbody_state;
 
 /* Blocks of arrays shared between ranks travel through MPI, which reads
@@ -91,6 +100,9 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
   hd_dev_free(ctx, st->phi);
   hd_pinned_free(ctx, st->mirror);
+  hd_dev_free(ctx, st->cell), hd_dev_free(ctx, st->sorted), hd_dev_free(ctx, st->order);
+  free(st->tree.keyed), free(st->tree.cell), free(st->tree.mom), free(st->tree.order);
+  hd_host_free(st->pos), hd_host_free(st->buf);
   free(st);
 }
 
@@ -105,12 +117,64 @@ static hd_status nb_accel_range(hd_ctx *ctx, const nbody_state *st, const hd_nbo
   return s;
 }
 
+/* The tree's forces: positions to the host, the tree built there, cells
+ * and sorted bodies to the backend, the walk there. */
+static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
+  static const int arr[4] = {NB_X, NB_Y, NB_Z, NB_M};
+  hd_nbody_tree *t = &st->tree;
+  const hd_idx n = st->n;
+  hd_nbody_walk_args w;
+  hd_status s = HD_OK;
+  hd_idx i;
+  int k;
+  for (k = 0; k < 4 && s == HD_OK; ++k) {
+    s = hd_dev_download(ctx, st->buf + k * n, st->a[arr[k]], (size_t)n * sizeof(hd_real));
+    for (i = 0; s == HD_OK && i < n; ++i) st->pos[k * n + i] = (double)st->buf[k * n + i];
+  }
+  if (s != HD_OK) return s;
+  if (hd_nbody_tree_build(t)) return hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 1 to 2e8 bodies");
+  for (k = 0; k < 4; ++k)
+    for (i = 0; i < n; ++i) st->buf[k * n + i] = (hd_real)st->pos[k * n + t->order[i]];
+  s = hd_dev_upload(ctx, st->sorted, st->buf, (size_t)(4 * n) * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->cell, t->cell, (size_t)t->ncell * sizeof *t->cell);
+  if (s == HD_OK) s = hd_dev_upload(ctx, st->order, t->order, (size_t)n * sizeof *t->order);
+  if (s != HD_OK) return s;
+  w.cell = st->cell, w.ncell = t->ncell;
+  w.x = st->sorted, w.y = st->sorted + n, w.z = st->sorted + 2 * n, w.m = st->sorted + 3 * n;
+  w.order = st->order;
+  w.ax = st->a[NB_AX], w.ay = st->a[NB_AY], w.az = st->a[NB_AZ];
+  w.eps2 = st->eps2;
+  return hd_nbody_walk(ctx, &w, 0, n);
+}
+
+static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_problem *p) {
+  hd_nbody_tree *t = &st->tree;
+  const hd_idx n = p->n;
+  hd_status s = HD_OK;
+  t->n = n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16;
+  t->cap = hd_nbody_tree_cells(n, t->leaf);
+  st->pos = (double *)hd_host_alloc((size_t)(4 * n) * sizeof(double));
+  st->buf = (hd_real *)hd_host_alloc((size_t)(4 * n) * sizeof(hd_real));
+  t->keyed = (hd_nbody_keyed *)malloc((size_t)n * sizeof *t->keyed);
+  t->order = (hd_idx *)malloc((size_t)n * sizeof *t->order);
+  t->cell = (hd_nbody_cell *)malloc((size_t)t->cap * sizeof *t->cell);
+  t->mom = (double *)malloc((size_t)t->cap * 10 * sizeof(double));
+  if (!st->pos || !st->buf || !t->keyed || !t->order || !t->cell || !t->mom)
+    return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory for the tree");
+  t->x = st->pos, t->y = st->pos + n, t->z = st->pos + 2 * n, t->m = st->pos + 3 * n;
+  s = hd_dev_alloc(ctx, (void **)&st->cell, (size_t)t->cap * sizeof *t->cell);
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->sorted, (size_t)(4 * n) * sizeof(hd_real));
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->order, (size_t)n * sizeof(hd_idx));
+  return s;
+}
+
 static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   nbody_state *st = (nbody_state *)state;
   hd_nbody_args a;
   hd_status s = HD_OK;
   void *acc[3], *host[3], *h[2] = {NULL, NULL};
   int part, bad = 0;
+  if (st->tree.n) return nb_tree_forces(ctx, st);
   a.x = st->a[NB_X], a.y = st->a[NB_Y], a.z = st->a[NB_Z], a.m = st->a[NB_M];
   a.ax = st->a[NB_AX], a.ay = st->a[NB_AY], a.az = st->a[NB_AZ];
   a.n = st->n;
@@ -169,6 +233,10 @@ static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
     }
   }
   hd_host_free(host);
+  if (s == HD_OK && p->method == NBODY_TREE) {
+    if (p->periodic || p->share_start) s = hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 3-D free space on one rank");
+    else s = nb_tree_create(ctx, st, p);
+  }
   if (s == HD_OK) s = nb_accelerations(ctx, st);
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
@@ -213,7 +281,16 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
   p.n = st->n;
   p.eps2 = (double)st->eps2;
   p.periodic = st->periodic;
-  if ((s = hd_nbody_potential(ctx, &p, st->lo, st->hi)) != HD_OK) return s;
+  if (st->tree.n) { /* the tree of the last force evaluation, at these positions */
+    hd_nbody_walk_pot_args w;
+    const hd_idx n = st->n;
+    w.cell = st->cell, w.ncell = st->tree.ncell, w.order = st->order, w.phi = st->phi, w.eps2 = (double)st->eps2;
+    w.x = st->sorted, w.y = st->sorted + n, w.z = st->sorted + 2 * n, w.m = st->sorted + 3 * n;
+    s = hd_nbody_walk_potential(ctx, &w, 0, n);
+  } else {
+    s = hd_nbody_potential(ctx, &p, st->lo, st->hi);
+  }
+  if (s != HD_OK) return s;
   {
     void *phi = st->phi;
     if ((s = nb_share(ctx, st, &phi, 1, sizeof(double))) != HD_OK) return s;

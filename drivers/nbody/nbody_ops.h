@@ -10,6 +10,7 @@
 
 enum { NBODY_LEAPFROG = 0, NBODY_EULER = 1 };
 enum { NBODY_VARIANT_AUTO = 0, NBODY_VARIANT_GENERIC = 1, NBODY_VARIANT_TUNED = 2 };
+enum { NBODY_DIRECT = 0, NBODY_TREE = 1 };
 
 typedef struct nbody_problem {
   long n;
@@ -17,6 +18,9 @@ typedef struct nbody_problem {
   int integrator; /* NBODY_LEAPFROG or NBODY_EULER */
   int variant;    /* NBODY_VARIANT_* */
   int splits;     /* CUDA: j-range splits of the tuned kernel, 0 = sized from the SMs */
+  int method;     /* NBODY_DIRECT or NBODY_TREE (hd/nbody_tree.h: 3-D, one rank) */
+  double theta;   /* the tree's opening angle */
+  int leaf;       /* the tree's most bodies a leaf */
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
   /* Distributed runs (CPU backends): every rank holds all bodies but
