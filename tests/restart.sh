@@ -59,6 +59,7 @@ done <<CASES
 heat|--n=48,40 --init=sphere --csv-every=6
 heat|--n=40 --csv-every=6 --probe=0.3,0.6 --balance --bc-xlo=flux:@ramp.tab --bc-yhi=convective:2:@ramp.tab --material=2,1,1 --region=1,box,0.5,1,0,0.5
 nbody|--n=300 --ic=plummer --diag-every=6 --snapshot-every=8
+nbody|--n=300 --ic=plummer --method=tree --theta=0.6 --diag-every=6 --snapshot-every=8
 fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=6 --frequencies=4e9,8e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0
 fdtd|--input=$src/tests/fdtd_scatter.in --average-every=6 --nearfield=ez,z,0 --nearvolume=yes
 cavity|--n=32 --re=100 --steady=0 --monitor-every=6
