@@ -101,7 +101,7 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->phi);
   hd_pinned_free(ctx, st->mirror);
   hd_dev_free(ctx, st->cell), hd_dev_free(ctx, st->sorted), hd_dev_free(ctx, st->order);
-  free(st->tree.keyed), free(st->tree.cell), free(st->tree.mom), free(st->tree.order);
+  free(st->tree.keyed), free(st->tree.cell), free(st->tree.mom), free(st->tree.order), free(st->tree.sorted);
   hd_host_free(st->pos), hd_host_free(st->buf);
   free(st);
 }
@@ -133,8 +133,7 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   }
   if (s != HD_OK) return s;
   if (hd_nbody_tree_build(t)) return hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 1 to 2e8 bodies");
-  for (k = 0; k < 4; ++k)
-    for (i = 0; i < n; ++i) st->buf[k * n + i] = (hd_real)st->pos[k * n + t->order[i]];
+  for (i = 0; i < 4 * n; ++i) st->buf[i] = (hd_real)t->sorted[i];
   s = hd_dev_upload(ctx, st->sorted, st->buf, (size_t)(4 * n) * sizeof(hd_real));
   if (s == HD_OK) s = hd_dev_upload(ctx, st->cell, t->cell, (size_t)t->ncell * sizeof *t->cell);
   if (s == HD_OK) s = hd_dev_upload(ctx, st->order, t->order, (size_t)n * sizeof *t->order);
@@ -155,11 +154,12 @@ static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_proble
   t->cap = hd_nbody_tree_cells(n, t->leaf);
   st->pos = (double *)hd_host_alloc((size_t)(4 * n) * sizeof(double));
   st->buf = (hd_real *)hd_host_alloc((size_t)(4 * n) * sizeof(hd_real));
-  t->keyed = (hd_nbody_keyed *)malloc((size_t)n * sizeof *t->keyed);
+  t->keyed = (hd_nbody_keyed *)malloc((size_t)(2 * n) * sizeof *t->keyed);
   t->order = (hd_idx *)malloc((size_t)n * sizeof *t->order);
+  t->sorted = (double *)malloc((size_t)(4 * n) * sizeof(double));
   t->cell = (hd_nbody_cell *)malloc((size_t)t->cap * sizeof *t->cell);
   t->mom = (double *)malloc((size_t)t->cap * 10 * sizeof(double));
-  if (!st->pos || !st->buf || !t->keyed || !t->order || !t->cell || !t->mom)
+  if (!st->pos || !st->buf || !t->keyed || !t->order || !t->sorted || !t->cell || !t->mom)
     return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory for the tree");
   t->x = st->pos, t->y = st->pos + n, t->z = st->pos + 2 * n, t->m = st->pos + 3 * n;
   s = hd_dev_alloc(ctx, (void **)&st->cell, (size_t)t->cap * sizeof *t->cell);

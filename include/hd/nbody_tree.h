@@ -23,7 +23,6 @@
 #define HD_NBODY_TREE_H
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "nbody.h"
 
@@ -153,10 +152,24 @@ typedef struct hd_nbody_keyed {
   hd_idx body;
 } hd_nbody_keyed;
 
-static int hd_nbody_keyed_cmp(const void *p, const void *q) {
-  const hd_nbody_keyed *a = (const hd_nbody_keyed *)p, *b = (const hd_nbody_keyed *)q;
-  if (a->key != b->key) return a->key < b->key ? -1 : 1;
-  return a->body < b->body ? -1 : a->body > b->body; /* equal keys: by index, a total order */
+/* Sort by key, equal keys in index order (the input's): a least
+ * significant digit radix sort of 11-bit digits over the 63 key bits,
+ * stable, through tmp. */
+HD_HOST_FN void hd_nbody_radix_sort(hd_nbody_keyed *a, hd_nbody_keyed *tmp, hd_idx n) {
+  hd_idx count[2048], i;
+  int pass, d;
+  for (pass = 0; pass < 6; ++pass) {
+    const int shift = 11 * pass;
+    hd_nbody_keyed *src = pass % 2 ? tmp : a, *dst = pass % 2 ? a : tmp;
+    hd_idx sum = 0;
+    for (d = 0; d < 2048; ++d) count[d] = 0;
+    for (i = 0; i < n; ++i) ++count[src[i].key >> shift & 2047];
+    for (d = 0; d < 2048; ++d) {
+      const hd_idx c = count[d];
+      count[d] = sum, sum += c;
+    }
+    for (i = 0; i < n; ++i) dst[count[src[i].key >> shift & 2047]++] = src[i];
+  }
 }
 
 typedef struct hd_nbody_tree {
@@ -165,12 +178,14 @@ typedef struct hd_nbody_tree {
   const double *x, *y, *z, *m;
   double theta;
   int leaf;
-  /* work and output, caller-allocated: keyed and order n, cells and 10
-   * doubles a cell of moments for cap = hd_nbody_tree_cells(n, leaf) */
+  /* work and output, caller-allocated: keyed (2 n: the sort's buffer
+   * after the keys), order n, sorted 4 n, cells and 10 doubles a cell of
+   * moments for cap = hd_nbody_tree_cells(n, leaf) */
   hd_nbody_keyed *keyed;
   hd_nbody_cell *cell;
-  double *mom; /* per cell: m, x, y, z, q[6] in double */
-  hd_idx *order;
+  double *mom;    /* per cell: m, x, y, z, q[6] in double */
+  hd_idx *order;  /* sorted position -> body */
+  double *sorted; /* 4 n: x, y, z, m in the sorted order */
   hd_idx ncell, cap;
   double lo[3], size;
 } hd_nbody_tree;
@@ -190,18 +205,16 @@ static void hd_nbody_cut(hd_nbody_tree *t, hd_idx first, hd_idx count, int level
   int k;
   for (k = 0; k < 10; ++k) mo[k] = 0.0;
   if (count <= t->leaf || level == HD_NBODY_TREE_BITS) {
+    const double *x = t->sorted, *y = x + t->n, *z = y + t->n, *m = z + t->n;
     hd_idx j;
-    for (j = first; j < first + count; ++j) { /* moments from the bodies */
-      const hd_idx b = t->keyed[j].body;
-      mo[0] += t->m[b], mo[1] += t->m[b] * t->x[b], mo[2] += t->m[b] * t->y[b], mo[3] += t->m[b] * t->z[b];
-    }
+    for (j = first; j < first + count; ++j) /* moments from the bodies */
+      mo[0] += m[j], mo[1] += m[j] * x[j], mo[2] += m[j] * y[j], mo[3] += m[j] * z[j];
     if (mo[0] > 0) mo[1] /= mo[0], mo[2] /= mo[0], mo[3] /= mo[0];
     for (j = first; j < first + count; ++j) {
-      const hd_idx b = t->keyed[j].body;
-      const double r[3] = {t->x[b] - mo[1], t->y[b] - mo[2], t->z[b] - mo[3]}, r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-      mo[4] += t->m[b] * (3 * r[0] * r[0] - r2), mo[5] += t->m[b] * (3 * r[1] * r[1] - r2);
-      mo[6] += t->m[b] * (3 * r[2] * r[2] - r2), mo[7] += t->m[b] * 3 * r[0] * r[1];
-      mo[8] += t->m[b] * 3 * r[0] * r[2], mo[9] += t->m[b] * 3 * r[1] * r[2];
+      const double r[3] = {x[j] - mo[1], y[j] - mo[2], z[j] - mo[3]}, r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+      mo[4] += m[j] * (3 * r[0] * r[0] - r2), mo[5] += m[j] * (3 * r[1] * r[1] - r2);
+      mo[6] += m[j] * (3 * r[2] * r[2] - r2), mo[7] += m[j] * 3 * r[0] * r[1];
+      mo[8] += m[j] * 3 * r[0] * r[2], mo[9] += m[j] * 3 * r[1] * r[2];
     }
     c->first = (int32_t)first, c->count = (int32_t)count;
   } else {
@@ -261,8 +274,12 @@ HD_HOST_FN int hd_nbody_tree_build(hd_nbody_tree *t) {
   for (a = 0; a < 3; ++a) t->size = hi[a] - t->lo[a] > t->size ? hi[a] - t->lo[a] : t->size;
   t->size = t->size > 0 ? t->size * (1 + 1e-9) : 1.0; /* the farthest body inside the cube */
   for (i = 0; i < t->n; ++i) t->keyed[i].key = hd_nbody_morton(t->x[i], t->y[i], t->z[i], t->lo, t->size), t->keyed[i].body = i;
-  qsort(t->keyed, (size_t)t->n, sizeof *t->keyed, hd_nbody_keyed_cmp);
-  for (i = 0; i < t->n; ++i) t->order[i] = t->keyed[i].body;
+  hd_nbody_radix_sort(t->keyed, t->keyed + t->n, t->n);
+  for (i = 0; i < t->n; ++i) {
+    const hd_idx b = t->keyed[i].body;
+    t->order[i] = b;
+    t->sorted[i] = t->x[b], t->sorted[t->n + i] = t->y[b], t->sorted[2 * t->n + i] = t->z[b], t->sorted[3 * t->n + i] = t->m[b];
+  }
   t->ncell = 0;
   hd_nbody_cut(t, 0, t->n, 0, t->lo);
   return 0;
