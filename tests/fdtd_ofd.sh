@@ -121,7 +121,7 @@ sed -e '/^OpenFDTD/d' -e 's/^material = 1 /material = /' -e 's/^geometry = \([12
   -e "s/^pulsewidth = 2e-10/frequency = $(awk 'BEGIN { printf "%.17g", 4.0 / (3.14159265358979323846 * 2e-10) }')/" \
   -e 's/^solver = 80 10 0/steps = 80\naverage-every = 10\nconverge = 0\nz0 = 50/' shapes.ofd >shapes.in
 same_run "every shape" shapes.ofd shapes.in
-"$bin" --progress=0 --input=shapes.in --output=c --volume=no --slice=none --steps=2 >/dev/null 2>&1
+"$bin" --progress=0 --input=shapes.in --output=c --volume=no --slice=none --steps=80 >/dev/null 2>&1
 sed 's/^geometry = \(.\) \(.\)cone /geometry = \1 \2pyramid /' shapes.in >pyr.in
 "$bin" --progress=0 --input=pyr.in --output=d --volume=no --slice=none --steps=80 >/dev/null 2>&1
 cmp -s c_probes.csv d_probes.csv
