@@ -149,6 +149,10 @@ for sig in TERM USR1 INT; do
   rm -rf sig && mkdir sig
   "$bin" --n=256 --steps=100000000 --csv-every=200 --progress=0 --output=sig/s >/dev/null 2>sig/err &
   pid=$!
+  # the handlers are installed a moment after the backend's banner: wait
+  # for it (CUDA start-up under a parallel check can take seconds)
+  i=0
+  while [ ! -s sig/err ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
   sleep 1
   kill -$sig $pid
   wait $pid
