@@ -87,8 +87,8 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^method: tree$' stdout && grep -q '^t
 
 clean_dir
 run --bench --n=2000 --steps=2 --method=tree
-result $([ "$(cat rc)" -eq 0 ] && grep -q '^seconds_per_evaluation: ' stdout && grep -q '^bodies_per_second: ' stdout &&
-  nothing_written && echo 0 || echo 1) "--bench --method=tree prints the time of a force evaluation"
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^seconds_per_step: ' stdout && grep -q '^bodies_per_second: ' stdout &&
+  nothing_written && echo 0 || echo 1) "--bench --method=tree prints the time of a step and its phases"
 
 clean_dir
 run --bench --n=256 --steps=2

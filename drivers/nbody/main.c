@@ -26,7 +26,7 @@ enum { FMT_VTP, FMT_VTK };
 
 typedef struct nbody_cli {
   hd_drv_common com;
-  long n, steps, seed, snapshot_every, diag_every, splits, leaf;
+  long n, steps, seed, snapshot_every, diag_every, splits, leaf, group;
   int ic, dim, integrator, format, png, method;
   double dt, eps, eccentricity, mass_ratio, max_growth, theta;
   char bodies[4000];
@@ -71,9 +71,14 @@ static int check_options(const nbody_cli *c, cli_opt *opts, char *err, size_t n)
     snprintf(err, n, "--method=tree takes 3-D free space (--dim=3)");
     return -1;
   }
-  if (c->method != NBODY_TREE && (cli_find(opts, "theta")->seen || cli_find(opts, "leaf")->seen)) {
-    snprintf(err, n, "--%s is read only with --method=tree", cli_find(opts, "theta")->seen ? "theta" : "leaf");
-    return -1;
+  if (c->method != NBODY_TREE) {
+    static const char *const tree_only[] = {"theta", "leaf", "group"};
+    int k;
+    for (k = 0; k < 3; ++k)
+      if (cli_find(opts, tree_only[k])->seen) {
+        snprintf(err, n, "--%s is read only with --method=tree", tree_only[k]);
+        return -1;
+      }
   }
   if (c->ic == IC_KEPLER && cli_find(opts, "n")->seen && c->n != 2) {
     snprintf(err, n, "--ic=kepler has 2 bodies, not %ld", c->n);
@@ -184,6 +189,7 @@ static int run(int argc, char **argv) {
       {"method", CLI_CHOICE, &c.method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
       {"theta", CLI_REAL, &c.theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
       {"leaf", CLI_INT, &c.leaf, "N", "tree: most bodies a leaf cell (default 16)", 1, 1024, 0, NULL, 0, 0, 0},
+      {"group", CLI_INT, &c.group, "G", "tree: consecutive bodies sharing one walk; 1 = each body its own (default 32)", 1, 1024, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -200,6 +206,7 @@ static int run(int argc, char **argv) {
   c.png = HD_PNG_BUILT;
   c.theta = 0.5;
   c.leaf = 16;
+  c.group = 32;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
                          "writes PREFIX.csv, PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.")) >= 0)
@@ -249,7 +256,7 @@ static int run(int argc, char **argv) {
   p.integrator = c.integrator;
   p.variant = c.com.variant;
   p.splits = (int)c.splits;
-  p.method = c.method, p.theta = c.theta, p.leaf = (int)c.leaf;
+  p.method = c.method, p.theta = c.theta, p.leaf = (int)c.leaf, p.group = (int)c.group;
   p.dt = c.dt;
   p.eps = c.eps;
   p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
@@ -305,28 +312,37 @@ static int run(int argc, char **argv) {
     }
   }
 
-  if (c.com.bench) {
+  if (c.com.bench) { /* direct: force evaluations; tree: whole steps, by phase */
     const long evals = c.steps > 0 ? c.steps : 1;
+    const int tree = c.method == NBODY_TREE;
     const double pairs = (double)p.n * (double)p.n;
-    double ips;
+    double ips, sec[NBODY_PHASES];
     long k;
     if (ops->accelerations(&ctx, state) != HD_OK || core->sync(&ctx) != HD_OK) goto runtime_error;
+    if (tree) ops->timing(state, 1, NULL);
     t0 = hd_wtime();
     for (k = 0; k < evals; ++k)
-      if (ops->accelerations(&ctx, state) != HD_OK) goto runtime_error;
+      if ((tree ? ops->advance(&ctx, state, 1) : ops->accelerations(&ctx, state)) != HD_OK) goto runtime_error;
     if (core->sync(&ctx) != HD_OK) goto runtime_error;
     wall = hd_wtime() - t0;
     ips = pairs * (double)evals / wall;
     printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nvariant: %s\nbodies: %ld\n"
-           "force_evaluations: %ld\nwall_seconds: %.6g\n",
+           "%s: %ld\nwall_seconds: %.6g\n",
            core->name, ctx.device_name, ops->precision,
-           c.com.variant == NBODY_VARIANT_GENERIC ? "generic" : "tuned", p.n, evals, wall);
-    if (c.method == NBODY_TREE)
-      printf("method: tree\ntheta: %g\nleaf: %ld\nseconds_per_evaluation: %.6g\nbodies_per_second: %.6g\n", c.theta, c.leaf,
-             wall / (double)evals, (double)p.n * (double)evals / wall);
-    else
+           c.com.variant == NBODY_VARIANT_GENERIC ? "generic" : "tuned", p.n, tree ? "steps" : "force_evaluations", evals, wall);
+    if (tree) {
+      ops->timing(state, 0, sec);
+      sec[NBODY_PHASE_UPDATE] = wall;
+      for (k = 0; k < NBODY_PHASE_UPDATE; ++k) sec[NBODY_PHASE_UPDATE] -= sec[k];
+      printf("method: tree\ntheta: %g\nleaf: %ld\ngroup: %ld\nseconds_per_step: %.6g\nbodies_per_second: %.6g\n"
+             "phase_seconds_per_step: keys %.3g sort %.3g cells %.3g moments %.3g walk %.3g update %.3g\n",
+             c.theta, c.leaf, c.group, wall / (double)evals, (double)p.n * (double)evals / wall,
+             sec[HD_NBODY_TREE_KEYS] / evals, sec[HD_NBODY_TREE_SORT] / evals, sec[HD_NBODY_TREE_CELLS] / evals,
+             sec[HD_NBODY_TREE_MOMENTS] / evals, sec[NBODY_PHASE_WALK] / evals, sec[NBODY_PHASE_UPDATE] / evals);
+    } else {
       printf("method: direct\ninteractions_per_second: %.6g\ngflops: %.6g (20 flops per interaction, the usual convention)\n",
              ips, ips * 20.0 / 1e9);
+    }
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
     return 0;
@@ -430,7 +446,7 @@ static int run(int argc, char **argv) {
          e0, d.kinetic + d.potential, e0 != 0.0 ? (d.kinetic + d.potential - e0) / fabs(e0) : 0.0,
          d.potential != 0.0 ? -2.0 * d.kinetic / d.potential : 0.0, d.p[0], d.p[1], d.p[2], d.l[0],
          d.l[1], d.l[2]);
-  if (c.method == NBODY_TREE) printf("method: tree\ntheta: %g\nleaf: %ld\n", c.theta, c.leaf);
+  if (c.method == NBODY_TREE) printf("method: tree\ntheta: %g\nleaf: %ld\ngroup: %ld\n", c.theta, c.leaf, c.group);
   else printf("method: direct\n");
   printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\npicture: %s\n", wall,
          wall > 0 && c.method != NBODY_TREE ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap,

@@ -11,6 +11,7 @@
 
 #include "decomp.h"
 #include "state_io.h"
+#include "sys.h"
 
 enum { NB_X, NB_Y, NB_Z, NB_VX, NB_VY, NB_VZ, NB_AX, NB_AY, NB_AZ, NB_M, NB_ARRAYS };
 
@@ -23,14 +24,12 @@ typedef struct nbody_state {
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
   char *mirror; /* CUDA ranks: page-locked copies of the shared arrays */
-  /* the tree method: built on the host each force evaluation, walked on
-   * the backend (tree.n = 0: direct sums) */
+  /* the tree method: built and walked on the backend each force evaluation
+   * (tree.n = 0: direct sums); with timing, seconds by phase */
   hd_nbody_tree tree;
-  double *pos;             /* host x, y, z, m: 4 n */
-  hd_real *buf;            /* host staging: 4 n */
-  hd_nbody_cell *cell;     /* backend: cells, sorted x, y, z, m, the order */
-  hd_real *sorted;
-  hd_idx *order;
+  hd_ctx *ctx;
+  int timing;
+  double phase[NBODY_PHASES], mark;
 } nbody_state;
 
 /* Blocks of arrays shared between ranks travel through MPI, which reads
@@ -100,9 +99,7 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
   hd_dev_free(ctx, st->phi);
   hd_pinned_free(ctx, st->mirror);
-  hd_dev_free(ctx, st->cell), hd_dev_free(ctx, st->sorted), hd_dev_free(ctx, st->order);
-  free(st->tree.keyed), free(st->tree.cell), free(st->tree.mom), free(st->tree.order), free(st->tree.sorted);
-  hd_host_free(st->pos), hd_host_free(st->buf);
+  hd_nbody_tree_free(ctx, &st->tree);
   free(st);
 }
 
@@ -117,55 +114,51 @@ static hd_status nb_accel_range(hd_ctx *ctx, const nbody_state *st, const hd_nbo
   return s;
 }
 
-/* The tree's forces: positions to the host, the tree built there, cells
- * and sorted bodies to the backend, the walk there. */
+/* Timing: the seconds since the last mark go to this phase. */
+static void nb_mark(void *user, int phase) {
+  nbody_state *st = (nbody_state *)user;
+  double now;
+  hd_ctx_sync(st->ctx);
+  now = hd_wtime();
+  st->phase[phase] += now - st->mark;
+  st->mark = now;
+}
+
+/* The tree's forces: built from the positions and walked, on the backend. */
 static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
-  static const int arr[4] = {NB_X, NB_Y, NB_Z, NB_M};
   hd_nbody_tree *t = &st->tree;
   const hd_idx n = st->n;
   hd_nbody_walk_args w;
-  hd_status s = HD_OK;
-  hd_idx i;
-  int k;
-  for (k = 0; k < 4 && s == HD_OK; ++k) {
-    s = hd_dev_download(ctx, st->buf + k * n, st->a[arr[k]], (size_t)n * sizeof(hd_real));
-    for (i = 0; s == HD_OK && i < n; ++i) st->pos[k * n + i] = (double)st->buf[k * n + i];
-  }
-  if (s != HD_OK) return s;
-  if (hd_nbody_tree_build(t)) return hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 1 to 2e8 bodies");
-  for (i = 0; i < 4 * n; ++i) st->buf[i] = (hd_real)t->sorted[i];
-  s = hd_dev_upload(ctx, st->sorted, st->buf, (size_t)(4 * n) * sizeof(hd_real));
-  if (s == HD_OK) s = hd_dev_upload(ctx, st->cell, t->cell, (size_t)t->ncell * sizeof *t->cell);
-  if (s == HD_OK) s = hd_dev_upload(ctx, st->order, t->order, (size_t)n * sizeof *t->order);
-  if (s != HD_OK) return s;
-  w.cell = st->cell, w.ncell = t->ncell;
-  w.x = st->sorted, w.y = st->sorted + n, w.z = st->sorted + 2 * n, w.m = st->sorted + 3 * n;
-  w.order = st->order;
+  hd_status s;
+  if (st->timing) st->ctx = ctx, nb_mark(st, NBODY_PHASE_UPDATE); /* what came since the last walk */
+  if ((s = hd_nbody_tree_build(ctx, t)) != HD_OK) return s;
+  w.cell = t->cell, w.ncell = t->ncell, w.box = t->box, w.group = t->group;
+  w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
+  w.order = t->order;
   w.ax = st->a[NB_AX], w.ay = st->a[NB_AY], w.az = st->a[NB_AZ];
   w.eps2 = st->eps2;
-  return hd_nbody_walk(ctx, &w, 0, n);
+  s = hd_nbody_walk(ctx, &w, 0, n);
+  if (s == HD_OK && st->timing) nb_mark(st, NBODY_PHASE_WALK);
+  return s;
+}
+
+static void nb_timing(void *state, int on, double *seconds) {
+  nbody_state *st = (nbody_state *)state;
+  int k;
+  if (seconds)
+    for (k = 0; k < NBODY_PHASES; ++k) seconds[k] = st->phase[k];
+  for (k = 0; k < NBODY_PHASES; ++k) st->phase[k] = 0;
+  st->timing = on && st->tree.n;
+  st->tree.mark = st->timing ? nb_mark : NULL, st->tree.user = st;
+  st->mark = hd_wtime();
 }
 
 static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_problem *p) {
   hd_nbody_tree *t = &st->tree;
-  const hd_idx n = p->n;
-  hd_status s = HD_OK;
-  t->n = n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16;
-  t->cap = hd_nbody_tree_cells(n, t->leaf);
-  st->pos = (double *)hd_host_alloc((size_t)(4 * n) * sizeof(double));
-  st->buf = (hd_real *)hd_host_alloc((size_t)(4 * n) * sizeof(hd_real));
-  t->keyed = (hd_nbody_keyed *)malloc((size_t)(2 * n) * sizeof *t->keyed);
-  t->order = (hd_idx *)malloc((size_t)n * sizeof *t->order);
-  t->sorted = (double *)malloc((size_t)(4 * n) * sizeof(double));
-  t->cell = (hd_nbody_cell *)malloc((size_t)t->cap * sizeof *t->cell);
-  t->mom = (double *)malloc((size_t)t->cap * 10 * sizeof(double));
-  if (!st->pos || !st->buf || !t->keyed || !t->order || !t->sorted || !t->cell || !t->mom)
-    return hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory for the tree");
-  t->x = st->pos, t->y = st->pos + n, t->z = st->pos + 2 * n, t->m = st->pos + 3 * n;
-  s = hd_dev_alloc(ctx, (void **)&st->cell, (size_t)t->cap * sizeof *t->cell);
-  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->sorted, (size_t)(4 * n) * sizeof(hd_real));
-  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->order, (size_t)n * sizeof(hd_idx));
-  return s;
+  (void)ctx;
+  t->n = p->n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16, t->group = p->group > 0 ? p->group : 32;
+  t->x = st->a[NB_X], t->y = st->a[NB_Y], t->z = st->a[NB_Z], t->m = st->a[NB_M];
+  return HD_OK;
 }
 
 static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
@@ -284,8 +277,10 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
   if (st->tree.n) { /* the tree of the last force evaluation, at these positions */
     hd_nbody_walk_pot_args w;
     const hd_idx n = st->n;
-    w.cell = st->cell, w.ncell = st->tree.ncell, w.order = st->order, w.phi = st->phi, w.eps2 = (double)st->eps2;
-    w.x = st->sorted, w.y = st->sorted + n, w.z = st->sorted + 2 * n, w.m = st->sorted + 3 * n;
+    const hd_nbody_tree *t = &st->tree;
+    w.cell = t->cell, w.ncell = t->ncell, w.box = t->box, w.group = t->group, w.order = t->order;
+    w.phi = st->phi, w.eps2 = (double)st->eps2;
+    w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
     s = hd_nbody_walk_potential(ctx, &w, 0, n);
   } else {
     s = hd_nbody_potential(ctx, &p, st->lo, st->hi);
@@ -335,4 +330,5 @@ static hd_status nb_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 
 const nbody_ops HD_OPS_NAME(nbody_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 1,
                                           nb_create, nb_advance, nb_accelerations,
-                                          nb_diagnostics, nb_download, nb_destroy, nb_state_count, nb_state_io};
+                                          nb_diagnostics, nb_download, nb_destroy, nb_state_count, nb_state_io,
+                                          nb_timing};

@@ -5,12 +5,15 @@
 #define HD_DRV_NBODY_OPS_H
 
 #include <hd/nbody.h>
+#include <hd/nbody_tree.h>
 
 #include "backend.h"
 
 enum { NBODY_LEAPFROG = 0, NBODY_EULER = 1 };
 enum { NBODY_VARIANT_AUTO = 0, NBODY_VARIANT_GENERIC = 1, NBODY_VARIANT_TUNED = 2 };
 enum { NBODY_DIRECT = 0, NBODY_TREE = 1 };
+/* A tree step's phases: the build's (hd/nbody_tree.h), the walk, the rest */
+enum { NBODY_PHASE_WALK = HD_NBODY_TREE_PHASES, NBODY_PHASE_UPDATE, NBODY_PHASES };
 
 typedef struct nbody_problem {
   long n;
@@ -21,6 +24,7 @@ typedef struct nbody_problem {
   int method;     /* NBODY_DIRECT or NBODY_TREE (hd/nbody_tree.h: 3-D, one rank) */
   double theta;   /* the tree's opening angle */
   int leaf;       /* the tree's most bodies a leaf */
+  int group;      /* the tree's bodies sharing one walk */
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
   /* Distributed runs (CPU backends): every rank holds all bodies but
@@ -47,6 +51,9 @@ typedef struct nbody_ops {
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;
+  /* tree: phase timing on or off; seconds[NBODY_PHASES] (or NULL) gets
+   * the seconds since the last call */
+  void (*timing)(void *state, int on, double *seconds);
 } nbody_ops;
 
 HD_DECLARE_OPS(nbody_ops, nbody_ops)
