@@ -141,3 +141,21 @@ fail:
   free(rows);
   return -1;
 }
+
+double nbody_sample_error(const nbody_bodies *b, const double *acc, long sample, double eps) {
+  const long n = b->n, k = sample < n ? sample : n;
+  double num = 0.0, den = 0.0;
+  long s, j;
+  for (s = 0; s < k; ++s) {
+    const long i = (long)((double)s * (double)n / (double)k);
+    double a[3] = {0.0, 0.0, 0.0};
+    int d;
+    for (j = 0; j < n; ++j) {
+      const double dx = b->x[j] - b->x[i], dy = b->y[j] - b->y[i], dz = b->z[j] - b->z[i];
+      const double r2 = dx * dx + dy * dy + dz * dz + eps * eps, f = j == i ? 0.0 : b->m[j] / (r2 * sqrt(r2));
+      a[0] += f * dx, a[1] += f * dy, a[2] += f * dz;
+    }
+    for (d = 0; d < 3; ++d) num += (acc[d * n + i] - a[d]) * (acc[d * n + i] - a[d]), den += a[d] * a[d];
+  }
+  return den > 0 ? sqrt(num / den) : 0.0;
+}

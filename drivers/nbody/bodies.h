@@ -20,4 +20,9 @@ void nbody_bodies_free(nbody_bodies *b);
  * in err. */
 int nbody_read_csv(const char *path, nbody_bodies *b, char *err, size_t n);
 
+/* The relative RMS difference sqrt(sum |a - a_d|^2 / sum |a_d|^2) of the
+ * accelerations acc (ax, ay, az: 3 blocks of n) from the direct sum in
+ * double (softening eps), over `sample` bodies spread over the indices. */
+double nbody_sample_error(const nbody_bodies *b, const double *acc, long sample, double eps);
+
 #endif

@@ -20,6 +20,7 @@
 #include "sys.h"
 
 #define PROG "hd-nbody"
+#define NBODY_ERROR_SAMPLE 64 /* bodies the tree benchmark checks against the direct sum */
 
 enum { IC_PLUMMER, IC_UNIFORM, IC_KEPLER, IC_FILE };
 enum { FMT_VTP, FMT_VTK };
@@ -159,7 +160,7 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512], path[4096 + 32];
   void *state = NULL;
-  double *host = NULL, t0, wall = 0.0, e0;
+  double *host = NULL, t0, wall = 0.0, e0, force_error = 0.0;
   long step = 0, step0 = 0, nsnap = 0;
   int rc, cp, root = hd_par_rank() == 0, ranks = hd_par_size(), bad, cont = 0;
   hd_drv_ckpt ckp;
@@ -288,6 +289,15 @@ static int run(int argc, char **argv) {
           ops->precision, p.n, ranks > 1 ? "; " : "", ranks > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
 
   if (ops->create(&ctx, &p, &state) != HD_OK) goto runtime_error;
+  if (c.com.bench && c.method == NBODY_TREE) { /* the tree's accuracy at the start, on a sample */
+    host = (double *)malloc((size_t)p.n * 9 * sizeof(double));
+    if (!host) {
+      hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the accelerations");
+      goto runtime_error;
+    }
+    if (ops->download(&ctx, state, host) != HD_OK) goto runtime_error;
+    force_error = nbody_sample_error(&b, host + 6 * p.n, NBODY_ERROR_SAMPLE, c.eps);
+  }
   nbody_bodies_free(&b);
   memset(&ck, 0, sizeof ck);
   snprintf(ck.driver, sizeof ck.driver, "hd-nbody");
@@ -335,14 +345,16 @@ static int run(int argc, char **argv) {
       sec[NBODY_PHASE_UPDATE] = wall;
       for (k = 0; k < NBODY_PHASE_UPDATE; ++k) sec[NBODY_PHASE_UPDATE] -= sec[k];
       printf("method: tree\ntheta: %g\nleaf: %ld\ngroup: %ld\nseconds_per_step: %.6g\nbodies_per_second: %.6g\n"
-             "phase_seconds_per_step: keys %.3g sort %.3g cells %.3g moments %.3g walk %.3g update %.3g\n",
+             "phase_seconds_per_step: keys %.3g sort %.3g cells %.3g moments %.3g walk %.3g update %.3g\n"
+             "force_error: %.3g (relative RMS against the direct sum in double, %d bodies sampled)\n",
              c.theta, c.leaf, c.group, wall / (double)evals, (double)p.n * (double)evals / wall,
              sec[HD_NBODY_TREE_KEYS] / evals, sec[HD_NBODY_TREE_SORT] / evals, sec[HD_NBODY_TREE_CELLS] / evals,
-             sec[HD_NBODY_TREE_MOMENTS] / evals, sec[NBODY_PHASE_WALK] / evals, sec[NBODY_PHASE_UPDATE] / evals);
+             sec[HD_NBODY_TREE_MOMENTS] / evals, sec[NBODY_PHASE_WALK] / evals, sec[NBODY_PHASE_UPDATE] / evals, force_error, NBODY_ERROR_SAMPLE);
     } else {
       printf("method: direct\ninteractions_per_second: %.6g\ngflops: %.6g (20 flops per interaction, the usual convention)\n",
              ips, ips * 20.0 / 1e9);
     }
+    free(host);
     ops->destroy(&ctx, state);
     core->destroy(&ctx);
     return 0;
