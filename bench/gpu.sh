@@ -99,8 +99,8 @@ log "benchmarks"
     sh bench/nbody.sh drivers/hd-nbody cuda "single:65536:3 double:65536:3" generic
     sh bench/nbody.sh drivers/hd-nbody cuda "single:131072:20" tuned "1 2 4 8"
     echo "-- Barnes-Hut tree, whole steps by phase (issue 24's target: 0.5 s a step at 2^23 single, theta 0.5) --"
-    sh bench/nbody_tree.sh drivers/hd-nbody cuda "single:131072:10:0.5:32 single:1048576:5:0.5:32 single:2097152:5:0.5:32 \
-      single:8388608:3:0.5:32 single:8388608:3:0.5:1 single:8388608:3:0.5:64 single:8388608:3:0.7:32 double:1048576:3:0.5:32"
+    sh bench/nbody_tree.sh drivers/hd-nbody cuda "single:131072:10:0.5 single:524288:5:0.5 single:1048576:5:0.5 \
+      single:2097152:5:0.5 single:8388608:5:0.5 single:8388608:5:0.7 single:16777216:3:0.5 double:1048576:3:0.5"
     sh bench/nbody.sh drivers/hd-nbody cuda "single:524288:3 single:1048576:2" tuned
   fi
   if want fdtd; then
@@ -189,7 +189,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   want nbody && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--n=700 --variant=tuned" "--n=700 --variant=generic --precision=single" \
                 "--n=300 --dim=2 --ic=uniform --softening=0 --variant=tuned --precision=single" \
-                "--n=3000 --ic=plummer --method=tree --precision=single" "--n=500 --ic=plummer --method=tree --group=7"; do
+                "--n=3000 --ic=plummer --method=tree --precision=single" "--n=500 --ic=plummer --method=tree --leaf=3"; do
       echo "-- $tool: hd-nbody $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-nbody --backend=cuda --steps=3 \
         --output=/tmp/csn --progress=0 $args >/tmp/cs.out 2>&1

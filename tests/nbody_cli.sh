@@ -37,8 +37,6 @@ bad 2 "'fast' is not one of leapfrog|euler" --integrator=fast
 bad 2 "cannot write in directory" --output=no/such/dir/x --n=8 --steps=1
 bad 2 "--method=tree takes 3-D free space" --method=tree --dim=2 --ic=uniform
 bad 2 "--theta is read only with --method=tree" --theta=0.3
-bad 2 "--group is read only with --method=tree" --group=8
-bad 2 "--group: 0 is out of range" --method=tree --group=0
 bad 2 "--theta: 1.5 is out of range" --method=tree --theta=1.5
 bad 2 "'barnes' is not one of direct|tree" --method=barnes
 

@@ -3,8 +3,7 @@
  *   - Plummer spheres of 2000 and 8000 bodies: the relative RMS error of
  *     the accelerations, sqrt(sum |a_tree - a_direct|^2 / sum |a_direct|^2),
  *     at most 1e-3 at theta = 0.5 and falling as theta falls (0.7, 0.5,
- *     0.3), with each body its own opening test (group 1) and in groups of
- *     32 (never worse: a group opens every cell one of its bodies would);
+ *     0.3);
  *   - bodies on one point (keys all equal: one deep leaf past the leaf
  *     size) and a single body: the direct sum;
  *   - the tree's potential energy within 1e-4 of the direct one at 0.5;
@@ -25,11 +24,11 @@ static double rms_rel(const double *a, const double *ref, long n) {
 }
 
 /* Bodies and accelerations (no step) of method/theta on a backend. */
-static int forces(test_backend *b, const nbody_ops *ops, const nbody_bodies *bd, int method, double theta, int group,
-                  double *out, hd_nbody_diag *dg) {
+static int forces(test_backend *b, const nbody_ops *ops, const nbody_bodies *bd, int method, double theta, double *out,
+                  hd_nbody_diag *dg) {
   nbody_problem p;
   nb_problem(&p, bd, 0, 0.01, 1e-3);
-  p.method = method, p.theta = theta, p.leaf = 16, p.group = group;
+  p.method = method, p.theta = theta, p.leaf = 16;
   return nb_run(b, ops, &p, 0, out, dg);
 }
 
@@ -38,39 +37,35 @@ int main(void) {
   const int nb = test_backends_open(be);
   const nbody_ops *ser = nbody_ops_get(HD_B_SERIAL, 0);
   static const long sizes[2] = {2000, 8000};
-  int s, k, t, g;
+  int s, k, t;
   for (s = 0; s < 2; ++s) {
     const long n = sizes[s];
     nbody_bodies b;
     double *ref = (double *)malloc((size_t)n * 9 * sizeof(double)), *out = (double *)malloc((size_t)n * 9 * sizeof(double));
-    double err[2][3];
+    double err[3];
     hd_nbody_diag dd, dt;
     static const double thetas[3] = {0.7, 0.5, 0.3};
     if (!ref || !out || nbody_bodies_alloc(&b, n)) bail("out of memory");
     hd_nbody_ic_plummer(n, 5 + s, b.x, b.y, b.z, b.vx, b.vy, b.vz, b.m);
-    if (!forces(&be[0], ser, &b, NBODY_DIRECT, 0, 0, ref, &dd)) bail("direct forces failed");
+    if (!forces(&be[0], ser, &b, NBODY_DIRECT, 0, ref, &dd)) bail("direct forces failed");
     if (s == 0) {
-      if (!forces(&be[0], ser, &b, NBODY_TREE, 0.0, 32, out, NULL)) bail("tree forces failed");
+      if (!forces(&be[0], ser, &b, NBODY_TREE, 0.0, out, NULL)) bail("tree forces failed");
       ok(rms_rel(out, ref, n) < 1e-13, "theta = 0 (every cell opened): the direct sum to %.2e (bound 1e-13)", rms_rel(out, ref, n));
     }
-    for (g = 0; g < 2; ++g) {
-      for (k = 0; k < 3; ++k) {
-        if (!forces(&be[0], ser, &b, NBODY_TREE, thetas[k], g ? 32 : 1, out, g && k == 1 ? &dt : NULL))
-          bail("tree forces failed");
-        err[g][k] = rms_rel(out, ref, n);
-      }
-      ok(err[g][1] <= 1e-3 && err[g][2] < err[g][1] && err[g][1] < err[g][0] &&
-         (!g || (err[1][0] <= err[0][0] && err[1][1] <= err[0][1] && err[1][2] <= err[0][2])),
-         "Plummer N = %ld, group %d: relative RMS force error %.2e / %.2e / %.2e at theta = 0.7 / 0.5 / 0.3 (at most 1e-3 "
-         "at 0.5, falling with theta%s)", n, g ? 32 : 1, err[g][0], err[g][1], err[g][2], g ? ", at most group 1's" : "");
+    for (k = 0; k < 3; ++k) {
+      if (!forces(&be[0], ser, &b, NBODY_TREE, thetas[k], out, k == 1 ? &dt : NULL)) bail("tree forces failed");
+      err[k] = rms_rel(out, ref, n);
     }
+    ok(err[1] <= 1e-3 && err[2] < err[1] && err[1] < err[0],
+       "Plummer N = %ld: relative RMS force error %.2e / %.2e / %.2e at theta = 0.7 / 0.5 / 0.3 (at most 1e-3 at 0.5, "
+       "falling with theta)", n, err[0], err[1], err[2]);
     ok(fabs(dt.potential / dd.potential - 1) < 1e-4, "Plummer N = %ld: the tree's potential energy within %.2e of the direct "
        "sum's at theta = 0.5 (bound 1e-4)", n, fabs(dt.potential / dd.potential - 1));
     /* the other backends, the same tree */
     for (t = 0; t < 2; ++t) {
       const int single = t;
       const nbody_ops *r = nbody_ops_get(HD_B_SERIAL, single);
-      if (!forces(&be[0], r, &b, NBODY_TREE, 0.5, 32, ref, NULL)) bail("serial tree failed");
+      if (!forces(&be[0], r, &b, NBODY_TREE, 0.5, ref, NULL)) bail("serial tree failed");
       for (k = 1; k < nb; ++k) {
         const nbody_ops *ops = nbody_ops_get(be[k].core->id, single);
         if (!ops) continue;
@@ -78,14 +73,14 @@ int main(void) {
           int th;
           for (th = 1; th <= 3; ++th) {
             be[k].ctx.threads = th;
-            ok(forces(&be[k], ops, &b, NBODY_TREE, 0.5, 32, out, NULL) && !memcmp(out, ref, (size_t)n * 9 * sizeof(double)),
+            ok(forces(&be[k], ops, &b, NBODY_TREE, 0.5, out, NULL) && !memcmp(out, ref, (size_t)n * 9 * sizeof(double)),
                "openmp/%s tree, N = %ld, %d thread%s: bodies and accelerations bit-identical to serial", ops->precision, n, th,
                th > 1 ? "s" : "");
           }
           be[k].ctx.threads = 0;
         } else {
           const double eps = single ? FLT_EPSILON : DBL_EPSILON;
-          const double d = forces(&be[k], ops, &b, NBODY_TREE, 0.5, 32, out, NULL) ? rms_rel(out, ref, n) : 1.0;
+          const double d = forces(&be[k], ops, &b, NBODY_TREE, 0.5, out, NULL) ? rms_rel(out, ref, n) : 1.0;
           ok(d <= 64 * eps, "%s/%s tree, N = %ld: accelerations within %.2e of serial, RMS (bound 64 eps = %.2e)", ops->backend,
              ops->precision, n, d, 64 * eps);
         }
@@ -101,11 +96,11 @@ int main(void) {
     if (!ref || !out || nbody_bodies_alloc(&b, 100)) bail("out of memory");
     hd_nbody_ic_plummer(100, 3, b.x, b.y, b.z, b.vx, b.vy, b.vz, b.m);
     for (k = 60; k < 100; ++k) b.x[k] = b.x[0], b.y[k] = b.y[0], b.z[k] = b.z[0];
-    if (!forces(&be[0], ser, &b, NBODY_DIRECT, 0, 0, ref, NULL) || !forces(&be[0], ser, &b, NBODY_TREE, 0.5, 32, out, NULL))
+    if (!forces(&be[0], ser, &b, NBODY_DIRECT, 0, ref, NULL) || !forces(&be[0], ser, &b, NBODY_TREE, 0.5, out, NULL))
       bail("coincident bodies failed");
     d[0] = rms_rel(out, ref, 100);
     b.n = 1;
-    if (!forces(&be[0], ser, &b, NBODY_TREE, 0.5, 32, out, NULL)) bail("one body failed");
+    if (!forces(&be[0], ser, &b, NBODY_TREE, 0.5, out, NULL)) bail("one body failed");
     d[1] = fabs(out[6]) + fabs(out[7]) + fabs(out[8]);
     b.n = 100;
     ok(d[0] < 1e-3 && d[1] == 0, "41 bodies on one point among 59 others: the tree within %.2e of the direct sum; one body "

@@ -27,7 +27,7 @@ enum { FMT_VTP, FMT_VTK };
 
 typedef struct nbody_cli {
   hd_drv_common com;
-  long n, steps, seed, snapshot_every, diag_every, splits, leaf, group;
+  long n, steps, seed, snapshot_every, diag_every, splits, leaf;
   int ic, dim, integrator, format, png, method;
   double dt, eps, eccentricity, mass_ratio, max_growth, theta;
   char bodies[4000];
@@ -73,9 +73,9 @@ static int check_options(const nbody_cli *c, cli_opt *opts, char *err, size_t n)
     return -1;
   }
   if (c->method != NBODY_TREE) {
-    static const char *const tree_only[] = {"theta", "leaf", "group"};
+    static const char *const tree_only[] = {"theta", "leaf"};
     int k;
-    for (k = 0; k < 3; ++k)
+    for (k = 0; k < 2; ++k)
       if (cli_find(opts, tree_only[k])->seen) {
         snprintf(err, n, "--%s is read only with --method=tree", tree_only[k]);
         return -1;
@@ -190,7 +190,6 @@ static int run(int argc, char **argv) {
       {"method", CLI_CHOICE, &c.method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
       {"theta", CLI_REAL, &c.theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
       {"leaf", CLI_INT, &c.leaf, "N", "tree: most bodies a leaf cell (default 16)", 1, 1024, 0, NULL, 0, 0, 0},
-      {"group", CLI_INT, &c.group, "G", "tree: consecutive bodies sharing one walk; 1 = each body its own (default 32)", 1, 1024, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c.splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -207,7 +206,6 @@ static int run(int argc, char **argv) {
   c.png = HD_PNG_BUILT;
   c.theta = 0.5;
   c.leaf = 16;
-  c.group = 32;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; "
                          "writes PREFIX.csv, PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.")) >= 0)
@@ -257,7 +255,7 @@ static int run(int argc, char **argv) {
   p.integrator = c.integrator;
   p.variant = c.com.variant;
   p.splits = (int)c.splits;
-  p.method = c.method, p.theta = c.theta, p.leaf = (int)c.leaf, p.group = (int)c.group;
+  p.method = c.method, p.theta = c.theta, p.leaf = (int)c.leaf;
   p.dt = c.dt;
   p.eps = c.eps;
   p.x = b.x, p.y = b.y, p.z = b.z, p.vx = b.vx, p.vy = b.vy, p.vz = b.vz, p.m = b.m;
@@ -344,10 +342,10 @@ static int run(int argc, char **argv) {
       ops->timing(state, 0, sec);
       sec[NBODY_PHASE_UPDATE] = wall;
       for (k = 0; k < NBODY_PHASE_UPDATE; ++k) sec[NBODY_PHASE_UPDATE] -= sec[k];
-      printf("method: tree\ntheta: %g\nleaf: %ld\ngroup: %ld\nseconds_per_step: %.6g\nbodies_per_second: %.6g\n"
+      printf("method: tree\ntheta: %g\nleaf: %ld\nseconds_per_step: %.6g\nbodies_per_second: %.6g\n"
              "phase_seconds_per_step: keys %.3g sort %.3g cells %.3g moments %.3g walk %.3g update %.3g\n"
              "force_error: %.3g (relative RMS against the direct sum in double, %d bodies sampled)\n",
-             c.theta, c.leaf, c.group, wall / (double)evals, (double)p.n * (double)evals / wall,
+             c.theta, c.leaf, wall / (double)evals, (double)p.n * (double)evals / wall,
              sec[HD_NBODY_TREE_KEYS] / evals, sec[HD_NBODY_TREE_SORT] / evals, sec[HD_NBODY_TREE_CELLS] / evals,
              sec[HD_NBODY_TREE_MOMENTS] / evals, sec[NBODY_PHASE_WALK] / evals, sec[NBODY_PHASE_UPDATE] / evals, force_error, NBODY_ERROR_SAMPLE);
     } else {
@@ -458,7 +456,7 @@ static int run(int argc, char **argv) {
          e0, d.kinetic + d.potential, e0 != 0.0 ? (d.kinetic + d.potential - e0) / fabs(e0) : 0.0,
          d.potential != 0.0 ? -2.0 * d.kinetic / d.potential : 0.0, d.p[0], d.p[1], d.p[2], d.l[0],
          d.l[1], d.l[2]);
-  if (c.method == NBODY_TREE) printf("method: tree\ntheta: %g\nleaf: %ld\ngroup: %ld\n", c.theta, c.leaf, c.group);
+  if (c.method == NBODY_TREE) printf("method: tree\ntheta: %g\nleaf: %ld\n", c.theta, c.leaf);
   else printf("method: direct\n");
   printf("wall_seconds: %.6g\ninteractions_per_second: %.6g\noutputs: %s.csv %s.pvd and %ld snapshots\npicture: %s\n", wall,
          wall > 0 && c.method != NBODY_TREE ? (double)p.n * (double)p.n * (double)c.steps / wall : 0.0, c.com.output, c.com.output, nsnap,

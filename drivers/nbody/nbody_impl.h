@@ -132,7 +132,7 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   hd_status s;
   if (st->timing) st->ctx = ctx, nb_mark(st, NBODY_PHASE_UPDATE); /* what came since the last walk */
   if ((s = hd_nbody_tree_build(ctx, t)) != HD_OK) return s;
-  w.cell = t->cell, w.ncell = t->ncell, w.box = t->box, w.group = t->group;
+  w.cell = t->cell, w.ncell = t->ncell;
   w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
   w.order = t->order;
   w.ax = st->a[NB_AX], w.ay = st->a[NB_AY], w.az = st->a[NB_AZ];
@@ -156,7 +156,7 @@ static void nb_timing(void *state, int on, double *seconds) {
 static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_problem *p) {
   hd_nbody_tree *t = &st->tree;
   (void)ctx;
-  t->n = p->n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16, t->group = p->group > 0 ? p->group : 32;
+  t->n = p->n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16;
   t->x = st->a[NB_X], t->y = st->a[NB_Y], t->z = st->a[NB_Z], t->m = st->a[NB_M];
   return HD_OK;
 }
@@ -278,7 +278,7 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
     hd_nbody_walk_pot_args w;
     const hd_idx n = st->n;
     const hd_nbody_tree *t = &st->tree;
-    w.cell = t->cell, w.ncell = t->ncell, w.box = t->box, w.group = t->group, w.order = t->order;
+    w.cell = t->cell, w.ncell = t->ncell, w.order = t->order;
     w.phi = st->phi, w.eps2 = (double)st->eps2;
     w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
     s = hd_nbody_walk_potential(ctx, &w, 0, n);

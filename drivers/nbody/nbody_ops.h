@@ -24,7 +24,6 @@ typedef struct nbody_problem {
   int method;     /* NBODY_DIRECT or NBODY_TREE (hd/nbody_tree.h: 3-D, one rank) */
   double theta;   /* the tree's opening angle */
   int leaf;       /* the tree's most bodies a leaf */
-  int group;      /* the tree's bodies sharing one walk */
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
   /* Distributed runs (CPU backends): every rank holds all bodies but

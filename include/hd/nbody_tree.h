@@ -10,14 +10,12 @@
  * Q_jk = sum m (3 r_j r_k - r^2 delta_jk) about it, combined bottom-up by the
  * parallel-axis rule in double.
  *
- * Bodies walk in groups of `group` consecutive sorted bodies.  A group opens
- * a cell when its bounding box comes nearer the cell's centre of mass than
+ * A body opens a cell when it comes nearer the cell's centre of mass than
  * l / theta + delta (l the cell's side, delta the distance from its geometric
  * centre to its centre of mass: Salmon-Warren's guard against a far centre
- * of mass); every body of the group then takes the same path, which keeps a
- * GPU warp together (group 1: each body its own test).  A cell not opened
- * acts through its multipoles, softened like the pair law
- * (r^2 = |d|^2 + eps^2):
+ * of mass).  Bodies walk in the sorted order, so a GPU warp's neighbouring
+ * bodies take nearly the same path.  A cell not opened acts through its
+ * multipoles, softened like the pair law (r^2 = |d|^2 + eps^2):
  *   a = M d / r^3 - Q d / r^5 + 5/2 (d.Q.d) d / r^7,   d = x_cell - x_i.
  * Leaves' bodies act by hd_nbody_pair.  theta = 0 opens every cell: the
  * direct sum in tree order.
@@ -26,7 +24,7 @@
  * the bounding cube (a reduction), keys, a stable sort (CUB's radix sort on
  * CUDA, an LSD radix sort on the CPU), the cells that start at each sorted
  * body (an exclusive scan numbers them depth first), moments (the leaves,
- * then one pass a level, deepest first) and the groups' boxes.  The same
+ * then one pass a level, deepest first).  The same
  * point functions on every backend: serial and OpenMP build the same tree
  * bit for bit. */
 #ifndef HD_NBODY_TREE_H
@@ -50,28 +48,18 @@
 typedef struct hd_nbody_cell {
   hd_real x, y, z, m;   /* centre of mass, mass */
   hd_real q[6];         /* Q xx yy zz xy xz yz */
-  hd_real open2;        /* opened when a group comes nearer than sqrt(open2) */
+  hd_real open2;        /* opened when a body comes nearer than sqrt(open2) */
   int32_t first, count; /* leaf: bodies [first, first + count) of the sorted order; internal: count 0 */
   int32_t next;         /* the cell after this one's subtree */
 } hd_nbody_cell;
 
-/* The squared distance from a point to a box (lo x y z, hi x y z). */
-HD_FN hd_real hd_nbody_box_dist2(const hd_real *b, hd_real x, hd_real y, hd_real z) {
-  const hd_real dx = b[0] > x ? b[0] - x : x > b[3] ? x - b[3] : HD_R(0);
-  const hd_real dy = b[1] > y ? b[1] - y : y > b[4] ? y - b[4] : HD_R(0);
-  const hd_real dz = b[2] > z ? b[2] - z : z > b[5] ? z - b[5] : HD_R(0);
-  return dx * dx + dy * dy + dz * dz;
-}
-
 typedef struct hd_nbody_walk_args {
   const hd_nbody_cell *cell;
   const hd_real *x, *y, *z, *m; /* sorted */
-  const hd_real *box;           /* the groups' boxes, 6 each */
   const hd_idx *order;          /* sorted position -> body */
   hd_real *ax, *ay, *az;        /* by body */
   hd_real eps2;
   hd_idx ncell;
-  int group;
 } hd_nbody_walk_args;
 
 /* The pull of a cell's multipoles at separation d = x_cell - x_i. */
@@ -91,14 +79,14 @@ HD_FN void hd_nbody_cell_pull(const hd_nbody_cell *c, hd_real dx, hd_real dy, hd
 /* Body at sorted position p: the walk from the root. */
 HD_FN void hd_nbody_walk_pt(const hd_nbody_walk_args *a, hd_idx p) {
   const hd_real xi = a->x[p], yi = a->y[p], zi = a->z[p];
-  const hd_real *box = a->box + 6 * (p / a->group);
   const int guard = !(a->eps2 > HD_R(0));
   hd_real ax = HD_R(0), ay = HD_R(0), az = HD_R(0);
   hd_idx c = 0;
   while (c < a->ncell) {
     const hd_nbody_cell *cell = &a->cell[c];
-    if (hd_nbody_box_dist2(box, cell->x, cell->y, cell->z) >= cell->open2) {
-      hd_nbody_cell_pull(cell, cell->x - xi, cell->y - yi, cell->z - zi, a->eps2, &ax, &ay, &az);
+    const hd_real dx = cell->x - xi, dy = cell->y - yi, dz = cell->z - zi;
+    if (dx * dx + dy * dy + dz * dz >= cell->open2) {
+      hd_nbody_cell_pull(cell, dx, dy, dz, a->eps2, &ax, &ay, &az);
       c = cell->next;
     } else if (cell->count > 0) {
       hd_idx j;
@@ -121,23 +109,20 @@ HD_DEFINE_FOR_1D(hd_nbody_walk, hd_nbody_walk_pt, hd_nbody_walk_args)
 typedef struct hd_nbody_walk_pot_args {
   const hd_nbody_cell *cell;
   const hd_real *x, *y, *z, *m; /* sorted */
-  const hd_real *box;
   const hd_idx *order;
   double *phi; /* by body */
   double eps2;
   hd_idx ncell;
-  int group;
 } hd_nbody_walk_pot_args;
 
 HD_FN void hd_nbody_walk_potential_pt(const hd_nbody_walk_pot_args *a, hd_idx p) {
   const double xi = a->x[p], yi = a->y[p], zi = a->z[p];
-  const hd_real *box = a->box + 6 * (p / a->group);
   double phi = 0.0;
   hd_idx c = 0;
   while (c < a->ncell) {
     const hd_nbody_cell *cell = &a->cell[c];
-    if (hd_nbody_box_dist2(box, cell->x, cell->y, cell->z) >= cell->open2) {
-      const double dx = cell->x - xi, dy = cell->y - yi, dz = cell->z - zi;
+    const double dx = cell->x - xi, dy = cell->y - yi, dz = cell->z - zi;
+    if (dx * dx + dy * dy + dz * dz >= (double)cell->open2) {
       const double r2 = a->eps2 + dx * dx + dy * dy + dz * dz, r = sqrt(r2);
       const double dqd = cell->q[0] * dx * dx + cell->q[1] * dy * dy + cell->q[2] * dz * dz +
                          2.0 * (cell->q[3] * dx * dy + cell->q[4] * dx * dz + cell->q[5] * dy * dz);
@@ -393,27 +378,6 @@ HD_FN void hd_nbody_moment_pt(const hd_nbody_cells_args *a, hd_idx c) {
 }
 HD_DEFINE_FOR_1D(hd_nbody_moments, hd_nbody_moment_pt, hd_nbody_cells_args)
 
-typedef struct hd_nbody_box_args {
-  const hd_real *sorted; /* x, y, z: n each */
-  hd_real *box;
-  hd_idx n;
-  int group;
-} hd_nbody_box_args;
-
-HD_FN void hd_nbody_box_pt(const hd_nbody_box_args *a, hd_idx g) {
-  const hd_idx first = g * a->group, end = first + a->group < a->n ? first + a->group : a->n;
-  hd_real *b = a->box + 6 * g;
-  hd_idx j;
-  int k;
-  for (k = 0; k < 3; ++k) b[k] = b[3 + k] = a->sorted[k * a->n + first];
-  for (j = first + 1; j < end; ++j)
-    for (k = 0; k < 3; ++k) {
-      const hd_real v = a->sorted[k * a->n + j];
-      b[k] = v < b[k] ? v : b[k], b[3 + k] = v > b[3 + k] ? v : b[3 + k];
-    }
-}
-HD_DEFINE_FOR_1D(hd_nbody_boxes, hd_nbody_box_pt, hd_nbody_box_args)
-
 /* ---- the build's sort and scan, per backend ------------------------------- */
 
 typedef struct hd_nbody_tree {
@@ -421,14 +385,13 @@ typedef struct hd_nbody_tree {
   hd_idx n;
   const hd_real *x, *y, *z, *m;
   double theta;
-  int leaf, group;
+  int leaf;
   /* called after each phase of a build when set (timing: it may synchronise) */
   void (*mark)(void *user, int phase);
   void *user;
   /* output on the backend, owned by the tree (hd_nbody_tree_free) */
   hd_nbody_cell *cell;
   hd_real *sorted; /* x, y, z, m in the sorted order: 4 n */
-  hd_real *box;    /* the groups' boxes */
   hd_idx *order;   /* sorted position -> body */
   hd_idx ncell;
   double lo[3], size;
@@ -445,10 +408,10 @@ typedef struct hd_nbody_tree {
 enum { HD_NBODY_TREE_KEYS, HD_NBODY_TREE_SORT, HD_NBODY_TREE_CELLS, HD_NBODY_TREE_MOMENTS, HD_NBODY_TREE_PHASES };
 
 HD_HOST_FN void hd_nbody_tree_free(hd_ctx *ctx, hd_nbody_tree *t) {
-  hd_dev_free(ctx, t->cell), hd_dev_free(ctx, t->sorted), hd_dev_free(ctx, t->box), hd_dev_free(ctx, t->order);
+  hd_dev_free(ctx, t->cell), hd_dev_free(ctx, t->sorted), hd_dev_free(ctx, t->order);
   hd_dev_free(ctx, t->key), hd_dev_free(ctx, t->key2), hd_dev_free(ctx, t->idx2), hd_dev_free(ctx, t->start);
   hd_dev_free(ctx, t->level), hd_dev_free(ctx, t->mom), hd_dev_free(ctx, t->temp);
-  t->cell = NULL, t->sorted = t->box = NULL, t->order = t->idx2 = t->start = NULL, t->key = t->key2 = NULL;
+  t->cell = NULL, t->sorted = NULL, t->order = t->idx2 = t->start = NULL, t->key = t->key2 = NULL;
   t->level = NULL, t->mom = NULL, t->temp = NULL, t->temp_bytes = 0, t->cap = t->alloc_n = 0;
 }
 
@@ -543,17 +506,17 @@ HD_HOST_FN hd_status hd_nbody_tree_scan(hd_ctx *ctx, hd_nbody_tree *t) {
 
 /* Room for n bodies and `cells` cells. */
 HD_HOST_FN hd_status hd_nbody_tree_room(hd_ctx *ctx, hd_nbody_tree *t, hd_idx cells) {
-  const hd_idx n = t->n, groups = (n + t->group - 1) / t->group;
+  const hd_idx n = t->n;
   hd_status s = HD_OK;
   if (t->alloc_n != n) {
     hd_nbody_tree_free(ctx, t);
     if ((s = hd_dev_alloc(ctx, (void **)&t->key, (size_t)n * sizeof *t->key)) != HD_OK ||
         (s = hd_dev_alloc(ctx, (void **)&t->key2, (size_t)n * sizeof *t->key2)) != HD_OK ||
-        (s = hd_dev_alloc(ctx, (void **)&t->order, (size_t)n * sizeof *t->order)) != HD_OK ||
+        /* order and idx2 trade places in the sort, idx2 and start in the scan */
+        (s = hd_dev_alloc(ctx, (void **)&t->order, (size_t)(n + 1) * sizeof *t->order)) != HD_OK ||
         (s = hd_dev_alloc(ctx, (void **)&t->idx2, (size_t)(n + 1) * sizeof *t->idx2)) != HD_OK ||
         (s = hd_dev_alloc(ctx, (void **)&t->start, (size_t)(n + 1) * sizeof *t->start)) != HD_OK ||
-        (s = hd_dev_alloc(ctx, (void **)&t->sorted, (size_t)(4 * n) * sizeof *t->sorted)) != HD_OK ||
-        (s = hd_dev_alloc(ctx, (void **)&t->box, (size_t)(6 * groups) * sizeof *t->box)) != HD_OK)
+        (s = hd_dev_alloc(ctx, (void **)&t->sorted, (size_t)(4 * n) * sizeof *t->sorted)) != HD_OK)
       return s;
     t->alloc_n = n;
   }
@@ -576,17 +539,15 @@ HD_HOST_FN hd_status hd_nbody_tree_room(hd_ctx *ctx, hd_nbody_tree *t, hd_idx ce
     if (hd_s_ != HD_OK) return hd_s_;                                              \
   } while (0)
 
-/* The tree of t->n bodies at x, y, z, m (backend arrays), on the backend.
- * The group size may not change between builds of one tree. */
+/* The tree of t->n bodies at x, y, z, m (backend arrays), on the backend. */
 HD_HOST_FN hd_status hd_nbody_tree_build(hd_ctx *ctx, hd_nbody_tree *t) {
   hd_nbody_key_args k;
   hd_nbody_cells_args c;
-  hd_nbody_box_args b;
   hd_nbody_bounds bounds;
   hd_idx total;
   int a, level;
   if (t->n <= 0 || t->n > HD_NBODY_TREE_MAX) return hd_fail(ctx, HD_ERR_ARG, "nbody tree: 1 to %d bodies, not %lld", HD_NBODY_TREE_MAX, (long long)t->n);
-  if (t->leaf < 1 || t->group < 1) return hd_fail(ctx, HD_ERR_ARG, "nbody tree: leaf and group sizes start at 1");
+  if (t->leaf < 1) return hd_fail(ctx, HD_ERR_ARG, "nbody tree: the leaf size starts at 1");
   HD_NBODY_TREE_TRY(hd_nbody_tree_room(ctx, t, 0));
   k.x = t->x, k.y = t->y, k.z = t->z, k.key = t->key, k.idx = t->order;
   HD_NBODY_TREE_TRY(hd_nbody_bounds_of(ctx, &k, 0, t->n, &bounds));
@@ -619,8 +580,6 @@ HD_HOST_FN hd_status hd_nbody_tree_build(hd_ctx *ctx, hd_nbody_tree *t) {
     c.pass = level < 0 ? -1 : HD_NBODY_TREE_BITS - 1 - level;
     HD_NBODY_TREE_TRY(hd_nbody_moments(ctx, &c, 0, total));
   }
-  b.sorted = t->sorted, b.box = t->box, b.n = t->n, b.group = t->group;
-  HD_NBODY_TREE_TRY(hd_nbody_boxes(ctx, &b, 0, (t->n + t->group - 1) / t->group));
   if (t->mark) t->mark(t->user, HD_NBODY_TREE_MOMENTS);
   return HD_OK;
 }
