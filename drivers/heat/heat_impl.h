@@ -7,6 +7,7 @@
 
 #include <hd/heat.h>
 #include <hd/heat_balance.h>
+#include <hd/heat_blocked.h>
 #include <hd/memory.h>
 
 #include "media.h"
@@ -19,6 +20,7 @@ typedef struct heat_state {
   hd_stats *rows; /* per-row statistics (backend memory) */
   hd_idx origin[3], cells[3];
   int tuned;
+  int time_block; /* steps a sweep where allowed (hd/heat_blocked.h) */
   int block[3]; /* launch shape of the step kernels only */
   hd_heat_media_args media; /* materials (media.md.m set): the media step */
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
@@ -218,6 +220,7 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
   st->tuned = 0;
 #endif
   memcpy(st->block, p->block, sizeof st->block);
+  st->time_block = p->time_block;
   for (d = 0; d < 3; ++d) st->origin[d] = p->origin[d], st->cells[d] = p->cells[d] ? p->cells[d] : p->n[d];
   /* A whole 3-D grid gets rows aligned for 16-byte access (the CUDA vector
      kernel, hd_heat_vec_ok): rows padded to 128 bytes, and the fields start
@@ -308,6 +311,14 @@ static hd_status h_flow(hd_ctx *ctx, heat_state *st, const int block[3]) {
   return s;
 }
 
+/* Time blocks: the tuned uniform step, no heat accounting, no halo faces. */
+static int h_blockable(const heat_state *st) {
+  int f;
+  for (f = 0; f < HD_NFACES; ++f)
+    if (st->a.bc[f].kind == HD_HEAT_HALO) return 0;
+  return st->tuned && !st->map && !st->balance;
+}
+
 static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   heat_state *st = (heat_state *)state;
   hd_status s = HD_OK;
@@ -317,6 +328,14 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   memcpy(ctx->block, st->block, sizeof saved);
   for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
+    if (st->time_block > 1 && steps - n > 1 && h_blockable(st)) {
+      const int m = steps - n < st->time_block ? (int)(steps - n) : st->time_block;
+      int in_next;
+      if ((s = hd_heat_step_blocked(ctx, &st->a, m, &in_next)) != HD_OK) break;
+      if (in_next) st->a.t_next = (hd_real *)st->a.t, st->a.t = t;
+      n += m - 1;
+      continue;
+    }
     if (st->balance && (s = h_flow(ctx, st, saved)) != HD_OK) break;
     if (st->map) {
       st->media.a = st->a;

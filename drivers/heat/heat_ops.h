@@ -43,6 +43,8 @@ typedef struct heat_problem {
   int balance;  /* count the heat through the faces (heat_ops.balance) */
   int variant;  /* HD_VARIANT_* */
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
+  int time_block; /* steps a sweep (hd/heat_blocked.h) where the step allows: uniform medium, no balance, no
+                     halo faces; 0 or 1: one */
 } heat_problem;
 
 /* The halo exchange of a shared grid, called after each step with the new

@@ -24,6 +24,15 @@
 #include "sys.h"
 
 #define PROG "hd-heat"
+#define HEAT_MAX_TIME_BLOCK 64
+#define HEAT_AUTO_DOC "4 on the CPU backends for fields past 16 MB, else 1"
+
+/* --time-block=auto: where blocking pays, measured (doc/performance.md):
+ * on the CPU once the two fields outgrow the caches; CUDA steps singly. */
+static int heat_auto_time_block(int backend, const heat_problem *p, size_t real_size) {
+  const double bytes = 2.0 * (double)real_size * (double)p->n[0] * (double)p->n[1] * (double)p->n[2];
+  return backend != HD_B_CUDA && bytes > 16e6 ? 4 : 1;
+}
 
 typedef struct heat_cli {
   hd_drv_common com;
@@ -36,6 +45,7 @@ typedef struct heat_cli {
   cli_list materials, regions, probes;
   int balance;
   char init_field[4200], map_field[4200], source_field[4200];
+  char time_block[16];
 } heat_cli;
 
 static const char *const face_names[6] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
@@ -175,6 +185,17 @@ static int build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
   }
   p->variant = c->com.variant;
   p->balance = c->balance;
+  if (!c->time_block[0] || !strcmp(c->time_block, "auto")) {
+    p->time_block = -1; /* the backend's choice (heat_auto_time_block) */
+  } else {
+    char *end;
+    const long t = strtol(c->time_block, &end, 10);
+    if (end == c->time_block || *end || t < 1 || t > HEAT_MAX_TIME_BLOCK) {
+      snprintf(err, n, "--time-block: '%s' is not auto or a step count from 1 to %d", c->time_block, HEAT_MAX_TIME_BLOCK);
+      return -1;
+    }
+    p->time_block = (int)t;
+  }
   return 0;
 }
 
@@ -462,7 +483,8 @@ static int run(int argc, char **argv) {
       {"balance", CLI_FLAG, &c.balance, "yes|no", "record the heat content, the sources' heat and the heat in through each face in PREFIX_balance.csv (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"max-growth", CLI_REAL, &c.max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
-      {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched)", 1, 1024, 3, &c.nblock, 0, 0, 0},
+      {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness", 1, 1024, 3, &c.nblock, 0, 0, 0},
+      {"time-block", CLI_STRING, c.time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, one rank, no --balance; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c.time_block, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
@@ -526,6 +548,7 @@ static int run(int argc, char **argv) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
     return 2;
   }
+  if (p.time_block < 0) pl.time_block = p.time_block = heat_auto_time_block(core->id, &pl, ops->real_size);
   if (c.com.variant == HD_VARIANT_TUNED && !ops->has_tuned) {
     fprintf(stderr, PROG ": error: --variant=tuned: backend %s has no tuned heat kernel\n", core->name);
     return 2;
