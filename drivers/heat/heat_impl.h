@@ -328,7 +328,7 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   memcpy(ctx->block, st->block, sizeof saved);
   for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
-    if (st->time_block > 1 && steps - n > 1 && h_blockable(st)) {
+    if (st->time_block > 1 && h_blockable(st)) {
       const int m = steps - n < st->time_block ? (int)(steps - n) : st->time_block;
       int in_next;
       if ((s = hd_heat_step_blocked(ctx, &st->a, m, &in_next)) != HD_OK) break;

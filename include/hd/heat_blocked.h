@@ -19,9 +19,11 @@
  * Faces shared with a neighbouring block (HD_HEAT_HALO) need a halo
  * exchange between steps: HD_ERR_UNSUPPORTED (step singly).
  *
- * CUDA: up to HD_HEAT_TB_MAX steps a launch, the tile streamed along the
- * last axis with one level of registers and shared memory a step
- * (hd_heat_tb_kernel); a source array steps singly. */
+ * CUDA: up to HD_HEAT_TB_MAX steps a launch, tiles streamed along the last
+ * axis in segments, one level of registers and shared memory a step
+ * (hd_heat_tb_kernel); ctx->block is its block shape and segment length
+ * (the single steps of a source array or of the last step keep their
+ * defaults). */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
 
@@ -59,7 +61,7 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
  * neighbour it lacks, as the single step would have stored it.  The update
  * is hd_heat_update_2d/3d with the single step's arguments in its order. */
 template <int T, int D>
-static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a) {
+static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
   extern __shared__ unsigned char hd_heat_tb_smem[];
   hd_real *sh = (hd_real *)hd_heat_tb_smem; /* [T][2][BY][BX] */
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, bx = (int)blockDim.x, by = (int)blockDim.y;
@@ -69,6 +71,10 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   const hd_idx i = (hd_idx)blockIdx.x * (bx - 2 * T) + tx - T + 1;
   const hd_idx j = D == 3 ? (hd_idx)blockIdx.y * (by - 2 * T) + ty - T + 1 : 0;
   const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i, jc = D == 3 ? (j < 0 ? 0 : j > ny + 1 ? ny + 1 : j) : 0;
+  /* this block's planes [z0, z1), and the planes before and after them its
+     levels need: level 0 loads from zs on */
+  const hd_idx z0 = 1 + (hd_idx)blockIdx.z * segment, z1 = z0 + segment < ns + 1 ? z0 + segment : ns + 1;
+  const hd_idx zs = z0 - T > 0 ? z0 - T : 0;
   const int inside = i >= 1 && i <= nx && (D == 2 || (j >= 1 && j <= ny));
   const int store = inside && tx >= T && tx < bx - T && (D == 2 || (ty >= T && ty < by - T));
   const int xlo = inside && i == 1, xhi = inside && i == nx;
@@ -78,20 +84,25 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   const hd_real *src = a.t + ic + jc * sy;
   hd_real *dst = a.t_next + ic + jc * sy;
   hd_real w[T][3]; /* level l's planes q - 2, q - 1, q, q its latest */
+  hd_real ahead = src[zs * ss]; /* level 0's next plane, loaded an iteration early */
   hd_idx z;
   int l, u;
 #pragma unroll
-  for (l = 0; l < T; ++l)
+  for (l = 0; l < T; ++l) {
 #pragma unroll
     for (u = 0; u < 3; ++u) w[l][u] = HD_R(0);
-  for (z = 0; z <= ns + T; ++z) {
+    sh[(2 * l) * plane + me] = sh[(2 * l + 1) * plane + me] = HD_R(0);
+  }
+  __syncthreads();
+  for (z = zs; z < z1 + T; ++z) {
 #pragma unroll
     for (l = 0; l <= T; ++l) {
       const hd_idx p = z - l; /* the plane level l works on */
       hd_real v;
-      if (p < 0 || p > ns + 1 || (l == T && (p < 1 || p > ns))) continue;
+      if (p < zs || p > ns + 1 || (l == T && p < z0)) continue;
       if (l == 0) {
-        v = src[p * ss];
+        v = ahead;
+        if (p < ns + 1) ahead = src[(p + 1) * ss];
       } else if (p < 1 || p > ns) {
         v = HD_R(0); /* a ghost plane above level 0: never read */
       } else {
@@ -129,18 +140,20 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
       } else {
         const int k = l < T ? l : 0; /* l < T here */
         w[k][0] = w[k][1], w[k][1] = w[k][2], w[k][2] = v;
-        sh[(l * 2 + (int)(p & 1)) * plane + me] = v;
+        sh[(k * 2 + (int)(p & 1)) * plane + me] = v;
       }
     }
     __syncthreads();
   }
 }
 
-/* Threads of a block: 2-D 256 x 1, 3-D 32 x 32, or ctx->block[0..1]. */
+/* Threads of a block and planes a block: 2-D 256 x 1 and 256 rows, 3-D
+ * 32 x 32 and 64 planes, or ctx->block. */
 template <int T, int D>
 HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (D == 3 ? 32u : 256u);
   const unsigned by = D == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 32u) : 1u;
+  const int segment = ctx->block[2] > 0 ? ctx->block[2] : (D == 3 ? 64 : 256);
   const size_t smem = (size_t)T * 2 * bx * by * sizeof(hd_real);
   dim3 block(bx, by, 1), grid;
   if (bx <= 2 * T || (D == 3 && by <= 2 * T) || bx * by > 1024)
@@ -148,11 +161,13 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
                    2 * T, bx, by);
   grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
   grid.y = D == 3 ? hd_grid_extent(a->g.n[1], by - 2 * T, 65535) : 1;
-  grid.z = 1;
+  grid.z = hd_grid_extent(a->g.n[D - 1], (unsigned)segment, 65535);
+  if ((hd_idx)grid.z * segment < a->g.n[D - 1] || (D == 3 && (hd_idx)grid.y * (by - 2 * T) < a->g.n[1]))
+    return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
   if (smem > 48 * 1024)
     HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)smem));
-  hd_heat_tb_kernel<T, D><<<grid, block, smem, hd_stream(ctx)>>>(*a);
+  hd_heat_tb_kernel<T, D><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
@@ -180,8 +195,16 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   while (steps > 0) {
     const int t = b.q || b.g.dim == 1 ? 1 : steps < HD_HEAT_TB_MAX ? steps : HD_HEAT_TB_MAX;
     hd_real *swap = b.t_next;
-    const hd_status st = t == 1 ? hd_heat_step_tuned(ctx, &b)
-                                : b.g.dim == 3 ? hd_heat_tb_dispatch<3>(ctx, &b, t) : hd_heat_tb_dispatch<2>(ctx, &b, t);
+    hd_status st;
+    if (t == 1) { /* the single step's own launch shape */
+      int shape[3];
+      memcpy(shape, ctx->block, sizeof shape);
+      memset(ctx->block, 0, sizeof shape);
+      st = hd_heat_step_tuned(ctx, &b);
+      memcpy(ctx->block, shape, sizeof shape);
+    } else {
+      st = b.g.dim == 3 ? hd_heat_tb_dispatch<3>(ctx, &b, t) : hd_heat_tb_dispatch<2>(ctx, &b, t);
+    }
     if (st != HD_OK) return st;
     b.t_next = (hd_real *)b.t, b.t = swap;
     *in_next ^= 1, steps -= t;
