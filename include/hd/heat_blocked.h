@@ -44,8 +44,12 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 
 #if defined(HD_BACKEND_CUDA)
 
-/* Steps one launch takes (its levels live in registers and shared memory). */
+/* Steps one launch takes (its levels live in registers and shared memory),
+ * and planes level 0 loads ahead (to cover the memory's latency). */
 #define HD_HEAT_TB_MAX 8
+#ifndef HD_HEAT_TB_AHEAD
+#define HD_HEAT_TB_AHEAD 4
+#endif
 
 /* One launch, T steps from a->t into a->t_next.  A block of BX x BY
  * threads (2-D: BX x 1) holds a tile of columns, T cells of halo on each
@@ -73,8 +77,8 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i, jc = D == 3 ? (j < 0 ? 0 : j > ny + 1 ? ny + 1 : j) : 0;
   /* this block's planes [z0, z1), and the planes before and after them its
      levels need: level 0 loads from zs on */
-  const hd_idx z0 = 1 + (hd_idx)blockIdx.z * segment, z1 = z0 + segment < ns + 1 ? z0 + segment : ns + 1;
-  const hd_idx zs = z0 - T > 0 ? z0 - T : 0;
+  const int z0 = 1 + (int)blockIdx.z * segment, z1 = z0 + segment < (int)ns + 1 ? z0 + segment : (int)ns + 1;
+  const int zs = z0 - T > 0 ? z0 - T : 0, top = (int)ns + 1;
   const int inside = i >= 1 && i <= nx && (D == 2 || (j >= 1 && j <= ny));
   const int store = inside && tx >= T && tx < bx - T && (D == 2 || (ty >= T && ty < by - T));
   const int xlo = inside && i == 1, xhi = inside && i == nx;
@@ -84,9 +88,10 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   const hd_real *src = a.t + ic + jc * sy;
   hd_real *dst = a.t_next + ic + jc * sy;
   hd_real w[T][3]; /* level l's planes q - 2, q - 1, q, q its latest */
-  hd_real ahead = src[zs * ss]; /* level 0's next plane, loaded an iteration early */
-  hd_idx z;
-  int l, u;
+  hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next planes: loads in flight across iterations */
+  int z, l, u;
+#pragma unroll
+  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = zs + u <= top ? src[(hd_idx)(zs + u) * ss] : HD_R(0);
 #pragma unroll
   for (l = 0; l < T; ++l) {
 #pragma unroll
@@ -97,13 +102,15 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   for (z = zs; z < z1 + T; ++z) {
 #pragma unroll
     for (l = 0; l <= T; ++l) {
-      const hd_idx p = z - l; /* the plane level l works on */
+      const int p = z - l; /* the plane level l works on */
       hd_real v;
-      if (p < zs || p > ns + 1 || (l == T && p < z0)) continue;
+      if (p < zs || p > top || (l == T && p < z0)) continue;
       if (l == 0) {
-        v = ahead;
-        if (p < ns + 1) ahead = src[(p + 1) * ss];
-      } else if (p < 1 || p > ns) {
+        v = ahead[0];
+#pragma unroll
+        for (u = 0; u + 1 < HD_HEAT_TB_AHEAD; ++u) ahead[u] = ahead[u + 1];
+        if (p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * ss];
+      } else if (p < 1 || p >= top) {
         v = HD_R(0); /* a ghost plane above level 0: never read */
       } else {
         const hd_real *in = sh + ((l - 1) * 2 + (int)(p & 1)) * plane;
@@ -113,7 +120,7 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
           if (xlo) xm = hd_heat_ghost(&a.bc[HD_XLO], c);
           if (xhi) xp = hd_heat_ghost(&a.bc[HD_XHI], c);
           if (p == 1) zm = hd_heat_ghost(&a.bc[2 * D - 2], c);
-          if (p == ns) zp = hd_heat_ghost(&a.bc[2 * D - 1], c);
+          if (p == top - 1) zp = hd_heat_ghost(&a.bc[2 * D - 1], c);
         }
         if (D == 3) {
           hd_real ym = in[s_], yp = in[n_];
@@ -128,14 +135,14 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
       }
       if (l == T) {
         if (store) {
-          hd_real *o = dst + p * ss;
+          hd_real *o = dst + (hd_idx)p * ss;
           *o = v;
           if (xlo) hd_heat_set_ghost(&a.bc[HD_XLO], o - 1, v);
           if (xhi) hd_heat_set_ghost(&a.bc[HD_XHI], o + 1, v);
           if (ylo) hd_heat_set_ghost(&a.bc[HD_YLO], o - sy, v);
           if (yhi) hd_heat_set_ghost(&a.bc[HD_YHI], o + sy, v);
           if (p == 1) hd_heat_set_ghost(&a.bc[2 * D - 2], o - ss, v);
-          if (p == ns) hd_heat_set_ghost(&a.bc[2 * D - 1], o + ss, v);
+          if (p == top - 1) hd_heat_set_ghost(&a.bc[2 * D - 1], o + ss, v);
         }
       } else {
         const int k = l < T ? l : 0; /* l < T here */
