@@ -85,6 +85,8 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
   const int ylo = D == 3 && inside && j == 1, yhi = D == 3 && inside && j == ny;
   const int me = tx + bx * ty, w_ = tx > 0 ? me - 1 : me, e_ = tx < bx - 1 ? me + 1 : me;
   const int s_ = D == 3 && ty > 0 ? me - bx : me, n_ = D == 3 && ty < by - 1 ? me + bx : me;
+  /* warps holding a face cell take the face branches (a warp-uniform test) */
+  const int edge = __any_sync(0xffffffffu, xlo || xhi || ylo || yhi);
   const hd_real *src = a.t + ic + jc * sy;
   hd_real *dst = a.t_next + ic + jc * sy;
   hd_real w[T][3]; /* level l's planes q - 2, q - 1, q, q its latest */
@@ -116,18 +118,16 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
         const hd_real *in = sh + ((l - 1) * 2 + (int)(p & 1)) * plane;
         const hd_real c = w[l - 1][1];
         hd_real xm = in[w_], xp = in[e_], zm = w[l - 1][0], zp = w[l - 1][2];
-        if (l > 1) { /* level l - 1's ghosts: the face conditions of this cell */
+        hd_real ym = D == 3 ? in[s_] : HD_R(0), yp = D == 3 ? in[n_] : HD_R(0);
+        if (l > 1 && (edge || p == 1 || p == top - 1)) { /* level l - 1's ghosts: the face conditions of this cell */
           if (xlo) xm = hd_heat_ghost(&a.bc[HD_XLO], c);
           if (xhi) xp = hd_heat_ghost(&a.bc[HD_XHI], c);
+          if (ylo) ym = hd_heat_ghost(&a.bc[HD_YLO], c);
+          if (yhi) yp = hd_heat_ghost(&a.bc[HD_YHI], c);
           if (p == 1) zm = hd_heat_ghost(&a.bc[2 * D - 2], c);
           if (p == top - 1) zp = hd_heat_ghost(&a.bc[2 * D - 1], c);
         }
         if (D == 3) {
-          hd_real ym = in[s_], yp = in[n_];
-          if (l > 1) {
-            if (ylo) ym = hd_heat_ghost(&a.bc[HD_YLO], c);
-            if (yhi) yp = hd_heat_ghost(&a.bc[HD_YHI], c);
-          }
           v = hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a.c, a.dtq);
         } else {
           v = hd_heat_update_2d(c, xm, xp, zm, zp, a.c, a.dtq);
@@ -137,12 +137,14 @@ static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_he
         if (store) {
           hd_real *o = dst + (hd_idx)p * ss;
           *o = v;
-          if (xlo) hd_heat_set_ghost(&a.bc[HD_XLO], o - 1, v);
-          if (xhi) hd_heat_set_ghost(&a.bc[HD_XHI], o + 1, v);
-          if (ylo) hd_heat_set_ghost(&a.bc[HD_YLO], o - sy, v);
-          if (yhi) hd_heat_set_ghost(&a.bc[HD_YHI], o + sy, v);
-          if (p == 1) hd_heat_set_ghost(&a.bc[2 * D - 2], o - ss, v);
-          if (p == top - 1) hd_heat_set_ghost(&a.bc[2 * D - 1], o + ss, v);
+          if (edge || p == 1 || p == top - 1) {
+            if (xlo) hd_heat_set_ghost(&a.bc[HD_XLO], o - 1, v);
+            if (xhi) hd_heat_set_ghost(&a.bc[HD_XHI], o + 1, v);
+            if (ylo) hd_heat_set_ghost(&a.bc[HD_YLO], o - sy, v);
+            if (yhi) hd_heat_set_ghost(&a.bc[HD_YHI], o + sy, v);
+            if (p == 1) hd_heat_set_ghost(&a.bc[2 * D - 2], o - ss, v);
+            if (p == top - 1) hd_heat_set_ghost(&a.bc[2 * D - 1], o + ss, v);
+          }
         }
       } else {
         const int k = l < T ? l : 0; /* l < T here */
