@@ -47,6 +47,7 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 /* Steps one launch takes (its levels live in registers and shared memory),
  * and planes level 0 loads ahead (to cover the memory's latency). */
 #define HD_HEAT_TB_MAX 8
+#define HD_HEAT_TB_THREADS 512 /* the most threads a block (up to 128 registers a thread) */
 #ifndef HD_HEAT_TB_AHEAD
 #define HD_HEAT_TB_AHEAD 4
 #endif
@@ -64,110 +65,153 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
  * either: a face cell takes hd_heat_ghost of its own value in place of the
  * neighbour it lacks, as the single step would have stored it.  The update
  * is hd_heat_update_2d/3d with the single step's arguments in its order. */
+/* What a thread of the blocked kernel knows about its column. */
+typedef struct hd_heat_tb_col {
+  const hd_real *src;
+  hd_real *dst;
+  hd_real *sh;   /* this thread's cell of level 0's first plane buffer */
+  hd_idx sy, ss; /* strides: y, the streamed axis */
+  int plane;     /* cells a shared plane */
+  int w, e, s, n; /* neighbours' offsets in a shared plane (0 at the tile's edge) */
+  int z0, zs, top, store, xlo, xhi, ylo, yhi, edge;
+} hd_heat_tb_col;
+
+/* Iteration z: level 0 takes plane z, level l updates plane z - l.  CHECK:
+ * test each level's plane against the block's and the grid's ends (the
+ * first and last iterations; the others need no test); PAR = z & 1, which
+ * fixes each level's shared buffer. */
+template <int T, int D, int CHECK, int PAR>
+static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
+                                                       hd_real (*w)[3], hd_real *ahead) {
+  const int top = q->top;
+  int l, u;
+#pragma unroll
+  for (l = 0; l <= T; ++l) {
+    const int p = z - l, par = (PAR ^ l) & 1;
+    hd_real v;
+    if (CHECK && (p < q->zs || p > top || (l == T && p < q->z0))) continue;
+    if (l == 0) {
+      v = ahead[0];
+#pragma unroll
+      for (u = 0; u + 1 < HD_HEAT_TB_AHEAD; ++u) ahead[u] = ahead[u + 1];
+      if (!CHECK || p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = q->src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * q->ss];
+    } else if (CHECK && (p < 1 || p >= top)) {
+      v = HD_R(0); /* a ghost plane above level 0: never read */
+    } else {
+      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->plane;
+      const hd_real c = w[l - 1][1];
+      hd_real xm = in[q->w], xp = in[q->e], zm = w[l - 1][0], zp = w[l - 1][2];
+      hd_real ym = D == 3 ? in[q->s] : HD_R(0), yp = D == 3 ? in[q->n] : HD_R(0);
+      if (l > 1 && (q->edge || (CHECK && (p == 1 || p == top - 1)))) { /* level l - 1's ghosts: this cell's faces */
+        if (q->xlo) xm = hd_heat_ghost(&a->bc[HD_XLO], c);
+        if (q->xhi) xp = hd_heat_ghost(&a->bc[HD_XHI], c);
+        if (q->ylo) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
+        if (q->yhi) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
+        if (p == 1) zm = hd_heat_ghost(&a->bc[2 * D - 2], c);
+        if (p == top - 1) zp = hd_heat_ghost(&a->bc[2 * D - 1], c);
+      }
+      v = D == 3 ? hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a->c, a->dtq)
+                 : hd_heat_update_2d(c, xm, xp, zm, zp, a->c, a->dtq);
+    }
+    if (l == T) {
+      if (q->store) {
+        hd_real *o = q->dst + (hd_idx)p * q->ss;
+        *o = v;
+        if (q->edge || (CHECK && (p == 1 || p == top - 1))) {
+          if (q->xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v);
+          if (q->xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v);
+          if (q->ylo) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v);
+          if (q->yhi) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v);
+          if (p == 1) hd_heat_set_ghost(&a->bc[2 * D - 2], o - q->ss, v);
+          if (p == top - 1) hd_heat_set_ghost(&a->bc[2 * D - 1], o + q->ss, v);
+        }
+      }
+    } else {
+      const int k = l < T ? l : 0; /* l < T here */
+      w[k][0] = w[k][1], w[k][1] = w[k][2], w[k][2] = v;
+      q->sh[(k * 2 + par) * q->plane] = v;
+    }
+  }
+  __syncthreads();
+}
+
+template <int T, int D, int CHECK>
+static __device__ __forceinline__ void hd_heat_tb_iter2(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
+                                                        hd_real (*w)[3], hd_real *ahead) {
+  if (z & 1) hd_heat_tb_iter<T, D, CHECK, 1>(a, q, z, w, ahead);
+  else hd_heat_tb_iter<T, D, CHECK, 0>(a, q, z, w, ahead);
+}
+
 template <int T, int D>
-static __global__ void __launch_bounds__(1024) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
+static __global__ void __launch_bounds__(HD_HEAT_TB_THREADS) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
   extern __shared__ unsigned char hd_heat_tb_smem[];
-  hd_real *sh = (hd_real *)hd_heat_tb_smem; /* [T][2][BY][BX] */
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, bx = (int)blockDim.x, by = (int)blockDim.y;
-  const int plane = bx * by;
   const hd_idx nx = a.g.n[0], ny = D == 3 ? a.g.n[1] : 1, ns = a.g.n[D - 1];
-  const hd_idx sy = a.g.stride[1], ss = a.g.stride[D - 1];
   const hd_idx i = (hd_idx)blockIdx.x * (bx - 2 * T) + tx - T + 1;
   const hd_idx j = D == 3 ? (hd_idx)blockIdx.y * (by - 2 * T) + ty - T + 1 : 0;
   const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i, jc = D == 3 ? (j < 0 ? 0 : j > ny + 1 ? ny + 1 : j) : 0;
-  /* this block's planes [z0, z1), and the planes before and after them its
-     levels need: level 0 loads from zs on */
-  const int z0 = 1 + (int)blockIdx.z * segment, z1 = z0 + segment < (int)ns + 1 ? z0 + segment : (int)ns + 1;
-  const int zs = z0 - T > 0 ? z0 - T : 0, top = (int)ns + 1;
   const int inside = i >= 1 && i <= nx && (D == 2 || (j >= 1 && j <= ny));
-  const int store = inside && tx >= T && tx < bx - T && (D == 2 || (ty >= T && ty < by - T));
-  const int xlo = inside && i == 1, xhi = inside && i == nx;
-  const int ylo = D == 3 && inside && j == 1, yhi = D == 3 && inside && j == ny;
-  const int me = tx + bx * ty, w_ = tx > 0 ? me - 1 : me, e_ = tx < bx - 1 ? me + 1 : me;
-  const int s_ = D == 3 && ty > 0 ? me - bx : me, n_ = D == 3 && ty < by - 1 ? me + bx : me;
-  /* warps holding a face cell take the face branches (a warp-uniform test) */
-  const int edge = __any_sync(0xffffffffu, xlo || xhi || ylo || yhi);
-  const hd_real *src = a.t + ic + jc * sy;
-  hd_real *dst = a.t_next + ic + jc * sy;
-  hd_real w[T][3]; /* level l's planes q - 2, q - 1, q, q its latest */
+  hd_heat_tb_col q;
+  hd_real w[T][3]; /* level l's planes r - 2, r - 1, r, r its latest */
   hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next planes: loads in flight across iterations */
-  int z, l, u;
+  int z, zq, zr, l, u;
+  q.sy = a.g.stride[1], q.ss = a.g.stride[D - 1];
+  q.src = a.t + ic + jc * q.sy, q.dst = a.t_next + ic + jc * q.sy;
+  q.plane = bx * by;
+  q.sh = (hd_real *)hd_heat_tb_smem + tx + bx * ty; /* [T][2][BY][BX] */
+  q.w = tx > 0 ? -1 : 0, q.e = tx < bx - 1 ? 1 : 0;
+  q.s = D == 3 && ty > 0 ? -bx : 0, q.n = D == 3 && ty < by - 1 ? bx : 0;
+  /* this block's planes [z0, z1), and the planes before them its levels
+     need: level 0 loads from zs on */
+  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)ns + 1;
+  q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
+  q.store = inside && tx >= T && tx < bx - T && (D == 2 || (ty >= T && ty < by - T));
+  q.xlo = inside && i == 1, q.xhi = inside && i == nx;
+  q.ylo = D == 3 && inside && j == 1, q.yhi = D == 3 && inside && j == ny;
+  /* warps holding a face cell take the face branches (a warp-uniform test) */
+  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi || q.ylo || q.yhi);
 #pragma unroll
-  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = zs + u <= top ? src[(hd_idx)(zs + u) * ss] : HD_R(0);
+  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = q.zs + u <= q.top ? q.src[(hd_idx)(q.zs + u) * q.ss] : HD_R(0);
 #pragma unroll
   for (l = 0; l < T; ++l) {
 #pragma unroll
     for (u = 0; u < 3; ++u) w[l][u] = HD_R(0);
-    sh[(2 * l) * plane + me] = sh[(2 * l + 1) * plane + me] = HD_R(0);
+    q.sh[(2 * l) * q.plane] = q.sh[(2 * l + 1) * q.plane] = HD_R(0);
   }
   __syncthreads();
-  for (z = zs; z < z1 + T; ++z) {
-#pragma unroll
-    for (l = 0; l <= T; ++l) {
-      const int p = z - l; /* the plane level l works on */
-      hd_real v;
-      if (p < zs || p > top || (l == T && p < z0)) continue;
-      if (l == 0) {
-        v = ahead[0];
-#pragma unroll
-        for (u = 0; u + 1 < HD_HEAT_TB_AHEAD; ++u) ahead[u] = ahead[u + 1];
-        if (p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * ss];
-      } else if (p < 1 || p >= top) {
-        v = HD_R(0); /* a ghost plane above level 0: never read */
+  {
+    const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
+    /* iterations [zq, zr) need no tests: every level's plane inside the
+       block's and the grid's, no z face among levels 1 .. T */
+    zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
+    zr = zend < q.top - 1 ? zend : q.top - 1;
+    if (zr < zq) zq = zr = zend;
+    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter2<T, D, 1>(&a, &q, z, w, ahead);
+    for (; z + 1 < zr; z += 2) {
+      if (z & 1) {
+        hd_heat_tb_iter<T, D, 0, 1>(&a, &q, z, w, ahead);
+        hd_heat_tb_iter<T, D, 0, 0>(&a, &q, z + 1, w, ahead);
       } else {
-        const hd_real *in = sh + ((l - 1) * 2 + (int)(p & 1)) * plane;
-        const hd_real c = w[l - 1][1];
-        hd_real xm = in[w_], xp = in[e_], zm = w[l - 1][0], zp = w[l - 1][2];
-        hd_real ym = D == 3 ? in[s_] : HD_R(0), yp = D == 3 ? in[n_] : HD_R(0);
-        if (l > 1 && (edge || p == 1 || p == top - 1)) { /* level l - 1's ghosts: the face conditions of this cell */
-          if (xlo) xm = hd_heat_ghost(&a.bc[HD_XLO], c);
-          if (xhi) xp = hd_heat_ghost(&a.bc[HD_XHI], c);
-          if (ylo) ym = hd_heat_ghost(&a.bc[HD_YLO], c);
-          if (yhi) yp = hd_heat_ghost(&a.bc[HD_YHI], c);
-          if (p == 1) zm = hd_heat_ghost(&a.bc[2 * D - 2], c);
-          if (p == top - 1) zp = hd_heat_ghost(&a.bc[2 * D - 1], c);
-        }
-        if (D == 3) {
-          v = hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a.c, a.dtq);
-        } else {
-          v = hd_heat_update_2d(c, xm, xp, zm, zp, a.c, a.dtq);
-        }
-      }
-      if (l == T) {
-        if (store) {
-          hd_real *o = dst + (hd_idx)p * ss;
-          *o = v;
-          if (edge || p == 1 || p == top - 1) {
-            if (xlo) hd_heat_set_ghost(&a.bc[HD_XLO], o - 1, v);
-            if (xhi) hd_heat_set_ghost(&a.bc[HD_XHI], o + 1, v);
-            if (ylo) hd_heat_set_ghost(&a.bc[HD_YLO], o - sy, v);
-            if (yhi) hd_heat_set_ghost(&a.bc[HD_YHI], o + sy, v);
-            if (p == 1) hd_heat_set_ghost(&a.bc[2 * D - 2], o - ss, v);
-            if (p == top - 1) hd_heat_set_ghost(&a.bc[2 * D - 1], o + ss, v);
-          }
-        }
-      } else {
-        const int k = l < T ? l : 0; /* l < T here */
-        w[k][0] = w[k][1], w[k][1] = w[k][2], w[k][2] = v;
-        sh[(k * 2 + (int)(p & 1)) * plane + me] = v;
+        hd_heat_tb_iter<T, D, 0, 0>(&a, &q, z, w, ahead);
+        hd_heat_tb_iter<T, D, 0, 1>(&a, &q, z + 1, w, ahead);
       }
     }
-    __syncthreads();
+    for (; z < zend; ++z) hd_heat_tb_iter2<T, D, 1>(&a, &q, z, w, ahead);
   }
 }
 
 /* Threads of a block and planes a block: 2-D 256 x 1 and 256 rows, 3-D
- * 32 x 32 and 64 planes, or ctx->block. */
+ * 32 x 16 and 64 planes, or ctx->block. */
 template <int T, int D>
 HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (D == 3 ? 32u : 256u);
-  const unsigned by = D == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 32u) : 1u;
+  const unsigned by = D == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u) : 1u;
   const int segment = ctx->block[2] > 0 ? ctx->block[2] : (D == 3 ? 64 : 256);
   const size_t smem = (size_t)T * 2 * bx * by * sizeof(hd_real);
   dim3 block(bx, by, 1), grid;
-  if (bx <= 2 * T || (D == 3 && by <= 2 * T) || bx * by > 1024)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need blocks wider than %d threads (%u x %u)", T,
-                   2 * T, bx, by);
+  if (bx <= 2 * T || (D == 3 && by <= 2 * T) || bx * by > HD_HEAT_TB_THREADS)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need blocks wider than %d threads and at most %d "
+                   "in all (%u x %u)", T, 2 * T, HD_HEAT_TB_THREADS, bx, by);
   grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
   grid.y = D == 3 ? hd_grid_extent(a->g.n[1], by - 2 * T, 65535) : 1;
   grid.z = hd_grid_extent(a->g.n[D - 1], (unsigned)segment, 65535);
