@@ -201,17 +201,30 @@ static __global__ void __launch_bounds__(HD_HEAT_TB_THREADS) hd_heat_tb_kernel(H
 }
 
 /* Threads of a block and planes a block: 2-D 256 x 1 and 256 rows, 3-D
- * 32 x 16 and 64 planes, or ctx->block. */
+ * 32 x 16 and 64 planes, or ctx->block; the most steps a launch, which
+ * leave 2 cells or more inside a tile's halos (0: a shape refused). */
+HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
+  unsigned m;
+  int t;
+  *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (dim == 3 ? 32u : 256u);
+  *by = dim == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u) : 1u;
+  *segment = ctx->block[2] > 0 ? ctx->block[2] : (dim == 3 ? 64 : 256);
+  m = dim == 3 && *by < *bx ? *by : *bx;
+  t = m >= 2 ? (int)(m - 2) / 2 : 0;
+  if (*bx * *by > HD_HEAT_TB_THREADS || (*bx * *by) % 32u) return 0;
+  return t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
+}
+
 template <int T, int D>
 HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
-  const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (D == 3 ? 32u : 256u);
-  const unsigned by = D == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u) : 1u;
-  const int segment = ctx->block[2] > 0 ? ctx->block[2] : (D == 3 ? 64 : 256);
+  unsigned bx, by;
+  int segment;
+  const int most = hd_heat_tb_shape(ctx, D, &bx, &by, &segment);
   const size_t smem = (size_t)T * 2 * bx * by * sizeof(hd_real);
   dim3 block(bx, by, 1), grid;
-  if (bx <= 2 * T || (D == 3 && by <= 2 * T) || bx * by > HD_HEAT_TB_THREADS)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need blocks wider than %d threads and at most %d "
-                   "in all (%u x %u)", T, 2 * T, HD_HEAT_TB_THREADS, bx, by);
+  if (T > most)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need whole warps, at most %d threads and tiles "
+                   "wider than %d cells (%u x %u)", T, HD_HEAT_TB_THREADS, 2 * T + 1, bx, by);
   grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
   grid.y = D == 3 ? hd_grid_extent(a->g.n[1], by - 2 * T, 65535) : 1;
   grid.z = hd_grid_extent(a->g.n[D - 1], (unsigned)segment, 65535);
@@ -245,8 +258,14 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   *in_next = 0;
   for (f = 0; f < HD_NFACES; ++f)
     if (a->bc[f].kind == HD_HEAT_HALO) return hd_fail(ctx, HD_ERR_UNSUPPORTED, "heat: time blocks take no halo faces");
+  unsigned bx, by;
+  int segment;
+  const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
+  if (most < 1)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks need whole warps, at most %d threads and tiles wider than 4 cells",
+                   HD_HEAT_TB_THREADS);
   while (steps > 0) {
-    const int t = b.q || b.g.dim == 1 ? 1 : steps < HD_HEAT_TB_MAX ? steps : HD_HEAT_TB_MAX;
+    const int t = steps < most ? steps : most;
     hd_real *swap = b.t_next;
     hd_status st;
     if (t == 1) { /* the single step's own launch shape */
