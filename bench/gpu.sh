@@ -89,6 +89,8 @@ log "benchmarks"
     sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,16 64,1,8 96,1,8"
     sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,4,16 64,2,8 128,1,8 32,2,8"
     echo "-- a material map (GB/s count 2 reals + 1 byte a cell): a sphere of k = 20 r = 0.3, and three slabs --"
+    echo "-- temporal blocking (issue 25): --time-block=T, bit-identical to single steps --"
+    for t in 2 4 8; do HEAT_ARGS="--time-block=$t" sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:100" "tuned"; done
     HEAT_ARGS="--material=20,1,1 --region=1,sphere,0.5,0.5,0.5,0.3" sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "generic tuned"
     HEAT_ARGS="--material=20,1,1 --material=0.2,2,1 --region=1,box,0,0.3,0,1,0,1 --region=2,box,0.6,1,0,1,0,1" \
       sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned"
@@ -177,7 +179,9 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
                 "--dim=3 --n=20,18,17 --variant=generic" "--dim=3 --n=20,18,17 --variant=tuned --precision=single" \
                 "--dim=3 --n=36,18,17 --variant=tuned" "--dim=3 --n=21,18,17 --variant=tuned" \
                 "--dim=3 --n=36,18,17 --variant=tuned --material=5,1,1 --region=1,sphere,0.5,0.5,0.5,0.3 --bc=convective:2:0 --balance --probe=0.5,0.5,0.5" \
-                "--dim=3 --n=36,18,17 --variant=tuned --precision=single --material=5,1,1 --region=1,box,0.2,0.7,0,1,0,1 --bc-xlo=flux:1"; do
+                "--dim=3 --n=36,18,17 --variant=tuned --precision=single --material=5,1,1 --region=1,box,0.2,0.7,0,1,0,1 --bc-xlo=flux:1" \
+                "--dim=3 --n=36,18,17 --time-block=5 --block=32,16,8 --bc-xlo=fixed:1 --bc-zhi=convective:2:0" \
+                "--dim=2 --n=70,50 --time-block=8 --block=32,1,16 --precision=single --bc-ylo=flux:1"; do
       echo "-- $tool: hd-heat $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \
         --output=/tmp/cs --progress=0 $args >/tmp/cs.out 2>&1

@@ -182,9 +182,10 @@ static __global__ void __launch_bounds__(HD_HEAT_TB_THREADS) hd_heat_tb_kernel(H
   {
     const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
     /* iterations [zq, zr) need no tests: every level's plane inside the
-       block's and the grid's, no z face among levels 1 .. T */
+       block's and the grid's, no z face among levels 1 .. T, level 0's
+       loads ahead inside the grid */
     zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
-    zr = zend < q.top - 1 ? zend : q.top - 1;
+    zr = zend < q.top - HD_HEAT_TB_AHEAD ? zend : q.top - HD_HEAT_TB_AHEAD; /* loads ahead inside the grid */
     if (zr < zq) zq = zr = zend;
     for (z = q.zs; z < zq; ++z) hd_heat_tb_iter2<T, D, 1>(&a, &q, z, w, ahead);
     for (; z + 1 < zr; z += 2) {
