@@ -47,7 +47,8 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 /* Steps one launch takes (its levels live in registers and shared memory),
  * and planes level 0 loads ahead (to cover the memory's latency). */
 #define HD_HEAT_TB_MAX 8
-#define HD_HEAT_TB_THREADS 512 /* the most threads a block (up to 128 registers a thread) */
+#define HD_HEAT_TB_THREADS 512 /* the most threads a block (3-D: up to 128 registers a thread; 2-D: 256 threads,
+                                  3 blocks a multiprocessor, up to 85) */
 #ifndef HD_HEAT_TB_AHEAD
 #define HD_HEAT_TB_AHEAD 4
 #endif
@@ -78,16 +79,15 @@ typedef struct hd_heat_tb_col {
 
 /* Iteration z: level 0 takes plane z, level l updates plane z - l.  CHECK:
  * test each level's plane against the block's and the grid's ends (the
- * first and last iterations; the others need no test); PAR = z & 1, which
- * fixes each level's shared buffer. */
-template <int T, int D, int CHECK, int PAR>
+ * first and last iterations; the others need no test). */
+template <int T, int D, int CHECK>
 static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
                                                        hd_real (*w)[3], hd_real *ahead) {
   const int top = q->top;
   int l, u;
 #pragma unroll
   for (l = 0; l <= T; ++l) {
-    const int p = z - l, par = (PAR ^ l) & 1;
+    const int p = z - l, par = p & 1;
     hd_real v;
     if (CHECK && (p < q->zs || p > top || (l == T && p < q->z0))) continue;
     if (l == 0) {
@@ -135,15 +135,8 @@ static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, co
   __syncthreads();
 }
 
-template <int T, int D, int CHECK>
-static __device__ __forceinline__ void hd_heat_tb_iter2(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
-                                                        hd_real (*w)[3], hd_real *ahead) {
-  if (z & 1) hd_heat_tb_iter<T, D, CHECK, 1>(a, q, z, w, ahead);
-  else hd_heat_tb_iter<T, D, CHECK, 0>(a, q, z, w, ahead);
-}
-
 template <int T, int D>
-static __global__ void __launch_bounds__(HD_HEAT_TB_THREADS) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
+static __global__ void __launch_bounds__(D == 3 ? HD_HEAT_TB_THREADS : 256, D == 3 ? 1 : 3) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
   extern __shared__ unsigned char hd_heat_tb_smem[];
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, bx = (int)blockDim.x, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = D == 3 ? a.g.n[1] : 1, ns = a.g.n[D - 1];
@@ -187,17 +180,9 @@ static __global__ void __launch_bounds__(HD_HEAT_TB_THREADS) hd_heat_tb_kernel(H
     zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
     zr = zend < q.top - HD_HEAT_TB_AHEAD ? zend : q.top - HD_HEAT_TB_AHEAD; /* loads ahead inside the grid */
     if (zr < zq) zq = zr = zend;
-    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter2<T, D, 1>(&a, &q, z, w, ahead);
-    for (; z + 1 < zr; z += 2) {
-      if (z & 1) {
-        hd_heat_tb_iter<T, D, 0, 1>(&a, &q, z, w, ahead);
-        hd_heat_tb_iter<T, D, 0, 0>(&a, &q, z + 1, w, ahead);
-      } else {
-        hd_heat_tb_iter<T, D, 0, 0>(&a, &q, z, w, ahead);
-        hd_heat_tb_iter<T, D, 0, 1>(&a, &q, z + 1, w, ahead);
-      }
-    }
-    for (; z < zend; ++z) hd_heat_tb_iter2<T, D, 1>(&a, &q, z, w, ahead);
+    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, D, 1>(&a, &q, z, w, ahead);
+    for (; z < zr; ++z) hd_heat_tb_iter<T, D, 0>(&a, &q, z, w, ahead);
+    for (; z < zend; ++z) hd_heat_tb_iter<T, D, 1>(&a, &q, z, w, ahead);
   }
 }
 
@@ -212,7 +197,7 @@ HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsign
   *segment = ctx->block[2] > 0 ? ctx->block[2] : (dim == 3 ? 64 : 256);
   m = dim == 3 && *by < *bx ? *by : *bx;
   t = m >= 2 ? (int)(m - 2) / 2 : 0;
-  if (*bx * *by > HD_HEAT_TB_THREADS || (*bx * *by) % 32u) return 0;
+  if (*bx * *by > (dim == 3 ? HD_HEAT_TB_THREADS : 256u) || (*bx * *by) % 32u) return 0;
   return t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
 }
 
@@ -225,7 +210,7 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   dim3 block(bx, by, 1), grid;
   if (T > most)
     return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need whole warps, at most %d threads and tiles "
-                   "wider than %d cells (%u x %u)", T, HD_HEAT_TB_THREADS, 2 * T + 1, bx, by);
+                   "wider than %d cells (%u x %u)", T, D == 3 ? HD_HEAT_TB_THREADS : 256, 2 * T + 1, bx, by);
   grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
   grid.y = D == 3 ? hd_grid_extent(a->g.n[1], by - 2 * T, 65535) : 1;
   grid.z = hd_grid_extent(a->g.n[D - 1], (unsigned)segment, 65535);
@@ -264,7 +249,7 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
   if (most < 1)
     return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks need whole warps, at most %d threads and tiles wider than 4 cells",
-                   HD_HEAT_TB_THREADS);
+                   b.g.dim == 3 ? HD_HEAT_TB_THREADS : 256);
   while (steps > 0) {
     const int t = steps < most ? steps : most;
     hd_real *swap = b.t_next;
