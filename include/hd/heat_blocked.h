@@ -186,15 +186,15 @@ static __global__ void __launch_bounds__(D == 3 ? HD_HEAT_TB_THREADS : 256, D ==
   }
 }
 
-/* Threads of a block and planes a block: 2-D 256 x 1 and 256 rows, 3-D
- * 32 x 16 and 64 planes, or ctx->block; the most steps a launch, which
+/* Threads of a block and planes a block: 2-D 128 x 1 and 128 rows, 3-D
+ * 32 x 16 and 64 planes (measured best on an H200), or ctx->block; the most steps a launch, which
  * leave 2 cells or more inside a tile's halos (0: a shape refused). */
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
   int t;
-  *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (dim == 3 ? 32u : 256u);
+  *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (dim == 3 ? 32u : 128u);
   *by = dim == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u) : 1u;
-  *segment = ctx->block[2] > 0 ? ctx->block[2] : (dim == 3 ? 64 : 256);
+  *segment = ctx->block[2] > 0 ? ctx->block[2] : (dim == 3 ? 64 : 128);
   m = dim == 3 && *by < *bx ? *by : *bx;
   t = m >= 2 ? (int)(m - 2) / 2 : 0;
   if (*bx * *by > (dim == 3 ? HD_HEAT_TB_THREADS : 256u) || (*bx * *by) % 32u) return 0;
