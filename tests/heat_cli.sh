@@ -18,6 +18,8 @@ bad 2 "typo.in:2: unknown key 'stpes' (did you mean 'steps'?)" --input=typo.in
 bad 2 "dup.in:3: duplicate key 'steps' (first set on line 1)" --input=dup.in
 bad 2 "sets nothing" --input=empty.in
 bad 2 "binary data" --input=junk.in
+bad 2 "--time-block: 'x' is not auto or a step count from 1 to 64" --time-block=x
+bad 2 "--time-block: '0' is not auto or a step count from 1 to 64" --time-block=0
 bad 2 "expected 'key = value'" --input=noeq.in
 bad 2 "cannot open input file 'missing.in'" --input=missing.in
 bad 2 "'abc' is not an integer" --steps=abc
@@ -205,6 +207,15 @@ run --input=media.in --output=file && run --n=32,24 --material=5,1,2 --material=
 result $([ "$(cat rc)" -eq 0 ] && cmp -s file.vti line.vti && cmp -s file_probes.csv line_probes.csv &&
   cmp -s file_balance.csv line_balance.csv && echo 0 || echo 1) \
   "materials, regions, a face table, probes and the balance from an input file run as on the command line"
+
+clean_dir
+run --dim=3 --n=20,17,13 --steps=23 --bc-xlo=fixed:1 --bc-zhi=convective:2:0 --source=0.5 --probe=0.3,0.4,0.5 \
+  --csv-every=10 --output=one --time-block=1
+run --dim=3 --n=20,17,13 --steps=23 --bc-xlo=fixed:1 --bc-zhi=convective:2:0 --source=0.5 --probe=0.3,0.4,0.5 \
+  --csv-every=10 --output=six --time-block=6
+result $([ "$(cat rc)" -eq 0 ] && cmp -s one.vti six.vti && cmp -s one_probes.csv six_probes.csv &&
+  [ "$(cut -d, -f1-3 one.csv)" = "$(cut -d, -f1-3 six.csv)" ] && echo 0 || echo 1) \
+  "--time-block=6: the field, probes and rows of single steps (blocks stop at each output step)"
 
 clean_dir
 run --bench --n=64 --steps=20

@@ -38,8 +38,8 @@
 HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
   const hd_grid *g = &a->g;
   const hd_idx unit = g->stride[g->dim == 3 ? 2 : 1] * (hd_idx)sizeof(hd_real);
-  const hd_idx slab = unit > 0 ? HD_HEAT_BLOCK_CACHE / (2 * (steps + 2) * unit) : 1;
-  return slab > 0 ? slab : 1;
+  const hd_idx slab = unit > 0 ? HD_HEAT_BLOCK_CACHE / (2 * (steps + 2) * unit) : 1, least = g->dim == 3 ? 1 : 64;
+  return slab > least ? slab : least; /* 2-D: rows enough to share among threads (measured) */
 }
 
 #if defined(HD_BACKEND_CUDA)
