@@ -47,6 +47,8 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 /* Steps one launch takes (its levels live in registers and shared memory),
  * and planes level 0 loads ahead (to cover the memory's latency). */
 #define HD_HEAT_TB_MAX 8
+#define HD_HEAT_TB3_R 4     /* 3-D: cells a thread along y */
+#define HD_HEAT_TB3_AHEAD 2 /* 3-D: planes loaded ahead */
 #define HD_HEAT_TB_THREADS 512 /* the most threads a block (3-D: up to 128 registers a thread; 2-D: 256 threads,
                                   3 blocks a multiprocessor, up to 85) */
 #ifndef HD_HEAT_TB_AHEAD
@@ -192,12 +194,18 @@ static __global__ void __launch_bounds__(D == 3 ? HD_HEAT_TB_THREADS : 256, D ==
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
   int t;
-  *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : (dim == 3 ? 32u : 128u);
-  *by = dim == 3 ? (ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u) : 1u;
-  *segment = ctx->block[2] > 0 ? ctx->block[2] : (dim == 3 ? 64 : 128);
-  m = dim == 3 && *by < *bx ? *by : *bx;
+  if (dim == 3) { /* hd_heat_tb3_kernel: 32 x BY threads, 32 x BY R cells */
+    *bx = 32u, *by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u;
+    *segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
+    m = *by * HD_HEAT_TB3_R < 32u ? *by * HD_HEAT_TB3_R : 32u;
+    if (*by > 8u || (ctx->block[0] > 0 && ctx->block[0] != 32)) return 0;
+  } else {
+    *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 128u, *by = 1u;
+    *segment = ctx->block[2] > 0 ? ctx->block[2] : 128;
+    m = *bx;
+    if (*bx > 256u || *bx % 32u) return 0;
+  }
   t = m >= 2 ? (int)(m - 2) / 2 : 0;
-  if (*bx * *by > (dim == 3 ? HD_HEAT_TB_THREADS : 256u) || (*bx * *by) % 32u) return 0;
   return t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
 }
 
@@ -223,8 +231,181 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
+/* 3-D: a warp a row of the tile along x, each thread R cells along y (a
+ * tile of 32 x BY R cells): x neighbours by shuffles, y neighbours from the
+ * thread's own cells but at its first and last, which come from the
+ * threads below and above through shared memory (those two rows a level,
+ * two buffers); the rest as hd_heat_tb_kernel. */
+
+typedef struct hd_heat_tb3_col {
+  const hd_real *src; /* the fields */
+  hd_real *dst;
+  hd_idx off[HD_HEAT_TB3_R]; /* this thread's cells in plane 0 (rows past the ghosts clamped) */
+  hd_real *sh; /* this thread's edge rows of level 0's first buffer: [T][2][BY][2][32] */
+  hd_idx sy, ss;
+  int level, below, above; /* shared strides: a level's buffers; the thread below's top row, above's bottom */
+  int z0, zs, top, xlo, xhi, edge;
+  unsigned inside, store, ylo, yhi; /* per cell r, bit r */
+} hd_heat_tb3_col;
+
+template <int T, int CHECK>
+static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args *a, const hd_heat_tb3_col *q, int z,
+                                                        hd_real (*w)[HD_HEAT_TB3_R][3],
+                                                        hd_real (*ahead)[HD_HEAT_TB3_R]) {
+  const int R = HD_HEAT_TB3_R, A = HD_HEAT_TB3_AHEAD, top = q->top;
+  int l, r, u;
+#pragma unroll
+  for (l = 0; l <= T; ++l) {
+    const int p = z - l, par = p & 1;
+    hd_real v[HD_HEAT_TB3_R];
+    if (CHECK && (p < q->zs || p > top || (l == T && p < q->z0))) continue;
+    if (l == 0) {
+#pragma unroll
+      for (r = 0; r < R; ++r) {
+        v[r] = ahead[0][r];
+#pragma unroll
+        for (u = 0; u + 1 < A; ++u) ahead[u][r] = ahead[u + 1][r];
+        if (!CHECK || p + A <= top) ahead[A - 1][r] = q->src[q->off[r] + (hd_idx)(p + A) * q->ss];
+      }
+    } else if (CHECK && (p < 1 || p >= top)) {
+#pragma unroll
+      for (r = 0; r < R; ++r) v[r] = HD_R(0); /* a ghost plane above level 0: never read */
+    } else {
+      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->level;
+      const hd_real low = in[q->below], high = in[q->above + 32]; /* y neighbours of the first and last cells */
+#pragma unroll
+      for (r = 0; r < R; ++r) {
+        const hd_real c = w[l - 1][r][1];
+        hd_real xm = __shfl_up_sync(0xffffffffu, c, 1), xp = __shfl_down_sync(0xffffffffu, c, 1);
+        hd_real ym = r > 0 ? w[l - 1][r > 0 ? r - 1 : 0][1] : low, yp = r < R - 1 ? w[l - 1][r < R - 1 ? r + 1 : 0][1] : high;
+        hd_real zm = w[l - 1][r][0], zp = w[l - 1][r][2];
+        if (l > 1 && (q->edge || (CHECK && (p == 1 || p == top - 1)))) { /* level l - 1's ghosts */
+          if (q->xlo && (q->inside >> r & 1)) xm = hd_heat_ghost(&a->bc[HD_XLO], c);
+          if (q->xhi && (q->inside >> r & 1)) xp = hd_heat_ghost(&a->bc[HD_XHI], c);
+          if (q->ylo >> r & 1) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
+          if (q->yhi >> r & 1) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
+          if (p == 1) zm = hd_heat_ghost(&a->bc[HD_ZLO], c);
+          if (p == top - 1) zp = hd_heat_ghost(&a->bc[HD_ZHI], c);
+        }
+        v[r] = hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a->c, a->dtq);
+      }
+    }
+    if (l == T) {
+#pragma unroll
+      for (r = 0; r < R; ++r)
+        if (q->store >> r & 1) {
+          hd_real *o = q->dst + q->off[r] + (hd_idx)p * q->ss;
+          *o = v[r];
+          if (q->edge || (CHECK && (p == 1 || p == top - 1))) {
+            if (q->xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v[r]);
+            if (q->xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v[r]);
+            if (q->ylo >> r & 1) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v[r]);
+            if (q->yhi >> r & 1) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v[r]);
+            if (p == 1) hd_heat_set_ghost(&a->bc[HD_ZLO], o - q->ss, v[r]);
+            if (p == top - 1) hd_heat_set_ghost(&a->bc[HD_ZHI], o + q->ss, v[r]);
+          }
+        }
+    } else {
+      const int k = l < T ? l : 0; /* l < T here */
+      hd_real *out = q->sh + (k * 2 + par) * q->level;
+#pragma unroll
+      for (r = 0; r < R; ++r) w[k][r][0] = w[k][r][1], w[k][r][1] = w[k][r][2], w[k][r][2] = v[r];
+      out[0] = v[0], out[32] = v[R - 1];
+    }
+  }
+  __syncthreads();
+}
+
+template <int T>
+static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
+  extern __shared__ unsigned char hd_heat_tb_smem[];
+  const int R = HD_HEAT_TB3_R, A = HD_HEAT_TB3_AHEAD;
+  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
+  const hd_idx i = (hd_idx)blockIdx.x * (32 - 2 * T) + tx - T + 1;
+  const hd_idx j0 = (hd_idx)blockIdx.y * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
+  const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
+  const int xin = i >= 1 && i <= nx;
+  hd_heat_tb3_col q;
+  hd_real w[T][HD_HEAT_TB3_R][3], ahead[HD_HEAT_TB3_AHEAD][HD_HEAT_TB3_R];
+  int z, zq, zr, l, r, u;
+  q.sy = a.g.stride[1], q.ss = a.g.stride[2];
+  q.level = 2 * by * 2 * 32;
+  q.sh = (hd_real *)hd_heat_tb_smem + (ty * 2) * 32 + tx;
+  q.below = ty > 0 ? -2 * 32 + 32 : 0;          /* thread ty - 1's top row (its second) */
+  q.above = ty < by - 1 ? 2 * 32 - 32 : -32;    /* thread ty + 1's bottom row, read at +32 */
+  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)nz + 1;
+  q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
+  q.xlo = xin && i == 1, q.xhi = xin && i == nx;
+  q.inside = q.store = q.ylo = q.yhi = 0;
+#pragma unroll
+  for (r = 0; r < R; ++r) {
+    const hd_idx j = j0 + r, jc = j < 0 ? 0 : j > ny + 1 ? ny + 1 : j;
+    const int in = xin && j >= 1 && j <= ny, row = ty * R + r;
+    q.off[r] = ic + jc * q.sy;
+    if (in) q.inside |= 1u << r;
+    if (in && tx >= T && tx < 32 - T && row >= T && row < by * R - T) q.store |= 1u << r;
+    if (in && j == 1) q.ylo |= 1u << r;
+    if (in && j == ny) q.yhi |= 1u << r;
+  }
+  q.src = a.t, q.dst = a.t_next;
+  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi || q.ylo || q.yhi);
+#pragma unroll
+  for (u = 0; u < A; ++u)
+#pragma unroll
+    for (r = 0; r < R; ++r) ahead[u][r] = q.zs + u <= q.top ? q.src[q.off[r] + (hd_idx)(q.zs + u) * q.ss] : HD_R(0);
+#pragma unroll
+  for (l = 0; l < T; ++l) {
+#pragma unroll
+    for (r = 0; r < R; ++r)
+#pragma unroll
+      for (u = 0; u < 3; ++u) w[l][r][u] = HD_R(0);
+    q.sh[(2 * l) * q.level] = q.sh[(2 * l) * q.level + 32] = HD_R(0);
+    q.sh[(2 * l + 1) * q.level] = q.sh[(2 * l + 1) * q.level + 32] = HD_R(0);
+  }
+  __syncthreads();
+  {
+    const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
+    zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
+    zr = zend < q.top - A ? zend : q.top - A;
+    if (zr < zq) zq = zr = zend;
+    for (z = q.zs; z < zq; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
+    for (; z < zr; ++z) hd_heat_tb3_iter<T, 0>(&a, &q, z, w, ahead);
+    for (; z < zend; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
+  }
+}
+
+/* 3-D: 32 x BY threads (ctx->block[1], default 8), BY R cells along y. */
+template <int T>
+HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
+  const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u;
+  const int segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
+  const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_real);
+  dim3 block(32, by, 1), grid;
+  grid.x = hd_grid_extent(a->g.n[0], 32 - 2 * T, 2147483647);
+  grid.y = hd_grid_extent(a->g.n[1], by * HD_HEAT_TB3_R - 2 * T, 65535);
+  grid.z = hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
+  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * HD_HEAT_TB3_R - 2 * T) < a->g.n[1])
+    return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
+  if (smem > 48 * 1024)
+    HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  hd_heat_tb3_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
+  return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
+}
+
 template <int D>
 HD_HOST_FN hd_status hd_heat_tb_dispatch(hd_ctx *ctx, const hd_heat_args *a, int t) {
+  if constexpr (D == 3) {
+    switch (t) {
+      case 2: return hd_heat_tb3_launch<2>(ctx, a);
+      case 3: return hd_heat_tb3_launch<3>(ctx, a);
+      case 4: return hd_heat_tb3_launch<4>(ctx, a);
+      case 5: return hd_heat_tb3_launch<5>(ctx, a);
+      case 6: return hd_heat_tb3_launch<6>(ctx, a);
+      case 7: return hd_heat_tb3_launch<7>(ctx, a);
+      default: return hd_heat_tb3_launch<8>(ctx, a);
+    }
+  }
   switch (t) {
     case 2: return hd_heat_tb_launch<2, D>(ctx, a);
     case 3: return hd_heat_tb_launch<3, D>(ctx, a);
