@@ -243,7 +243,7 @@ typedef struct hd_heat_tb3_col {
   hd_idx off[HD_HEAT_TB3_R]; /* this thread's cells in plane 0 (rows past the ghosts clamped) */
   hd_real *sh; /* this thread's edge rows of level 0's first buffer: [T][2][BY][2][32] */
   hd_idx sy, ss;
-  int level, below, above; /* shared strides: a level's buffers; the thread below's top row, above's bottom */
+  int buf, below, above; /* shared: one buffer (a level has two); the thread below's top row, above's bottom */
   int z0, zs, top, xlo, xhi, edge;
   unsigned inside, store, ylo, yhi; /* per cell r, bit r */
 } hd_heat_tb3_col;
@@ -271,7 +271,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args *a, c
 #pragma unroll
       for (r = 0; r < R; ++r) v[r] = HD_R(0); /* a ghost plane above level 0: never read */
     } else {
-      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->level;
+      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->buf;
       const hd_real low = in[q->below], high = in[q->above + 32]; /* y neighbours of the first and last cells */
 #pragma unroll
       for (r = 0; r < R; ++r) {
@@ -307,7 +307,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args *a, c
         }
     } else {
       const int k = l < T ? l : 0; /* l < T here */
-      hd_real *out = q->sh + (k * 2 + par) * q->level;
+      hd_real *out = q->sh + (k * 2 + par) * q->buf;
 #pragma unroll
       for (r = 0; r < R; ++r) w[k][r][0] = w[k][r][1], w[k][r][1] = w[k][r][2], w[k][r][2] = v[r];
       out[0] = v[0], out[32] = v[R - 1];
@@ -330,7 +330,7 @@ static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd
   hd_real w[T][HD_HEAT_TB3_R][3], ahead[HD_HEAT_TB3_AHEAD][HD_HEAT_TB3_R];
   int z, zq, zr, l, r, u;
   q.sy = a.g.stride[1], q.ss = a.g.stride[2];
-  q.level = 2 * by * 2 * 32;
+  q.buf = by * 2 * 32;
   q.sh = (hd_real *)hd_heat_tb_smem + (ty * 2) * 32 + tx;
   q.below = ty > 0 ? -2 * 32 + 32 : 0;          /* thread ty - 1's top row (its second) */
   q.above = ty < by - 1 ? 2 * 32 - 32 : -32;    /* thread ty + 1's bottom row, read at +32 */
@@ -360,8 +360,8 @@ static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd
     for (r = 0; r < R; ++r)
 #pragma unroll
       for (u = 0; u < 3; ++u) w[l][r][u] = HD_R(0);
-    q.sh[(2 * l) * q.level] = q.sh[(2 * l) * q.level + 32] = HD_R(0);
-    q.sh[(2 * l + 1) * q.level] = q.sh[(2 * l + 1) * q.level + 32] = HD_R(0);
+    q.sh[(2 * l) * q.buf] = q.sh[(2 * l) * q.buf + 32] = HD_R(0);
+    q.sh[(2 * l + 1) * q.buf] = q.sh[(2 * l + 1) * q.buf + 32] = HD_R(0);
   }
   __syncthreads();
   {
