@@ -180,7 +180,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
                 "--dim=3 --n=36,18,17 --variant=tuned" "--dim=3 --n=21,18,17 --variant=tuned" \
                 "--dim=3 --n=36,18,17 --variant=tuned --material=5,1,1 --region=1,sphere,0.5,0.5,0.5,0.3 --bc=convective:2:0 --balance --probe=0.5,0.5,0.5" \
                 "--dim=3 --n=36,18,17 --variant=tuned --precision=single --material=5,1,1 --region=1,box,0.2,0.7,0,1,0,1 --bc-xlo=flux:1" \
-                "--dim=3 --n=36,18,17 --time-block=5 --block=32,16,8 --bc-xlo=fixed:1 --bc-zhi=convective:2:0" \
+                "--dim=3 --n=36,18,17 --time-block=5 --block=32,4,8 --bc-xlo=fixed:1 --bc-zhi=convective:2:0" \
                 "--dim=2 --n=70,50 --time-block=8 --block=32,1,16 --precision=single --bc-ylo=flux:1"; do
       echo "-- $tool: hd-heat $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \

@@ -7,9 +7,10 @@
  * steps end in a shorter one; CUDA launches take at most 8).  On the CPU
  * the slab thickness is forced to 1, 2 and 3 cells (ctx->block[2]) so that
  * every wave holds several slabs, and left to the cache rule; on CUDA the
- * default blocks and 32 x 16 threads (2-D: 32) streaming segments of 16
- * planes, whose launches take at most 7 steps and leave 2 cells inside the
- * halos at 7 (several tiles along each axis, two segments).  The fields after the steps must equal those
+ * default blocks and blocks of 32 x 4 threads (3-D: 32 x 16 cells; 2-D:
+ * 32 threads) streaming segments of 16 planes, whose launches take at most
+ * 7 steps and leave 2 cells inside the halos at 7 (several tiles along
+ * each axis, two segments).  The fields after the steps must equal those
  * of single steps exactly.  A halo face is refused. */
 #include <hd/heat_blocked.h>
 
@@ -64,7 +65,7 @@ int main(void) {
               heat_problem pb = p;
               pb.time_block = blocks[b];
               if (cpu) pb.block[2] = slabs[sl];
-              else if (sl) pb.block[0] = 32, pb.block[1] = 16, pb.block[2] = 16;
+              else if (sl) pb.block[0] = 32, pb.block[1] = 4, pb.block[2] = 16;
               ++runs;
               if (!heat_run(&be[k], ops, &pb, steps, out, NULL) || memcmp(out, ref, (size_t)cells * sizeof(double))) {
                 ++bad;
@@ -75,7 +76,7 @@ int main(void) {
           ok(!bad, "%s/%s %d-D %dx%dx%d, %s, 13 steps in blocks of 2, 3, 5, 13%s: bit-identical to single steps (%d runs)",
              ops->backend, ops->precision, dim, (int)p.n[0], (int)p.n[1], (int)p.n[2],
              src ? "a source field" : "a uniform source",
-             cpu ? " (slabs of 1, 2, 3 cells and the cache's)" : " (default blocks, and 32 x 16 in 16-plane segments)",
+             cpu ? " (slabs of 1, 2, 3 cells and the cache's)" : " (default blocks, and 32 x 4 in 16-plane segments)",
              runs);
           free(ref), free(out), free(q);
         }

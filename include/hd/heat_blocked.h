@@ -19,11 +19,12 @@
  * Faces shared with a neighbouring block (HD_HEAT_HALO) need a halo
  * exchange between steps: HD_ERR_UNSUPPORTED (step singly).
  *
- * CUDA: up to HD_HEAT_TB_MAX steps a launch, tiles streamed along the last
+ * CUDA: up to HD_HEAT_TB_MAX steps a launch; tiles stream along the last
  * axis in segments, one level of registers and shared memory a step
- * (hd_heat_tb_kernel); ctx->block is its block shape and segment length
- * (the single steps of a source array or of the last step keep their
- * defaults). */
+ * (2-D: hd_heat_tb_kernel; 3-D: hd_heat_tb3_kernel, four cells a thread
+ * along y); ctx->block is their block shape and segment length (single
+ * steps, for a source array or a last lone step, keep their defaults).
+ * Measured on an H200 (doc/performance.md): 2-D gains, 3-D does not yet. */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
 
@@ -49,40 +50,36 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 #define HD_HEAT_TB_MAX 8
 #define HD_HEAT_TB3_R 4     /* 3-D: cells a thread along y */
 #define HD_HEAT_TB3_AHEAD 2 /* 3-D: planes loaded ahead */
-#define HD_HEAT_TB_THREADS 512 /* the most threads a block (3-D: up to 128 registers a thread; 2-D: 256 threads,
-                                  3 blocks a multiprocessor, up to 85) */
 #ifndef HD_HEAT_TB_AHEAD
 #define HD_HEAT_TB_AHEAD 4
 #endif
 
-/* One launch, T steps from a->t into a->t_next.  A block of BX x BY
- * threads (2-D: BX x 1) holds a tile of columns, T cells of halo on each
- * side, and streams the tile along the last axis.  Level 0 loads plane z;
- * level l (1 .. T) updates plane z - l from level l - 1's planes z - l - 1,
- * z - l, z - l + 1, the first two a shift register per level (a thread's
- * own column: the neighbours across the planes) and the middle one also in
- * shared memory (the neighbours within the plane, written an iteration
+/* One launch, T steps from a->t into a->t_next (2-D).  A block of BX
+ * threads holds a tile of columns, T cells of halo on each side, and
+ * streams it along y in a segment of rows.  Level 0 loads a row (rows
+ * loaded ahead: the memory's latency); level l (1 .. T) updates the row l
+ * behind from level l - 1's rows: its own column's three in a shift
+ * register, the x neighbours in shared memory (written an iteration
  * earlier, two buffers a level); level T's tile interior is stored with
  * its face ghosts.  The halo's cells come out wrong by one more cell each
  * level and are never stored.  Ghosts at levels 1 .. T - 1 are not stored
  * either: a face cell takes hd_heat_ghost of its own value in place of the
  * neighbour it lacks, as the single step would have stored it.  The update
  * is hd_heat_update_2d/3d with the single step's arguments in its order. */
-/* What a thread of the blocked kernel knows about its column. */
 typedef struct hd_heat_tb_col {
-  const hd_real *src;
+  const hd_real *src; /* this thread's column, row 0 */
   hd_real *dst;
-  hd_real *sh;   /* this thread's cell of level 0's first plane buffer */
-  hd_idx sy, ss; /* strides: y, the streamed axis */
-  int plane;     /* cells a shared plane */
-  int w, e, s, n; /* neighbours' offsets in a shared plane (0 at the tile's edge) */
-  int z0, zs, top, store, xlo, xhi, ylo, yhi, edge;
+  hd_real *sh;   /* this thread's cell of level 0's first buffer: [T][2][BX] */
+  hd_idx sy;
+  int bx;        /* cells a shared row */
+  int w, e;      /* x neighbours' offsets in a shared row (0 at the tile's edge) */
+  int z0, zs, top, store, xlo, xhi, edge;
 } hd_heat_tb_col;
 
-/* Iteration z: level 0 takes plane z, level l updates plane z - l.  CHECK:
- * test each level's plane against the block's and the grid's ends (the
- * first and last iterations; the others need no test). */
-template <int T, int D, int CHECK>
+/* Iteration z: level 0 takes row z, level l updates row z - l.  CHECK:
+ * test each level's row against the block's and the grid's ends (the first
+ * and last iterations; the others need no test). */
+template <int T, int CHECK>
 static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
                                                        hd_real (*w)[3], hd_real *ahead) {
   const int top = q->top;
@@ -96,101 +93,93 @@ static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, co
       v = ahead[0];
 #pragma unroll
       for (u = 0; u + 1 < HD_HEAT_TB_AHEAD; ++u) ahead[u] = ahead[u + 1];
-      if (!CHECK || p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = q->src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * q->ss];
+      if (!CHECK || p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = q->src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * q->sy];
     } else if (CHECK && (p < 1 || p >= top)) {
-      v = HD_R(0); /* a ghost plane above level 0: never read */
+      v = HD_R(0); /* a ghost row above level 0: never read */
     } else {
-      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->plane;
+      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->bx;
       const hd_real c = w[l - 1][1];
-      hd_real xm = in[q->w], xp = in[q->e], zm = w[l - 1][0], zp = w[l - 1][2];
-      hd_real ym = D == 3 ? in[q->s] : HD_R(0), yp = D == 3 ? in[q->n] : HD_R(0);
+      hd_real xm = in[q->w], xp = in[q->e], ym = w[l - 1][0], yp = w[l - 1][2];
       if (l > 1 && (q->edge || (CHECK && (p == 1 || p == top - 1)))) { /* level l - 1's ghosts: this cell's faces */
         if (q->xlo) xm = hd_heat_ghost(&a->bc[HD_XLO], c);
         if (q->xhi) xp = hd_heat_ghost(&a->bc[HD_XHI], c);
-        if (q->ylo) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
-        if (q->yhi) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
-        if (p == 1) zm = hd_heat_ghost(&a->bc[2 * D - 2], c);
-        if (p == top - 1) zp = hd_heat_ghost(&a->bc[2 * D - 1], c);
+        if (p == 1) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
+        if (p == top - 1) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
       }
-      v = D == 3 ? hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a->c, a->dtq)
-                 : hd_heat_update_2d(c, xm, xp, zm, zp, a->c, a->dtq);
+      v = hd_heat_update_2d(c, xm, xp, ym, yp, a->c, a->dtq);
     }
     if (l == T) {
       if (q->store) {
-        hd_real *o = q->dst + (hd_idx)p * q->ss;
+        hd_real *o = q->dst + (hd_idx)p * q->sy;
         *o = v;
         if (q->edge || (CHECK && (p == 1 || p == top - 1))) {
           if (q->xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v);
           if (q->xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v);
-          if (q->ylo) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v);
-          if (q->yhi) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v);
-          if (p == 1) hd_heat_set_ghost(&a->bc[2 * D - 2], o - q->ss, v);
-          if (p == top - 1) hd_heat_set_ghost(&a->bc[2 * D - 1], o + q->ss, v);
+          if (p == 1) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v);
+          if (p == top - 1) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v);
         }
       }
     } else {
       const int k = l < T ? l : 0; /* l < T here */
       w[k][0] = w[k][1], w[k][1] = w[k][2], w[k][2] = v;
-      q->sh[(k * 2 + par) * q->plane] = v;
+      q->sh[(k * 2 + par) * q->bx] = v;
     }
   }
   __syncthreads();
 }
 
-template <int T, int D>
-static __global__ void __launch_bounds__(D == 3 ? HD_HEAT_TB_THREADS : 256, D == 3 ? 1 : 3) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
+template <int T>
+static __global__ void __launch_bounds__(256, 3) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
   extern __shared__ unsigned char hd_heat_tb_smem[];
-  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, bx = (int)blockDim.x, by = (int)blockDim.y;
-  const hd_idx nx = a.g.n[0], ny = D == 3 ? a.g.n[1] : 1, ns = a.g.n[D - 1];
+  const int tx = (int)threadIdx.x, bx = (int)blockDim.x;
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1];
   const hd_idx i = (hd_idx)blockIdx.x * (bx - 2 * T) + tx - T + 1;
-  const hd_idx j = D == 3 ? (hd_idx)blockIdx.y * (by - 2 * T) + ty - T + 1 : 0;
-  const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i, jc = D == 3 ? (j < 0 ? 0 : j > ny + 1 ? ny + 1 : j) : 0;
-  const int inside = i >= 1 && i <= nx && (D == 2 || (j >= 1 && j <= ny));
+  const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
+  const int inside = i >= 1 && i <= nx;
   hd_heat_tb_col q;
-  hd_real w[T][3]; /* level l's planes r - 2, r - 1, r, r its latest */
-  hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next planes: loads in flight across iterations */
+  hd_real w[T][3]; /* level l's rows r - 2, r - 1, r, r its latest */
+  hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next rows: loads in flight across iterations */
   int z, zq, zr, l, u;
-  q.sy = a.g.stride[1], q.ss = a.g.stride[D - 1];
-  q.src = a.t + ic + jc * q.sy, q.dst = a.t_next + ic + jc * q.sy;
-  q.plane = bx * by;
-  q.sh = (hd_real *)hd_heat_tb_smem + tx + bx * ty; /* [T][2][BY][BX] */
+  q.sy = a.g.stride[1];
+  q.src = a.t + ic, q.dst = a.t_next + ic;
+  q.bx = bx;
+  q.sh = (hd_real *)hd_heat_tb_smem + tx;
   q.w = tx > 0 ? -1 : 0, q.e = tx < bx - 1 ? 1 : 0;
-  q.s = D == 3 && ty > 0 ? -bx : 0, q.n = D == 3 && ty < by - 1 ? bx : 0;
-  /* this block's planes [z0, z1), and the planes before them its levels
-     need: level 0 loads from zs on */
-  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)ns + 1;
+  /* this block's rows [z0, z1), and the rows before them its levels need:
+     level 0 loads from zs on */
+  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)ny + 1;
   q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
-  q.store = inside && tx >= T && tx < bx - T && (D == 2 || (ty >= T && ty < by - T));
+  q.store = inside && tx >= T && tx < bx - T;
   q.xlo = inside && i == 1, q.xhi = inside && i == nx;
-  q.ylo = D == 3 && inside && j == 1, q.yhi = D == 3 && inside && j == ny;
   /* warps holding a face cell take the face branches (a warp-uniform test) */
-  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi || q.ylo || q.yhi);
+  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi);
 #pragma unroll
-  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = q.zs + u <= q.top ? q.src[(hd_idx)(q.zs + u) * q.ss] : HD_R(0);
+  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = q.zs + u <= q.top ? q.src[(hd_idx)(q.zs + u) * q.sy] : HD_R(0);
 #pragma unroll
   for (l = 0; l < T; ++l) {
 #pragma unroll
     for (u = 0; u < 3; ++u) w[l][u] = HD_R(0);
-    q.sh[(2 * l) * q.plane] = q.sh[(2 * l + 1) * q.plane] = HD_R(0);
+    q.sh[(2 * l) * bx] = q.sh[(2 * l + 1) * bx] = HD_R(0);
   }
   __syncthreads();
   {
     const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
-    /* iterations [zq, zr) need no tests: every level's plane inside the
-       block's and the grid's, no z face among levels 1 .. T, level 0's
+    /* iterations [zq, zr) need no tests: every level's row inside the
+       block's and the grid's, no y face among levels 1 .. T, level 0's
        loads ahead inside the grid */
     zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
-    zr = zend < q.top - HD_HEAT_TB_AHEAD ? zend : q.top - HD_HEAT_TB_AHEAD; /* loads ahead inside the grid */
+    zr = zend < q.top - HD_HEAT_TB_AHEAD ? zend : q.top - HD_HEAT_TB_AHEAD;
     if (zr < zq) zq = zr = zend;
-    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, D, 1>(&a, &q, z, w, ahead);
-    for (; z < zr; ++z) hd_heat_tb_iter<T, D, 0>(&a, &q, z, w, ahead);
-    for (; z < zend; ++z) hd_heat_tb_iter<T, D, 1>(&a, &q, z, w, ahead);
+    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
+    for (; z < zr; ++z) hd_heat_tb_iter<T, 0>(&a, &q, z, w, ahead);
+    for (; z < zend; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
   }
 }
 
-/* Threads of a block and planes a block: 2-D 128 x 1 and 128 rows, 3-D
- * 32 x 16 and 64 planes (measured best on an H200), or ctx->block; the most steps a launch, which
- * leave 2 cells or more inside a tile's halos (0: a shape refused). */
+/* Threads of a block and planes a segment (measured best on an H200):
+ * 2-D 128 threads and 128 rows, 3-D 32 x 8 threads (32 x 32 cells) and 64
+ * planes, or ctx->block; the most steps a launch, which leave 2 cells or
+ * more inside a tile's halos (0: a shape refused). */
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
   int t;
@@ -209,25 +198,20 @@ HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsign
   return t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
 }
 
-template <int T, int D>
+template <int T>
 HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   unsigned bx, by;
   int segment;
-  const int most = hd_heat_tb_shape(ctx, D, &bx, &by, &segment);
-  const size_t smem = (size_t)T * 2 * bx * by * sizeof(hd_real);
-  dim3 block(bx, by, 1), grid;
-  if (T > most)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need whole warps, at most %d threads and tiles "
-                   "wider than %d cells (%u x %u)", T, D == 3 ? HD_HEAT_TB_THREADS : 256, 2 * T + 1, bx, by);
+  const int most = hd_heat_tb_shape(ctx, 2, &bx, &by, &segment);
+  const size_t smem = (size_t)T * 2 * bx * sizeof(hd_real);
+  dim3 block(bx, 1, 1), grid;
+  if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
   grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
-  grid.y = D == 3 ? hd_grid_extent(a->g.n[1], by - 2 * T, 65535) : 1;
-  grid.z = hd_grid_extent(a->g.n[D - 1], (unsigned)segment, 65535);
-  if ((hd_idx)grid.z * segment < a->g.n[D - 1] || (D == 3 && (hd_idx)grid.y * (by - 2 * T) < a->g.n[1]))
-    return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
-  if (smem > 48 * 1024)
-    HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)smem));
-  hd_heat_tb_kernel<T, D><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
+  grid.y = 1;
+  grid.z = hd_grid_extent(a->g.n[1], (unsigned)segment, 65535);
+  if ((hd_idx)grid.z * segment < a->g.n[1])
+    return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d rows", segment);
+  hd_heat_tb_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
@@ -378,10 +362,12 @@ static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd
 /* 3-D: 32 x BY threads (ctx->block[1], default 8), BY R cells along y. */
 template <int T>
 HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
-  const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u;
-  const int segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
+  unsigned bx, by;
+  int segment;
+  const int most = hd_heat_tb_shape(ctx, 3, &bx, &by, &segment);
   const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_real);
-  dim3 block(32, by, 1), grid;
+  dim3 block(bx, by, 1), grid;
+  if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
   grid.x = hd_grid_extent(a->g.n[0], 32 - 2 * T, 2147483647);
   grid.y = hd_grid_extent(a->g.n[1], by * HD_HEAT_TB3_R - 2 * T, 65535);
   grid.z = hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
@@ -393,27 +379,17 @@ HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
-template <int D>
+/* The launch of t steps (2 .. HD_HEAT_TB_MAX). */
 HD_HOST_FN hd_status hd_heat_tb_dispatch(hd_ctx *ctx, const hd_heat_args *a, int t) {
-  if constexpr (D == 3) {
-    switch (t) {
-      case 2: return hd_heat_tb3_launch<2>(ctx, a);
-      case 3: return hd_heat_tb3_launch<3>(ctx, a);
-      case 4: return hd_heat_tb3_launch<4>(ctx, a);
-      case 5: return hd_heat_tb3_launch<5>(ctx, a);
-      case 6: return hd_heat_tb3_launch<6>(ctx, a);
-      case 7: return hd_heat_tb3_launch<7>(ctx, a);
-      default: return hd_heat_tb3_launch<8>(ctx, a);
-    }
-  }
+  const int three = a->g.dim == 3;
   switch (t) {
-    case 2: return hd_heat_tb_launch<2, D>(ctx, a);
-    case 3: return hd_heat_tb_launch<3, D>(ctx, a);
-    case 4: return hd_heat_tb_launch<4, D>(ctx, a);
-    case 5: return hd_heat_tb_launch<5, D>(ctx, a);
-    case 6: return hd_heat_tb_launch<6, D>(ctx, a);
-    case 7: return hd_heat_tb_launch<7, D>(ctx, a);
-    default: return hd_heat_tb_launch<8, D>(ctx, a);
+    case 2: return three ? hd_heat_tb3_launch<2>(ctx, a) : hd_heat_tb_launch<2>(ctx, a);
+    case 3: return three ? hd_heat_tb3_launch<3>(ctx, a) : hd_heat_tb_launch<3>(ctx, a);
+    case 4: return three ? hd_heat_tb3_launch<4>(ctx, a) : hd_heat_tb_launch<4>(ctx, a);
+    case 5: return three ? hd_heat_tb3_launch<5>(ctx, a) : hd_heat_tb_launch<5>(ctx, a);
+    case 6: return three ? hd_heat_tb3_launch<6>(ctx, a) : hd_heat_tb_launch<6>(ctx, a);
+    case 7: return three ? hd_heat_tb3_launch<7>(ctx, a) : hd_heat_tb_launch<7>(ctx, a);
+    default: return three ? hd_heat_tb3_launch<8>(ctx, a) : hd_heat_tb_launch<8>(ctx, a);
   }
 }
 
@@ -429,8 +405,8 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   int segment;
   const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
   if (most < 1)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks need whole warps, at most %d threads and tiles wider than 4 cells",
-                   b.g.dim == 3 ? HD_HEAT_TB_THREADS : 256);
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 8 threads (3-D) or 32 to 256 (2-D, whole "
+                   "warps)");
   while (steps > 0) {
     const int t = steps < most ? steps : most;
     hd_real *swap = b.t_next;
@@ -442,7 +418,7 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
       st = hd_heat_step_tuned(ctx, &b);
       memcpy(ctx->block, shape, sizeof shape);
     } else {
-      st = b.g.dim == 3 ? hd_heat_tb_dispatch<3>(ctx, &b, t) : hd_heat_tb_dispatch<2>(ctx, &b, t);
+      st = hd_heat_tb_dispatch(ctx, &b, t);
     }
     if (st != HD_OK) return st;
     b.t_next = (hd_real *)b.t, b.t = swap;
