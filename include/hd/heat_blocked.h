@@ -54,6 +54,19 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 #define HD_HEAT_TB_AHEAD 4
 #endif
 
+/* A segment's iterations from z0: [zs, zq) and [zr, zend) test each
+ * level's plane against the block's and the grid's ends, [zq, zr) need not
+ * (every level's plane inside, no face plane among levels 1 .. T, level
+ * 0's loads `ahead` inside the grid). */
+static __device__ __forceinline__ void hd_heat_tb_span(int z0, int top, int segment, int t, int ahead, int *zq, int *zr,
+                                                       int *zend) {
+  const int z1 = z0 + segment < top ? z0 + segment : top;
+  *zend = z1 + t;
+  *zq = z0 + t > t + 2 ? z0 + t : t + 2;
+  *zr = *zend < top - ahead ? *zend : top - ahead;
+  if (*zr < *zq) *zq = *zr = *zend;
+}
+
 /* One launch, T steps from a->t into a->t_next (2-D).  A block of BX
  * threads holds a tile of columns, T cells of halo on each side, and
  * streams it along y in a segment of rows.  Level 0 loads a row (rows
@@ -139,7 +152,7 @@ static __global__ void __launch_bounds__(256, 3) hd_heat_tb_kernel(HD_KPARAM(hd_
   hd_heat_tb_col q;
   hd_real w[T][3]; /* level l's rows r - 2, r - 1, r, r its latest */
   hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next rows: loads in flight across iterations */
-  int z, zq, zr, l, u;
+  int z, zq, zr, zend, l, u;
   q.sy = a.g.stride[1];
   q.src = a.t + ic, q.dst = a.t_next + ic;
   q.bx = bx;
@@ -162,18 +175,10 @@ static __global__ void __launch_bounds__(256, 3) hd_heat_tb_kernel(HD_KPARAM(hd_
     q.sh[(2 * l) * bx] = q.sh[(2 * l + 1) * bx] = HD_R(0);
   }
   __syncthreads();
-  {
-    const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
-    /* iterations [zq, zr) need no tests: every level's row inside the
-       block's and the grid's, no y face among levels 1 .. T, level 0's
-       loads ahead inside the grid */
-    zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
-    zr = zend < q.top - HD_HEAT_TB_AHEAD ? zend : q.top - HD_HEAT_TB_AHEAD;
-    if (zr < zq) zq = zr = zend;
-    for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
-    for (; z < zr; ++z) hd_heat_tb_iter<T, 0>(&a, &q, z, w, ahead);
-    for (; z < zend; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
-  }
+  hd_heat_tb_span(q.z0, q.top, segment, T, HD_HEAT_TB_AHEAD, &zq, &zr, &zend);
+  for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
+  for (; z < zr; ++z) hd_heat_tb_iter<T, 0>(&a, &q, z, w, ahead);
+  for (; z < zend; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
 }
 
 /* Threads of a block and planes a segment (measured best on an H200):
@@ -312,7 +317,7 @@ static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd
   const int xin = i >= 1 && i <= nx;
   hd_heat_tb3_col q;
   hd_real w[T][HD_HEAT_TB3_R][3], ahead[HD_HEAT_TB3_AHEAD][HD_HEAT_TB3_R];
-  int z, zq, zr, l, r, u;
+  int z, zq, zr, zend, l, r, u;
   q.sy = a.g.stride[1], q.ss = a.g.stride[2];
   q.buf = by * 2 * 32;
   q.sh = (hd_real *)hd_heat_tb_smem + (ty * 2) * 32 + tx;
@@ -348,15 +353,10 @@ static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd
     q.sh[(2 * l + 1) * q.buf] = q.sh[(2 * l + 1) * q.buf + 32] = HD_R(0);
   }
   __syncthreads();
-  {
-    const int z1 = q.z0 + segment < q.top ? q.z0 + segment : q.top, zend = z1 + T;
-    zq = q.z0 + T > T + 2 ? q.z0 + T : T + 2;
-    zr = zend < q.top - A ? zend : q.top - A;
-    if (zr < zq) zq = zr = zend;
-    for (z = q.zs; z < zq; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
-    for (; z < zr; ++z) hd_heat_tb3_iter<T, 0>(&a, &q, z, w, ahead);
-    for (; z < zend; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
-  }
+  hd_heat_tb_span(q.z0, q.top, segment, T, A, &zq, &zr, &zend);
+  for (z = q.zs; z < zq; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
+  for (; z < zr; ++z) hd_heat_tb3_iter<T, 0>(&a, &q, z, w, ahead);
+  for (; z < zend; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
 }
 
 /* 3-D: 32 x BY threads (ctx->block[1], default 8), BY R cells along y. */
