@@ -133,14 +133,14 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
   if (s == HD_OK) s = hd_dev_upload(ctx, st->map, map, (size_t)g->total);
   if (s == HD_OK) s = hd_dev_upload(ctx, st->tables, tab, nt * sizeof(hd_real));
 #if defined(HD_BACKEND_CUDA)
-  if (s == HD_OK && st->tuned) { /* the tuned step's list, where interfaces are few */
-    const hd_idx count = hd_heat_media_ifaces(map, g, NULL);
-    hd_idx *list = count <= g->total / 8 ? (hd_idx *)malloc((size_t)(count + 1) * sizeof(hd_idx)) : NULL;
+  if (s == HD_OK && st->tuned && g->n[0] % HD_HEAT_VEC == 0) { /* the tuned step's list, where interfaces are few */
+    const hd_idx count = hd_heat_media_ifaces(map, g, HD_HEAT_VEC, NULL);
+    hd_idx *list = count * HD_HEAT_VEC <= g->total / 2 ? (hd_idx *)malloc((size_t)(count + 1) * sizeof(hd_idx)) : NULL;
     if (list) {
-      hd_heat_media_ifaces(map, g, list);
+      hd_heat_media_ifaces(map, g, HD_HEAT_VEC, list);
       s = hd_dev_alloc(ctx, (void **)&st->ifaces, (size_t)(count + 1) * sizeof(hd_idx));
       if (s == HD_OK) s = hd_dev_upload(ctx, st->ifaces, list, (size_t)(count + 1) * sizeof(hd_idx));
-      md->iface = st->ifaces, md->niface = count;
+      md->iface = st->ifaces, md->niface = count, md->group = HD_HEAT_VEC;
       free(list);
     }
   }

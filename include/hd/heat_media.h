@@ -36,8 +36,9 @@ typedef struct hd_heat_media {
   const hd_real *r;       /* per material: dt / (rho c) */
   const hd_real *s;       /* per material: dt Q / (rho c) */
   const hd_real *c;       /* per material: 3 values r K_mm / dx_d^2 (0 for inactive axes) */
-  const hd_idx *iface;    /* the flagged interior cells (hd_heat_media_ifaces), or NULL: tuned CUDA step */
-  hd_idx niface;
+  const hd_idx *iface;    /* groups of cells holding flagged ones (hd_heat_media_ifaces), or NULL: tuned CUDA step */
+  hd_idx niface;          /* entries of iface */
+  int group;              /* cells an entry covers along x */
   int nm;
   hd_real rdx2[3];        /* 1 / dx_d^2, 0 for inactive axes */
 } hd_heat_media;
@@ -126,12 +127,15 @@ HD_DEFINE_FOR_3D(hd_heat_media_xfaces_loop, hd_heat_media_xfaces, hd_heat_media_
 HD_DEFINE_FOR_3D(hd_heat_media_yfaces_loop, hd_heat_media_yfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_zfaces_loop, hd_heat_media_zfaces, hd_heat_media_args)
 
-/* Interface cell e of the list (tuned CUDA step): its new value, and the
- * ghosts beside it for the cells marked HD_HEAT_AT_FACE. */
+/* Cell e of the list's groups (tuned CUDA step): entry e / group is the
+ * first cell of `group` cells along x, cell e % group of it gets its new
+ * value, and the ghosts beside it if the entry is marked HD_HEAT_AT_FACE.
+ * Neighbouring threads take neighbouring cells: their loads share sectors. */
 #define HD_HEAT_AT_FACE ((hd_idx)1 << 62)
 HD_FN void hd_heat_media_fix(const hd_heat_media_args *p, hd_idx e) {
   const hd_heat_args *a = &p->a;
-  const hd_idx entry = p->md.iface[e], c = entry & (HD_HEAT_AT_FACE - 1), sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx entry = p->md.iface[e / p->md.group], sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx c = (entry & (HD_HEAT_AT_FACE - 1)) + e % p->md.group;
   hd_idx k, j, ijk[3];
   hd_real kc;
   int d;
@@ -173,30 +177,39 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
 
 #if defined(HD_BACKEND_CUDA)
 /* Tuned CUDA media step, 3-D on aligned rows (hd_heat_media_vec_ok), in two
- * launches.  The first is the uniform vector kernel's march (hd/heat.h)
- * with each cell's material byte beside its temperature (HD_HEAT_VEC of
- * each a thread: one 4- or 2-byte word) and the coefficients of its
- * material (shared memory): right for every cell away from interfaces,
- * which steps as the uniform medium (the generic point's rule).  The
- * second recomputes the interface cells of a list (hd_heat_media_ifaces;
- * a fraction of a per cent of the cells for smooth shapes at 512^3) with
- * the generic point and their ghosts.  Measured on an H200
- * (doc/performance.md): 70 % (single) and 73 % (double) of copy at 512^3
- * with a sphere, the list's pass 28 us of ~400; one kernel for both kinds
- * of cell ran at 42-72 %, its lookups costing registers. */
+ * launches.  The first is the uniform vector kernel's march (hd/heat.h),
+ * each thread's HD_HEAT_VEC cells stepped with the uniform coefficients of
+ * its first cell's material (a byte of the map read beside the
+ * temperatures, one shared-memory row of coefficients): right for every
+ * group of cells of one material without interface cells, where the
+ * generic point uses the same form.  The second recomputes the groups of
+ * the list (hd_heat_media_ifaces with group HD_HEAT_VEC: every group
+ * holding an interface cell, so every group of two materials too) with the
+ * generic point, and their ghosts.  One material a thread keeps the march
+ * as lean as the uniform kernel's; doc/performance.md has the figures. */
+#ifndef HD_HEAT_MEDIA_MIN_BLOCKS
 #if defined(HD_REAL_FLOAT)
-typedef unsigned hd_heat_mword; /* the HD_HEAT_VEC material bytes of a thread */
-#define HD_HEAT_MONES 0x01010101u
+#define HD_HEAT_MEDIA_MIN_BLOCKS 8 /* 64 registers; 9 and 10 measured slower */
 #else
-typedef unsigned short hd_heat_mword;
-#define HD_HEAT_MONES 0x0101u
+#define HD_HEAT_MEDIA_MIN_BLOCKS 9 /* 56 registers; 8 and 10 measured slower */
+#endif
 #endif
 
-static __device__ __forceinline__ unsigned hd_heat_mbyte(unsigned w, int u) { return (w >> (8 * u)) & 0xffu; }
+/* The coefficients of material m: c_x, c_y, c_z and s + dtq, a 16-byte
+ * aligned row of four in shared memory. */
+static __device__ __forceinline__ void hd_heat_media_coef(const hd_real *row, hd_real c[4]) {
+  const hd_heat_v16 lo = hd_heat_vld(row);
+  int u;
+#pragma unroll
+  for (u = 0; u < HD_HEAT_VEC; ++u) c[u] = lo.e[u];
+  if (HD_HEAT_VEC == 2) {
+    const hd_heat_v16 hi = hd_heat_vld(row + 2);
+    c[2] = hi.e[0], c[3] = hi.e[HD_HEAT_VEC - 1];
+  }
+}
 
-/* The x ghost at g of a face cell of conductivity k and new value v (halo
- * faces: the exchange's), stored as a whole sector where the row padding
- * allows (wide: hd_heat_vec_wide, as the uniform kernel does). */
+/* The x ghost at g of a face cell of conductivity k and new value v, as
+ * hd_heat_vec_xghost stores it (a whole sector where wide). */
 static __device__ __forceinline__ void hd_heat_media_xghost(const hd_heat_bc *bc, hd_real *g, int away, hd_real v,
                                                             hd_real k, int wide) {
   const int V = HD_HEAT_VEC;
@@ -215,107 +228,105 @@ static __device__ __forceinline__ void hd_heat_media_xghost(const hd_heat_bc *bc
   *(hd_heat_v16 *)g = w, *(hd_heat_v16 *)(g + V) = w;
 }
 
-/* The ghosts of face f beside the V cells at o (new values, materials mw,
- * conductivities kt), at o + d, one vector store. */
-static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *bc, hd_real *o, hd_heat_mword mw,
-                                                             const hd_real *kt, hd_idx d) {
+/* The ghosts of face f beside the V cells at o (new values) of material
+ * conductivity k, at o + d, one vector store. */
+static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *bc, hd_real *o, hd_real k, hd_idx d) {
   const hd_heat_v16 v = hd_heat_vld(o);
   hd_heat_v16 g;
   int u;
   if (bc->kind == HD_HEAT_HALO) return;
 #pragma unroll
-  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_media_ghost(bc, v.e[u], kt[hd_heat_mat((unsigned char)hd_heat_mbyte(mw, u))]);
+  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_media_ghost(bc, v.e[u], k);
   *(hd_heat_v16 *)(o + d) = g;
 }
 
-#ifndef HD_HEAT_MEDIA_MIN_BLOCKS
-#define HD_HEAT_MEDIA_MIN_BLOCKS 8 /* 64 registers, no spills; 9 and 10 spill, measured no faster */
-#endif
+/* The march of one thread from cell e, as hd_heat_vec3d_column<X> with
+ * the material byte of each plane a plane ahead of its use.  One offset
+ * into the fields and the map (the same layout) rather than three
+ * pointers: their bases stay kernel parameters, not registers. */
+template <int X>
+static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_args *pa, hd_idx e,
+                                                            const hd_real *coef, const hd_real *kt, int planes,
+                                                            int far_ok, int active, int xlo, int last, int wide) {
+  const hd_heat_args *a = &pa->a;
+  const hd_real *HD_RESTRICT t = a->t;
+  const unsigned char *HD_RESTRICT map = pa->md.m;
+  hd_real *HD_RESTRICT out = a->t_next;
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const unsigned lane = threadIdx.x & 31u;
+  const int V = HD_HEAT_VEC;
+  hd_heat_v16 w0 = hd_heat_vld(t + e - sz), w1 = hd_heat_vld(t + e), w2 = hd_heat_vld(t + e + sz);
+  hd_heat_v16 w3 = planes > 1 || far_ok ? hd_heat_vld(t + e + 2 * sz) : w2;
+  unsigned m1 = map[e], m2 = map[e + sz]; /* plane k0 + 1 is at most the ghost plane */
+  int r, u;
+  for (r = 0; r < planes; ++r, e += sz) {
+    hd_heat_v16 ahead = w3, ym, yp, v;
+    const unsigned mahead = r + 2 <= planes || far_ok ? map[e + 2 * sz] : m2, m = hd_heat_mat((unsigned char)m1);
+    hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
+    hd_real cm[4];
+    if (r + 2 < planes || far_ok) ahead = hd_heat_vld(t + e + 3 * sz);
+    if (lane == 0) xm = t[e - 1];
+    if (lane == 31 || (X && last)) xp = t[e + V];
+    ym = hd_heat_vld(t + e - sy), yp = hd_heat_vld(t + e + sy);
+    hd_heat_media_coef(coef + 4 * m, cm);
+#pragma unroll
+    for (u = 0; u < V; ++u)
+      v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
+                                 u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u], cm,
+                                 cm[3]);
+    if (active) *(hd_heat_v16 *)(out + e) = v;
+    if (X && xlo) hd_heat_media_xghost(&a->bc[HD_XLO], out + e - 1, -1, v.e[0], kt[m], wide);
+    if (X && last) hd_heat_media_xghost(&a->bc[HD_XHI], out + e + V, 1, v.e[V - 1], kt[m], wide);
+    w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
+    m1 = m2, m2 = mahead;
+  }
+}
 
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march, int wide) {
-  extern __shared__ hd_real hd_heat_media_smem[]; /* k, s, c of the materials */
+  extern __shared__ __align__(16) hd_real hd_heat_media_smem[]; /* 4 coefficients, then k, of each material */
   const hd_heat_args *a = &pa.a;
-  const int V = HD_HEAT_VEC, nm = pa.md.nm;
-  const unsigned lane = threadIdx.x & 31u;
-  const hd_idx nx = a->g.n[0], ny = a->g.n[1], nz = a->g.n[2], sy = a->g.stride[1], sz = a->g.stride[2];
-  const hd_idx i = 1 + ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) * V;
-  const hd_idx j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y, k0 = 1 + (hd_idx)blockIdx.z * march;
-  const int planes = (int)((k0 + march < nz + 1 ? k0 + march : nz + 1) - k0);
-  const int active = i <= nx, far_ok = k0 + planes + 1 <= nz, xlo = i == 1, xhi = active && i + V - 1 == nx;
-  const hd_idx c = (active ? i : nx + 1 - V) + j * sy + k0 * sz;
-  const hd_real *kt = hd_heat_media_smem, *st = kt + nm, *ct = st + nm;
-  const hd_real *HD_RESTRICT p;
-  const hd_heat_mword *HD_RESTRICT mp;
-  hd_real *HD_RESTRICT o;
-  hd_heat_v16 w0, w1, w2, w3;
-  hd_heat_mword m1, m2;
-  int r, u;
+  const int nm = pa.md.nm;
+  const hd_idx ny = a->g.n[1], nz = a->g.n[2], sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_real *coef = hd_heat_media_smem, *kt = coef + 4 * nm;
+  hd_idx i, j, k0, c;
+  int active, last, planes, r;
   for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 5 * nm; r += blockDim.x * blockDim.y)
-    hd_heat_media_smem[r] = r < nm ? pa.md.k[r] : r < 2 * nm ? pa.md.s[r - nm] : pa.md.c[r - 2 * nm];
+    hd_heat_media_smem[r] = r >= 4 * nm ? pa.md.k[r - 4 * nm]
+                            : (r & 3) < 3 ? pa.md.c[3 * (r >> 2) + (r & 3)] : pa.md.s[r >> 2] + a->dtq;
   __syncthreads();
+  c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
-  p = a->t + c, mp = (const hd_heat_mword *)(pa.md.m + c), o = a->t_next + c;
-  w0 = hd_heat_vld(p - sz), w1 = hd_heat_vld(p), w2 = hd_heat_vld(p + sz);
-  w3 = planes > 1 || far_ok ? hd_heat_vld(p + 2 * sz) : w2;
-  m1 = mp[0], m2 = mp[sz / V]; /* plane k0 + 1 is at most the ghost plane */
-  for (r = 0; r < planes; ++r) {
-    hd_heat_v16 ahead = w3, ym, yp, v;
-    const hd_heat_mword mahead = r + 2 <= planes || far_ok ? mp[2 * sz / V] : m2; /* a plane ahead, as w3 */
-    const unsigned m = hd_heat_mat(hd_heat_mbyte(m1, 0)), mlast = hd_heat_mat(hd_heat_mbyte(m1, V - 1));
-    hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
-    if (r + 2 < planes || far_ok) ahead = hd_heat_vld(p + 3 * sz);
-    if (lane == 0) xm = p[-1];
-    if (lane == 31 || xhi) xp = p[V];
-    ym = hd_heat_vld(p - sy), yp = hd_heat_vld(p + sy);
-    if ((m1 & (hd_heat_mword)((HD_HEAT_IFACE - 1u) * HD_HEAT_MONES)) == (hd_heat_mword)(m * HD_HEAT_MONES)) {
-      const hd_real *cm = ct + 3 * m, sm = st[m] + a->dtq;
-#pragma unroll
-      for (u = 0; u < V; ++u)
-        v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
-                                   u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u],
-                                   cm, sm);
-    } else { /* cells of several materials: each its own coefficients */
-#pragma unroll
-      for (u = 0; u < V; ++u) {
-        const unsigned mu = hd_heat_mat(hd_heat_mbyte(m1, u));
-        v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
-                                   u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u],
-                                   ct + 3 * mu, st[mu] + a->dtq);
-      }
-    }
-    if (active) *(hd_heat_v16 *)o = v;
-    if (xlo) hd_heat_media_xghost(&a->bc[HD_XLO], o - 1, -1, v.e[0], kt[m], wide);
-    if (xhi) hd_heat_media_xghost(&a->bc[HD_XHI], o + V, 1, v.e[V - 1], kt[mlast], wide);
-    w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
-    m1 = m2, m2 = mahead;
-    p += sz, mp += sz / V, o += sz;
-  }
+  if (__any_sync(0xffffffffu, i == 1 || last))
+    hd_heat_media_column<1>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, i == 1, last, wide);
+  else
+    hd_heat_media_column<0>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, 0, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back */
+  c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (!active) return;
   for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
     const hd_idx e = c + (hd_idx)r * sz;
-    const hd_heat_mword mw = *(const hd_heat_mword *)(pa.md.m + e);
-    if (j == 1) hd_heat_media_vghosts(&a->bc[HD_YLO], a->t_next + e, mw, kt, -sy);
-    if (j == ny) hd_heat_media_vghosts(&a->bc[HD_YHI], a->t_next + e, mw, kt, sy);
+    const hd_real ke = kt[hd_heat_mat(pa.md.m[e])];
+    if (j == 1) hd_heat_media_vghosts(&a->bc[HD_YLO], a->t_next + e, ke, -sy);
+    if (j == ny) hd_heat_media_vghosts(&a->bc[HD_YHI], a->t_next + e, ke, sy);
   }
-  if (k0 == 1) hd_heat_media_vghosts(&a->bc[HD_ZLO], a->t_next + c, *(const hd_heat_mword *)(pa.md.m + c), kt, -sz);
+  if (k0 == 1) hd_heat_media_vghosts(&a->bc[HD_ZLO], a->t_next + c, kt[hd_heat_mat(pa.md.m[c])], -sz);
   if (k0 + planes == nz + 1) {
     const hd_idx e = c + (hd_idx)(planes - 1) * sz;
-    hd_heat_media_vghosts(&a->bc[HD_ZHI], a->t_next + e, *(const hd_heat_mword *)(pa.md.m + e), kt, sz);
+    hd_heat_media_vghosts(&a->bc[HD_ZHI], a->t_next + e, kt[hd_heat_mat(pa.md.m[e])], sz);
   }
 }
 
 /* The tuned media step applies to a whole 3-D grid without a source array
- * whose rows are aligned as hd_heat_vec_ok asks, the map's rows too (cell 1
- * of every row on a HD_HEAT_VEC-byte boundary), with its interface list. */
+ * whose rows are aligned as hd_heat_vec_ok asks, with its list in groups
+ * of HD_HEAT_VEC cells. */
 HD_HOST_FN int hd_heat_media_vec_ok(const hd_heat_media_args *p) {
   const hd_heat_args *a = &p->a;
   const hd_idx v = HD_HEAT_VEC;
-  return a->g.dim == 3 && !a->q && p->md.iface && a->g.n[0] % v == 0 && a->g.stride[1] % v == 0 &&
-         a->g.stride[2] % v == 0 && (uintptr_t)(a->t + 1) % 16 == 0 && (uintptr_t)(a->t_next + 1) % 16 == 0 &&
-         (uintptr_t)(p->md.m + 1) % (uintptr_t)v == 0;
+  return a->g.dim == 3 && !a->q && p->md.iface && p->md.group == HD_HEAT_VEC && a->g.n[0] % v == 0 &&
+         a->g.stride[1] % v == 0 && a->g.stride[2] % v == 0 && (uintptr_t)(a->t + 1) % 16 == 0 &&
+         (uintptr_t)(a->t_next + 1) % 16 == 0;
 }
 
 /* One step, tuned where it applies (else the generic loop).  ctx->block =
@@ -342,7 +353,7 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK) return s;
   memcpy(saved, ctx->block, sizeof saved); /* the list's launch takes its own shape */
   memset(ctx->block, 0, sizeof saved);
-  s = hd_heat_media_fix_loop(ctx, p, 0, p->md.niface);
+  s = hd_heat_media_fix_loop(ctx, p, 0, p->md.niface * p->md.group);
   memcpy(ctx->block, saved, sizeof saved);
   return s;
 }
@@ -420,18 +431,21 @@ HD_HOST_FN void hd_heat_media_mark(unsigned char *map, const hd_grid *g) {
       }
 }
 
-/* The flagged interior cells of a marked host map (hd_heat_media_mark), in
- * order, into out (NULL: count only), those on a face of the grid marked
- * HD_HEAT_AT_FACE; their number. */
-HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *g, hd_idx *out) {
+/* The groups of `group` cells along x (from cell 1; n[0] a multiple of
+ * group) of a marked host map (hd_heat_media_mark) that hold a flagged
+ * cell, in order, into out (NULL: count only) as their first cells, those
+ * with a cell on a face of the grid marked HD_HEAT_AT_FACE; their number. */
+HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *g, int group, hd_idx *out) {
   const hd_range3 r = hd_grid_interior(g);
   hd_idx i, j, k, n = 0;
+  int u, flagged;
   for (k = r.lo[2]; k < r.hi[2]; ++k)
     for (j = r.lo[1]; j < r.hi[1]; ++j)
-      for (i = r.lo[0]; i < r.hi[0]; ++i) {
+      for (i = r.lo[0]; i < r.hi[0]; i += group) {
         const hd_idx c = hd_grid_at(g, i, j, k);
-        if (map[c] & HD_HEAT_IFACE) {
-          const int face = i == 1 || i == g->n[0] || (g->dim > 1 && (j == 1 || j == g->n[1])) ||
+        for (flagged = 0, u = 0; u < group; ++u) flagged |= map[c + u] & HD_HEAT_IFACE;
+        if (flagged) {
+          const int face = i == 1 || i + group - 1 == g->n[0] || (g->dim > 1 && (j == 1 || j == g->n[1])) ||
                            (g->dim > 2 && (k == 1 || k == g->n[2]));
           if (out) out[n] = c | (face ? HD_HEAT_AT_FACE : 0);
           ++n;
