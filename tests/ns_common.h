@@ -21,10 +21,11 @@ TAP_FN ns_problem ns_square(long n, double len, int bc, double u, double v, doub
   p.origin[0] = p.origin[1] = -0.5 * len;
   p.length[0] = p.length[1] = len;
   for (f = 0; f < 4; ++f) p.bc[f] = bc;
-  p.gamma = 1.4, p.pr = 0.72, p.suth = 110.4 / 288.15, p.sigma = 0.25, p.sigma_side = 1.0;
+  p.gamma = 1.4, p.pr = 0.72, p.suth = 110.4 / 288.15, p.sigma = 0.25;
   p.mu_ref = mu, p.viscous = mu > 0;
   p.mach = sqrt(u * u + v * v);
-  p.beta = p.mach < 1 ? p.mach : 1.0, p.beta_side = 0.5;
+  p.beta = p.mach < 1 ? p.mach : 1.0;
+  ns_nscbc_defaults(&p);
   p.ic.kind = HD_NS_IC_UNIFORM, p.ic.gamma = p.gamma, p.ic.u_inf = u, p.ic.v_inf = v, p.ic.rc = 1;
   p.dt = 1.0 * len / n / (fabs(u) + fabs(v) + 2.0);
   return p;

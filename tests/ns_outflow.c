@@ -21,17 +21,19 @@
  *   Mach 1.1, 48^2, t = 2 (the seed's case): reflection <= 0.55 dp0 (all
  *     waves leave through the supersonic outflow; what remains comes from
  *     the side faces, which the vortex's far field crosses at Mach 1.1),
- *     at most half the reflection of the earlier side faces (relaxed as the
- *     others with the free stream's Mach number, the same beta), and a
- *     velocity difference at most 0.8 of theirs; beside it the velocity
- *     difference of a big box whose vortex is clipped to the small box:
- *     what the far field beyond the small box alone accounts for. */
+ *     at most half the reflection of the earlier faces (sides relaxed as the
+ *     others with the free stream's Mach number, the same beta; no relaxed
+ *     entropy and vorticity waves at the inflow), and a velocity difference
+ *     below 0.7 % of the peak speed (the target of issue 19; measured 0.62 %)
+ *     and at most 0.6 of theirs (1.60 %); beside it the velocity difference
+ *     of a big box whose vortex is clipped to the small box: what the far
+ *     field beyond the small box alone accounts for (0.58 %). */
 #include "ns_common.h"
 
 static double dp0(void) { return 0.0005 * 0.0005 / (2 * 0.15 * 0.15); }
 
-/* earlier: the side faces as before issue 19 (sigma and beta of the
- * other faces, with the free stream's Mach number) */
+/* earlier: the faces as before issue 19 (the sides with sigma and beta of
+ * the other faces and the free stream's Mach number; sigma_in unused) */
 static ns_problem vortex(long n, double len, double mach, int outflow, double t_end, long *steps, int earlier) {
   ns_problem p = ns_square(n, len, HD_NS_NONREFLECTING, mach, 0.0, mach / 1e4);
   p.bc[HD_NS_XHI] = outflow;
@@ -156,9 +158,9 @@ static void leave(test_backend *b, const ns_ops *ops, double mach, long n, doubl
       measure(po[0], n, pb[0], nbig, &ro, &fo);
       ro /= dp0(), fo /= dp0();
     }
-    ok(good && fc <= max_measure && fo >= 2 * fc && vc <= 0.8 * vo,
+    ok(good && fc <= max_measure && fo >= 2 * fc && vc <= 0.007 && vc <= 0.6 * vo,
        "Mach %.1f, %ld^2, t = %g: reflection %.3f dp0 (<= %.2f; the earlier side faces %.3f, need >= 2x), residual "
-       "%.3f dp0; velocity difference at most %.2f %% of the peak speed over the run (earlier %.2f %%; need <= 0.8x; "
+       "%.3f dp0; velocity difference at most %.2f %% of the peak speed over the run (<= 0.70; earlier %.2f %%, need <= 0.6x; "
        "the big box without the far field beyond the small one: %.2f %%); zero-gradient outflow %.3f / %.3f",
        mach, n, t_end, good ? fc : -1, max_measure, good ? fo : -1, good ? rc : -1, 100 * vc, 100 * vo, 100 * vt,
        good ? fz : -1, good ? rz : -1);

@@ -23,7 +23,7 @@ typedef struct ns_cli {
   hd_drv_common com;
   int icase, bc[4], inviscid, png;
   long n, steps, frames, monitor_every;
-  double lx, ly, mach, re, circulation, rc, gamma, pr, suth, sigma, sigma_side, beta, beta_side, dt, cfl, t_end;
+  double lx, ly, mach, re, circulation, rc, gamma, pr, suth, sigma, sigma_side, beta, beta_side, sigma_in, dt, cfl, t_end;
 } ns_cli;
 
 /* The k-th name of "a|b|c" (for the summary). */
@@ -55,9 +55,11 @@ static int build(ns_cli *c, cli_opt *opts, ns_problem *p, char *err, size_t n) {
   p->origin[0] = -0.5 * p->length[0], p->origin[1] = -0.5 * p->length[1];
   memcpy(p->bc, c->bc, sizeof p->bc);
   p->gamma = c->gamma, p->pr = c->pr, p->suth = c->suth, p->sigma = c->sigma, p->mach = c->mach;
-  p->sigma_side = c->sigma_side;
   p->beta = cli_find(opts, "beta")->seen ? c->beta : (c->mach < 1 ? c->mach : 1.0);
-  p->beta_side = c->beta_side;
+  ns_nscbc_defaults(p);
+  if (cli_find(opts, "sigma-side")->seen) p->sigma_side = c->sigma_side;
+  if (cli_find(opts, "beta-side")->seen) p->beta_side = c->beta_side;
+  if (cli_find(opts, "sigma-in")->seen) p->sigma_in = c->sigma_in;
   p->viscous = !c->inviscid;
   p->generic = c->com.variant == HD_VARIANT_GENERIC;
   p->mu_ref = c->inviscid ? 0.0 : (c->mach > 0 ? c->mach : 1.0) / c->re; /* rho u l / Re, or c l / Re at rest */
@@ -240,8 +242,8 @@ static void ckpt_template(const ns_problem *p, size_t real_size, hd_ckpt *ck) {
   hd_ckpt_param(ck, "box", "%.17g,%.17g,%.17g,%.17g", p->origin[0], p->origin[1], p->length[0], p->length[1]);
   for (f = 0; f < 4; ++f) hd_ckpt_param(ck, "bc", "%d", p->bc[f]);
   hd_ckpt_param(ck, "gas", "%.17g,%.17g,%.17g,%.17g,%d", p->gamma, p->pr, p->mu_ref, p->suth, p->viscous);
-  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g,%.17g,%.17g", p->sigma, p->sigma_side, p->beta, p->beta_side,
-                p->mach);
+  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->sigma, p->sigma_side, p->beta, p->beta_side,
+                p->sigma_in, p->mach);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
 }
 
@@ -285,12 +287,16 @@ static int run(int argc, char **argv) {
       {"bc-top", CLI_CHOICE, &c.bc[3], bc_names, "face y = +ly/2 (default nonreflecting)", 1, 0, 0, NULL, 0, 0, 0},
       {"sigma", CLI_REAL, &c.sigma, "S", "NSCBC pressure relaxation sigma (default 0.25)", 0, 100, 0, NULL, 0, 0, 0},
       {"sigma-side", CLI_REAL, &c.sigma_side, "S",
-       "NSCBC relaxation of the faces the free stream runs along (default 1; negative: as the others, the form before)",
+       "NSCBC relaxation of the faces the free stream runs along (default 1, supersonic 4; negative: as the others, "
+       "the form before)",
        -1, 100, 0, NULL, 0, 0, 0},
       {"beta", CLI_REAL, &c.beta, "B", "NSCBC fraction of transverse terms kept (default min(mach, 1))", 0, 1, 0, NULL, 0, 0, 0},
       {"beta-side", CLI_REAL, &c.beta_side, "B",
-       "the same on the faces the free stream runs along (default 0.5; negative: beta, the form before)", -1, 1, 0, NULL,
-       0, 0, 0},
+       "the same on the faces the free stream runs along (default 0.5, supersonic 0.25; negative: beta, the form before)",
+       -1, 1, 0, NULL, 0, 0, 0},
+      {"sigma-in", CLI_REAL, &c.sigma_in, "S",
+       "NSCBC relaxation of the entropy and vorticity waves entering a supersonic inflow (default 16; 0: none)", 0, 1000,
+       0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c.dt, "DT", "time step in l/c (default from --cfl)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"cfl", CLI_REAL, &c.cfl, "C", "dt ((|u|+c)/hx + (|v|+c)/hy), at most 2.8 (default 1.5)", 1e-6, HD_NS_CFL_MAX, 0, NULL, 0, 0, 0},
       {"t-end", CLI_REAL, &c.t_end, "T", "run to time T in l/c (default 2)", 0, 1e9, 0, NULL, 0, 0, 0},
@@ -304,7 +310,6 @@ static int run(int argc, char **argv) {
   memset(&nr, 0, sizeof nr);
   hd_drv_common_defaults(&c.com, "ns");
   c.icase = HD_NS_IC_VORTEX, c.n = 512, c.lx = c.ly = 1, c.mach = 1.1, c.re = 1e4, c.circulation = -0.0005;
-  c.sigma_side = 1.0, c.beta_side = 0.5;
   c.rc = 0.15, c.gamma = 1.4, c.pr = 0.72, c.suth = 110.4 / 288.15, c.sigma = 0.25, c.cfl = 1.5, c.t_end = 2;
   c.frames = 10, c.monitor_every = 10;
   c.bc[0] = c.bc[1] = c.bc[2] = c.bc[3] = HD_NS_NONREFLECTING;

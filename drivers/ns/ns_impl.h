@@ -76,6 +76,7 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
     a->shared[f] = p->shared[f];
     a->relax[f] = (hd_real)(sigma * (1.0 - m * m) / p->length[f / 2]);
     a->beta[f] = (hd_real)(un == 0 && ut > 0 && p->beta_side >= 0 ? p->beta_side : p->beta);
+    a->relax_in[f] = (hd_real)(!old && un >= 1 ? p->sigma_in / p->length[f / 2] : 0.0); /* supersonic inflow */
   }
 
   a->generic = p->generic;
@@ -89,6 +90,7 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
   a->gamma = (hd_real)p->gamma, a->mu_ref = (hd_real)p->mu_ref, a->suth = (hd_real)p->suth;
   a->kfac = (hd_real)(1.0 / ((p->gamma - 1.0) * p->pr));
   a->p_inf = (hd_real)(1.0 / p->gamma);
+  a->u_inf = (hd_real)p->ic.u_inf, a->v_inf = (hd_real)p->ic.v_inf;
   for (c = 0; c < 4; ++c) a->q0[c] = st->buf[0][c], a->acc[c] = st->buf[1][c];
   if (s == HD_OK) {
     for (c = 0; c < 4; ++c) ia.q[c] = st->buf[0][c];

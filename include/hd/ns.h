@@ -63,6 +63,9 @@ typedef struct hd_ns_args {
   hd_real relax[4];     /* NSCBC pressure relaxation K / c per face: sigma (1 - M^2) / L */
   hd_real beta[4];      /* NSCBC per face: 1 - the fraction of the transverse terms kept in entering
                          * acoustic waves */
+  hd_real relax_in[4];  /* NSCBC per face: entering entropy and vorticity waves relaxed toward the free
+                         * stream at the rate relax_in |u_n| (0: L2 = L3 = 0) */
+  hd_real u_inf, v_inf; /* the free stream */
   hd_ns_prim *prims;    /* CPU: scratch of g.total primitives, computed once a node and stage
                          * (NULL: each node recomputes its 3 x 3 neighbours') */
   int generic;          /* 1: the one-pass generic loop on every backend (the check) */

@@ -12,8 +12,14 @@
  *
  *   supersonic-in    everything held (the node keeps its initial state)
  *   supersonic-out   all L from the interior
- *   nonreflecting    entering L2, L3 = 0; the entering acoustic wave
- *                    K (p - p_inf) - (1 - beta) T, K = sigma (1 - M^2) c / L
+ *   nonreflecting    entering L2, L3 = 0, or relaxed toward the free stream
+ *                    at eta = relax_in |u_n| (the driver: on a supersonic
+ *                    inflow, where every wave enters and the face's state is
+ *                    the upstream's: L2 = eta (c^2 (rho - 1) - (p - p_inf)),
+ *                    L3 = eta (u_t - u_t,inf), an upwind difference against
+ *                    the free stream that lets the vortex's far field go
+ *                    instead of freezing it on the face); the entering
+ *                    acoustic wave K (p - p_inf) - (1 - beta) T, K = sigma (1 - M^2) c / L
  *                    (Poinsot-Lele's pressure relaxation), T the wave's
  *                    transverse terms (for L1: u_t p_t + gamma p u_t,t
  *                    - rho c u_t u_n,t; L5 with + rho c): a vortex crossing
@@ -23,8 +29,9 @@
  *                    that fraction (Yoo & Im 2007, Lodato et al. 2008).
  *                    K and beta are per face (the driver: M the free
  *                    stream's Mach number across the face; on faces it
- *                    runs along sigma = 1 and beta = 0.5, measured on the
- *                    seed's vortex, doc/validation.md)
+ *                    runs along sigma = 1 and beta = 0.5, or 4 and 0.25 in
+ *                    a supersonic stream, measured on the seed's vortex,
+ *                    doc/validation.md)
  *   subsonic-in      u, v, T held: entering acoustic = leaving acoustic,
  *                    L3 = 0, L2 = (gamma - 1)/2 (L1 + L5); momentum and
  *                    energy then follow the density (u, v, T exact)
@@ -112,7 +119,11 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
     const hd_real relax = a->relax[2 * ax + side] * c * (w0.p - a->p_inf), keep = HD_R(1) - a->beta[2 * ax + side];
     if (in1) L1 = relax - keep * (common - cross);
     if (in5) L5 = relax - keep * (common + cross);
-    if (in2) L2 = HD_R(0), L3 = HD_R(0);
+    if (in2) {
+      const hd_real eta = a->relax_in[2 * ax + side] * (un < 0 ? -un : un);
+      L2 = eta * (c * c * (w0.r - HD_R(1)) - (w0.p - a->p_inf));
+      L3 = eta * (ut - (ax == 0 ? a->v_inf : a->u_inf));
+    }
   } else if (type == HD_NS_SUBSONIC_IN || type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
     if (side) L1 = L5; /* the acoustic wave entering mirrors the leaving one */
     else L5 = L1;
