@@ -195,16 +195,6 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
 #endif
 #endif
 
-#ifndef HD_HEAT_MEDIA_PREFETCH
-#define HD_HEAT_MEDIA_PREFETCH 0 /* planes ahead of the march asked of L2 (0: none) */
-#endif
-
-/* Asks L2 for the sector at p: more bytes in flight than a thread's
- * registers hold. */
-static __device__ __forceinline__ void hd_heat_l2_prefetch(const void *p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
 /* The coefficients of material m: c_x, c_y, c_z and s + dtq, a 16-byte
  * aligned row of four in shared memory. */
 static __device__ __forceinline__ void hd_heat_media_coef(const hd_real *row, hd_real c[4]) {
@@ -257,8 +247,7 @@ static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *b
 template <int X>
 static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_args *pa, hd_idx e,
                                                             const hd_real *coef, const hd_real *kt, int planes,
-                                                            int far_ok, int room, int active, int xlo, int last,
-                                                            int wide) {
+                                                            int far_ok, int active, int xlo, int last, int wide) {
   const hd_heat_args *a = &pa->a;
   const hd_real *HD_RESTRICT t = a->t;
   const unsigned char *HD_RESTRICT map = pa->md.m;
@@ -276,10 +265,6 @@ static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     hd_real cm[4];
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(t + e + 3 * sz);
-    if (HD_HEAT_MEDIA_PREFETCH > 0 && r + HD_HEAT_MEDIA_PREFETCH <= room) { /* plane room: the ghost plane */
-      hd_heat_l2_prefetch(t + e + HD_HEAT_MEDIA_PREFETCH * sz);
-      hd_heat_l2_prefetch(map + e + HD_HEAT_MEDIA_PREFETCH * sz);
-    }
     if (lane == 0) xm = t[e - 1];
     if (lane == 31 || (X && last)) xp = t[e + V];
     ym = hd_heat_vld(t + e - sy), yp = hd_heat_vld(t + e + sy);
@@ -313,10 +298,9 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
   if (__any_sync(0xffffffffu, i == 1 || last))
-    hd_heat_media_column<1>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, (int)(nz + 1 - k0), active, i == 1, last,
-                            wide);
+    hd_heat_media_column<1>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, i == 1, last, wide);
   else
-    hd_heat_media_column<0>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, (int)(nz + 1 - k0), active, 0, 0, 0);
+    hd_heat_media_column<0>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, 0, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back */
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
