@@ -17,6 +17,7 @@ bad 2 "typo.in:3: unknown key 'mahc' (did you mean 'mach'?)" --input=typo.in
 bad 2 "re.in:2: re: 0 is out of range" --input=re.in
 bad 2 "--mach: -1 is out of range" --mach=-1
 bad 2 "--cfl: 3 is out of range" --cfl=3
+bad 2 "--sigma-in: -1 is out of range" --sigma-in=-1
 bad 2 "dt: 0.02 exceeds the RK4 stability limit" --n=64 --dt=0.02
 bad 2 "--bc-left: 'outflow' is not one of" --bc-left=outflow
 bad 2 "bc: a periodic face needs a periodic opposite face" --bc-left=periodic
@@ -47,6 +48,16 @@ run --case=uniform --n=16 --mach=0.3 --bc-left=periodic --bc-right=periodic --bc
   --steps=20 --frames=0
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^max_dp_final: 0.000000e+00$' stdout && grep -q '^steps: 20$' stdout && echo 0 || echo 1) \
   "uniform flow along periodic x between walls stays uniform (max_dp 0)"
+
+# the supersonic inflow's relaxation acts (default 16) and --sigma-in=0 drops it
+clean_dir
+run --n=32 --t-end=0.3 --frames=0 --sigma-in=16
+grep '^max_dp_final: ' stdout >relaxed.txt
+run --n=32 --t-end=0.3 --frames=0
+grep '^max_dp_final: ' stdout >default.txt
+run --n=32 --t-end=0.3 --frames=0 --sigma-in=0
+result $([ "$(cat rc)" -eq 0 ] && [ -s default.txt ] && cmp -s relaxed.txt default.txt && ! grep -qxF -f default.txt stdout &&
+  echo 0 || echo 1) "at Mach 1.1 --sigma-in defaults to 16, and 0 changes the run"
 
 clean_dir
 run --bench --n=32 --steps=3
