@@ -361,19 +361,38 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
 /* Tuned CPU media step: each row of cells in runs of one material away
  * from interfaces, each run a vectorisable loop of the uniform form with
  * its material's coefficients, the interface cells one by one with the
- * generic point; then the generic face passes.  The same functions in the
- * same order as the generic loop: equal bit for bit (tests/heat_media). */
-HD_HOST_FN void hd_heat_media_cpu_row(const hd_heat_media_args *p, hd_idx j, hd_idx k) {
+ * generic point.  The same functions in the same order as the generic
+ * loop: equal bit for bit (tests/heat_media).  As the uniform rows
+ * (hd/heat.h): compiled for AVX-512 and AVX2 too, each row first asks for
+ * the lines HD_HEAT_CPU_AHEAD ahead in the row that streams from memory,
+ * its map bytes and the output, and writes its own ghosts while it is in
+ * cache. */
+HD_HOST_FN void hd_heat_media_cpu_ghost_row(const hd_heat_bc *bc, const hd_real *kt, const unsigned char *HD_RESTRICT m,
+                                            hd_real *HD_RESTRICT o, hd_idx n, hd_idx step) {
+  hd_idx i;
+  if (bc->kind == HD_HEAT_HALO) return;
+  for (i = 0; i < n; ++i) o[i + step] = hd_heat_media_ghost(bc, o[i], kt[hd_heat_mat(m[i])]);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_heat_media_cpu_row(const hd_heat_media_args *p, hd_idx j, hd_idx k, int three, int has_q) {
   const hd_heat_args *a = &p->a;
   const hd_heat_media *md = &p->md;
   const hd_grid *g = &a->g;
-  const int three = g->dim == 3;
   const hd_idx n = g->n[0], sy = g->stride[1], sz = three ? g->stride[2] : 0, c0 = hd_grid_at(g, 1, j, k);
+  const hd_idx next = three ? sz : sy, line = 64 / (hd_idx)sizeof(hd_real);
   const unsigned char *HD_RESTRICT m = md->m + c0;
   const hd_real *HD_RESTRICT t = a->t + c0;
-  const hd_real *HD_RESTRICT q = a->q ? a->q + c0 : NULL;
+  const hd_real *HD_RESTRICT q = has_q ? a->q + c0 : NULL;
   hd_real *HD_RESTRICT o = a->t_next + c0;
   hd_idx i = 0, i0, u;
+  for (u = 0; u < n; u += line) {
+    HD_PREFETCH(t + next + HD_HEAT_CPU_AHEAD + u);
+    HD_PREFETCH_W(o + HD_HEAT_CPU_AHEAD + u);
+    if (u % 64 == 0) HD_PREFETCH(m + next + HD_HEAT_CPU_AHEAD + u);
+  }
   while (i < n) {
     const unsigned char b = m[i];
     if (b & HD_HEAT_IFACE) {
@@ -384,11 +403,11 @@ HD_HOST_FN void hd_heat_media_cpu_row(const hd_heat_media_args *p, hd_idx j, hd_
     }
     {
       const hd_real *c = md->c + 3 * b, s = md->s[b], dtq = a->dtq, dt = a->dt;
-      if (three && !q) {
+      if (three && !has_q) {
         HD_OMP_SIMD
         for (u = i0; u < i; ++u)
           o[u] = hd_heat_update_3d(t[u], t[u - 1], t[u + 1], t[u - sy], t[u + sy], t[u - sz], t[u + sz], c, s + dtq);
-      } else if (!q) {
+      } else if (!has_q) {
         HD_OMP_SIMD
         for (u = i0; u < i; ++u) o[u] = hd_heat_update_2d(t[u], t[u - 1], t[u + 1], t[u - sy], t[u + sy], c, s + dtq);
       } else {
@@ -399,16 +418,34 @@ HD_HOST_FN void hd_heat_media_cpu_row(const hd_heat_media_args *p, hd_idx j, hd_
       }
     }
   }
+  hd_heat_media_cpu_ghost_row(&a->bc[HD_XLO], md->k, m, o, 1, -1);
+  hd_heat_media_cpu_ghost_row(&a->bc[HD_XHI], md->k, m + n - 1, o + n - 1, 1, 1);
+  if (j == 1) hd_heat_media_cpu_ghost_row(&a->bc[HD_YLO], md->k, m, o, n, -sy);
+  if (j == g->n[1]) hd_heat_media_cpu_ghost_row(&a->bc[HD_YHI], md->k, m, o, n, sy);
+  if (three && k == 1) hd_heat_media_cpu_ghost_row(&a->bc[HD_ZLO], md->k, m, o, n, -sz);
+  if (three && k == g->n[2]) hd_heat_media_cpu_ghost_row(&a->bc[HD_ZHI], md->k, m, o, n, sz);
 }
+
+#define HD_HEAT_MEDIA_CPU_ENTRY(name, three, has_q)                                                 \
+  HD_CPU_CLONES_EXACT static HD_UNUSED void name(const hd_heat_media_args *p, hd_idx j, hd_idx k) { \
+    hd_heat_media_cpu_row(p, j, k, three, has_q);                                                  \
+  }
+HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_2d, 0, 0)
+HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_2d_q, 0, 1)
+HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_3d, 1, 0)
+HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_3d_q, 1, 1)
 
 HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_args *p) {
   const hd_range3 r = hd_grid_interior(&p->a.g);
+  void (*row)(const hd_heat_media_args *, hd_idx, hd_idx) =
+      p->a.g.dim == 3 ? (p->a.q ? hd_heat_media_cpu_row_3d_q : hd_heat_media_cpu_row_3d)
+                      : (p->a.q ? hd_heat_media_cpu_row_2d_q : hd_heat_media_cpu_row_2d);
   hd_idx j, k;
   if (p->a.g.dim < 2) return hd_heat_media_step(ctx, p);
   HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))
   for (k = r.lo[2]; k < r.hi[2]; ++k)
-    for (j = r.lo[1]; j < r.hi[1]; ++j) hd_heat_media_cpu_row(p, j, k);
-  return hd_heat_media_fill_ghosts(ctx, p);
+    for (j = r.lo[1]; j < r.hi[1]; ++j) row(p, j, k);
+  return HD_OK;
 }
 #endif
 
