@@ -796,16 +796,17 @@ static inline void hd_heat_cpu_row(const hd_heat_args *a, hd_idx j, hd_idx k, in
   if (three && k == g->n[2]) hd_heat_cpu_ghost_row(&a->bc[HD_ZHI], o, n, sz);
 }
 
-/* One multiversioned entry per case: dimension and source are constants
- * inside, so the loop has no branches. */
-#define HD_HEAT_CPU_ENTRY(name, three, has_q)                                      \
-  HD_CPU_CLONES_EXACT static HD_UNUSED void name(const hd_heat_args *a, hd_idx j, hd_idx k) { \
-    hd_heat_cpu_row(a, j, k, three, has_q);                                         \
-  }
-HD_HEAT_CPU_ENTRY(hd_heat_cpu_row_2d, 0, 0)
-HD_HEAT_CPU_ENTRY(hd_heat_cpu_row_2d_q, 0, 1)
-HD_HEAT_CPU_ENTRY(hd_heat_cpu_row_3d, 1, 0)
-HD_HEAT_CPU_ENTRY(hd_heat_cpu_row_3d_q, 1, 1)
+/* One multiversioned entry per case of a row routine row(a, j, k, three,
+ * has_q): dimension and source are constants inside, so the loop has no
+ * branches.  Entries prefix_2d, prefix_2d_q, prefix_3d, prefix_3d_q. */
+#define HD_HEAT_CPU_ROW_ENTRY(name, row, T, three, has_q)                                        \
+  HD_CPU_CLONES_EXACT static HD_UNUSED void name(const T *a, hd_idx j, hd_idx k) { row(a, j, k, three, has_q); }
+#define HD_HEAT_CPU_ROW_ENTRIES(prefix, row, T)           \
+  HD_HEAT_CPU_ROW_ENTRY(prefix##_2d, row, T, 0, 0)        \
+  HD_HEAT_CPU_ROW_ENTRY(prefix##_2d_q, row, T, 0, 1)      \
+  HD_HEAT_CPU_ROW_ENTRY(prefix##_3d, row, T, 1, 0)        \
+  HD_HEAT_CPU_ROW_ENTRY(prefix##_3d_q, row, T, 1, 1)
+HD_HEAT_CPU_ROW_ENTRIES(hd_heat_cpu_row, hd_heat_cpu_row, hd_heat_args)
 
 HD_HOST_FN hd_status hd_heat_step_tuned(hd_ctx *ctx, const hd_heat_args *a) {
   const hd_range3 r = hd_grid_interior(&a->g);

@@ -426,14 +426,7 @@ static inline void hd_heat_media_cpu_row(const hd_heat_media_args *p, hd_idx j, 
   if (three && k == g->n[2]) hd_heat_media_cpu_ghost_row(&a->bc[HD_ZHI], md->k, m, o, n, sz);
 }
 
-#define HD_HEAT_MEDIA_CPU_ENTRY(name, three, has_q)                                                 \
-  HD_CPU_CLONES_EXACT static HD_UNUSED void name(const hd_heat_media_args *p, hd_idx j, hd_idx k) { \
-    hd_heat_media_cpu_row(p, j, k, three, has_q);                                                  \
-  }
-HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_2d, 0, 0)
-HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_2d_q, 0, 1)
-HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_3d, 1, 0)
-HD_HEAT_MEDIA_CPU_ENTRY(hd_heat_media_cpu_row_3d_q, 1, 1)
+HD_HEAT_CPU_ROW_ENTRIES(hd_heat_media_cpu_row, hd_heat_media_cpu_row, hd_heat_media_args)
 
 HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_args *p) {
   const hd_range3 r = hd_grid_interior(&p->a.g);
