@@ -121,10 +121,11 @@ static hd_status ns_side_open(hd_ctx *ctx, ns_state *st) {
   return HD_OK;
 }
 
-/* A stage with the boundary work (ghosts, then the face nodes) on a
- * high-priority stream beside the inner nodes: they read none of the
- * ghosts unless an axis is periodic (then the ghosts come first), and the
- * two write disjoint nodes; the zero-gradient copies follow both. */
+/* A stage with the boundary work (the face nodes, computing and writing
+ * the ghosts themselves) on a high-priority stream beside the inner
+ * nodes: they read none of the ghosts unless an axis is periodic (then the
+ * ghosts come first), and the two write disjoint nodes; the zero-gradient
+ * copies follow both. */
 static hd_status ns_stage_overlapped(hd_ctx *ctx, ns_state *st) {
   const hd_ns_args *a = &st->a;
   const int periodic = a->bc[HD_NS_XLO] == HD_NS_PERIODIC || a->bc[HD_NS_YLO] == HD_NS_PERIODIC;
@@ -135,8 +136,7 @@ static hd_status ns_stage_overlapped(hd_ctx *ctx, ns_state *st) {
   HD_CUDA_TRY(ctx, cudaEventRecord(st->fork, hd_stream(ctx)));
   HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->side, st->fork, 0));
   side = *ctx, side.stream = (void *)st->side;
-  if (!periodic) s = hd_ns_ghosts(&side, a);
-  if (s == HD_OK) s = hd_ns_faces(&side, a);
+  s = hd_ns_face_tiles_loop(&side, a, !periodic);
   if (s != HD_OK) return hd_fail(ctx, s, "%s", side.msg);
   HD_CUDA_TRY(ctx, cudaEventRecord(st->join, st->side));
   s = hd_ns_interior(ctx, a);

@@ -142,16 +142,13 @@ HD_FN void hd_ns_characteristic(const hd_ns_args *a, hd_idx n, int ax, int side,
   for (q = 0; q < 4; ++q) k[q] += HD_R(0.5) * (fp[q] - fm[q]) * rh - dn[q];
 }
 
-/* Right-hand side and update of face node p. */
-HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
-  hd_idx i, j, n;
-  hd_real k[4];
-  hd_ns_prim w[3][3];
+/* The right-hand side of face node (i, j) at offset n with its conditions
+ * and holds applied, from its 3 x 3 neighbours' primitives (rows rs, rc0,
+ * rn below, at and above it, each at its column). */
+HD_FN void hd_ns_face_rhs(const hd_ns_args *a, hd_idx i, hd_idx j, hd_idx n, const hd_ns_prim *rs,
+                          const hd_ns_prim *rc0, const hd_ns_prim *rn, hd_real k[4]) {
   int ax, hold_all = 0, hold_u = 0, hold_v = 0, hold_uvt = 0, q;
-  hd_ns_face_node(a, p, &i, &j);
-  n = hd_grid_at(&a->g, i, j, 0);
-  hd_ns_neighbours(a, n, w);
-  hd_ns_rhs_rows(a, &w[0][1], &w[1][1], &w[2][1], k);
+  hd_ns_rhs_rows(a, rs, rc0, rn, k);
   for (ax = 0; ax < 2; ++ax) {
     const hd_idx at = ax == 0 ? i : j, last = a->g.n[ax];
     int side, type;
@@ -160,7 +157,7 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     if (a->shared[2 * ax + side]) continue;
     type = a->bc[2 * ax + side];
     if (type == HD_NS_SUPERSONIC_IN) hold_all = 1;
-    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, &w[0][1], &w[1][1], &w[2][1], k);
+    else if (type != HD_NS_ZERO_GRADIENT) hd_ns_characteristic(a, n, ax, side, rs, rc0, rn, k);
     if (type == HD_NS_SLIP_WALL || type == HD_NS_NOSLIP_WALL) {
       if (ax == 0 || type == HD_NS_NOSLIP_WALL) hold_u = 1;
       if (ax == 1 || type == HD_NS_NOSLIP_WALL) hold_v = 1;
@@ -168,7 +165,7 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
     if (type == HD_NS_SUBSONIC_IN) hold_uvt = 1;
   }
   if (hold_uvt) { /* u, v, T fixed: momentum and energy follow rho */
-    const hd_ns_prim *c = &w[1][1];
+    const hd_ns_prim *c = rc0;
     k[1] = c->u * k[0], k[2] = c->v * k[0];
     k[3] = (c->t / (a->gamma * (a->gamma - HD_R(1))) + HD_R(0.5) * (c->u * c->u + c->v * c->v)) * k[0];
   }
@@ -176,6 +173,17 @@ HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
   if (hold_v) k[2] = HD_R(0);
   if (hold_all)
     for (q = 0; q < 4; ++q) k[q] = HD_R(0);
+}
+
+/* Right-hand side and update of face node p. */
+HD_FN void hd_ns_face_pt(const hd_ns_args *a, hd_idx p) {
+  hd_idx i, j, n;
+  hd_real k[4];
+  hd_ns_prim w[3][3];
+  hd_ns_face_node(a, p, &i, &j);
+  n = hd_grid_at(&a->g, i, j, 0);
+  hd_ns_neighbours(a, n, w);
+  hd_ns_face_rhs(a, i, j, n, &w[0][1], &w[1][1], &w[2][1], k);
   hd_ns_update(a, n, k);
 }
 
@@ -235,6 +243,126 @@ HD_HOST_FN hd_status hd_ns_faces(hd_ctx *ctx, const hd_ns_args *a) {
   const hd_idx faces = hd_ns_face_count(a);
   return faces ? hd_ns_face_loop(ctx, a, 0, faces) : HD_OK;
 }
+
+#if defined(HD_BACKEND_CUDA)
+/* The tuned face step (CUDA): a block takes HD_NS_FACE_SEG nodes of one
+ * face and its threads first compute the primitives of the 3 x (SEG + 2)
+ * nodes around them in parallel, the ghosts among them extrapolated from
+ * the rows here (and written, when asked, as hd_ns_ghosts would: the same
+ * functions); then a node a thread, the face's right-hand side and update
+ * from shared memory.  One launch instead of the ghosts and the faces, and
+ * each thread's chain one conversion long instead of ten: the boundary
+ * step runs beside the inner nodes and must end before they do. */
+#ifndef HD_NS_FACE_SEG
+#define HD_NS_FACE_SEG 32
+#endif
+#ifndef HD_NS_FACE_THREADS
+#define HD_NS_FACE_THREADS 64
+#endif
+#if HD_NS_FACE_SEG > HD_NS_FACE_THREADS
+#error "HD_NS_FACE_SEG: at most HD_NS_FACE_THREADS nodes a segment (a thread each)"
+#endif
+
+/* Variable c at padded node (i, j), ghosts computed (hd_ns_ghost_pt). */
+HD_FN hd_real hd_ns_q_at(const hd_ns_args *a, int c, hd_idx i, hd_idx j) {
+  const int px = a->bc[HD_NS_XLO] == HD_NS_PERIODIC, py = a->bc[HD_NS_YLO] == HD_NS_PERIODIC;
+  if (j == 0 && !a->shared[HD_NS_YLO]) return hd_ns_yghost(&a->g, px, py, a->q[c], i, 0);
+  if (j == a->g.n[1] + 1 && !a->shared[HD_NS_YHI]) return hd_ns_yghost(&a->g, px, py, a->q[c], i, 1);
+  return hd_ns_ghost_src(&a->g, px, a->q[c], i, j * a->g.stride[1]);
+}
+
+/* Block b's face segment: axis ax of the face's normal, side, the face's
+ * coordinate along ax, the first node along the face and the count. */
+typedef struct hd_ns_face_seg {
+  int ax, side;
+  hd_idx at, t0, m;
+} hd_ns_face_seg;
+
+HD_FN hd_idx hd_ns_face_segs(const hd_ns_args *a, hd_idx *per_x, hd_idx *per_y) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC;
+  const hd_idx ylen = xs ? a->g.n[0] - 2 : a->g.n[0];
+  *per_x = xs ? (a->g.n[1] + HD_NS_FACE_SEG - 1) / HD_NS_FACE_SEG : 0;
+  *per_y = (ylen + HD_NS_FACE_SEG - 1) / HD_NS_FACE_SEG;
+  return 2 * *per_x + hd_ns_y_faces(a) * *per_y;
+}
+
+HD_FN hd_ns_face_seg hd_ns_face_seg_of(const hd_ns_args *a, hd_idx b) {
+  const int xs = a->bc[HD_NS_XLO] != HD_NS_PERIODIC;
+  hd_idx per_x, per_y, end;
+  hd_ns_face_seg f;
+  hd_ns_face_segs(a, &per_x, &per_y);
+  if (b < 2 * per_x) {
+    f.ax = 0, f.side = (int)(b / per_x), f.at = f.side ? a->g.n[0] : 1;
+    f.t0 = 1 + b % per_x * HD_NS_FACE_SEG, end = a->g.n[1];
+  } else {
+    b -= 2 * per_x;
+    f.ax = 1, f.side = (int)(b / per_y) || a->shared[HD_NS_YLO], f.at = f.side ? a->g.n[1] : 1;
+    f.t0 = (xs ? 2 : 1) + b % per_y * HD_NS_FACE_SEG, end = xs ? a->g.n[0] - 1 : a->g.n[0];
+  }
+  f.m = end - f.t0 + 1 < HD_NS_FACE_SEG ? end - f.t0 + 1 : HD_NS_FACE_SEG;
+  return f;
+}
+
+/* Segment b; tile: y faces rows across the face, x along it; x faces the
+ * transpose, so that both give the right-hand side rows with x neighbours
+ * at +-1. */
+static __device__ __forceinline__ void hd_ns_face_tile(const hd_ns_args *a, hd_idx b, hd_ns_prim *tile,
+                                                       int write_ghosts) {
+  const hd_ns_face_seg f = hd_ns_face_seg_of(a, b);
+  const hd_idx sy = a->g.stride[1], nx = a->g.n[0], ny = a->g.n[1];
+  const int w = HD_NS_FACE_SEG + 2;
+  const int tx = (int)threadIdx.x;
+  hd_real q0[4], acc[4];
+  hd_idx i = 0, j = 0, n = 0;
+  int p;
+  if (tx < f.m) { /* the node's old values in flight through the first phase */
+    i = f.ax == 0 ? f.at : f.t0 + tx, j = f.ax == 0 ? f.t0 + tx : f.at;
+    n = hd_grid_at(&a->g, i, j, 0);
+    hd_ns_update_old(a, n, q0, acc);
+  }
+  for (p = tx; p < 3 * w; p += HD_NS_FACE_THREADS) {
+    const int d = p / (int)w, u = p % (int)w;
+    const hd_idx along = f.t0 - 1 + u, across = f.at + d - 1;
+    const hd_idx pi = f.ax == 0 ? across : along, pj = f.ax == 0 ? along : across;
+    hd_real q[4];
+    int c;
+    if (u > f.m + 1) continue;
+    for (c = 0; c < 4; ++c) q[c] = hd_ns_q_at(a, c, pi, pj);
+    tile[f.ax == 0 ? u * 3 + d : d * w + u] = hd_ns_node_of(a, q);
+    if (write_ghosts && (pi == 0 || pi == nx + 1 || (pj == 0 && !a->shared[HD_NS_YLO]) ||
+                         (pj == ny + 1 && !a->shared[HD_NS_YHI])))
+      for (c = 0; c < 4; ++c) ((hd_real *)a->q[c])[pi + pj * sy] = q[c];
+  }
+  __syncthreads();
+  if (tx < f.m) {
+    const int u = tx + 1;
+    const hd_ns_prim *rs = f.ax == 0 ? &tile[(u - 1) * 3 + 1] : &tile[u];
+    const hd_ns_prim *rc0 = f.ax == 0 ? &tile[u * 3 + 1] : &tile[w + u];
+    const hd_ns_prim *rn = f.ax == 0 ? &tile[(u + 1) * 3 + 1] : &tile[2 * w + u];
+    hd_real k[4];
+    hd_ns_face_rhs(a, i, j, n, rs, rc0, rn, k);
+    hd_ns_update_from(a, n, k, q0, acc);
+  }
+}
+
+/* A block a segment: the segments' chains are long beside the inner
+ * nodes, and fewer blocks taking several in turn made the stage longer
+ * (2048^2, H100: 6.2 / 13.6 / 24 % of it at 128 / 64 / 32 blocks). */
+HD_KERNEL void __launch_bounds__(HD_NS_FACE_THREADS) hd_ns_face_tiles(HD_KPARAM(hd_ns_args) a, int write_ghosts) {
+  __shared__ hd_ns_prim tile[3 * (HD_NS_FACE_SEG + 2)];
+  hd_ns_face_tile(&a, blockIdx.x, tile, write_ghosts);
+}
+
+/* The face nodes and, with write_ghosts, the stage input's ghosts (not
+ * with a periodic axis: those ghosts come first, for the inner nodes). */
+HD_HOST_FN hd_status hd_ns_face_tiles_loop(hd_ctx *ctx, const hd_ns_args *a, int write_ghosts) {
+  hd_idx per_x, per_y;
+  const hd_idx segs = hd_ns_face_segs(a, &per_x, &per_y);
+  if (segs <= 0) return HD_OK;
+  hd_ns_face_tiles<<<(unsigned)segs, HD_NS_FACE_THREADS, 0, hd_stream(ctx)>>>(*a, write_ghosts);
+  return hd_check_launch(ctx, "hd_ns_face_tiles", __FILE__, __LINE__);
+}
+#endif
 
 /* The zero-gradient copies (after the inner and the face nodes). */
 HD_HOST_FN hd_status hd_ns_zero_gradient(hd_ctx *ctx, const hd_ns_args *a) {
