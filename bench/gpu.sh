@@ -168,7 +168,7 @@ log "sass"
 want nbody && for f in drivers/nbody/nbody_cuda_f.o drivers/nbody/nbody_cuda_d.o; do
   cuobjdump -sass "$f" | awk '/Function : .*tiled_free[0-9]/,/\.\.\.\.\.\.\.\.\.\./'
 done >"$OUT/sass.txt" 2>&1
-wc -l "$OUT/sass.txt"
+want nbody && wc -l "$OUT/sass.txt"
 }
 
 log "compute-sanitizer"
