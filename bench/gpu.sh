@@ -145,7 +145,8 @@ log "benchmarks"
     echo "-- compressible NS: the tuned RK4 stage, 16 values a cell-stage; boundary_share: what the face nodes add to the inner ones (target < 5 % at 2048^2) --"
     for prec in double single; do
       for n in 2048 4096; do
-        ./drivers/hd-ns --bench --n=$n --steps=20 --backend=cuda --precision=$prec --progress=0 2>&1 |
+        # rounds of 40 / 12 steps: the boundary's share is a difference of two timings
+        ./drivers/hd-ns --bench --n=$n --steps=$((n == 2048 ? 200 : 60)) --backend=cuda --precision=$prec --progress=0 2>&1 |
           grep -E '^(precision|nodes|cell_stages|effective|copy|fraction|boundary)' | tr '\n' ' '
         echo
       done
