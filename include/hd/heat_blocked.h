@@ -141,8 +141,19 @@ static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, co
   __syncthreads();
 }
 
+/* Register caps: single at 64 (four blocks of 256 threads), double at 85
+ * (three: tighter caps spill its levels). */
+#ifndef HD_HEAT_TB_MIN_BLOCKS
+#if defined(HD_REAL_FLOAT)
+#define HD_HEAT_TB_MIN_BLOCKS 4
+#else
+#define HD_HEAT_TB_MIN_BLOCKS 3
+#endif
+#endif
+
 template <int T>
-static __global__ void __launch_bounds__(256, 3) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
+static __global__ void __launch_bounds__(256, HD_HEAT_TB_MIN_BLOCKS) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a,
+                                                                                      int segment) {
   extern __shared__ unsigned char hd_heat_tb_smem[];
   const int tx = (int)threadIdx.x, bx = (int)blockDim.x;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1];
