@@ -25,15 +25,16 @@
 
 #define PROG "hd-heat"
 #define HEAT_MAX_TIME_BLOCK 64
-#define HEAT_AUTO_DOC "8 where the two fields pass 16 MB on the CPU backends or 128 MB for 2-D grids on CUDA, else 1"
+#define HEAT_AUTO_DOC \
+  "where the two fields pass 16 MB on the CPU backends or 128 MB on CUDA: 8 (3-D on CUDA: 4 in single, 3 in double), else 1"
 
 /* --time-block=auto: where blocking pays, measured (doc/performance.md):
  * once the fields outgrow the caches (on the GPU its 50 MB L2 serves
- * single steps well), except 3-D on CUDA (its blocked kernel is slower
- * than the single step so far). */
+ * single steps well), at the step count that measured best. */
 static int heat_auto_time_block(int backend, const heat_problem *p, size_t real_size) {
   const double bytes = 2.0 * (double)real_size * (double)p->n[0] * (double)p->n[1] * (double)p->n[2];
-  return backend != HD_B_CUDA ? (bytes > 16e6 ? 8 : 1) : (p->dim == 2 && bytes > 128e6 ? 8 : 1);
+  if (backend != HD_B_CUDA) return bytes > 16e6 ? 8 : 1;
+  return bytes <= 128e6 ? 1 : p->dim == 2 ? 8 : real_size == 4 ? 4 : 3;
 }
 
 typedef struct heat_cli {

@@ -101,6 +101,15 @@ HD_HOST_FN hd_heat_bc hd_heat_face(int kind, double value, double h, double k, d
 
 /* Store the ghost beside a face cell whose new value is `inner` (halo
  * ghosts are the caller's). */
+/* hd_heat_ghost as one linear map, ghost = g[0] inner + g[1]: the same bits
+ * (a fixed face's -inner + 2 value is exact before its one rounding, an
+ * adiabatic face's inner + -0 exact), for kernels that must not branch on
+ * the kind (hd/heat_blocked.h). */
+HD_FN void hd_heat_ghost_map(const hd_heat_bc *bc, hd_real g[2]) {
+  g[0] = bc->kind == HD_HEAT_FIXED ? HD_R(-1) : bc->kind >= HD_HEAT_CONVECTIVE ? bc->a : HD_R(1);
+  g[1] = bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value : bc->kind >= HD_HEAT_CONVECTIVE ? bc->b : HD_R(-0.0);
+}
+
 HD_FN void hd_heat_set_ghost(const hd_heat_bc *bc, hd_real *at, hd_real inner) {
   if (bc->kind != HD_HEAT_HALO) *at = hd_heat_ghost(bc, inner);
 }

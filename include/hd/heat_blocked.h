@@ -21,10 +21,10 @@
  *
  * CUDA: up to HD_HEAT_TB_MAX steps a launch; tiles stream along the last
  * axis in segments, one level of registers and shared memory a step
- * (2-D: hd_heat_tb_kernel; 3-D: hd_heat_tb3_kernel, four cells a thread
- * along y); ctx->block is their block shape and segment length (single
+ * (2-D: hd_heat_tb_kernel; 3-D: hd_heat_tb3_kernel, 2 x 2 cells a
+ * thread); ctx->block is their block shape and segment length (single
  * steps, for a source array or a last lone step, keep their defaults).
- * Measured on an H200 (doc/performance.md): 2-D gains, 3-D does not yet. */
+ * Measured in doc/performance.md. */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
 
@@ -48,11 +48,11 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 /* Steps one launch takes (its levels live in registers and shared memory),
  * and planes level 0 loads ahead (to cover the memory's latency). */
 #define HD_HEAT_TB_MAX 8
-#define HD_HEAT_TB3_R 4     /* 3-D: cells a thread along y */
-#define HD_HEAT_TB3_AHEAD 2 /* 3-D: planes loaded ahead */
 #ifndef HD_HEAT_TB_AHEAD
 #define HD_HEAT_TB_AHEAD 4
 #endif
+
+extern __shared__ __align__(16) unsigned char hd_heat_tb_smem[]; /* the blocked kernels' levels */
 
 /* A segment's iterations from z0: [zs, zq) and [zr, zend) test each
  * level's plane against the block's and the grid's ends, [zq, zr) need not
@@ -154,7 +154,6 @@ static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, co
 template <int T>
 static __global__ void __launch_bounds__(256, HD_HEAT_TB_MIN_BLOCKS) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a,
                                                                                       int segment) {
-  extern __shared__ unsigned char hd_heat_tb_smem[];
   const int tx = (int)threadIdx.x, bx = (int)blockDim.x;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1];
   const hd_idx i = (hd_idx)blockIdx.x * (bx - 2 * T) + tx - T + 1;
@@ -199,11 +198,11 @@ static __global__ void __launch_bounds__(256, HD_HEAT_TB_MIN_BLOCKS) hd_heat_tb_
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
   int t;
-  if (dim == 3) { /* hd_heat_tb3_kernel: 32 x BY threads, 32 x BY R cells */
-    *bx = 32u, *by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 8u;
+  if (dim == 3) { /* hd_heat_tb3_kernel: 32 x BY threads, 64 x 2 BY cells */
+    *bx = 32u, *by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u;
     *segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
-    m = *by * HD_HEAT_TB3_R < 32u ? *by * HD_HEAT_TB3_R : 32u;
-    if (*by > 8u || (ctx->block[0] > 0 && ctx->block[0] != 32)) return 0;
+    m = *by * 2u < 64u ? *by * 2u : 64u;
+    if (*by > 16u || (ctx->block[0] > 0 && ctx->block[0] != 32)) return 0;
   } else {
     *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 128u, *by = 1u;
     *segment = ctx->block[2] > 0 ? ctx->block[2] : 128;
@@ -211,7 +210,10 @@ HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsign
     if (*bx > 256u || *bx % 32u) return 0;
   }
   t = m >= 2 ? (int)(m - 2) / 2 : 0;
-  return t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
+  t = t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
+  /* 3-D: a level's shared rows, 256 BY reals, within 200 KB a block */
+  while (dim == 3 && t > 1 && (size_t)t * 256u * *by * sizeof(hd_real) > 200u * 1024u) --t;
+  return t;
 }
 
 template <int T>
@@ -231,162 +233,252 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
-/* 3-D: a warp a row of the tile along x, each thread R cells along y (a
- * tile of 32 x BY R cells): x neighbours by shuffles, y neighbours from the
- * thread's own cells but at its first and last, which come from the
- * threads below and above through shared memory (those two rows a level,
- * two buffers); the rest as hd_heat_tb_kernel. */
+/* 3-D: a warp a row of the tile along x, each thread a 2 x 2 patch of
+ * cells (a tile of 64 x 2 BY cells).  x neighbours come from the patch or
+ * by shuffles, y neighbours from the patch or, for its first and last rows,
+ * from the threads below and above through shared memory (those rows a
+ * level, two buffers by the plane's parity).  A level's window along z is
+ * two registers a cell, indexed by the plane's parity, and the loop takes
+ * two planes an iteration, so every index is known at compile time.
+ * Level 0 loads one plane ahead.  Face cells take their ghosts by selects
+ * from linear maps (no branch on the face kind).  The rest as
+ * hd_heat_tb_kernel. */
+template <typename V> struct hd_heat_tb3_pair;
+template <> struct hd_heat_tb3_pair<float> { typedef float2 type; };
+template <> struct hd_heat_tb3_pair<double> { typedef double2 type; };
+typedef hd_heat_tb3_pair<hd_real>::type hd_heat_tb3_row; /* a thread's row of two cells */
+typedef hd_real hd_heat_tb3_patch[2][2];                 /* [r][c]: row r (y), cell c (x) */
+
+/* Per-thread flags: the cells' bits (r 2 + c) of each kind, and more. */
+enum {
+  HD_TB3_STORE = 0, HD_TB3_XLO = 4, HD_TB3_XHI = 8, HD_TB3_YLO = 12, HD_TB3_YHI = 16,
+  HD_TB3_DX = 1u << 20,   /* cell c = 1 is the next along x (not clamped onto c = 0) */
+  HD_TB3_EDGE = 1u << 21  /* the warp holds a face cell */
+};
 
 typedef struct hd_heat_tb3_col {
-  const hd_real *src; /* the fields */
-  hd_real *dst;
-  hd_idx off[HD_HEAT_TB3_R]; /* this thread's cells in plane 0 (rows past the ghosts clamped) */
-  hd_real *sh; /* this thread's edge rows of level 0's first buffer: [T][2][BY][2][32] */
-  hd_idx sy, ss;
-  int buf, below, above; /* shared: one buffer (a level has two); the thread below's top row, above's bottom */
-  int z0, zs, top, xlo, xhi, edge;
-  unsigned inside, store, ylo, yhi; /* per cell r, bit r */
+  hd_idx off;      /* this thread's cell (0, 0) in plane 0 (indices past the ghosts clamped) */
+  int dy;          /* row 1's offset from row 0 (0 where clamped) */
+  int sh;          /* this thread's first row in shared memory (rows) */
+  int below, above; /* the rows read for the y neighbours of rows 0 and 1, from sh */
+  unsigned flags;
+  int z0, zs;
 } hd_heat_tb3_col;
 
-template <int T, int CHECK>
-static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args *a, const hd_heat_tb3_col *q, int z,
-                                                        hd_real (*w)[HD_HEAT_TB3_R][3],
-                                                        hd_real (*ahead)[HD_HEAT_TB3_R]) {
-  const int R = HD_HEAT_TB3_R, A = HD_HEAT_TB3_AHEAD, top = q->top;
-  int l, r, u;
+/* The faces' ghosts as linear maps (hd_heat_ghost_map), kernel parameters:
+ * no registers, no branches on the kind. */
+typedef struct hd_heat_tb3_faces {
+  hd_real g[HD_NFACES][2];
+} hd_heat_tb3_faces;
+#define HD_TB3_GHOST(m, f, inner) ((m).g[f][0] * (inner) + (m).g[f][1])
+
+/* Shared rows: [BY][2 (first, last)][T][2 (parity)][32 threads]. */
+#define HD_TB3_SH(l, par) (((l) * 2 + (par)) * 32)
+#define HD_TB3_SIDE(T) ((T) * 2 * 32)
+
+template <int T, int CHECK, int P, int FACES>
+static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, const hd_heat_tb3_faces &g,
+                                                        const hd_heat_tb3_col &q, int z, hd_heat_tb3_patch *win,
+                                                        hd_heat_tb3_patch &ahead) {
+  hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
+  const int top = (int)a.g.n[2] + 1;
+  const hd_idx ss = a.g.stride[2];
+  hd_heat_tb3_patch low; /* the level below's newest plane (z - l + 1) */
+  int l, r, c, lowhave = 0;
 #pragma unroll
   for (l = 0; l <= T; ++l) {
-    const int p = z - l, par = p & 1;
-    hd_real v[HD_HEAT_TB3_R];
-    if (CHECK && (p < q->zs || p > top || (l == T && p < q->z0))) continue;
-    if (l == 0) {
+    const int p = z - l, par = (P + l) & 1; /* p's parity, known at compile time */
+    const int faces = FACES && (q.flags & HD_TB3_EDGE || (CHECK && (p == 1 || p == top - 1)));
+    const int have = !CHECK || !(p < q.zs || p > top || (l == T && p < q.z0));
+    hd_heat_tb3_patch v;
+    if (have && l == 0) {
+      const hd_real *s = a.t + q.off + (hd_idx)(p + 1) * ss;
 #pragma unroll
-      for (r = 0; r < R; ++r) {
-        v[r] = ahead[0][r];
+      for (r = 0; r < 2; ++r)
 #pragma unroll
-        for (u = 0; u + 1 < A; ++u) ahead[u][r] = ahead[u + 1][r];
-        if (!CHECK || p + A <= top) ahead[A - 1][r] = q->src[q->off[r] + (hd_idx)(p + A) * q->ss];
-      }
-    } else if (CHECK && (p < 1 || p >= top)) {
-#pragma unroll
-      for (r = 0; r < R; ++r) v[r] = HD_R(0); /* a ghost plane above level 0: never read */
-    } else {
-      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->buf;
-      const hd_real low = in[q->below], high = in[q->above + 32]; /* y neighbours of the first and last cells */
-#pragma unroll
-      for (r = 0; r < R; ++r) {
-        const hd_real c = w[l - 1][r][1];
-        hd_real xm = __shfl_up_sync(0xffffffffu, c, 1), xp = __shfl_down_sync(0xffffffffu, c, 1);
-        hd_real ym = r > 0 ? w[l - 1][r > 0 ? r - 1 : 0][1] : low, yp = r < R - 1 ? w[l - 1][r < R - 1 ? r + 1 : 0][1] : high;
-        hd_real zm = w[l - 1][r][0], zp = w[l - 1][r][2];
-        if (l > 1 && (q->edge || (CHECK && (p == 1 || p == top - 1)))) { /* level l - 1's ghosts */
-          if (q->xlo && (q->inside >> r & 1)) xm = hd_heat_ghost(&a->bc[HD_XLO], c);
-          if (q->xhi && (q->inside >> r & 1)) xp = hd_heat_ghost(&a->bc[HD_XHI], c);
-          if (q->ylo >> r & 1) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
-          if (q->yhi >> r & 1) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
-          if (p == 1) zm = hd_heat_ghost(&a->bc[HD_ZLO], c);
-          if (p == top - 1) zp = hd_heat_ghost(&a->bc[HD_ZHI], c);
+        for (c = 0; c < 2; ++c) {
+          v[r][c] = ahead[r][c];
+          if (!CHECK || p + 1 <= top) ahead[r][c] = s[(c && q.flags & HD_TB3_DX ? 1 : 0) + (r ? q.dy : 0)];
         }
-        v[r] = hd_heat_update_3d(c, xm, xp, ym, yp, zm, zp, a->c, a->dtq);
+    } else if (have && CHECK && (p < 1 || p >= top)) {
+#pragma unroll
+      for (r = 0; r < 2; ++r)
+#pragma unroll
+        for (c = 0; c < 2; ++c) v[r][c] = HD_R(0); /* a ghost plane above level 0: never read */
+    } else if (have) {
+      const hd_heat_tb3_row yl = sh[q.sh + q.below + HD_TB3_SH(l - 1, par)], yh = sh[q.sh + q.above + HD_TB3_SH(l - 1, par)];
+      const hd_heat_tb3_patch &mid = win[(l - 1) * 2 + par], &old = win[(l - 1) * 2 + (par ^ 1)];
+#pragma unroll
+      for (r = 0; r < 2; ++r) {
+        const hd_real left = __shfl_up_sync(0xffffffffu, mid[r][1], 1), right = __shfl_down_sync(0xffffffffu, mid[r][0], 1);
+#pragma unroll
+        for (c = 0; c < 2; ++c) {
+          const hd_real t = mid[r][c];
+          hd_real xm = c ? mid[r][0] : left, xp = c ? right : mid[r][1];
+          hd_real ym = r ? mid[0][c] : c ? yl.y : yl.x, yp = r ? (c ? yh.y : yh.x) : mid[1][c];
+          hd_real zm = old[r][c], zp = low[r][c];
+          if (l > 1 && faces) { /* level l - 1's ghosts: this cell's faces, by selects */
+            const unsigned f = q.flags >> (r * 2 + c);
+            xm = f >> HD_TB3_XLO & 1 ? HD_TB3_GHOST(g, HD_XLO, t) : xm;
+            xp = f >> HD_TB3_XHI & 1 ? HD_TB3_GHOST(g, HD_XHI, t) : xp;
+            ym = f >> HD_TB3_YLO & 1 ? HD_TB3_GHOST(g, HD_YLO, t) : ym;
+            yp = f >> HD_TB3_YHI & 1 ? HD_TB3_GHOST(g, HD_YHI, t) : yp;
+            if (CHECK) {
+              zm = p == 1 ? HD_TB3_GHOST(g, HD_ZLO, t) : zm;
+              zp = p == top - 1 ? HD_TB3_GHOST(g, HD_ZHI, t) : zp;
+            }
+          }
+          v[r][c] = hd_heat_update_3d(t, xm, xp, ym, yp, zm, zp, a.c, a.dtq);
+        }
       }
     }
-    if (l == T) {
+    /* level l - 1's plane z - l + 1 takes the place of its plane z - l - 1 (read above) */
+    if (l > 0 && lowhave)
 #pragma unroll
-      for (r = 0; r < R; ++r)
-        if (q->store >> r & 1) {
-          hd_real *o = q->dst + q->off[r] + (hd_idx)p * q->ss;
-          *o = v[r];
-          if (q->edge || (CHECK && (p == 1 || p == top - 1))) {
-            if (q->xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v[r]);
-            if (q->xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v[r]);
-            if (q->ylo >> r & 1) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v[r]);
-            if (q->yhi >> r & 1) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v[r]);
-            if (p == 1) hd_heat_set_ghost(&a->bc[HD_ZLO], o - q->ss, v[r]);
-            if (p == top - 1) hd_heat_set_ghost(&a->bc[HD_ZHI], o + q->ss, v[r]);
+      for (r = 0; r < 2; ++r)
+#pragma unroll
+        for (c = 0; c < 2; ++c) win[(l - 1) * 2 + (par ^ 1)][r][c] = low[r][c];
+    lowhave = have;
+    if (!have) continue;
+    if (l == T) {
+      hd_real *o = a.t_next + q.off + (hd_idx)p * ss;
+#pragma unroll
+      for (r = 0; r < 2; ++r)
+#pragma unroll
+        for (c = 0; c < 2; ++c) {
+          hd_real *e = o + (c && q.flags & HD_TB3_DX ? 1 : 0) + (r ? q.dy : 0);
+          if (!(q.flags >> (HD_TB3_STORE + r * 2 + c) & 1)) continue;
+          *e = v[r][c];
+          if (faces) {
+            const unsigned f = q.flags >> (r * 2 + c);
+            const hd_idx sy = a.g.stride[1];
+            if (f >> HD_TB3_XLO & 1) e[-1] = HD_TB3_GHOST(g, HD_XLO, v[r][c]);
+            if (f >> HD_TB3_XHI & 1) e[1] = HD_TB3_GHOST(g, HD_XHI, v[r][c]);
+            if (f >> HD_TB3_YLO & 1) e[-sy] = HD_TB3_GHOST(g, HD_YLO, v[r][c]);
+            if (f >> HD_TB3_YHI & 1) e[sy] = HD_TB3_GHOST(g, HD_YHI, v[r][c]);
+            if (p == 1) e[-ss] = HD_TB3_GHOST(g, HD_ZLO, v[r][c]);
+            if (p == top - 1) e[ss] = HD_TB3_GHOST(g, HD_ZHI, v[r][c]);
           }
         }
     } else {
-      const int k = l < T ? l : 0; /* l < T here */
-      hd_real *out = q->sh + (k * 2 + par) * q->buf;
+      hd_heat_tb3_row first, last;
+      first.x = v[0][0], first.y = v[0][1], last.x = v[1][0], last.y = v[1][1];
+      sh[q.sh + HD_TB3_SH(l, par)] = first;
+      sh[q.sh + HD_TB3_SIDE(T) + HD_TB3_SH(l, par)] = last;
 #pragma unroll
-      for (r = 0; r < R; ++r) w[k][r][0] = w[k][r][1], w[k][r][1] = w[k][r][2], w[k][r][2] = v[r];
-      out[0] = v[0], out[32] = v[R - 1];
+      for (r = 0; r < 2; ++r)
+#pragma unroll
+        for (c = 0; c < 2; ++c) low[r][c] = v[r][c];
     }
   }
-  __syncthreads();
 }
 
+/* Up to 128 registers (one block of 512 threads a multiprocessor; tighter
+ * caps spill).  HD_HEAT_TB3_SPLIT: warps without a face cell run a copy of
+ * the unchecked iterations without the face selects (single precision:
+ * +3 % at T = 4; double: the second copy's registers spill, -27 % at T = 3;
+ * H100, doc/performance.md). */
+#ifndef HD_HEAT_TB3_SPLIT
+#define HD_HEAT_TB3_SPLIT (sizeof(hd_real) == 4)
+#endif
 template <int T>
-static __global__ void __launch_bounds__(256, 2) hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, int segment) {
-  extern __shared__ unsigned char hd_heat_tb_smem[];
-  const int R = HD_HEAT_TB3_R, A = HD_HEAT_TB3_AHEAD;
+static __global__ void __launch_bounds__(512, 1)
+    hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb3_faces) g, int segment) {
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
-  const hd_idx nx = a.g.n[0], ny = a.g.n[1], nz = a.g.n[2];
-  const hd_idx i = (hd_idx)blockIdx.x * (32 - 2 * T) + tx - T + 1;
-  const hd_idx j0 = (hd_idx)blockIdx.y * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
-  const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
-  const int xin = i >= 1 && i <= nx;
+  const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
+  const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - T + 1;
+  const hd_idx j0 = (hd_idx)blockIdx.y * (by * 2 - 2 * T) + (hd_idx)ty * 2 - T + 1;
+  hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
   hd_heat_tb3_col q;
-  hd_real w[T][HD_HEAT_TB3_R][3], ahead[HD_HEAT_TB3_AHEAD][HD_HEAT_TB3_R];
-  int z, zq, zr, zend, l, r, u;
-  q.sy = a.g.stride[1], q.ss = a.g.stride[2];
-  q.buf = by * 2 * 32;
-  q.sh = (hd_real *)hd_heat_tb_smem + (ty * 2) * 32 + tx;
-  q.below = ty > 0 ? -2 * 32 + 32 : 0;          /* thread ty - 1's top row (its second) */
-  q.above = ty < by - 1 ? 2 * 32 - 32 : -32;    /* thread ty + 1's bottom row, read at +32 */
-  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)nz + 1;
+  hd_heat_tb3_patch win[2 * T], ahead; /* win[2 l + parity]: level l's latest plane of that parity */
+  hd_idx ic[2], jc[2];
+  int z, zq, zr, zend, l, r, c, u;
+  q.sh = ty * 2 * HD_TB3_SIDE(T) + tx;
+  q.below = ty > 0 ? -HD_TB3_SIDE(T) : 0;                /* thread ty - 1's last row */
+  q.above = ty < by - 1 ? 2 * HD_TB3_SIDE(T) : HD_TB3_SIDE(T); /* thread ty + 1's first row */
+  q.z0 = 1 + (int)blockIdx.z * segment;
   q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
-  q.xlo = xin && i == 1, q.xhi = xin && i == nx;
-  q.inside = q.store = q.ylo = q.yhi = 0;
+  q.flags = 0;
 #pragma unroll
-  for (r = 0; r < R; ++r) {
-    const hd_idx j = j0 + r, jc = j < 0 ? 0 : j > ny + 1 ? ny + 1 : j;
-    const int in = xin && j >= 1 && j <= ny, row = ty * R + r;
-    q.off[r] = ic + jc * q.sy;
-    if (in) q.inside |= 1u << r;
-    if (in && tx >= T && tx < 32 - T && row >= T && row < by * R - T) q.store |= 1u << r;
-    if (in && j == 1) q.ylo |= 1u << r;
-    if (in && j == ny) q.yhi |= 1u << r;
+  for (u = 0; u < 2; ++u) {
+    ic[u] = i0 + u < 0 ? 0 : i0 + u > nx + 1 ? nx + 1 : i0 + u;
+    jc[u] = j0 + u < 0 ? 0 : j0 + u > ny + 1 ? ny + 1 : j0 + u;
   }
-  q.src = a.t, q.dst = a.t_next;
-  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi || q.ylo || q.yhi);
+  if (ic[1] != ic[0]) q.flags |= HD_TB3_DX;
+  q.dy = (int)((jc[1] - jc[0]) * sy);
+  q.off = ic[0] + jc[0] * sy;
 #pragma unroll
-  for (u = 0; u < A; ++u)
+  for (r = 0; r < 2; ++r)
 #pragma unroll
-    for (r = 0; r < R; ++r) ahead[u][r] = q.zs + u <= q.top ? q.src[q.off[r] + (hd_idx)(q.zs + u) * q.ss] : HD_R(0);
+    for (c = 0; c < 2; ++c) {
+      const hd_idx i = i0 + c, j = j0 + r;
+      const unsigned b = 1u << (r * 2 + c);
+      const int in = i >= 1 && i <= nx && j >= 1 && j <= ny;
+      if (in && tx * 2 + c >= T && tx * 2 + c < 64 - T && ty * 2 + r >= T && ty * 2 + r < by * 2 - T) q.flags |= b << HD_TB3_STORE;
+      if (in && i == 1) q.flags |= b << HD_TB3_XLO;
+      if (in && i == nx) q.flags |= b << HD_TB3_XHI;
+      if (in && j == 1) q.flags |= b << HD_TB3_YLO;
+      if (in && j == ny) q.flags |= b << HD_TB3_YHI;
+    }
+  if (__any_sync(0xffffffffu, (q.flags & ~(0xfu << HD_TB3_STORE) & (HD_TB3_DX - 1)) != 0)) q.flags |= HD_TB3_EDGE;
 #pragma unroll
-  for (l = 0; l < T; ++l) {
+  for (r = 0; r < 2; ++r)
 #pragma unroll
-    for (r = 0; r < R; ++r)
+    for (c = 0; c < 2; ++c) ahead[r][c] = a.t[q.off + (c ? (hd_idx)(ic[1] - ic[0]) : 0) + (r ? q.dy : 0) + (hd_idx)q.zs * a.g.stride[2]];
 #pragma unroll
-      for (u = 0; u < 3; ++u) w[l][r][u] = HD_R(0);
-    q.sh[(2 * l) * q.buf] = q.sh[(2 * l) * q.buf + 32] = HD_R(0);
-    q.sh[(2 * l + 1) * q.buf] = q.sh[(2 * l + 1) * q.buf + 32] = HD_R(0);
-  }
+  for (l = 0; l < 2 * T; ++l)
+#pragma unroll
+    for (r = 0; r < 2; ++r)
+#pragma unroll
+      for (c = 0; c < 2; ++c) win[l][r][c] = HD_R(0);
+  for (u = 0; u < T * 2; ++u) sh[q.sh + u * 32].x = sh[q.sh + u * 32].y = sh[q.sh + HD_TB3_SIDE(T) + u * 32].x =
+                                  sh[q.sh + HD_TB3_SIDE(T) + u * 32].y = HD_R(0);
   __syncthreads();
-  hd_heat_tb_span(q.z0, q.top, segment, T, A, &zq, &zr, &zend);
-  for (z = q.zs; z < zq; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
-  for (; z < zr; ++z) hd_heat_tb3_iter<T, 0>(&a, &q, z, w, ahead);
-  for (; z < zend; ++z) hd_heat_tb3_iter<T, 1>(&a, &q, z, w, ahead);
+  hd_heat_tb_span(q.z0, (int)a.g.n[2] + 1, segment, T, 1, &zq, &zr, &zend);
+  /* the unchecked loop takes two planes at a time from an even one */
+  zq += zq & 1;
+  if (zq > zr) zq = zr;
+  zr = zq + ((zr - zq) & ~1);
+  for (z = q.zs; z < zq; ++z) {
+    if (z & 1) hd_heat_tb3_iter<T, 1, 1, 1>(a, g, q, z, win, ahead);
+    else hd_heat_tb3_iter<T, 1, 0, 1>(a, g, q, z, win, ahead);
+    __syncthreads();
+  }
+  for (; z < zr; z += 2) {
+    if (!HD_HEAT_TB3_SPLIT || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 0, 1>(a, g, q, z, win, ahead);
+    else hd_heat_tb3_iter<T, 0, 0, 0>(a, g, q, z, win, ahead);
+    __syncthreads();
+    if (!HD_HEAT_TB3_SPLIT || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 1, 1>(a, g, q, z + 1, win, ahead);
+    else hd_heat_tb3_iter<T, 0, 1, 0>(a, g, q, z + 1, win, ahead);
+    __syncthreads();
+  }
+  for (; z < zend; ++z) {
+    if (z & 1) hd_heat_tb3_iter<T, 1, 1, 1>(a, g, q, z, win, ahead);
+    else hd_heat_tb3_iter<T, 1, 0, 1>(a, g, q, z, win, ahead);
+    __syncthreads();
+  }
 }
 
-/* 3-D: 32 x BY threads (ctx->block[1], default 8), BY R cells along y. */
+/* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x 2 BY cells. */
 template <int T>
 HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   unsigned bx, by;
   int segment;
   const int most = hd_heat_tb_shape(ctx, 3, &bx, &by, &segment);
-  const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_real);
+  const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_heat_tb3_row);
   dim3 block(bx, by, 1), grid;
+  hd_heat_tb3_faces g;
+  int f;
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
-  grid.x = hd_grid_extent(a->g.n[0], 32 - 2 * T, 2147483647);
-  grid.y = hd_grid_extent(a->g.n[1], by * HD_HEAT_TB3_R - 2 * T, 65535);
+  for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
+  grid.x = hd_grid_extent(a->g.n[0], 64 - 2 * T, 2147483647);
+  grid.y = hd_grid_extent(a->g.n[1], by * 2 - 2 * T, 65535);
   grid.z = hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
-  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * HD_HEAT_TB3_R - 2 * T) < a->g.n[1])
+  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * 2 - 2 * T) < a->g.n[1])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
   if (smem > 48 * 1024)
     HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  hd_heat_tb3_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
+  hd_heat_tb3_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, g, segment);
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
@@ -416,7 +508,7 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   int segment;
   const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
   if (most < 1)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 8 threads (3-D) or 32 to 256 (2-D, whole "
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 16 threads (3-D) or 32 to 256 (2-D, whole "
                    "warps)");
   while (steps > 0) {
     const int t = steps < most ? steps : most;
