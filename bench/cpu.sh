@@ -21,7 +21,7 @@ echo "== CPU: $(nproc) cores ($threads OpenMP threads), $(sed -n 's/^model name[
 
 echo "-- heat: generic loops and tuned rows, 8 bytes a cell update in single (16 double) --"
 for b in $backends; do
-  sh "$here/heat.sh" "$top/drivers/hd-heat" "$b" "2:4096:50 3:256:50 3:512:20" "generic tuned"
+  HEAT_ARGS="--time-block=1 ${HEAT_ARGS:-}" sh "$here/heat.sh" "$top/drivers/hd-heat" "$b" "2:4096:50 3:256:50 3:512:20" "generic tuned"
 done
 
 echo "-- FDTD: OpenFDTD's benchmark100 model (hd-fdtd --bench=100), 1000 steps; floor 78 bytes a cell-step in single --"

@@ -253,8 +253,18 @@ typedef hd_real hd_heat_tb3_patch[2][2];                 /* [r][c]: row r (y), c
 enum {
   HD_TB3_STORE = 0, HD_TB3_XLO = 4, HD_TB3_XHI = 8, HD_TB3_YLO = 12, HD_TB3_YHI = 16,
   HD_TB3_DX = 1u << 20,   /* cell c = 1 is the next along x (not clamped onto c = 0) */
-  HD_TB3_EDGE = 1u << 21  /* the warp holds a face cell */
+  HD_TB3_EDGE = 1u << 21, /* the warp holds a face cell */
+  HD_TB3_LIVE = 22        /* bit 22 + l: the warp's rows reach level l's valid rows */
 };
+
+/* HD_HEAT_TB3_LEAN (single precision): warps without a face
+ * cell run a copy of the unchecked iterations without the face selects,
+ * and warps skip the levels where none of their rows is valid (+3 % and
+ * +4 to 13 % on the H100); in double both make the registers spill (-27 %
+ * and -33 % at T = 3). */
+#ifndef HD_HEAT_TB3_LEAN
+#define HD_HEAT_TB3_LEAN (sizeof(hd_real) == 4)
+#endif
 
 typedef struct hd_heat_tb3_col {
   hd_idx off;      /* this thread's cell (0, 0) in plane 0 (indices past the ghosts clamped) */
@@ -291,6 +301,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     const int faces = FACES && (q.flags & HD_TB3_EDGE || (CHECK && (p == 1 || p == top - 1)));
     const int have = !CHECK || !(p < q.zs || p > top || (l == T && p < q.z0));
     hd_heat_tb3_patch v;
+    if (HD_HEAT_TB3_LEAN && !(q.flags >> (HD_TB3_LIVE + l) & 1)) break; /* rows no valid cell needs */
     if (have && l == 0) {
       const hd_real *s = a.t + q.off + (hd_idx)(p + 1) * ss;
 #pragma unroll
@@ -374,13 +385,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
 }
 
 /* Up to 128 registers (one block of 512 threads a multiprocessor; tighter
- * caps spill).  HD_HEAT_TB3_SPLIT: warps without a face cell run a copy of
- * the unchecked iterations without the face selects (single precision:
- * +3 % at T = 4; double: the second copy's registers spill, -27 % at T = 3;
- * H100, doc/performance.md). */
-#ifndef HD_HEAT_TB3_SPLIT
-#define HD_HEAT_TB3_SPLIT (sizeof(hd_real) == 4)
-#endif
+ * caps spill). */
 template <int T>
 static __global__ void __launch_bounds__(512, 1)
     hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb3_faces) g, int segment) {
@@ -421,6 +426,10 @@ static __global__ void __launch_bounds__(512, 1)
       if (in && j == ny) q.flags |= b << HD_TB3_YHI;
     }
   if (__any_sync(0xffffffffu, (q.flags & ~(0xfu << HD_TB3_STORE) & (HD_TB3_DX - 1)) != 0)) q.flags |= HD_TB3_EDGE;
+  /* level l's values are right in rows l .. 2 BY - 1 - l of the tile, and
+     only those feed level l + 1's */
+  for (l = 0; l <= T; ++l)
+    if (ty * 2 + 1 >= l && ty * 2 < by * 2 - l) q.flags |= 1u << (HD_TB3_LIVE + l);
 #pragma unroll
   for (r = 0; r < 2; ++r)
 #pragma unroll
@@ -445,10 +454,10 @@ static __global__ void __launch_bounds__(512, 1)
     __syncthreads();
   }
   for (; z < zr; z += 2) {
-    if (!HD_HEAT_TB3_SPLIT || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 0, 1>(a, g, q, z, win, ahead);
+    if (!HD_HEAT_TB3_LEAN || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 0, 1>(a, g, q, z, win, ahead);
     else hd_heat_tb3_iter<T, 0, 0, 0>(a, g, q, z, win, ahead);
     __syncthreads();
-    if (!HD_HEAT_TB3_SPLIT || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 1, 1>(a, g, q, z + 1, win, ahead);
+    if (!HD_HEAT_TB3_LEAN || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 1, 1>(a, g, q, z + 1, win, ahead);
     else hd_heat_tb3_iter<T, 0, 1, 0>(a, g, q, z + 1, win, ahead);
     __syncthreads();
   }
