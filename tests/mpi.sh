@@ -86,6 +86,9 @@ heat|2-D double, initial field, material map and source field from files|--n=48,
 heat|3-D double, initial field and material map from a .vti|--dim=3 --n=16,20,18 --init-field=heat_init3.vti --material=2,1,1 --material-map=heat_map3.vti --bc-zlo=fixed:2 --steps=30 --csv-every=5 --backend=serial|.vti .csv|2 4
 heat|3-D double, probes, heat balance, OpenMP|--dim=3 --n=16,20,18 --source=0.7 --bc-zlo=flux:2 --bc-xhi=convective:3:1 --probe=0.5,0.5,0.5 --balance --steps=30 --csv-every=5 --backend=openmp|.vti .csv _probes.csv _balance.csv|2 4
 heat|3-D single, box, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single --backend=openmp|.vti .csv|2 4
+heat|3-D double, time blocks of 4 steps (halos 4 cells deep), convective face|--dim=3 --n=20,18,16 --init=sine --bc=fixed:0 --bc-zlo=convective:3:1 --steps=30 --csv-every=5 --time-block=4 --backend=serial|.vti .csv|2 4 6
+heat|3-D single, time blocks of 6, source, OpenMP|--dim=3 --n=16,24,20 --source=1 --bc-zlo=fixed:3 --steps=40 --csv-every=4 --precision=single --time-block=6 --backend=openmp|.vti .csv|2 8
+heat|2-D double, time blocks of 12 (fewer where blocks are thinner), OpenMP|--n=64,50 --steps=37 --csv-every=10 --bc-xlo=fixed:1 --bc-yhi=flux:2 --time-block=12 --backend=openmp|.vti .csv|2 3 6
 nbody|Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20 --backend=openmp|.csv .pvd _000020.vtp _000040.vtp|2 3 4
 nbody|periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single --backend=openmp|.csv _000030.vtp|2 4
 fdtd|Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
@@ -140,6 +143,9 @@ if [ "$gpu" = yes ]; then
 heat|--dim=3 --n=40,37,32 --init=sine --bc=fixed:0 --steps=60 --csv-every=5|.vti .csv
 heat|--dim=3 --n=40,37,33 --init=box --bc-zlo=fixed:1 --source=0.5 --steps=60 --csv-every=5|.vti .csv|4
 heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --precision=single|.vti .csv|3
+heat|--dim=3 --n=70,37,33 --init=sine --bc=fixed:0 --bc-zlo=convective:2:1 --steps=60 --csv-every=10 --time-block=3|.vti .csv|4
+heat|--dim=3 --n=70,37,33 --init=box --steps=50 --csv-every=25 --time-block=8 --precision=single|.vti .csv|2
+heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=20 --time-block=8|.vti .csv|3
 fdtd|$fdtd --boundary=pml|$fout
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
@@ -214,6 +220,15 @@ result $? "hd-heat on 3 ranks: 40 steps straight and 30 + checkpoint + restart +
 [ "$(ls ck | grep -c '^half\.ckpt\.')" -eq 2 ] && [ "$(ls ck | grep -c '^half\.r1of3\.ckpt\.')" -eq 2 ] &&
   grep -q '^ranks 3$' ck/half.ckpt.000000000030 && grep -q '^rank 2 half.r2of3.ckpt.000000000030$' ck/half.ckpt.000000000030
 result $? "the manifest names every rank's file; --checkpoint-keep=2 keeps two sets"
+# time blocks (halos 4 cells deep) write and read the checkpoints of single steps
+# shellcheck disable=SC2086
+mpirun 3 $hargs --steps=40 --time-block=4 --output=ck/tb --checkpoint-every=10 >/dev/null 2>&1 &&
+  mpirun 3 $hargs --steps=40 --time-block=4 --output=ck/tb2 --restart=ck/tb.ckpt.000000000030 >/dev/null 2>&1 &&
+  mpirun 3 $hargs --steps=40 --time-block=1 --output=ck/tb1 --restart=ck/tb.ckpt.000000000020 >/dev/null 2>&1 &&
+  mpirun 3 $hargs --steps=40 --time-block=7 --output=ck/tb7 --restart=ck/half.ckpt.000000000030 >/dev/null 2>&1 &&
+  cmp -s ck/straight.vti ck/tb.vti && cmp -s ck/straight.vti ck/tb2.vti && cmp -s ck/straight.csv ck/tb2.csv &&
+  cmp -s ck/straight.vti ck/tb1.vti && cmp -s ck/straight.vti ck/tb7.vti
+result $? "hd-heat on 3 ranks in time blocks: restarts from its own checkpoints and those of single steps, and single steps from its, give the field of 40 steps straight"
 # shellcheck disable=SC2086
 mpirun 2 $hargs --steps=40 --output=ck/other --restart=ck/half.ckpt.000000000030 >stdout 2>stderr
 rc=$?

@@ -428,13 +428,14 @@ static char *ipc_base(hd_decomp *d, int rank, const unsigned char *handle, char 
 }
 #endif
 
-int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
-                       const long at[4], char *err, size_t n) {
+int hd_decomp_exchange_slab(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                            const long at[4], int depth, char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
-  /* a plane normal to `axis`: `rows` runs of `width` bytes, `pitch` apart */
-  const size_t width = (size_t)(axis == 1 ? size[0] : size[0] * size[1]) * real_size;
-  const size_t rows = (size_t)(axis == 1 ? size[2] : 1), pitch = (size_t)(size[0] * size[1]) * real_size;
-  const size_t stride = axis == 1 ? width : pitch, plane = width * rows; /* bytes from one plane index to the next */
+  /* `depth` planes normal to `axis` from an index: `rows` runs of `width`
+     bytes, `pitch` apart (consecutive planes are contiguous within a run) */
+  const size_t stride = (size_t)(axis == 1 ? size[0] : size[0] * size[1]) * real_size; /* one plane index to the next */
+  const size_t width = stride * (size_t)depth, rows = (size_t)(axis == 1 ? size[2] : 1);
+  const size_t pitch = axis == 1 ? (size_t)(size[0] * size[1]) * real_size : width, plane = width * rows;
   hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
       d->core ? d->core->copy_2d : host_copy_2d;
   const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
@@ -521,21 +522,41 @@ int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long s
   }
   return 0;
 #else
-  (void)d, (void)field, (void)real_size, (void)size, (void)axis, (void)at, (void)err, (void)n;
+  (void)d, (void)field, (void)real_size, (void)size, (void)axis, (void)at, (void)depth, (void)err, (void)n;
   return 0;
 #endif
 }
 
-int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
-  long size[3];
+int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                       const long at[4], char *err, size_t n) {
+  return hd_decomp_exchange_slab(d, field, real_size, size, axis, at, 1, err, n);
+}
+
+void hd_decomp_deep_extent(const hd_decomp *d, int depth, long over[6], long size[3]) {
+  int f;
+  for (f = 0; f < 6; ++f) over[f] = f / 2 < d->dim && d->nbr[f] >= 0 ? depth - 1 : 0;
+  for (f = 0; f < 3; ++f) size[f] = d->ln[f] + (f < d->dim ? 2 + over[2 * f] + over[2 * f + 1] : 0);
+}
+
+int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n) {
+  long over[6], size[3];
   int a;
-  for (a = 0; a < 3; ++a) size[a] = d->ln[a] + (a < d->dim ? 2 : 0);
+  hd_decomp_deep_extent(d, depth, over, size);
   for (a = 1; a < d->dim; ++a) {
-    /* send the first and last interior planes, receive into the ghosts */
-    const long at[4] = {1, d->ln[a], 0, d->ln[a] + 1};
-    if (hd_decomp_exchange(d, field, real_size, size, a, at, err, n)) return -1;
+    /* send the first and last `depth` interior planes, receive into the
+       overlap and the ghosts (in order: the planes keep their sequence) */
+    const long lo = over[2 * a], at[4] = {lo + 1, lo + d->ln[a] - depth + 1, 0, lo + d->ln[a] + 1};
+    if (d->dims[a] > 1 && d->ln[a] < depth)
+      return snprintf(err, n, "halos %d cells deep need blocks at least as thick (this one: %ld cells along %c)", depth,
+                      d->ln[a], "xyz"[a]),
+             -1;
+    if (hd_decomp_exchange_slab(d, field, real_size, size, a, at, depth, err, n)) return -1;
   }
   return 0;
+}
+
+int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
+  return hd_decomp_halo_deep(d, field, real_size, 1, err, n);
 }
 
 /* ---- deterministic reductions and gathers --------------------------------------- */

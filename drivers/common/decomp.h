@@ -123,6 +123,16 @@ int hd_decomp_owns_face(const hd_decomp *d, int f);
  * 0, or -1 + message. */
 int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
 
+/* Halos `depth` cells deep (time blocks of up to `depth` steps between
+ * exchanges, drivers/heat): the block is widened by over[f] = depth - 1
+ * cells on each face f shared with a neighbour, its padded extents size[3]
+ * (ghosts included); the exchange sends the `depth` interior planes next
+ * to each shared face and receives the neighbour's into the overlap and
+ * the ghosts.  Blocks thinner than `depth` along a split axis: -1 +
+ * message.  depth 1 is hd_decomp_halo. */
+void hd_decomp_deep_extent(const hd_decomp *d, int depth, long over[6], long size[3]);
+int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n);
+
 /* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
  * field of padded extents size[3] (x fastest), send the plane at
  * index at[0] to the low neighbour and at[1] to the high one, receive the
@@ -130,6 +140,9 @@ int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_
  * the whole padded extent of the other axes.  0, or -1 + message. */
 int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n);
+/* The same for slabs of `depth` consecutive planes from each index. */
+int hd_decomp_exchange_slab(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                            const long at[4], int depth, char *err, size_t n);
 
 /* Sums over the whole grid from per-row partial sums: rows holds `per`
  * (at most 8) doubles for each of this rank's ln[1] * ln[2] rows; out gets

@@ -21,6 +21,12 @@ typedef struct heat_state {
   hd_idx origin[3], cells[3];
   int tuned;
   int time_block; /* steps a sweep where allowed (hd/heat_blocked.h) */
+  /* a distributed block in time blocks (problem.overlap): the widened
+     grid the steps take, a.t's offset in it, and whether its overlap
+     waits for an exchange (after a checkpoint is loaded) */
+  hd_grid wide;
+  hd_idx off;
+  int deep, stale;
   int block[3]; /* launch shape of the step kernels only */
   hd_heat_media_args media; /* materials (media.md.m set): the media step */
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
@@ -236,6 +242,18 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     st->a.g = g;
     st->lead = 128 / (hd_idx)sizeof(hd_real) - 1;
   }
+  if (p->overlap[2] || p->overlap[3] || p->overlap[4] || p->overlap[5]) { /* the block a view into the wide grid */
+    const long *o = p->overlap;
+    if (!hd_grid_init(&st->wide, p->dim, p->n[0], p->n[1] + o[2] + o[3], p->n[2] + o[4] + o[5], 1)) {
+      free(st);
+      return hd_fail(ctx, HD_ERR_ARG, "heat: a block of %ld x %ld x %ld cells is too large", p->n[0], p->n[1], p->n[2]);
+    }
+    st->off = st->lead = hd_grid_at(&st->wide, 0, o[2], o[4]);
+    memcpy(g.stride, st->wide.stride, sizeof g.stride);
+    g.total = st->wide.total - st->off;
+    st->a.g = g;
+    st->deep = p->time_block;
+  }
   bytes = (size_t)(g.total + st->lead) * sizeof(hd_real);
   for (d = 0; d < 2; ++d) {
     void *b = NULL;
@@ -311,7 +329,8 @@ static hd_status h_flow(hd_ctx *ctx, heat_state *st, const int block[3]) {
   return s;
 }
 
-/* Time blocks: the tuned uniform step, no heat accounting, no halo faces. */
+/* Time blocks on one rank: the tuned uniform step, no heat accounting, no
+ * halo faces (distributed blocks: h_deep_steps). */
 static int h_blockable(const heat_state *st) {
   int f;
   for (f = 0; f < HD_NFACES; ++f)
@@ -425,6 +444,39 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
 }
 #endif
 
+/* Time blocks of a distributed block: up to `deep` steps on the wide grid,
+ * then the exchange refills its overlap.  The overlap's cells go wrong by
+ * one more cell a step from its edge, whose ghosts the steps treat as
+ * adiabatic, and never reach the block's own cells within `deep` steps;
+ * those take the same updates from the same values as on one rank. */
+static hd_status h_deep_steps(hd_ctx *ctx, heat_state *st, long steps, heat_halo_fn halo, void *arg) {
+  hd_status s = HD_OK;
+  int saved[3];
+  long n = 0;
+  if (st->stale && (s = halo(ctx, arg)) != HD_OK) return s;
+  st->stale = 0;
+  memcpy(saved, ctx->block, sizeof saved);
+  memcpy(ctx->block, st->block, sizeof saved);
+  while (n < steps && s == HD_OK) {
+    const int m = steps - n < st->deep ? (int)(steps - n) : st->deep;
+    hd_heat_args w = st->a;
+    int f, in_next;
+    w.g = st->wide;
+    w.t = st->a.t - st->off, w.t_next = st->a.t_next - st->off;
+    for (f = 0; f < HD_NFACES; ++f)
+      if (w.bc[f].kind == HD_HEAT_HALO) w.bc[f] = hd_heat_face(HD_HEAT_ADIABATIC, 0.0, 0.0, 1.0, 1.0);
+    if ((s = hd_heat_step_blocked(ctx, &w, m, &in_next)) != HD_OK) break;
+    if (in_next) {
+      hd_real *t = st->a.t_next;
+      st->a.t_next = (hd_real *)st->a.t, st->a.t = t;
+    }
+    n += m;
+    s = halo(ctx, arg);
+  }
+  memcpy(ctx->block, saved, sizeof saved);
+  return s;
+}
+
 static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int shared[6], heat_halo_fn halo,
                                 void *arg) {
   heat_state *st = (heat_state *)state;
@@ -433,6 +485,7 @@ static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int 
   int f;
   for (f = 0; f < HD_NFACES; ++f) /* the exchange fills those ghosts, not the steps */
     if (shared[f]) st->a.bc[f].kind = HD_HEAT_HALO;
+  if (st->deep) return h_deep_steps(ctx, st, steps, halo, arg);
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
   if (st->tuned && !st->map && !st->balance) return h_overlap_steps(ctx, st, steps, shared, halo, arg);
 #endif
@@ -502,7 +555,38 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
-static void *h_field(void *state) { return (void *)((heat_state *)state)->a.t; }
+static void *h_field(void *state) { return (void *)(((heat_state *)state)->a.t - ((heat_state *)state)->off); }
+
+/* A wide block's field in a checkpoint as the block's own padded layout
+ * (that of a run without time blocks, whose checkpoints it reads and
+ * writes); its overlap is exchanged again before the next step. */
+static hd_status h_state_block(hd_ctx *ctx, heat_state *st, char name[16], uint64_t *bytes, void *host, int save) {
+  const hd_grid *g = &st->a.g;
+  hd_grid c;
+  hd_real *wide, *out = (hd_real *)host;
+  hd_idx i, j, k, e[3];
+  hd_status s = HD_OK;
+  int d;
+  snprintf(name, 16, "temperature");
+  if (!hd_grid_init(&c, g->dim, g->n[0], g->n[1], g->n[2], 1)) return hd_fail(ctx, HD_ERR_ARG, "heat: bad block");
+  *bytes = (uint64_t)c.total * sizeof(hd_real);
+  if (!host) return HD_OK;
+  if (!(wide = (hd_real *)calloc((size_t)st->wide.total, sizeof(hd_real))))
+    return hd_fail(ctx, HD_ERR_NOMEM, "heat: no host memory for the checkpoint");
+  for (d = 0; d < 3; ++d) e[d] = g->n[d] + (d < g->dim ? 2 : 0);
+  if (save) s = hd_dev_download(ctx, wide, st->a.t - st->off, (size_t)st->wide.total * sizeof(hd_real));
+  for (k = 0; k < e[2] && s == HD_OK; ++k)
+    for (j = 0; j < e[1]; ++j)
+      for (i = 0; i < e[0]; ++i) {
+        hd_real *at = wide + st->off + hd_grid_at(g, i, j, k), *to = out + hd_grid_at(&c, i, j, k);
+        if (save) *to = *at;
+        else *at = *to;
+      }
+  if (!save && s == HD_OK) s = hd_dev_upload(ctx, (hd_real *)st->a.t - st->off, wide, (size_t)st->wide.total * sizeof(hd_real));
+  if (!save) st->stale = 1;
+  free(wide);
+  return s;
+}
 
 /* The field with its ghosts, and the face accumulators of the heat
  * accounting. */
@@ -518,6 +602,7 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
   const hd_grid *g = &st->a.g;
   hd_state_entry e;
   int f;
+  if (k == 0 && st->deep) return h_state_block(ctx, st, name, bytes, host, save);
   e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)g->total * sizeof(hd_real), e.host = 0;
   for (f = 0; f < HD_NFACES && k > 0; ++f)
     if (st->flow.acc[f] && --k == 0) {

@@ -45,6 +45,11 @@ typedef struct heat_problem {
   int block[3]; /* CUDA launch shape of the step kernels; 0 = default */
   int time_block; /* steps a sweep (hd/heat_blocked.h) where the step allows: uniform medium, no balance, no
                      halo faces; 0 or 1: one */
+  /* a block of a distributed grid stepped in time blocks (advance_halo):
+     time_block - 1 cells beyond each face shared with a neighbour, which
+     the halo exchange fills time_block cells deep (hd_decomp_halo_deep);
+     zeros: none */
+  long overlap[6];
 } heat_problem;
 
 /* The halo exchange of a shared grid, called after each step with the new
@@ -70,7 +75,8 @@ typedef struct heat_ops {
   /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
-  /* the current field (padded, backend memory), for halo exchanges */
+  /* the current field (padded, backend memory; its allocation's start,
+     the overlap included), for halo exchanges */
   void *(*field)(void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;

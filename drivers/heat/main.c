@@ -37,6 +37,23 @@ static int heat_auto_time_block(int backend, const heat_problem *p, size_t real_
   return bytes <= 128e6 ? 1 : p->dim == 2 ? 8 : 3;
 }
 
+/* Time blocks on several ranks (hd_decomp_halo_deep): where the blocked
+ * step applies (the tuned step of a uniform medium, no source field, heat
+ * accounting or face tables, which step singly), at most as many steps as
+ * the thinnest block along a split axis is thick.  The steps a sweep, 1:
+ * single steps. */
+static int heat_halo_depth(const hd_decomp *dc, const heat_problem *p, int tuned, int source_field, int tables) {
+  int depth = p->time_block, r, a;
+  if (dc->size == 1 || !tuned || p->nmat || p->balance || source_field || tables) return dc->size == 1 ? depth : 1;
+  for (r = 0; r < dc->size; ++r) {
+    long ln[3], off[3];
+    hd_decomp_block(dc, r, ln, off);
+    for (a = 1; a < p->dim; ++a)
+      if (dc->dims[a] > 1 && ln[a] < depth) depth = (int)ln[a];
+  }
+  return depth;
+}
+
 typedef struct heat_cli {
   hd_drv_common com;
   int init, vti, png;
@@ -338,12 +355,13 @@ typedef struct heat_run {
   double *local;  /* the block's cells on the host, for the output field */
   hd_stats *rows; /* the block's row statistics */
   size_t real_size;
+  int depth; /* halos this many cells deep (time blocks) */
 } heat_run;
 
 static hd_status halo(hd_ctx *ctx, void *arg) {
   heat_run *r = (heat_run *)arg;
   char err[256];
-  if (hd_decomp_halo(&r->dc, r->ops->field(r->state), r->real_size, err, sizeof err))
+  if (hd_decomp_halo_deep(&r->dc, r->ops->field(r->state), r->real_size, r->depth, err, sizeof err))
     return hd_fail(ctx, HD_ERR_IO, "%s", err);
   return HD_OK;
 }
@@ -487,7 +505,7 @@ static int run(int argc, char **argv) {
       {"max-growth", CLI_REAL, &c.max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness", 1, 1024, 3, &c.nblock, 0, 0, 0},
-      {"time-block", CLI_STRING, c.time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, one rank, no --balance; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c.time_block, NULL, 0, 0, 0},
+      {"time-block", CLI_STRING, c.time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, no --balance; on several ranks also no source field or face tables, and at most the thinnest block; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c.time_block, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
@@ -551,7 +569,14 @@ static int run(int argc, char **argv) {
     fprintf(stderr, PROG ": error: no %s kernels for backend %s\n", c.com.precision ? "single" : "double", core->name);
     return 2;
   }
-  if (p.time_block < 0) pl.time_block = p.time_block = heat_auto_time_block(core->id, &pl, ops->real_size);
+  if (p.time_block < 0) p.time_block = heat_auto_time_block(core->id, &pl, ops->real_size);
+  pl.time_block = p.time_block = hr.depth =
+      heat_halo_depth(&hr.dc, &p, c.com.variant != HD_VARIANT_GENERIC && ops->has_tuned, c.source_field[0] != 0,
+                      rec.tables != 0);
+  if (hr.dc.size > 1 && hr.depth > 1) {
+    long size[3];
+    hd_decomp_deep_extent(&hr.dc, hr.depth, pl.overlap, size);
+  }
   if (c.com.variant == HD_VARIANT_TUNED && !ops->has_tuned) {
     fprintf(stderr, PROG ": error: --variant=tuned: backend %s has no tuned heat kernel\n", core->name);
     return 2;
@@ -561,7 +586,7 @@ static int run(int argc, char **argv) {
      * copy and the interior in double for statistics, and on rank 0 the
      * whole interior for the output */
     double padded = 1.0, dev_bytes, host_bytes;
-    for (d = 0; d < 3; ++d) padded *= (double)pl.n[d] + (d < p.dim ? 2.0 : 0.0);
+    for (d = 0; d < 3; ++d) padded *= (double)(pl.n[d] + pl.overlap[2 * d] + pl.overlap[2 * d + 1]) + (d < p.dim ? 2.0 : 0.0);
     if (p.dim == 3 && pl.n[0] == p.n[0] && pl.n[1] == p.n[1] && pl.n[2] == p.n[2]) { /* rows padded to 128 B */
       const double per_line = 128.0 / (double)ops->real_size, row = (double)p.n[0] + 2.0;
       padded *= ceil(row / per_line) * per_line / row;
@@ -613,8 +638,7 @@ static int run(int argc, char **argv) {
   fin = fsrc = fmap = NULL;
   pl.init_values = pl.source_values = pl.map_values = NULL;
   hr.state = state;
-  if (!bad && hr.dc.size > 1 && hd_decomp_halo(&hr.dc, ops->field(state), ops->real_size, err, sizeof err))
-    bad = 1, hd_fail(&ctx, HD_ERR_IO, "%s", err);
+  if (!bad && hr.dc.size > 1) bad = halo(&ctx, &hr) != HD_OK;
   if (hd_par_any(bad)) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
     goto runtime_error;
