@@ -6,7 +6,9 @@
 # so that they do not depend on the ranks, are left out: they grow with the
 # whole grid, not with a rank's block); efficiency is rate(P) / (P rate(1))
 # for weak scaling and the same on the fixed grid for strong scaling.
-#   [PROGS="hd-heat hd-fdtd"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+#   [PROGS="hd-heat:1 hd-heat:3 hd-fdtd"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+# hd-heat:T runs T steps a sweep (--time-block=T; on several ranks halos
+# T cells deep every T steps).
 # Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
 # double (the axes MPI_Dims_create splits); strong: the largest weak grid
 # on every rank count.
@@ -33,7 +35,8 @@ set -- $(grow "$max")
 my=$1 mz=$2
 tmp=$(mktemp -d)
 printf '| program | kind | ranks | cells | rate (cells·steps/s) | efficiency |\n|---|---|---|---|---|---|\n'
-for prog in ${PROGS:-hd-heat hd-fdtd}; do
+for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd}; do
+  prog=${entry%%:*} tb=${entry#*:}
   for kind in weak strong; do
     base=
     for np in $ranks; do
@@ -42,7 +45,7 @@ for prog in ${PROGS:-hd-heat hd-fdtd}; do
       if [ "$prog" = hd-heat ]; then
         n="$nh,$((nh * gy)),$((nh * gz))"
         r=$(run "$np" hd-heat --dim=3 --n="$n" --steps="$steps" --csv-every="$steps" --vti=no --precision=single \
-              --output="$tmp/h" | rate)
+              --time-block="$tb" --output="$tmp/h" | rate)
       else
         n="$nf,$((nf * gy)),$((nf * gz))"
         r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \
@@ -51,11 +54,11 @@ for prog in ${PROGS:-hd-heat hd-fdtd}; do
         [ -n "$r" ] && r=$(echo "$r" | awk '{ print $1 * 1e6 }')
       fi
       if [ -z "$r" ]; then
-        echo "| $prog | $kind | $np | $n | failed | |"
+        echo "| $entry | $kind | $np | $n | failed | |"
         continue
       fi
       [ -z "$base" ] && base=$(echo "$r $np" | awk '{ print $1 / $2 }')
-      echo "$r $np $base" | awk -v p="$prog" -v k="$kind" -v n="$n" \
+      echo "$r $np $base" | awk -v p="$entry" -v k="$kind" -v n="$n" \
         '{ printf "| %s | %s | %d | %s | %.4g | %.1f %% |\n", p, k, $2, n, $1, 100 * $1 / ($2 * $3) }'
     done
   done
