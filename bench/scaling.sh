@@ -45,7 +45,7 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd}; do
       if [ "$prog" = hd-heat ]; then
         n="$nh,$((nh * gy)),$((nh * gz))"
         r=$(run "$np" hd-heat --dim=3 --n="$n" --steps="$steps" --csv-every="$steps" --vti=no --precision=single \
-              --time-block="$tb" --output="$tmp/h" | rate)
+              --png=no --time-block="$tb" --output="$tmp/h" | rate)
       else
         n="$nf,$((nf * gy)),$((nf * gz))"
         r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \

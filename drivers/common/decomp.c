@@ -572,47 +572,43 @@ static int gather_rows(const hd_decomp *d, const void *local, size_t per, size_t
   }
 #if defined(HD_HAVE_MPI)
   {
+    /* rank by rank, in messages of whole rows up to 1 GiB (MPI counts are
+       ints; a 3-D field of 2.7e8 cells in double is 2 GB) */
     MPI_Comm comm = *(MPI_Comm *)d->comm;
-    const long mine = d->ln[1] * d->ln[2];
-    char *all = NULL;
-    int *counts = NULL, *displs = NULL, r, rc;
-    long total = 0;
-    if ((double)mine * (double)row > 2147483647.0)
-      return snprintf(err, n, "a rank's block is too large for one MPI message"), -1;
-    if (d->rank == 0) {
-      counts = (int *)malloc(2 * (size_t)d->size * sizeof(int));
-      if (!counts) return snprintf(err, n, "out of host memory"), -1;
-      displs = counts + d->size;
-      for (r = 0; r < d->size; ++r) {
-        long ln[3], off[3];
-        hd_decomp_block(d, r, ln, off);
-        counts[r] = (int)((size_t)(ln[1] * ln[2]) * row);
-        displs[r] = (int)total;
-        total += counts[r];
+    const long per_msg = (long)(((size_t)1 << 30) / row);
+    char *buf = NULL;
+    int r, rc = MPI_SUCCESS;
+    long at, cnt, m;
+    if (per_msg < 1) return snprintf(err, n, "a row of the field is too large for one MPI message"), -1;
+    if (d->rank != 0) {
+      const long mine = d->ln[1] * d->ln[2];
+      for (at = 0; at < mine && rc == MPI_SUCCESS; at += cnt) {
+        cnt = mine - at < per_msg ? mine - at : per_msg;
+        rc = MPI_Send((const char *)local + (size_t)at * row, (int)((size_t)cnt * row), MPI_BYTE, 0, 70, comm);
       }
-      if (total > 2147483647L) {
-        free(counts);
-        return snprintf(err, n, "the gathered field is too large for one MPI message"), -1;
-      }
-      all = (char *)malloc(total ? (size_t)total : 1);
-      if (!all) {
-        free(counts);
-        return snprintf(err, n, "out of host memory"), -1;
+      return rc == MPI_SUCCESS ? 0 : (snprintf(err, n, "sending rows to rank 0 failed"), -1);
+    }
+    for (r = 1, m = 1; r < d->size; ++r) { /* the staging buffer: the largest message */
+      long ln[3], off[3];
+      hd_decomp_block(d, r, ln, off);
+      if (ln[1] * ln[2] > m) m = ln[1] * ln[2];
+    }
+    if (!(buf = (char *)malloc((size_t)(m < per_msg ? m : per_msg) * row))) return snprintf(err, n, "out of host memory"), -1;
+    for (r = 0; r < d->size && rc == MPI_SUCCESS; ++r) {
+      long ln[3], off[3];
+      hd_decomp_block(d, r, ln, off);
+      for (at = 0; at < ln[1] * ln[2] && rc == MPI_SUCCESS; at += cnt) {
+        const char *src = r ? buf : (const char *)local + (size_t)at * row;
+        cnt = ln[1] * ln[2] - at < per_msg ? ln[1] * ln[2] - at : per_msg;
+        if (r) rc = MPI_Recv(buf, (int)((size_t)cnt * row), MPI_BYTE, r, 70, comm, MPI_STATUS_IGNORE);
+        for (m = 0; m < cnt && rc == MPI_SUCCESS; ++m) { /* rows y fastest */
+          const long j = (at + m) % ln[1], k = (at + m) / ln[1];
+          memcpy((char *)out + (size_t)((off[1] + j) + (off[2] + k) * d->gn[1]) * row, src + (size_t)m * row, row);
+        }
       }
     }
-    rc = MPI_Gatherv(local, (int)((size_t)mine * row), MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
-    if (rc == MPI_SUCCESS && d->rank == 0)
-      for (r = 0; r < d->size; ++r) {
-        long ln[3], off[3], j, k;
-        const char *src = all + displs[r];
-        hd_decomp_block(d, r, ln, off);
-        for (k = 0; k < ln[2]; ++k)
-          for (j = 0; j < ln[1]; ++j, src += row)
-            memcpy((char *)out + (size_t)((off[1] + j) + (off[2] + k) * d->gn[1]) * row, src, row);
-      }
-    free(all);
-    free(counts);
-    if (rc != MPI_SUCCESS) return snprintf(err, n, "MPI_Gatherv failed"), -1;
+    free(buf);
+    if (rc != MPI_SUCCESS) return snprintf(err, n, "gathering rows on rank 0 failed"), -1;
   }
   return 0;
 #else
