@@ -32,6 +32,7 @@ typedef struct heat_state {
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
   hd_real *tables;          /* backend memory: kf, k, r, s, c */
   hd_idx *ifaces;           /* backend memory: the interface cells (tuned CUDA media step) */
+  unsigned char *groups;    /* backend memory: the group map (tuned CUDA media step) */
   hd_real *qfield;          /* backend memory: the source field as a rate, Q / (rho c) (a.q) */
   hd_xsum qheat;            /* the heat it adds a step */
   double face_h[6], face_k, face_dx[3]; /* what the face conditions are made of (set_faces) */
@@ -61,6 +62,7 @@ static void h_destroy(hd_ctx *ctx, void *state) {
   if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
   hd_dev_free(ctx, st->ifaces);
+  hd_dev_free(ctx, st->groups);
   hd_dev_free(ctx, st->qfield);
   for (d = 0; d < HD_NFACES; ++d) hd_dev_free(ctx, st->flow.acc[d]);
   hd_dev_free(ctx, st->energy.rows);
@@ -141,14 +143,19 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
 #if defined(HD_BACKEND_CUDA)
   if (s == HD_OK && st->tuned && g->n[0] % HD_HEAT_VEC == 0) { /* the tuned step's list, where interfaces are few */
     const hd_idx count = hd_heat_media_ifaces(map, g, HD_HEAT_VEC, NULL);
+    const size_t ngroups = (size_t)(g->total / HD_HEAT_VEC + 1);
     hd_idx *list = count * HD_HEAT_VEC <= g->total / 2 ? (hd_idx *)malloc((size_t)(count + 1) * sizeof(hd_idx)) : NULL;
-    if (list) {
+    unsigned char *groups = list ? (unsigned char *)calloc(ngroups, 1) : NULL;
+    if (groups) {
       hd_heat_media_ifaces(map, g, HD_HEAT_VEC, list);
+      hd_heat_media_groups(map, g, HD_HEAT_VEC, groups);
       s = hd_dev_alloc(ctx, (void **)&st->ifaces, (size_t)(count + 1) * sizeof(hd_idx));
       if (s == HD_OK) s = hd_dev_upload(ctx, st->ifaces, list, (size_t)(count + 1) * sizeof(hd_idx));
-      md->iface = st->ifaces, md->niface = count, md->group = HD_HEAT_VEC;
-      free(list);
+      if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->groups, ngroups);
+      if (s == HD_OK) s = hd_dev_upload(ctx, st->groups, groups, ngroups);
+      md->iface = st->ifaces, md->niface = count, md->group = HD_HEAT_VEC, md->gm = st->groups;
     }
+    free(list), free(groups);
   }
 #endif
   if (s == HD_OK && p->source_values) s = h_source(ctx, st, p, map, dx);

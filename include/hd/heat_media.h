@@ -39,6 +39,11 @@ typedef struct hd_heat_media {
   const hd_idx *iface;    /* groups of cells holding flagged ones (hd_heat_media_ifaces), or NULL: tuned CUDA step */
   hd_idx niface;          /* entries of iface */
   int group;              /* cells an entry covers along x */
+  /* the material of each group of `group` cells along x from cell 1 of a
+     row, at (group's first cell) / group (hd_heat_media_groups), or NULL:
+     the tuned CUDA step reads it instead of the map (a byte a group, not a
+     cell) */
+  const unsigned char *gm;
   int nm;
   hd_real rdx2[3];        /* 1 / dx_d^2, 0 for inactive axes */
 } hd_heat_media;
@@ -179,8 +184,9 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
 /* Tuned CUDA media step, 3-D on aligned rows (hd_heat_media_vec_ok), in two
  * launches.  The first is the uniform vector kernel's march (hd/heat.h),
  * each thread's HD_HEAT_VEC cells stepped with the uniform coefficients of
- * its first cell's material (a byte of the map read beside the
- * temperatures, one shared-memory row of coefficients): right for every
+ * its first cell's material (a byte of the group map read beside the
+ * temperatures, one byte a thread's cells instead of the map's byte a
+ * cell; one shared-memory row of coefficients): right for every
  * group of cells of one material without interface cells, where the
  * generic point uses the same form.  The second recomputes the groups of
  * the list (hd_heat_media_ifaces with group HD_HEAT_VEC: every group
@@ -241,7 +247,8 @@ static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *b
 }
 
 /* The march of one thread from cell e, as hd_heat_vec3d_column<X> with
- * the material byte of each plane a plane ahead of its use.  One offset
+ * the material of each plane (the group map's byte) a plane ahead of its
+ * use.  One offset
  * into the fields and the map (the same layout) rather than three
  * pointers: their bases stay kernel parameters, not registers. */
 template <int X>
@@ -250,18 +257,18 @@ static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_
                                                             int far_ok, int active, int xlo, int last, int wide) {
   const hd_heat_args *a = &pa->a;
   const hd_real *HD_RESTRICT t = a->t;
-  const unsigned char *HD_RESTRICT map = pa->md.m;
+  const unsigned char *HD_RESTRICT gm = pa->md.gm; /* e / V: e is a group's first cell */
   hd_real *HD_RESTRICT out = a->t_next;
   const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
   hd_heat_v16 w0 = hd_heat_vld(t + e - sz), w1 = hd_heat_vld(t + e), w2 = hd_heat_vld(t + e + sz);
   hd_heat_v16 w3 = planes > 1 || far_ok ? hd_heat_vld(t + e + 2 * sz) : w2;
-  unsigned m1 = map[e], m2 = map[e + sz]; /* plane k0 + 1 is at most the ghost plane */
+  unsigned m1 = gm[(size_t)e / V], m2 = gm[(size_t)(e + sz) / V]; /* plane k0 + 1 is at most the ghost plane */
   int r, u;
   for (r = 0; r < planes; ++r, e += sz) {
     hd_heat_v16 ahead = w3, ym, yp, v;
-    const unsigned mahead = r + 2 <= planes || far_ok ? map[e + 2 * sz] : m2, m = hd_heat_mat((unsigned char)m1);
+    const unsigned mahead = r + 2 <= planes || far_ok ? gm[(size_t)(e + 2 * sz) / V] : m2, m = m1;
     hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
     hd_real cm[4];
     if (r + 2 < planes || far_ok) ahead = hd_heat_vld(t + e + 3 * sz);
@@ -324,7 +331,7 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
 HD_HOST_FN int hd_heat_media_vec_ok(const hd_heat_media_args *p) {
   const hd_heat_args *a = &p->a;
   const hd_idx v = HD_HEAT_VEC;
-  return a->g.dim == 3 && !a->q && p->md.iface && p->md.group == HD_HEAT_VEC && a->g.n[0] % v == 0 &&
+  return a->g.dim == 3 && !a->q && p->md.iface && p->md.gm && p->md.group == HD_HEAT_VEC && a->g.n[0] % v == 0 &&
          a->g.stride[1] % v == 0 && a->g.stride[2] % v == 0 && (uintptr_t)(a->t + 1) % 16 == 0 &&
          (uintptr_t)(a->t_next + 1) % 16 == 0;
 }
@@ -482,6 +489,14 @@ HD_HOST_FN hd_idx hd_heat_media_ifaces(const unsigned char *map, const hd_grid *
         }
       }
   return n;
+}
+
+/* The group map of a marked host map: out[e / group] = the material of
+ * cell e for every e = 1 mod group of the padded grid (every row's groups
+ * from cell 1; strides multiples of group), g->total / group + 1 bytes. */
+HD_HOST_FN void hd_heat_media_groups(const unsigned char *map, const hd_grid *g, int group, unsigned char *out) {
+  hd_idx e;
+  for (e = 1; e < g->total; e += group) out[e / group] = (unsigned char)hd_heat_mat(map[e]);
 }
 
 /* The host tables for nm materials (k, rho c, Q each nm long) at step dt
