@@ -2,7 +2,8 @@
 # Distributed runs (configure --with-mpi): on 2, 3, 4 and 6 ranks (uneven
 # splits, two split axes in 3-D) hd-heat writes the same field, CSV and
 # summary, byte for byte, as on one rank, in 2-D and 3-D, both precisions,
-# fixed and adiabatic faces, sources; hd-nbody, whose ranks compute the
+# fixed and adiabatic faces, sources, and in time blocks (halos T cells
+# deep, restarts between them and single steps); hd-nbody, whose ranks compute the
 # forces and potentials of their block of bodies and share them, writes the
 # same CSV and snapshots as one rank, byte for byte, with the tuned and the
 # generic CPU kernels; hd-fdtd, whose blocks exchange tangential H only,
