@@ -8,9 +8,10 @@
  * the slab thickness is forced to 1, 2 and 3 cells (ctx->block[2]) so that
  * every wave holds several slabs, and left to the cache rule; on CUDA the
  * default blocks and blocks of 32 x 4 threads (3-D: 64 x 8 cells, launches
- * of at most 3 steps; 2-D: 32 threads, at most 8) streaming segments of 16
- * planes (several tiles along each axis, two segments).  The fields after the steps must equal those
- * of single steps exactly.  A halo face is refused. */
+ * of at most 3 steps; 2-D: a warp a block, at most 8 steps) streaming
+ * segments of 16 planes (several tiles along each axis, two segments).
+ * The fields after the steps must equal those of single steps exactly.  A
+ * halo face is refused. */
 #include <hd/heat_blocked.h>
 
 #include "heat_common.h"
@@ -41,7 +42,7 @@ int main(void) {
           int b, sl, bad = 0, runs = 0;
           long c;
           if (!ops) continue;
-          heat_problem_default(&p, dim, dim == 3 ? 77 : 37, 29, 19); /* 3-D: two tiles of 64 cells along x */
+          heat_problem_default(&p, dim, dim == 3 ? 77 : 241, 29, 19); /* two tiles along x or more (3-D: 64 cells, 2-D: 32 C) */
           faces(&p);
           p.init_kind = dim == 2 ? HD_HEAT_INIT_BOX : HD_HEAT_INIT_SPHERE;
           p.base = 0.5, p.value = 2.0;

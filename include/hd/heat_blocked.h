@@ -20,10 +20,11 @@
  * exchange between steps: HD_ERR_UNSUPPORTED (step singly).
  *
  * CUDA: up to HD_HEAT_TB_MAX steps a launch; tiles stream along the last
- * axis in segments, one level of registers and shared memory a step
- * (2-D: hd_heat_tb_kernel; 3-D: hd_heat_tb3_kernel, 2 x 2 cells a
- * thread); ctx->block is their block shape and segment length (single
- * steps, for a source array or a last lone step, keep their defaults).
+ * axis in segments, one level of registers (and in 3-D shared memory) a
+ * step (2-D: hd_heat_tb_kernel, a warp a tile; 3-D: hd_heat_tb3_kernel,
+ * 2 x 2 cells a thread); ctx->block is their block shape and segment
+ * length (single steps, for a source array or a last lone step, keep
+ * their defaults).
  * Measured in doc/performance.md. */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
@@ -45,12 +46,9 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 
 #if defined(HD_BACKEND_CUDA)
 
-/* Steps one launch takes (its levels live in registers and shared memory),
- * and planes level 0 loads ahead (to cover the memory's latency). */
+/* Steps one launch takes (its levels live in registers and, in 3-D,
+ * shared memory). */
 #define HD_HEAT_TB_MAX 8
-#ifndef HD_HEAT_TB_AHEAD
-#define HD_HEAT_TB_AHEAD 4
-#endif
 
 extern __shared__ __align__(16) unsigned char hd_heat_tb_smem[]; /* the blocked kernels' levels */
 
@@ -67,133 +65,200 @@ static __device__ __forceinline__ void hd_heat_tb_span(int z0, int top, int segm
   if (*zr < *zq) *zq = *zr = *zend;
 }
 
-/* One launch, T steps from a->t into a->t_next (2-D).  A block of BX
- * threads holds a tile of columns, T cells of halo on each side, and
- * streams it along y in a segment of rows.  Level 0 loads a row (rows
- * loaded ahead: the memory's latency); level l (1 .. T) updates the row l
- * behind from level l - 1's rows: its own column's three in a shift
- * register, the x neighbours in shared memory (written an iteration
- * earlier, two buffers a level); level T's tile interior is stored with
- * its face ghosts.  The halo's cells come out wrong by one more cell each
- * level and are never stored.  Ghosts at levels 1 .. T - 1 are not stored
- * either: a face cell takes hd_heat_ghost of its own value in place of the
+/* The faces' ghosts as linear maps (hd_heat_ghost_map), kernel parameters:
+ * no registers, no branches on the kind. */
+typedef struct hd_heat_tb_faces {
+  hd_real g[HD_NFACES][2];
+} hd_heat_tb_faces;
+#define HD_TB_GHOST(m, f, inner) ((m).g[f][0] * (inner) + (m).g[f][1])
+
+/* One launch, T steps from a->t into a->t_next (2-D).  Each warp holds a
+ * tile of 32 C columns, C consecutive cells a thread, T cells of halo on
+ * each side, and streams it along y in a segment of rows.  Level 0 loads
+ * a row (two rows ahead, for the memory's latency); level l (1 .. T)
+ * updates the row l behind from level l - 1's rows: x neighbours from the
+ * thread's cells or, at its ends, by shuffles; y neighbours from a window
+ * of two rows a level indexed by the row's parity (the loop takes two rows
+ * an iteration, so every index is known at compile time) and the row level
+ * l - 1 has just computed.  No shared memory and no barrier: warps run
+ * free.  Level T's tile interior is stored with its face ghosts.  The
+ * halo's cells come out wrong by one more cell each level and are never
+ * stored.  Ghosts at levels 1 .. T - 1 are not stored either: a face cell
+ * takes its ghost (by a select from the face's linear map) in place of the
  * neighbour it lacks, as the single step would have stored it.  The update
  * is hd_heat_update_2d/3d with the single step's arguments in its order. */
+#ifndef HD_HEAT_TB_CELLS
+#define HD_HEAT_TB_CELLS 2 /* C: cells a thread along x */
+#endif
+
+/* Per-thread flags: bit c of each kind for cell c, and more. */
+enum {
+  HD_TB_STORE = 0, HD_TB_XLO = 8, HD_TB_XHI = 16, HD_TB_DX = 24, /* cell c is one past cell c - 1 (not clamped) */
+  HD_TB_EDGE = 1u << 31                                           /* the warp holds a face or clamped cell */
+};
+
 typedef struct hd_heat_tb_col {
-  const hd_real *src; /* this thread's column, row 0 */
+  const hd_real *src; /* this thread's cell 0, row 0 (indices past the ghosts clamped) */
   hd_real *dst;
-  hd_real *sh;   /* this thread's cell of level 0's first buffer: [T][2][BX] */
   hd_idx sy;
-  int bx;        /* cells a shared row */
-  int w, e;      /* x neighbours' offsets in a shared row (0 at the tile's edge) */
-  int z0, zs, top, store, xlo, xhi, edge;
+  unsigned flags;
+  int z0, zs, top;
 } hd_heat_tb_col;
 
-/* Iteration z: level 0 takes row z, level l updates row z - l.  CHECK:
- * test each level's row against the block's and the grid's ends (the first
- * and last iterations; the others need no test). */
-template <int T, int CHECK>
-static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args *a, const hd_heat_tb_col *q, int z,
-                                                       hd_real (*w)[3], hd_real *ahead) {
-  const int top = q->top;
-  int l, u;
+/* Cell c's offset from cell 0 (clamped cells repeat). */
+template <int FACES>
+static __device__ __forceinline__ int hd_heat_tb_dx(unsigned flags, int c) {
+  return FACES ? __popc(flags >> HD_TB_DX & ((2u << c) - 2u)) : c; /* DX bits 1 .. c */
+}
+
+/* Iteration z (parity P): level 0 takes row z, level l updates row z - l.
+ * CHECK: test each level's row against the block's and the grid's ends
+ * (the first and last iterations; the others need no test).  FACES: the
+ * warp holds face cells, or a face row may be among the levels'. */
+template <int T, int C, int CHECK, int P, int FACES>
+static __device__ __forceinline__ void hd_heat_tb_iter(const hd_heat_args &a, const hd_heat_tb_faces &g,
+                                                       const hd_heat_tb_col &q, int z, hd_real (*win)[C],
+                                                       hd_real (*ahead)[C]) {
+  const int top = q.top;
+  hd_real low[C]; /* the level below's newest row (z - l + 1) */
+  int l, c, lowhave = 0;
 #pragma unroll
   for (l = 0; l <= T; ++l) {
-    const int p = z - l, par = p & 1;
-    hd_real v;
-    if (CHECK && (p < q->zs || p > top || (l == T && p < q->z0))) continue;
-    if (l == 0) {
-      v = ahead[0];
+    const int p = z - l, par = (P + l) & 1; /* p's parity, known at compile time */
+    const int faces = FACES && (q.flags & HD_TB_EDGE || (CHECK && (p == 1 || p == top - 1)));
+    const int have = !CHECK || !(p < q.zs || p > top || (l == T && p < q.z0));
+    hd_real v[C];
+    if (have && l == 0) {
+      const hd_real *s = q.src + (hd_idx)(p + 2) * q.sy;
 #pragma unroll
-      for (u = 0; u + 1 < HD_HEAT_TB_AHEAD; ++u) ahead[u] = ahead[u + 1];
-      if (!CHECK || p + HD_HEAT_TB_AHEAD <= top) ahead[HD_HEAT_TB_AHEAD - 1] = q->src[(hd_idx)(p + HD_HEAT_TB_AHEAD) * q->sy];
-    } else if (CHECK && (p < 1 || p >= top)) {
-      v = HD_R(0); /* a ghost row above level 0: never read */
-    } else {
-      const hd_real *in = q->sh + ((l - 1) * 2 + par) * q->bx;
-      const hd_real c = w[l - 1][1];
-      hd_real xm = in[q->w], xp = in[q->e], ym = w[l - 1][0], yp = w[l - 1][2];
-      if (l > 1 && (q->edge || (CHECK && (p == 1 || p == top - 1)))) { /* level l - 1's ghosts: this cell's faces */
-        if (q->xlo) xm = hd_heat_ghost(&a->bc[HD_XLO], c);
-        if (q->xhi) xp = hd_heat_ghost(&a->bc[HD_XHI], c);
-        if (p == 1) ym = hd_heat_ghost(&a->bc[HD_YLO], c);
-        if (p == top - 1) yp = hd_heat_ghost(&a->bc[HD_YHI], c);
+      for (c = 0; c < C; ++c) {
+        v[c] = ahead[P][c];
+        if (!CHECK || p + 2 <= top) ahead[P][c] = s[hd_heat_tb_dx<FACES>(q.flags, c)];
       }
-      v = hd_heat_update_2d(c, xm, xp, ym, yp, a->c, a->dtq);
+    } else if (have && CHECK && (p < 1 || p >= top)) {
+#pragma unroll
+      for (c = 0; c < C; ++c) v[c] = HD_R(0); /* a ghost row above level 0: never read */
+    } else if (have) {
+      const hd_real *mid = win[(l - 1) * 2 + par], *old = win[(l - 1) * 2 + (par ^ 1)];
+      const hd_real left = __shfl_up_sync(0xffffffffu, mid[C - 1], 1), right = __shfl_down_sync(0xffffffffu, mid[0], 1);
+#pragma unroll
+      for (c = 0; c < C; ++c) {
+        const hd_real t = mid[c];
+        hd_real xm = c ? mid[c - 1] : left, xp = c < C - 1 ? mid[c + 1] : right, ym = old[c], yp = low[c];
+        if (l > 1 && faces) { /* level l - 1's ghosts: this cell's faces, by selects */
+          xm = q.flags >> (HD_TB_XLO + c) & 1 ? HD_TB_GHOST(g, HD_XLO, t) : xm;
+          xp = q.flags >> (HD_TB_XHI + c) & 1 ? HD_TB_GHOST(g, HD_XHI, t) : xp;
+          if (CHECK) {
+            ym = p == 1 ? HD_TB_GHOST(g, HD_YLO, t) : ym;
+            yp = p == top - 1 ? HD_TB_GHOST(g, HD_YHI, t) : yp;
+          }
+        }
+        v[c] = hd_heat_update_2d(t, xm, xp, ym, yp, a.c, a.dtq);
+      }
     }
+    /* level l - 1's row z - l + 1 takes the place of its row z - l - 1 (read above) */
+    if (l > 0 && lowhave)
+#pragma unroll
+      for (c = 0; c < C; ++c) win[(l - 1) * 2 + (par ^ 1)][c] = low[c];
+    lowhave = have;
+    if (!have) continue;
     if (l == T) {
-      if (q->store) {
-        hd_real *o = q->dst + (hd_idx)p * q->sy;
-        *o = v;
-        if (q->edge || (CHECK && (p == 1 || p == top - 1))) {
-          if (q->xlo) hd_heat_set_ghost(&a->bc[HD_XLO], o - 1, v);
-          if (q->xhi) hd_heat_set_ghost(&a->bc[HD_XHI], o + 1, v);
-          if (p == 1) hd_heat_set_ghost(&a->bc[HD_YLO], o - q->sy, v);
-          if (p == top - 1) hd_heat_set_ghost(&a->bc[HD_YHI], o + q->sy, v);
+      hd_real *o = q.dst + (hd_idx)p * q.sy;
+#pragma unroll
+      for (c = 0; c < C; ++c) {
+        hd_real *e = o + hd_heat_tb_dx<FACES>(q.flags, c);
+        if (!(q.flags >> (HD_TB_STORE + c) & 1)) continue;
+        *e = v[c];
+        if (faces) {
+          if (q.flags >> (HD_TB_XLO + c) & 1) e[-1] = HD_TB_GHOST(g, HD_XLO, v[c]);
+          if (q.flags >> (HD_TB_XHI + c) & 1) e[1] = HD_TB_GHOST(g, HD_XHI, v[c]);
+          if (p == 1) e[-q.sy] = HD_TB_GHOST(g, HD_YLO, v[c]);
+          if (p == top - 1) e[q.sy] = HD_TB_GHOST(g, HD_YHI, v[c]);
         }
       }
     } else {
-      const int k = l < T ? l : 0; /* l < T here */
-      w[k][0] = w[k][1], w[k][1] = w[k][2], w[k][2] = v;
-      q->sh[(k * 2 + par) * q->bx] = v;
+#pragma unroll
+      for (c = 0; c < C; ++c) low[c] = v[c];
     }
   }
-  __syncthreads();
 }
 
-/* Register caps: single at 64 (four blocks of 256 threads), double at 85
- * (three: tighter caps spill its levels). */
+/* Blocks of 128 threads a multiprocessor: four (up to 128 registers)
+ * where the levels' windows fill at most 48, else three (168; tighter
+ * caps spill). */
 #ifndef HD_HEAT_TB_MIN_BLOCKS
-#if defined(HD_REAL_FLOAT)
-#define HD_HEAT_TB_MIN_BLOCKS 4
-#else
-#define HD_HEAT_TB_MIN_BLOCKS 3
-#endif
+#define HD_HEAT_TB_MIN_BLOCKS(T, C) ((T) * (C) * (int)sizeof(hd_real) <= 96 ? 4 : 3)
 #endif
 
-template <int T>
-static __global__ void __launch_bounds__(256, HD_HEAT_TB_MIN_BLOCKS) hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a,
-                                                                                      int segment) {
-  const int tx = (int)threadIdx.x, bx = (int)blockDim.x;
-  const hd_idx nx = a.g.n[0], ny = a.g.n[1];
-  const hd_idx i = (hd_idx)blockIdx.x * (bx - 2 * T) + tx - T + 1;
-  const hd_idx ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
-  const int inside = i >= 1 && i <= nx;
+template <int T, int C>
+static __global__ void __launch_bounds__(128, HD_HEAT_TB_MIN_BLOCKS(T, C))
+    hd_heat_tb_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment) {
+  const int lane = (int)threadIdx.x;
+  const hd_idx nx = a.g.n[0], tile = (hd_idx)blockIdx.x * blockDim.y + threadIdx.y;
+  const hd_idx i0 = tile * (32 * C - 2 * T) + (hd_idx)lane * C - T + 1;
   hd_heat_tb_col q;
-  hd_real w[T][3]; /* level l's rows r - 2, r - 1, r, r its latest */
-  hd_real ahead[HD_HEAT_TB_AHEAD]; /* level 0's next rows: loads in flight across iterations */
-  int z, zq, zr, zend, l, u;
+  hd_real win[2 * T][C], ahead[2][C]; /* win[2 l + parity]: level l's latest row of that parity */
+  hd_idx base = 0;
+  int z, zq, zr, zend, l, c;
+  if (tile * (32 * C - 2 * T) >= nx) return; /* a warp past the grid (the whole warp: no barrier) */
+  q.flags = 0;
+#pragma unroll
+  for (c = 0; c < C; ++c) {
+    const hd_idx i = i0 + c, ic = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
+    const int in = i >= 1 && i <= nx;
+    if (c == 0) base = ic;
+    else if (ic != (i - 1 < 0 ? 0 : i - 1 > nx + 1 ? nx + 1 : i - 1)) q.flags |= 1u << (HD_TB_DX + c);
+    if (in && lane * C + c >= T && lane * C + c < 32 * C - T) q.flags |= 1u << (HD_TB_STORE + c);
+    if (in && i == 1) q.flags |= 1u << (HD_TB_XLO + c);
+    if (in && i == nx) q.flags |= 1u << (HD_TB_XHI + c);
+    if (!in || i == 1 || i == nx) q.flags |= HD_TB_EDGE;
+  }
+  if (!__any_sync(0xffffffffu, q.flags & HD_TB_EDGE)) q.flags &= ~HD_TB_EDGE;
+  else q.flags |= HD_TB_EDGE;
   q.sy = a.g.stride[1];
-  q.src = a.t + ic, q.dst = a.t_next + ic;
-  q.bx = bx;
-  q.sh = (hd_real *)hd_heat_tb_smem + tx;
-  q.w = tx > 0 ? -1 : 0, q.e = tx < bx - 1 ? 1 : 0;
+  q.src = a.t + base, q.dst = a.t_next + base;
   /* this block's rows [z0, z1), and the rows before them its levels need:
      level 0 loads from zs on */
-  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)ny + 1;
+  q.z0 = 1 + (int)blockIdx.z * segment, q.top = (int)a.g.n[1] + 1;
   q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
-  q.store = inside && tx >= T && tx < bx - T;
-  q.xlo = inside && i == 1, q.xhi = inside && i == nx;
-  /* warps holding a face cell take the face branches (a warp-uniform test) */
-  q.edge = __any_sync(0xffffffffu, q.xlo || q.xhi);
 #pragma unroll
-  for (u = 0; u < HD_HEAT_TB_AHEAD; ++u) ahead[u] = q.zs + u <= q.top ? q.src[(hd_idx)(q.zs + u) * q.sy] : HD_R(0);
-#pragma unroll
-  for (l = 0; l < T; ++l) {
-#pragma unroll
-    for (u = 0; u < 3; ++u) w[l][u] = HD_R(0);
-    q.sh[(2 * l) * bx] = q.sh[(2 * l + 1) * bx] = HD_R(0);
+  for (c = 0; c < C; ++c) { /* rows zs and zs + 1, each in its parity's place */
+    const hd_real *s = q.src + (hd_idx)q.zs * q.sy + hd_heat_tb_dx<1>(q.flags, c);
+    const hd_real r0 = s[0], r1 = q.zs + 1 <= q.top ? s[q.sy] : HD_R(0);
+    ahead[0][c] = q.zs & 1 ? r1 : r0, ahead[1][c] = q.zs & 1 ? r0 : r1;
   }
-  __syncthreads();
-  hd_heat_tb_span(q.z0, q.top, segment, T, HD_HEAT_TB_AHEAD, &zq, &zr, &zend);
-  for (z = q.zs; z < zq; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
-  for (; z < zr; ++z) hd_heat_tb_iter<T, 0>(&a, &q, z, w, ahead);
-  for (; z < zend; ++z) hd_heat_tb_iter<T, 1>(&a, &q, z, w, ahead);
+#pragma unroll
+  for (l = 0; l < 2 * T; ++l)
+#pragma unroll
+    for (c = 0; c < C; ++c) win[l][c] = HD_R(0);
+  hd_heat_tb_span(q.z0, q.top, segment, T, 2, &zq, &zr, &zend);
+  /* the unchecked loop takes two rows at a time from an even one */
+  zq += zq & 1;
+  if (zq > zr) zq = zr;
+  zr = zq + ((zr - zq) & ~1);
+  for (z = q.zs; z < zq; ++z) {
+    if (z & 1) hd_heat_tb_iter<T, C, 1, 1, 1>(a, g, q, z, win, ahead);
+    else hd_heat_tb_iter<T, C, 1, 0, 1>(a, g, q, z, win, ahead);
+  }
+  if (q.flags & HD_TB_EDGE)
+    for (; z < zr; z += 2) {
+      hd_heat_tb_iter<T, C, 0, 0, 1>(a, g, q, z, win, ahead);
+      hd_heat_tb_iter<T, C, 0, 1, 1>(a, g, q, z + 1, win, ahead);
+    }
+  else
+    for (; z < zr; z += 2) {
+      hd_heat_tb_iter<T, C, 0, 0, 0>(a, g, q, z, win, ahead);
+      hd_heat_tb_iter<T, C, 0, 1, 0>(a, g, q, z + 1, win, ahead);
+    }
+  for (; z < zend; ++z) {
+    if (z & 1) hd_heat_tb_iter<T, C, 1, 1, 1>(a, g, q, z, win, ahead);
+    else hd_heat_tb_iter<T, C, 1, 0, 1>(a, g, q, z, win, ahead);
+  }
 }
 
 /* Threads of a block and planes a segment (measured best on an H200):
- * 2-D 128 threads and 128 rows, 3-D 32 x 8 threads (32 x 32 cells) and 64
- * planes, or ctx->block; the most steps a launch, which leave 2 cells or
+ * 2-D 128 threads (four warps, a tile each) and 128 rows, 3-D 32 x 16
+ * threads (64 x 32 cells) and 64 planes, or ctx->block; the most steps a launch, which leave 2 cells or
  * more inside a tile's halos (0: a shape refused). */
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
@@ -203,11 +268,11 @@ HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsign
     *segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
     m = *by * 2u < 64u ? *by * 2u : 64u;
     if (*by > 16u || (ctx->block[0] > 0 && ctx->block[0] != 32)) return 0;
-  } else {
+  } else { /* hd_heat_tb_kernel: a warp a tile of 32 C cells */
     *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 128u, *by = 1u;
     *segment = ctx->block[2] > 0 ? ctx->block[2] : 128;
-    m = *bx;
-    if (*bx > 256u || *bx % 32u) return 0;
+    m = 32u * HD_HEAT_TB_CELLS;
+    if (*bx > 128u || *bx % 32u) return 0;
   }
   t = m >= 2 ? (int)(m - 2) / 2 : 0;
   t = t < HD_HEAT_TB_MAX ? t : HD_HEAT_TB_MAX;
@@ -218,18 +283,21 @@ HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsign
 
 template <int T>
 HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
+  enum { C = HD_HEAT_TB_CELLS };
   unsigned bx, by;
-  int segment;
+  int segment, f;
   const int most = hd_heat_tb_shape(ctx, 2, &bx, &by, &segment);
-  const size_t smem = (size_t)T * 2 * bx * sizeof(hd_real);
-  dim3 block(bx, 1, 1), grid;
+  const hd_idx tiles = (a->g.n[0] + 32 * C - 2 * T - 1) / (32 * C - 2 * T);
+  dim3 block(32, bx / 32, 1), grid;
+  hd_heat_tb_faces g;
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
-  grid.x = hd_grid_extent(a->g.n[0], bx - 2 * T, 2147483647);
+  for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
+  grid.x = hd_grid_extent(tiles, block.y, 2147483647);
   grid.y = 1;
   grid.z = hd_grid_extent(a->g.n[1], (unsigned)segment, 65535);
   if ((hd_idx)grid.z * segment < a->g.n[1])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d rows", segment);
-  hd_heat_tb_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, segment);
+  hd_heat_tb_kernel<T, C><<<grid, block, 0, hd_stream(ctx)>>>(*a, g, segment);
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
@@ -275,19 +343,13 @@ typedef struct hd_heat_tb3_col {
   int z0, zs;
 } hd_heat_tb3_col;
 
-/* The faces' ghosts as linear maps (hd_heat_ghost_map), kernel parameters:
- * no registers, no branches on the kind. */
-typedef struct hd_heat_tb3_faces {
-  hd_real g[HD_NFACES][2];
-} hd_heat_tb3_faces;
-#define HD_TB3_GHOST(m, f, inner) ((m).g[f][0] * (inner) + (m).g[f][1])
 
 /* Shared rows: [BY][2 (first, last)][T][2 (parity)][32 threads]. */
 #define HD_TB3_SH(l, par) (((l) * 2 + (par)) * 32)
 #define HD_TB3_SIDE(T) ((T) * 2 * 32)
 
 template <int T, int CHECK, int P, int FACES>
-static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, const hd_heat_tb3_faces &g,
+static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, const hd_heat_tb_faces &g,
                                                         const hd_heat_tb3_col &q, int z, hd_heat_tb3_patch *win,
                                                         hd_heat_tb3_patch &ahead) {
   hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
@@ -330,13 +392,13 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
           hd_real zm = old[r][c], zp = low[r][c];
           if (l > 1 && faces) { /* level l - 1's ghosts: this cell's faces, by selects */
             const unsigned f = q.flags >> (r * 2 + c);
-            xm = f >> HD_TB3_XLO & 1 ? HD_TB3_GHOST(g, HD_XLO, t) : xm;
-            xp = f >> HD_TB3_XHI & 1 ? HD_TB3_GHOST(g, HD_XHI, t) : xp;
-            ym = f >> HD_TB3_YLO & 1 ? HD_TB3_GHOST(g, HD_YLO, t) : ym;
-            yp = f >> HD_TB3_YHI & 1 ? HD_TB3_GHOST(g, HD_YHI, t) : yp;
+            xm = f >> HD_TB3_XLO & 1 ? HD_TB_GHOST(g, HD_XLO, t) : xm;
+            xp = f >> HD_TB3_XHI & 1 ? HD_TB_GHOST(g, HD_XHI, t) : xp;
+            ym = f >> HD_TB3_YLO & 1 ? HD_TB_GHOST(g, HD_YLO, t) : ym;
+            yp = f >> HD_TB3_YHI & 1 ? HD_TB_GHOST(g, HD_YHI, t) : yp;
             if (CHECK) {
-              zm = p == 1 ? HD_TB3_GHOST(g, HD_ZLO, t) : zm;
-              zp = p == top - 1 ? HD_TB3_GHOST(g, HD_ZHI, t) : zp;
+              zm = p == 1 ? HD_TB_GHOST(g, HD_ZLO, t) : zm;
+              zp = p == top - 1 ? HD_TB_GHOST(g, HD_ZHI, t) : zp;
             }
           }
           v[r][c] = hd_heat_update_3d(t, xm, xp, ym, yp, zm, zp, a.c, a.dtq);
@@ -363,12 +425,12 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
           if (faces) {
             const unsigned f = q.flags >> (r * 2 + c);
             const hd_idx sy = a.g.stride[1];
-            if (f >> HD_TB3_XLO & 1) e[-1] = HD_TB3_GHOST(g, HD_XLO, v[r][c]);
-            if (f >> HD_TB3_XHI & 1) e[1] = HD_TB3_GHOST(g, HD_XHI, v[r][c]);
-            if (f >> HD_TB3_YLO & 1) e[-sy] = HD_TB3_GHOST(g, HD_YLO, v[r][c]);
-            if (f >> HD_TB3_YHI & 1) e[sy] = HD_TB3_GHOST(g, HD_YHI, v[r][c]);
-            if (p == 1) e[-ss] = HD_TB3_GHOST(g, HD_ZLO, v[r][c]);
-            if (p == top - 1) e[ss] = HD_TB3_GHOST(g, HD_ZHI, v[r][c]);
+            if (f >> HD_TB3_XLO & 1) e[-1] = HD_TB_GHOST(g, HD_XLO, v[r][c]);
+            if (f >> HD_TB3_XHI & 1) e[1] = HD_TB_GHOST(g, HD_XHI, v[r][c]);
+            if (f >> HD_TB3_YLO & 1) e[-sy] = HD_TB_GHOST(g, HD_YLO, v[r][c]);
+            if (f >> HD_TB3_YHI & 1) e[sy] = HD_TB_GHOST(g, HD_YHI, v[r][c]);
+            if (p == 1) e[-ss] = HD_TB_GHOST(g, HD_ZLO, v[r][c]);
+            if (p == top - 1) e[ss] = HD_TB_GHOST(g, HD_ZHI, v[r][c]);
           }
         }
     } else {
@@ -388,7 +450,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
  * caps spill). */
 template <int T>
 static __global__ void __launch_bounds__(512, 1)
-    hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb3_faces) g, int segment) {
+    hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment) {
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
   const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - T + 1;
@@ -476,7 +538,7 @@ HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   const int most = hd_heat_tb_shape(ctx, 3, &bx, &by, &segment);
   const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_heat_tb3_row);
   dim3 block(bx, by, 1), grid;
-  hd_heat_tb3_faces g;
+  hd_heat_tb_faces g;
   int f;
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
   for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
@@ -517,7 +579,7 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
   int segment;
   const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
   if (most < 1)
-    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 16 threads (3-D) or 32 to 256 (2-D, whole "
+    return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 16 threads (3-D) or 32 to 128 (2-D, whole "
                    "warps)");
   while (steps > 0) {
     const int t = steps < most ? steps : most;
