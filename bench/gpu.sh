@@ -90,7 +90,7 @@ log "benchmarks"
     HEAT_ARGS="--time-block=1" sh bench/heat.sh drivers/hd-heat cuda "2:8192:400" "tuned" "128,1,16 64,1,8 96,1,8"
     HEAT_ARGS="--time-block=1" sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "tuned" "32,4,16 64,2,8 128,1,8 32,2,8"
     echo "-- temporal blocking (issue 25): --time-block=T, bit-identical to single steps --"
-    for t in 2 3 4 8; do HEAT_ARGS="--time-block=$t" sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:96" "tuned"; done
+    for t in 2 3 4 6 8; do HEAT_ARGS="--time-block=$t" sh bench/heat.sh drivers/hd-heat cuda "2:8192:400 3:512:96" "tuned"; done
     HEAT_ARGS="--time-block=3" sh bench/heat.sh drivers/hd-heat cuda "3:512:96" "tuned" "32,16,96"
     echo "-- a material map (GB/s count 2 reals + 1 byte a cell): a sphere of k = 20 r = 0.3, and three slabs --"
     HEAT_ARGS="--material=20,1,1 --region=1,sphere,0.5,0.5,0.5,0.3" sh bench/heat.sh drivers/hd-heat cuda "3:512:100" "generic tuned"

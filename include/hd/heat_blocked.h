@@ -88,7 +88,7 @@ typedef struct hd_heat_tb_faces {
  * neighbour it lacks, as the single step would have stored it.  The update
  * is hd_heat_update_2d/3d with the single step's arguments in its order. */
 #ifndef HD_HEAT_TB_CELLS
-#define HD_HEAT_TB_CELLS 2 /* C: cells a thread along x */
+#define HD_HEAT_TB_CELLS 2 /* C: cells a thread along x (1 to 8) */
 #endif
 
 /* Per-thread flags: bit c of each kind for cell c, and more. */
