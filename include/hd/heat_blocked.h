@@ -257,7 +257,8 @@ static __global__ void __launch_bounds__(128, HD_HEAT_TB_MIN_BLOCKS(T, C))
 }
 
 /* Threads of a block and planes a segment (measured best on an H200):
- * 2-D 128 threads (four warps, a tile each) and 128 rows, 3-D 32 x 16
+ * 2-D 128 threads (four warps, a tile each) and 128 rows (256 in double
+ * past 6 steps, hd_heat_tb_launch), 3-D 32 x 16
  * threads (64 x 32 cells) and 64 planes, or ctx->block; the most steps a launch, which leave 2 cells or
  * more inside a tile's halos (0: a shape refused). */
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
@@ -291,6 +292,7 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   dim3 block(32, bx / 32, 1), grid;
   hd_heat_tb_faces g;
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
+  if (ctx->block[2] <= 0 && sizeof(hd_real) == 8 && T > 6) segment = 256; /* measured: 3 blocks a multiprocessor */
   for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
   grid.x = hd_grid_extent(tiles, block.y, 2147483647);
   grid.y = 1;
