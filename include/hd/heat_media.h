@@ -201,6 +201,15 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
 #endif
 #endif
 
+#ifndef HD_HEAT_MEDIA_INT_OFFSETS
+/* the largest field for 32-bit offsets in the march (fewer registers: +2 %
+   in double on the H200); 0 takes 64-bit offsets always, a test of them */
+#define HD_HEAT_MEDIA_INT_OFFSETS INT32_MAX
+#endif
+#ifndef HD_HEAT_MEDIA_AHEAD
+#define HD_HEAT_MEDIA_AHEAD 1 /* planes loaded ahead of the next one a thread needs; 2 measured slower */
+#endif
+
 /* The coefficients of material m: c_x, c_y, c_z and s + dtq, a 16-byte
  * aligned row of four in shared memory. */
 static __device__ __forceinline__ void hd_heat_media_coef(const hd_real *row, hd_real c[4]) {
@@ -250,45 +259,52 @@ static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *b
  * the material of each plane (the group map's byte) a plane ahead of its
  * use.  One offset
  * into the fields and the map (the same layout) rather than three
- * pointers: their bases stay kernel parameters, not registers. */
-template <int X>
-static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_args *pa, hd_idx e,
+ * pointers: their bases stay kernel parameters, not registers.  I is int
+ * where every offset fits: fewer registers. */
+template <int X, typename I>
+static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_args *pa, I e,
                                                             const hd_real *coef, const hd_real *kt, int planes,
                                                             int far_ok, int active, int xlo, int last, int wide) {
   const hd_heat_args *a = &pa->a;
   const hd_real *HD_RESTRICT t = a->t;
   const unsigned char *HD_RESTRICT gm = pa->md.gm; /* e / V: e is a group's first cell */
   hd_real *HD_RESTRICT out = a->t_next;
-  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const I sy = (I)a->g.stride[1], sz = (I)a->g.stride[2];
   const unsigned lane = threadIdx.x & 31u;
   const int V = HD_HEAT_VEC;
-  hd_heat_v16 w0 = hd_heat_vld(t + e - sz), w1 = hd_heat_vld(t + e), w2 = hd_heat_vld(t + e + sz);
-  hd_heat_v16 w3 = planes > 1 || far_ok ? hd_heat_vld(t + e + 2 * sz) : w2;
-  unsigned m1 = gm[(size_t)e / V], m2 = gm[(size_t)(e + sz) / V]; /* plane k0 + 1 is at most the ghost plane */
+  hd_heat_v16 w[3 + HD_HEAT_MEDIA_AHEAD]; /* planes r - 1 .. r + 1 + AHEAD */
+  /* plane k0 + 1 is at most the ghost plane */
+  unsigned m1 = gm[(unsigned long long)e / V], m2 = gm[(unsigned long long)(e + sz) / V];
   int r, u;
+#pragma unroll
+  for (u = 0; u < 3 + HD_HEAT_MEDIA_AHEAD; ++u)
+    w[u] = u <= 2 || u - 1 <= planes || far_ok ? hd_heat_vld(t + e + (u - 1) * sz) : w[2];
   for (r = 0; r < planes; ++r, e += sz) {
-    hd_heat_v16 ahead = w3, ym, yp, v;
-    const unsigned mahead = r + 2 <= planes || far_ok ? gm[(size_t)(e + 2 * sz) / V] : m2, m = m1;
-    hd_real xm = __shfl_up_sync(0xffffffffu, w1.e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w1.e[0], 1);
+    hd_heat_v16 ahead = w[2 + HD_HEAT_MEDIA_AHEAD], ym, yp, v;
+    const unsigned mahead = r + 2 <= planes || far_ok ? gm[(unsigned long long)(e + 2 * sz) / V] : m2, m = m1;
+    hd_real xm = __shfl_up_sync(0xffffffffu, w[1].e[V - 1], 1), xp = __shfl_down_sync(0xffffffffu, w[1].e[0], 1);
     hd_real cm[4];
-    if (r + 2 < planes || far_ok) ahead = hd_heat_vld(t + e + 3 * sz);
+    if (r + 2 + HD_HEAT_MEDIA_AHEAD <= planes || far_ok) ahead = hd_heat_vld(t + e + (2 + HD_HEAT_MEDIA_AHEAD) * sz);
     if (lane == 0) xm = t[e - 1];
     if (lane == 31 || (X && last)) xp = t[e + V];
     ym = hd_heat_vld(t + e - sy), yp = hd_heat_vld(t + e + sy);
     hd_heat_media_coef(coef + 4 * m, cm);
 #pragma unroll
     for (u = 0; u < V; ++u)
-      v.e[u] = hd_heat_update_3d(w1.e[u], u > 0 ? w1.e[u > 0 ? u - 1 : 0] : xm,
-                                 u < V - 1 ? w1.e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w0.e[u], w2.e[u], cm,
-                                 cm[3]);
+      v.e[u] = hd_heat_update_3d(w[1].e[u], u > 0 ? w[1].e[u > 0 ? u - 1 : 0] : xm,
+                                 u < V - 1 ? w[1].e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w[0].e[u],
+                                 w[2].e[u], cm, cm[3]);
     if (active) *(hd_heat_v16 *)(out + e) = v;
     if (X && xlo) hd_heat_media_xghost(&a->bc[HD_XLO], out + e - 1, -1, v.e[0], kt[m], wide);
     if (X && last) hd_heat_media_xghost(&a->bc[HD_XHI], out + e + V, 1, v.e[V - 1], kt[m], wide);
-    w0 = w1, w1 = w2, w2 = w3, w3 = ahead;
+#pragma unroll
+    for (u = 0; u < 2 + HD_HEAT_MEDIA_AHEAD; ++u) w[u] = w[u + 1];
+    w[2 + HD_HEAT_MEDIA_AHEAD] = ahead;
     m1 = m2, m2 = mahead;
   }
 }
 
+template <typename I>
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march, int wide) {
   extern __shared__ __align__(16) hd_real hd_heat_media_smem[]; /* 4 coefficients, then k, of each material */
@@ -297,17 +313,18 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
   const hd_idx ny = a->g.n[1], nz = a->g.n[2], sy = a->g.stride[1], sz = a->g.stride[2];
   const hd_real *coef = hd_heat_media_smem, *kt = coef + 4 * nm;
   hd_idx i, j, k0, c;
-  int active, last, planes, r;
+  int active, last, planes, r, far_ok;
   for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 5 * nm; r += blockDim.x * blockDim.y)
     hd_heat_media_smem[r] = r >= 4 * nm ? pa.md.k[r - 4 * nm]
                             : (r & 3) < 3 ? pa.md.c[3 * (r >> 2) + (r & 3)] : pa.md.s[r >> 2] + a->dtq;
   __syncthreads();
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
+  far_ok = k0 + planes + HD_HEAT_MEDIA_AHEAD <= nz;
   if (__any_sync(0xffffffffu, i == 1 || last))
-    hd_heat_media_column<1>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, i == 1, last, wide);
+    hd_heat_media_column<1, I>(&pa, (I)c, coef, kt, planes, far_ok, active, i == 1, last, wide);
   else
-    hd_heat_media_column<0>(&pa, c, coef, kt, planes, k0 + planes + 1 <= nz, active, 0, 0, 0);
+    hd_heat_media_column<0, I>(&pa, (I)c, coef, kt, planes, far_ok, active, 0, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back */
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
@@ -355,8 +372,13 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   grid.z = hd_grid_extent(g->n[2], (unsigned)march, 65535);
   if ((hd_idx)grid.y * by < g->n[1] || (hd_idx)grid.z * march < g->n[2])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too tall for the tuned media kernel with march %d", march);
-  hd_heat_media_vec_kernel<<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(*p, march,
-                                                                                              hd_heat_vec_wide(&p->a));
+  /* every offset the march forms fits an int */
+  if (g->total <= HD_HEAT_MEDIA_INT_OFFSETS - (3 + HD_HEAT_MEDIA_AHEAD) * g->stride[2])
+    hd_heat_media_vec_kernel<int><<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(
+        *p, march, hd_heat_vec_wide(&p->a));
+  else
+    hd_heat_media_vec_kernel<hd_idx><<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(
+        *p, march, hd_heat_vec_wide(&p->a));
   if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK) return s;
   memcpy(saved, ctx->block, sizeof saved); /* the list's launch takes its own shape */
   memset(ctx->block, 0, sizeof saved);
