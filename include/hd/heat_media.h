@@ -28,6 +28,7 @@
 
 #define HD_HEAT_MAX_MATERIALS 128
 #define HD_HEAT_IFACE 0x80u /* the map's flag bit */
+#define HD_HEAT_AT_FACE ((hd_idx)1 << 62) /* a list entry with a cell on a face of the grid */
 
 typedef struct hd_heat_media {
   const unsigned char *m; /* material of every cell, ghosts included, flagged (hd_heat_media_mark) */
@@ -77,14 +78,29 @@ HD_FN hd_real hd_heat_media_new(hd_real r, hd_real s, hd_real t, hd_real flux, h
 
 HD_FN unsigned hd_heat_mat(unsigned char b) { return b & (HD_HEAT_IFACE - 1u); }
 
+/* The new value of a flagged cell of material m at t (the harmonic-mean
+ * form): tn and mn hold its neighbours' values and material bytes in the
+ * order -x, +x, -y, +y, -z, +z of the grid's dim axes. */
+HD_FN hd_real hd_heat_media_iface_value(const hd_heat_media *md, int dim, unsigned m, hd_real t, const hd_real *tn,
+                                        const unsigned char *mn, hd_real src) {
+  const hd_real *kf = md->kf + m * (unsigned)md->nm;
+  hd_real flux = HD_R(0);
+  int d;
+  for (d = 0; d < dim; ++d)
+    flux += hd_heat_media_axis(md->rdx2[d], t, kf[hd_heat_mat(mn[2 * d])], tn[2 * d], kf[hd_heat_mat(mn[2 * d + 1])],
+                               tn[2 * d + 1]);
+  return hd_heat_media_new(md->r[m], md->s[m], t, flux, src);
+}
+
 /* The new value of interior cell c. */
 HD_FN void hd_heat_media_cell(const hd_heat_media_args *p, hd_idx c) {
   const hd_heat_args *a = &p->a;
   const hd_heat_media *md = &p->md;
   const unsigned m = hd_heat_mat(md->m[c]);
-  const hd_real *kf = md->kf + m * (unsigned)md->nm, t = a->t[c];
+  const hd_real t = a->t[c];
   const hd_real src = a->q ? a->dtq + a->dt * a->q[c] : a->dtq;
-  hd_real flux = HD_R(0);
+  hd_real tn[6];
+  unsigned char mn[6];
   int d;
   if (!(md->m[c] & HD_HEAT_IFACE) && a->g.dim >= 2) {
     const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
@@ -96,10 +112,10 @@ HD_FN void hd_heat_media_cell(const hd_heat_media_args *p, hd_idx c) {
   }
   for (d = 0; d < a->g.dim; ++d) {
     const hd_idx s = a->g.stride[d];
-    flux += hd_heat_media_axis(md->rdx2[d], t, kf[hd_heat_mat(md->m[c - s])], a->t[c - s],
-                               kf[hd_heat_mat(md->m[c + s])], a->t[c + s]);
+    tn[2 * d] = a->t[c - s], tn[2 * d + 1] = a->t[c + s];
+    mn[2 * d] = md->m[c - s], mn[2 * d + 1] = md->m[c + s];
   }
-  a->t_next[c] = hd_heat_media_new(md->r[m], md->s[m], t, flux, src);
+  a->t_next[c] = hd_heat_media_iface_value(md, a->g.dim, m, t, tn, mn, src);
 }
 
 HD_FN void hd_heat_media_point(const hd_heat_media_args *p, hd_idx i, hd_idx j, hd_idx k) {
@@ -132,23 +148,15 @@ HD_DEFINE_FOR_3D(hd_heat_media_xfaces_loop, hd_heat_media_xfaces, hd_heat_media_
 HD_DEFINE_FOR_3D(hd_heat_media_yfaces_loop, hd_heat_media_yfaces, hd_heat_media_args)
 HD_DEFINE_FOR_3D(hd_heat_media_zfaces_loop, hd_heat_media_zfaces, hd_heat_media_args)
 
-/* Cell e of the list's groups (tuned CUDA step): entry e / group is the
- * first cell of `group` cells along x, cell e % group of it gets its new
- * value, and the ghosts beside it if the entry is marked HD_HEAT_AT_FACE.
- * Neighbouring threads take neighbouring cells: their loads share sectors. */
-#define HD_HEAT_AT_FACE ((hd_idx)1 << 62)
-HD_FN void hd_heat_media_fix(const hd_heat_media_args *p, hd_idx e) {
+/* The ghosts beside interior cell c of p->a.t_next where it lies on a face
+ * of the grid (from its new value). */
+HD_FN void hd_heat_media_cell_ghosts(const hd_heat_media_args *p, hd_idx c) {
   const hd_heat_args *a = &p->a;
-  const hd_idx entry = p->md.iface[e / p->md.group], sy = a->g.stride[1], sz = a->g.stride[2];
-  const hd_idx c = (entry & (HD_HEAT_AT_FACE - 1)) + e % p->md.group;
-  hd_idx k, j, ijk[3];
-  hd_real kc;
+  const hd_idx sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx k = a->g.dim == 3 ? c / sz : 0, j = (c - k * sz) / sy;
+  const hd_idx ijk[3] = {c - k * sz - j * sy, j, k};
+  const hd_real kc = p->md.k[hd_heat_mat(p->md.m[c])];
   int d;
-  hd_heat_media_cell(p, c);
-  if (!(entry & HD_HEAT_AT_FACE)) return;
-  k = a->g.dim == 3 ? c / sz : 0, j = (c - k * sz) / sy;
-  ijk[0] = c - k * sz - j * sy, ijk[1] = j, ijk[2] = k;
-  kc = p->md.k[hd_heat_mat(p->md.m[c])];
   for (d = 0; d < a->g.dim; ++d) {
     const hd_heat_bc *lo = &a->bc[2 * d], *hi = &a->bc[2 * d + 1];
     if (ijk[d] == 1 && lo->kind != HD_HEAT_HALO) a->t_next[c - a->g.stride[d]] = hd_heat_media_ghost(lo, a->t_next[c], kc);
@@ -156,7 +164,6 @@ HD_FN void hd_heat_media_fix(const hd_heat_media_args *p, hd_idx e) {
       a->t_next[c + a->g.stride[d]] = hd_heat_media_ghost(hi, a->t_next[c], kc);
   }
 }
-HD_DEFINE_FOR_1D(hd_heat_media_fix_loop, hd_heat_media_fix, hd_heat_media_args)
 
 /* Ghosts of p->a.t_next from its interior and the face conditions. */
 HD_HOST_FN hd_status hd_heat_media_fill_ghosts(hd_ctx *ctx, const hd_heat_media_args *p) {
@@ -190,8 +197,9 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
  * group of cells of one material without interface cells, where the
  * generic point uses the same form.  The second recomputes the groups of
  * the list (hd_heat_media_ifaces with group HD_HEAT_VEC: every group
- * holding an interface cell, so every group of two materials too) with the
- * generic point, and their ghosts.  One material a thread keeps the march
+ * holding an interface cell, so every group of two materials too), a group
+ * a thread, each cell by the point the generic loop gives it, and their
+ * ghosts (hd_heat_media_list_kernel).  One material a thread keeps the march
  * as lean as the uniform kernel's; doc/performance.md has the figures. */
 #ifndef HD_HEAT_MEDIA_MIN_BLOCKS
 #if defined(HD_REAL_FLOAT)
@@ -304,6 +312,51 @@ static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_
   }
 }
 
+/* The list's groups, one a thread: every value and material byte of the
+ * group and its neighbours is loaded before anything is stored, so the
+ * loads overlap (a store to t_next might alias t for the compiler), then
+ * each cell is stepped by the point of its kind, as hd_heat_media_cell
+ * does, and the face ghosts written. */
+HD_KERNEL void hd_heat_media_list_kernel(HD_KPARAM(hd_heat_media_args) pa) {
+  const hd_heat_args *a = &pa.a;
+  const hd_heat_media *md = &pa.md;
+  const hd_idx n = (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  const int V = HD_HEAT_VEC;
+  hd_idx entry, c, sy, sz;
+  hd_heat_v16 tc, tn[4], v;
+  hd_real xm, xp;
+  unsigned char mc[HD_HEAT_VEC + 2], mn[4][HD_HEAT_VEC];
+  int u, d;
+  if (n >= md->niface) return;
+  entry = md->iface[n], c = entry & (HD_HEAT_AT_FACE - 1), sy = a->g.stride[1], sz = a->g.stride[2];
+  tc = hd_heat_vld(a->t + c), xm = a->t[c - 1], xp = a->t[c + V];
+  tn[0] = hd_heat_vld(a->t + c - sy), tn[1] = hd_heat_vld(a->t + c + sy);
+  tn[2] = hd_heat_vld(a->t + c - sz), tn[3] = hd_heat_vld(a->t + c + sz);
+#pragma unroll
+  for (u = 0; u < V + 2; ++u) mc[u] = md->m[c - 1 + u];
+#pragma unroll
+  for (u = 0; u < V; ++u)
+    mn[0][u] = md->m[c - sy + u], mn[1][u] = md->m[c + sy + u], mn[2][u] = md->m[c - sz + u],
+    mn[3][u] = md->m[c + sz + u];
+#pragma unroll
+  for (u = 0; u < V; ++u) {
+    const unsigned m = hd_heat_mat(mc[u + 1]);
+    const hd_real t = tc.e[u], tm = u > 0 ? tc.e[u > 0 ? u - 1 : 0] : xm;
+    const hd_real tp = u < V - 1 ? tc.e[u < V - 1 ? u + 1 : 0] : xp;
+    if (!(mc[u + 1] & HD_HEAT_IFACE)) {
+      v.e[u] = hd_heat_update_3d(t, tm, tp, tn[0].e[u], tn[1].e[u], tn[2].e[u], tn[3].e[u], md->c + 3 * m,
+                                 md->s[m] + a->dtq);
+    } else {
+      const hd_real tv[6] = {tm, tp, tn[0].e[u], tn[1].e[u], tn[2].e[u], tn[3].e[u]};
+      const unsigned char mv[6] = {mc[u], mc[u + 2], mn[0][u], mn[1][u], mn[2][u], mn[3][u]};
+      v.e[u] = hd_heat_media_iface_value(md, 3, m, t, tv, mv, a->dtq);
+    }
+  }
+  *(hd_heat_v16 *)(a->t_next + c) = v;
+  if (entry & HD_HEAT_AT_FACE)
+    for (d = 0; d < V; ++d) hd_heat_media_cell_ghosts(&pa, c + d);
+}
+
 template <typename I>
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march, int wide) {
@@ -361,7 +414,6 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
   dim3 grid, block(bx, by, 1);
-  int saved[3];
   hd_status s;
   if (!hd_heat_media_vec_ok(p)) return hd_heat_media_step(ctx, p);
   if (bx % 32u || bx * by > HD_HEAT_MAX_THREADS)
@@ -379,12 +431,11 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   else
     hd_heat_media_vec_kernel<hd_idx><<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(
         *p, march, hd_heat_vec_wide(&p->a));
-  if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK) return s;
-  memcpy(saved, ctx->block, sizeof saved); /* the list's launch takes its own shape */
-  memset(ctx->block, 0, sizeof saved);
-  s = hd_heat_media_fix_loop(ctx, p, 0, p->md.niface * p->md.group);
-  memcpy(ctx->block, saved, sizeof saved);
-  return s;
+  if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK || !p->md.niface) return s;
+  if ((p->md.niface + 127) / 128 > 2147483647)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: %lld interface groups, too many for one launch", (long long)p->md.niface);
+  hd_heat_media_list_kernel<<<(unsigned)((p->md.niface + 127) / 128), 128, 0, hd_stream(ctx)>>>(*p);
+  return hd_check_launch(ctx, "hd_heat_media_list_kernel", __FILE__, __LINE__);
 }
 #else
 /* Tuned CPU media step: each row of cells in runs of one material away
