@@ -99,8 +99,6 @@ HD_HOST_FN hd_heat_bc hd_heat_face(int kind, double value, double h, double k, d
   return bc;
 }
 
-/* Store the ghost beside a face cell whose new value is `inner` (halo
- * ghosts are the caller's). */
 /* hd_heat_ghost as one linear map, ghost = g[0] inner + g[1]: the same bits
  * (a fixed face's -inner + 2 value is exact before its one rounding, an
  * adiabatic face's inner + -0 exact), for kernels that must not branch on
@@ -110,6 +108,8 @@ HD_FN void hd_heat_ghost_map(const hd_heat_bc *bc, hd_real g[2]) {
   g[1] = bc->kind == HD_HEAT_FIXED ? HD_R(2) * bc->value : bc->kind >= HD_HEAT_CONVECTIVE ? bc->b : HD_R(-0.0);
 }
 
+/* Store the ghost beside a face cell whose new value is `inner` (halo
+ * ghosts are the caller's). */
 HD_FN void hd_heat_set_ghost(const hd_heat_bc *bc, hd_real *at, hd_real inner) {
   if (bc->kind != HD_HEAT_HALO) *at = hd_heat_ghost(bc, inner);
 }

@@ -54,14 +54,27 @@ typedef struct hd_heat_media_args {
   hd_heat_media md;
 } hd_heat_media_args;
 
+/* The ghost of a face cell of conductivity k as a linear map of the
+ * cell's value, ghost = g[0] inner + g[1], as hd_heat_face and
+ * hd_heat_ghost_map give it for one material (the same bits in double),
+ * so that a kernel can tabulate it a material ahead of its loop. */
+HD_FN void hd_heat_media_ghost_map(const hd_heat_bc *bc, hd_real k, hd_real g[2]) {
+  if (bc->kind == HD_HEAT_CONVECTIVE) {
+    const hd_real gk = k / bc->dx;
+    g[0] = (gk - HD_R(0.5) * bc->h) / (gk + HD_R(0.5) * bc->h);
+    g[1] = bc->h * bc->value / (gk + HD_R(0.5) * bc->h);
+  } else if (bc->kind == HD_HEAT_FLUX) {
+    g[0] = HD_R(1), g[1] = bc->value * bc->dx / k;
+  } else {
+    hd_heat_ghost_map(bc, g);
+  }
+}
+
 /* The ghost of a face cell of conductivity k. */
 HD_FN hd_real hd_heat_media_ghost(const hd_heat_bc *bc, hd_real inner, hd_real k) {
-  if (bc->kind == HD_HEAT_CONVECTIVE) {
-    const hd_real g = k / bc->dx;
-    return ((g - HD_R(0.5) * bc->h) * inner + bc->h * bc->value) / (g + HD_R(0.5) * bc->h);
-  }
-  if (bc->kind == HD_HEAT_FLUX) return inner + bc->value * bc->dx / k;
-  return hd_heat_ghost(bc, inner);
+  hd_real g[2];
+  hd_heat_media_ghost_map(bc, k, g);
+  return g[0] * inner + g[1];
 }
 
 /* The flux of one axis into a cell at t: neighbours tm, tp behind face
@@ -203,9 +216,9 @@ HD_HOST_FN hd_status hd_heat_media_step(hd_ctx *ctx, const hd_heat_media_args *p
  * as lean as the uniform kernel's; doc/performance.md has the figures. */
 #ifndef HD_HEAT_MEDIA_MIN_BLOCKS
 #if defined(HD_REAL_FLOAT)
-#define HD_HEAT_MEDIA_MIN_BLOCKS 8 /* 64 registers; 9 and 10 measured slower */
+#define HD_HEAT_MEDIA_MIN_BLOCKS 9 /* 56 registers, no spills; 8 measured slower, 10 spills */
 #else
-#define HD_HEAT_MEDIA_MIN_BLOCKS 9 /* 56 registers; 8 and 10 measured slower */
+#define HD_HEAT_MEDIA_MIN_BLOCKS 10 /* 48 registers, no spills (ghost maps tabulated); 9 slower */
 #endif
 #endif
 
@@ -231,16 +244,24 @@ static __device__ __forceinline__ void hd_heat_media_coef(const hd_real *row, hd
   }
 }
 
-/* The x ghost at g of a face cell of conductivity k and new value v, as
- * hd_heat_vec_xghost stores it (a whole sector where wide). */
+/* The ghost map of face f and material m in the kernel's table: face
+ * after face, a pair a material. */
+static __device__ __forceinline__ const hd_real *hd_heat_media_face_map(const hd_real *gmap, int nm, int f,
+                                                                        unsigned m) {
+  return gmap + 2 * (f * nm + (int)m);
+}
+
+/* The x ghost at g of a face cell of new value v by its material's ghost
+ * map (hd_heat_media_ghost_map), as hd_heat_vec_xghost stores it (a whole
+ * sector where wide). */
 static __device__ __forceinline__ void hd_heat_media_xghost(const hd_heat_bc *bc, hd_real *g, int away, hd_real v,
-                                                            hd_real k, int wide) {
+                                                            const hd_real *map, int wide) {
   const int V = HD_HEAT_VEC;
   hd_heat_v16 w;
   hd_real x;
   int u;
   if (bc->kind == HD_HEAT_HALO) return;
-  x = hd_heat_media_ghost(bc, v, k);
+  x = map[0] * v + map[1];
   if (!wide) {
     *g = x;
     return;
@@ -251,15 +272,16 @@ static __device__ __forceinline__ void hd_heat_media_xghost(const hd_heat_bc *bc
   *(hd_heat_v16 *)g = w, *(hd_heat_v16 *)(g + V) = w;
 }
 
-/* The ghosts of face f beside the V cells at o (new values) of material
- * conductivity k, at o + d, one vector store. */
-static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *bc, hd_real *o, hd_real k, hd_idx d) {
+/* The ghosts of face f beside the V cells at o (new values) by their
+ * material's ghost map, at o + d, one vector store. */
+static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *bc, hd_real *o, const hd_real *map,
+                                                             hd_idx d) {
   const hd_heat_v16 v = hd_heat_vld(o);
   hd_heat_v16 g;
   int u;
   if (bc->kind == HD_HEAT_HALO) return;
 #pragma unroll
-  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = hd_heat_media_ghost(bc, v.e[u], k);
+  for (u = 0; u < HD_HEAT_VEC; ++u) g.e[u] = map[0] * v.e[u] + map[1];
   *(hd_heat_v16 *)(o + d) = g;
 }
 
@@ -271,7 +293,7 @@ static __device__ __forceinline__ void hd_heat_media_vghosts(const hd_heat_bc *b
  * where every offset fits: fewer registers. */
 template <int X, typename I>
 static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_args *pa, I e,
-                                                            const hd_real *coef, const hd_real *kt, int planes,
+                                                            const hd_real *coef, const hd_real *gmap, int planes,
                                                             int far_ok, int active, int xlo, int last, int wide) {
   const hd_heat_args *a = &pa->a;
   const hd_real *HD_RESTRICT t = a->t;
@@ -303,8 +325,12 @@ static __device__ __forceinline__ void hd_heat_media_column(const hd_heat_media_
                                  u < V - 1 ? w[1].e[u < V - 1 ? u + 1 : 0] : xp, ym.e[u], yp.e[u], w[0].e[u],
                                  w[2].e[u], cm, cm[3]);
     if (active) *(hd_heat_v16 *)(out + e) = v;
-    if (X && xlo) hd_heat_media_xghost(&a->bc[HD_XLO], out + e - 1, -1, v.e[0], kt[m], wide);
-    if (X && last) hd_heat_media_xghost(&a->bc[HD_XHI], out + e + V, 1, v.e[V - 1], kt[m], wide);
+    if (X && xlo)
+      hd_heat_media_xghost(&a->bc[HD_XLO], out + e - 1, -1, v.e[0], hd_heat_media_face_map(gmap, pa->md.nm, HD_XLO, m),
+                           wide);
+    if (X && last)
+      hd_heat_media_xghost(&a->bc[HD_XHI], out + e + V, 1, v.e[V - 1],
+                           hd_heat_media_face_map(gmap, pa->md.nm, HD_XHI, m), wide);
 #pragma unroll
     for (u = 0; u < 2 + HD_HEAT_MEDIA_AHEAD; ++u) w[u] = w[u + 1];
     w[2 + HD_HEAT_MEDIA_AHEAD] = ahead;
@@ -360,38 +386,43 @@ HD_KERNEL void hd_heat_media_list_kernel(HD_KPARAM(hd_heat_media_args) pa) {
 template <typename I>
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MEDIA_MIN_BLOCKS)
     hd_heat_media_vec_kernel(HD_KPARAM(hd_heat_media_args) pa, int march, int wide) {
-  extern __shared__ __align__(16) hd_real hd_heat_media_smem[]; /* 4 coefficients, then k, of each material */
+  /* 4 coefficients of each material, then the ghost maps of each face and material */
+  extern __shared__ __align__(16) hd_real hd_heat_media_smem[];
   const hd_heat_args *a = &pa.a;
   const int nm = pa.md.nm;
   const hd_idx ny = a->g.n[1], nz = a->g.n[2], sy = a->g.stride[1], sz = a->g.stride[2];
-  const hd_real *coef = hd_heat_media_smem, *kt = coef + 4 * nm;
+  const hd_real *coef = hd_heat_media_smem, *gmap = coef + 4 * nm;
   hd_idx i, j, k0, c;
   int active, last, planes, r, far_ok;
-  for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 5 * nm; r += blockDim.x * blockDim.y)
-    hd_heat_media_smem[r] = r >= 4 * nm ? pa.md.k[r - 4 * nm]
-                            : (r & 3) < 3 ? pa.md.c[3 * (r >> 2) + (r & 3)] : pa.md.s[r >> 2] + a->dtq;
+  for (r = threadIdx.x + threadIdx.y * blockDim.x; r < 4 * nm; r += blockDim.x * blockDim.y)
+    hd_heat_media_smem[r] = (r & 3) < 3 ? pa.md.c[3 * (r >> 2) + (r & 3)] : pa.md.s[r >> 2] + a->dtq;
+  for (r = threadIdx.x + threadIdx.y * blockDim.x; r < HD_NFACES * nm; r += blockDim.x * blockDim.y)
+    hd_heat_media_ghost_map(&a->bc[r / nm], pa.md.k[r % nm], hd_heat_media_smem + 4 * nm + 2 * r);
   __syncthreads();
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (j > ny) return; /* whole warps: a warp lies in one row */
   far_ok = k0 + planes + HD_HEAT_MEDIA_AHEAD <= nz;
   if (__any_sync(0xffffffffu, i == 1 || last))
-    hd_heat_media_column<1, I>(&pa, (I)c, coef, kt, planes, far_ok, active, i == 1, last, wide);
+    hd_heat_media_column<1, I>(&pa, (I)c, coef, gmap, planes, far_ok, active, i == 1, last, wide);
   else
-    hd_heat_media_column<0, I>(&pa, (I)c, coef, kt, planes, far_ok, active, 0, 0, 0);
+    hd_heat_media_column<0, I>(&pa, (I)c, coef, gmap, planes, far_ok, active, 0, 0, 0);
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back */
   c = hd_heat_vec_at(a, march, &active, &last, &planes, &i, &j, &k0);
   if (!active) return;
   for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
     const hd_idx e = c + (hd_idx)r * sz;
-    const hd_real ke = kt[hd_heat_mat(pa.md.m[e])];
-    if (j == 1) hd_heat_media_vghosts(&a->bc[HD_YLO], a->t_next + e, ke, -sy);
-    if (j == ny) hd_heat_media_vghosts(&a->bc[HD_YHI], a->t_next + e, ke, sy);
+    const unsigned me = hd_heat_mat(pa.md.m[e]);
+    if (j == 1) hd_heat_media_vghosts(&a->bc[HD_YLO], a->t_next + e, hd_heat_media_face_map(gmap, nm, HD_YLO, me), -sy);
+    if (j == ny) hd_heat_media_vghosts(&a->bc[HD_YHI], a->t_next + e, hd_heat_media_face_map(gmap, nm, HD_YHI, me), sy);
   }
-  if (k0 == 1) hd_heat_media_vghosts(&a->bc[HD_ZLO], a->t_next + c, kt[hd_heat_mat(pa.md.m[c])], -sz);
+  if (k0 == 1)
+    hd_heat_media_vghosts(&a->bc[HD_ZLO], a->t_next + c,
+                          hd_heat_media_face_map(gmap, nm, HD_ZLO, hd_heat_mat(pa.md.m[c])), -sz);
   if (k0 + planes == nz + 1) {
     const hd_idx e = c + (hd_idx)(planes - 1) * sz;
-    hd_heat_media_vghosts(&a->bc[HD_ZHI], a->t_next + e, kt[hd_heat_mat(pa.md.m[e])], sz);
+    hd_heat_media_vghosts(&a->bc[HD_ZHI], a->t_next + e,
+                          hd_heat_media_face_map(gmap, nm, HD_ZHI, hd_heat_mat(pa.md.m[e])), sz);
   }
 }
 
@@ -413,6 +444,7 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
+  const size_t smem = (size_t)((4 + 2 * HD_NFACES) * p->md.nm) * sizeof(hd_real); /* hd_heat_media_vec_kernel's */
   dim3 grid, block(bx, by, 1);
   hd_status s;
   if (!hd_heat_media_vec_ok(p)) return hd_heat_media_step(ctx, p);
@@ -426,11 +458,9 @@ HD_HOST_FN hd_status hd_heat_media_step_tuned(hd_ctx *ctx, const hd_heat_media_a
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too tall for the tuned media kernel with march %d", march);
   /* every offset the march forms fits an int */
   if (g->total <= HD_HEAT_MEDIA_INT_OFFSETS - (3 + HD_HEAT_MEDIA_AHEAD) * g->stride[2])
-    hd_heat_media_vec_kernel<int><<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(
-        *p, march, hd_heat_vec_wide(&p->a));
+    hd_heat_media_vec_kernel<int><<<grid, block, smem, hd_stream(ctx)>>>(*p, march, hd_heat_vec_wide(&p->a));
   else
-    hd_heat_media_vec_kernel<hd_idx><<<grid, block, (size_t)(5 * p->md.nm) * sizeof(hd_real), hd_stream(ctx)>>>(
-        *p, march, hd_heat_vec_wide(&p->a));
+    hd_heat_media_vec_kernel<hd_idx><<<grid, block, smem, hd_stream(ctx)>>>(*p, march, hd_heat_vec_wide(&p->a));
   if ((s = hd_check_launch(ctx, "hd_heat_media_step_tuned", __FILE__, __LINE__)) != HD_OK || !p->md.niface) return s;
   if ((p->md.niface + 127) / 128 > 2147483647)
     return hd_fail(ctx, HD_ERR_ARG, "heat: %lld interface groups, too many for one launch", (long long)p->md.niface);
