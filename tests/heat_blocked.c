@@ -7,8 +7,9 @@
  * steps end in a shorter one; CUDA launches take at most 8).  On the CPU
  * the slab thickness is forced to 1, 2 and 3 cells (ctx->block[2]) so that
  * every wave holds several slabs, and left to the cache rule; on CUDA the
- * default blocks and blocks of 32 x 4 threads (3-D: 64 x 8 cells, launches
- * of at most 3 steps; 2-D: a warp a block, at most 8 steps) streaming
+ * default blocks and blocks of 32 x 4 threads (3-D: 64 x 4 R cells, R = 3
+ * rows a thread in single precision and 2 in double, launches of at most 5
+ * and 3 steps; 2-D: a warp a block, at most 8 steps) streaming
  * segments of 16 planes (several tiles along each axis, two segments).
  * The fields after the steps must equal those of single steps exactly.  A
  * halo face is refused. */

@@ -60,16 +60,27 @@ typedef struct hd_heat_args {
 
 /* ---- physics of one cell ------------------------------------------------ */
 
+/* s - 2 t, one rounding either way (2 t is exact): one FMA instruction on
+ * the GPU, where the compiler otherwise takes 2 t once and subtracts it
+ * from each axis's sum (a fourth instruction a cell). */
+HD_FN hd_real hd_heat_less2(hd_real s, hd_real t) {
+#if defined(__CUDA_ARCH__)
+  return fma(HD_R(-2), t, s);
+#else
+  return s - HD_R(2) * t;
+#endif
+}
+
 HD_FN hd_real hd_heat_update_2d(hd_real t, hd_real xm, hd_real xp, hd_real ym,
                                 hd_real yp, const hd_real c[3], hd_real src) {
-  return t + c[0] * ((xm + xp) - HD_R(2) * t) + c[1] * ((ym + yp) - HD_R(2) * t) + src;
+  return t + c[0] * hd_heat_less2(xm + xp, t) + c[1] * hd_heat_less2(ym + yp, t) + src;
 }
 
 HD_FN hd_real hd_heat_update_3d(hd_real t, hd_real xm, hd_real xp, hd_real ym,
                                 hd_real yp, hd_real zm, hd_real zp,
                                 const hd_real c[3], hd_real src) {
-  return t + c[0] * ((xm + xp) - HD_R(2) * t) + c[1] * ((ym + yp) - HD_R(2) * t) +
-         c[2] * ((zm + zp) - HD_R(2) * t) + src;
+  return t + c[0] * hd_heat_less2(xm + xp, t) + c[1] * hd_heat_less2(ym + yp, t) +
+         c[2] * hd_heat_less2(zm + zp, t) + src;
 }
 
 /* Ghost value that imposes the face condition given the adjacent cell. */

@@ -22,9 +22,9 @@
  * CUDA: up to HD_HEAT_TB_MAX steps a launch; tiles stream along the last
  * axis in segments, one level of registers (and in 3-D shared memory) a
  * step (2-D: hd_heat_tb_kernel, a warp a tile; 3-D: hd_heat_tb3_kernel,
- * 2 x 2 cells a thread); ctx->block is their block shape and segment
- * length (single steps, for a source array or a last lone step, keep
- * their defaults).
+ * HD_HEAT_TB3_ROWS x 2 cells a thread); ctx->block is their block shape
+ * and segment length (single steps, for a source array or a last lone
+ * step, keep their defaults).
  * Measured in doc/performance.md. */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
@@ -49,6 +49,14 @@ HD_HOST_FN hd_idx hd_heat_block_slab(const hd_heat_args *a, int steps) {
 /* Steps one launch takes (its levels live in registers and, in 3-D,
  * shared memory). */
 #define HD_HEAT_TB_MAX 8
+
+/* 3-D: R, rows a thread (a tile of 64 x R BY cells): 3 in single precision
+ * (fewer halo cells and shared rows a cell than 2; 4 spills at 128
+ * registers), 2 in double (3 spills). */
+#ifndef HD_HEAT_TB3_ROWS
+#define HD_HEAT_TB3_ROWS (sizeof(hd_real) == 4 ? 3 : 2)
+#endif
+#define HD_TB3_R ((int)HD_HEAT_TB3_ROWS)
 
 extern __shared__ __align__(16) unsigned char hd_heat_tb_smem[]; /* the blocked kernels' levels */
 
@@ -258,16 +266,17 @@ static __global__ void __launch_bounds__(128, HD_HEAT_TB_MIN_BLOCKS(T, C))
 
 /* Threads of a block and planes a segment (measured best on an H200):
  * 2-D 128 threads (four warps, a tile each) and 128 rows (256 in double
- * past 6 steps, hd_heat_tb_launch), 3-D 32 x 16
- * threads (64 x 32 cells) and 64 planes, or ctx->block; the most steps a launch, which leave 2 cells or
- * more inside a tile's halos (0: a shape refused). */
+ * past 6 steps, hd_heat_tb_launch), 3-D 32 x 16 threads (64 x 16 R
+ * cells) and 64 planes (80 on large grids, hd_heat_tb3_launch), or
+ * ctx->block; the most steps a launch, which leave 2 cells or more inside
+ * a tile's halos (0: a shape refused). */
 HD_HOST_FN int hd_heat_tb_shape(const hd_ctx *ctx, int dim, unsigned *bx, unsigned *by, int *segment) {
   unsigned m;
   int t;
-  if (dim == 3) { /* hd_heat_tb3_kernel: 32 x BY threads, 64 x 2 BY cells */
+  if (dim == 3) { /* hd_heat_tb3_kernel: 32 x BY threads, 64 x R BY cells */
     *bx = 32u, *by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 16u;
     *segment = ctx->block[2] > 0 ? ctx->block[2] : 64;
-    m = *by * 2u < 64u ? *by * 2u : 64u;
+    m = *by * HD_TB3_R < 64u ? *by * HD_TB3_R : 64u;
     if (*by > 16u || (ctx->block[0] > 0 && ctx->block[0] != 32)) return 0;
   } else { /* hd_heat_tb_kernel: a warp a tile of 32 C cells */
     *bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 128u, *by = 1u;
@@ -303,25 +312,27 @@ HD_HOST_FN hd_status hd_heat_tb_launch(hd_ctx *ctx, const hd_heat_args *a) {
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
-/* 3-D: a warp a row of the tile along x, each thread a 2 x 2 patch of
- * cells (a tile of 64 x 2 BY cells).  x neighbours come from the patch or
- * by shuffles, y neighbours from the patch or, for its first and last rows,
- * from the threads below and above through shared memory (those rows a
- * level, two buffers by the plane's parity).  A level's window along z is
- * two registers a cell, indexed by the plane's parity, and the loop takes
- * two planes an iteration, so every index is known at compile time.
- * Level 0 loads one plane ahead.  Face cells take their ghosts by selects
- * from linear maps (no branch on the face kind).  The rest as
- * hd_heat_tb_kernel. */
+/* 3-D: a warp a row of the tile along x, each thread a patch of R x 2
+ * cells (R rows along y, 2 cells along x; a tile of 64 x R BY cells).  x
+ * neighbours come from the patch or by shuffles, y neighbours from the
+ * patch or, for its first and last rows, from the threads below and above
+ * through shared memory (those rows a level, two buffers by the plane's
+ * parity).  A level's window along z is two registers a cell, indexed by
+ * the plane's parity, and the loop takes two planes an iteration, so every
+ * index is known at compile time.  Level 0 loads one plane ahead.  Face
+ * cells take their ghosts by selects from linear maps (no branch on the
+ * face kind).  The rest as hd_heat_tb_kernel. */
 template <typename V> struct hd_heat_tb3_pair;
 template <> struct hd_heat_tb3_pair<float> { typedef float2 type; };
 template <> struct hd_heat_tb3_pair<double> { typedef double2 type; };
 typedef hd_heat_tb3_pair<hd_real>::type hd_heat_tb3_row; /* a thread's row of two cells */
-typedef hd_real hd_heat_tb3_patch[2][2];                 /* [r][c]: row r (y), cell c (x) */
 
-/* Per-thread flags: the cells' bits (r 2 + c) of each kind, and more. */
+/* Per-thread flags: cell (r, c)'s store bit r 2 + c, column c's x faces,
+ * row r's y faces, and more.  A face bit stands for the whole column or
+ * row: the cells of it outside the grid are never stored, and no cell
+ * inside reads them (it takes the face's ghost instead). */
 enum {
-  HD_TB3_STORE = 0, HD_TB3_XLO = 4, HD_TB3_XHI = 8, HD_TB3_YLO = 12, HD_TB3_YHI = 16,
+  HD_TB3_STORE = 0, HD_TB3_XLO = 8, HD_TB3_XHI = 10, HD_TB3_YLO = 12, HD_TB3_YHI = 16,
   HD_TB3_DX = 1u << 20,   /* cell c = 1 is the next along x (not clamped onto c = 0) */
   HD_TB3_EDGE = 1u << 21, /* the warp holds a face cell */
   HD_TB3_LIVE = 22        /* bit 22 + l: the warp's rows reach level l's valid rows */
@@ -337,67 +348,76 @@ enum {
 #endif
 
 typedef struct hd_heat_tb3_col {
-  hd_idx off;      /* this thread's cell (0, 0) in plane 0 (indices past the ghosts clamped) */
-  int dy;          /* row 1's offset from row 0 (0 where clamped) */
-  int sh;          /* this thread's first row in shared memory (rows) */
-  int below, above; /* the rows read for the y neighbours of rows 0 and 1, from sh */
+  hd_idx off;        /* this thread's cell (0, 0) in plane 0 (indices past the ghosts clamped) */
+  int dy[HD_TB3_R];  /* row r's offset from row 0 (clamped rows repeat) */
+  int sh;            /* this thread's first row in shared memory (rows) */
+  int below, above;  /* the rows read for the y neighbours of the first and last rows, from sh */
   unsigned flags;
   int z0, zs;
 } hd_heat_tb3_col;
 
-
 /* Shared rows: [BY][2 (first, last)][T][2 (parity)][32 threads]. */
 #define HD_TB3_SH(l, par) (((l) * 2 + (par)) * 32)
 #define HD_TB3_SIDE(T) ((T) * 2 * 32)
+#define HD_TB3_BIT(f, kind, k) ((f) >> (HD_TB3_##kind + (k)) & 1u)
+
+/* Cell (r, c)'s offset from cell (0, 0), opaque to the compiler so that
+ * it forms each address at its use rather than holding a 64-bit pointer a
+ * cell through the loop (registers the windows need: R = 3 spilled). */
+static __device__ __forceinline__ int hd_heat_tb3_at(const hd_heat_tb3_col &q, int r, int c) {
+  int d;
+  asm volatile("mov.b32 %0, %1;" : "=r"(d) : "r"((c && q.flags & HD_TB3_DX ? 1 : 0) + q.dy[r]));
+  return d;
+}
 
 template <int T, int CHECK, int P, int FACES>
 static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, const hd_heat_tb_faces &g,
-                                                        const hd_heat_tb3_col &q, int z, hd_heat_tb3_patch *win,
-                                                        hd_heat_tb3_patch &ahead) {
+                                                        const hd_heat_tb3_col &q, int z, hd_real (*win)[HD_TB3_R][2],
+                                                        hd_real (&ahead)[HD_TB3_R][2]) {
+  enum { R = HD_TB3_R };
   hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
   const int top = (int)a.g.n[2] + 1;
   const hd_idx ss = a.g.stride[2];
-  hd_heat_tb3_patch low; /* the level below's newest plane (z - l + 1) */
+  hd_real low[R][2]; /* the level below's newest plane (z - l + 1) */
   int l, r, c, lowhave = 0;
 #pragma unroll
   for (l = 0; l <= T; ++l) {
     const int p = z - l, par = (P + l) & 1; /* p's parity, known at compile time */
     const int faces = FACES && (q.flags & HD_TB3_EDGE || (CHECK && (p == 1 || p == top - 1)));
     const int have = !CHECK || !(p < q.zs || p > top || (l == T && p < q.z0));
-    hd_heat_tb3_patch v;
+    hd_real v[R][2];
     if (HD_HEAT_TB3_LEAN && !(q.flags >> (HD_TB3_LIVE + l) & 1)) break; /* rows no valid cell needs */
     if (have && l == 0) {
       const hd_real *s = a.t + q.off + (hd_idx)(p + 1) * ss;
 #pragma unroll
-      for (r = 0; r < 2; ++r)
+      for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) {
           v[r][c] = ahead[r][c];
-          if (!CHECK || p + 1 <= top) ahead[r][c] = s[(c && q.flags & HD_TB3_DX ? 1 : 0) + (r ? q.dy : 0)];
+          if (!CHECK || p + 1 <= top) ahead[r][c] = s[hd_heat_tb3_at(q, r, c)];
         }
     } else if (have && CHECK && (p < 1 || p >= top)) {
 #pragma unroll
-      for (r = 0; r < 2; ++r)
+      for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) v[r][c] = HD_R(0); /* a ghost plane above level 0: never read */
     } else if (have) {
       const hd_heat_tb3_row yl = sh[q.sh + q.below + HD_TB3_SH(l - 1, par)], yh = sh[q.sh + q.above + HD_TB3_SH(l - 1, par)];
-      const hd_heat_tb3_patch &mid = win[(l - 1) * 2 + par], &old = win[(l - 1) * 2 + (par ^ 1)];
+      const hd_real(&mid)[R][2] = win[(l - 1) * 2 + par], (&old)[R][2] = win[(l - 1) * 2 + (par ^ 1)];
 #pragma unroll
-      for (r = 0; r < 2; ++r) {
+      for (r = 0; r < R; ++r) {
         const hd_real left = __shfl_up_sync(0xffffffffu, mid[r][1], 1), right = __shfl_down_sync(0xffffffffu, mid[r][0], 1);
 #pragma unroll
         for (c = 0; c < 2; ++c) {
           const hd_real t = mid[r][c];
           hd_real xm = c ? mid[r][0] : left, xp = c ? right : mid[r][1];
-          hd_real ym = r ? mid[0][c] : c ? yl.y : yl.x, yp = r ? (c ? yh.y : yh.x) : mid[1][c];
+          hd_real ym = r ? mid[r - 1][c] : c ? yl.y : yl.x, yp = r < R - 1 ? mid[r + 1][c] : c ? yh.y : yh.x;
           hd_real zm = old[r][c], zp = low[r][c];
           if (l > 1 && faces) { /* level l - 1's ghosts: this cell's faces, by selects */
-            const unsigned f = q.flags >> (r * 2 + c);
-            xm = f >> HD_TB3_XLO & 1 ? HD_TB_GHOST(g, HD_XLO, t) : xm;
-            xp = f >> HD_TB3_XHI & 1 ? HD_TB_GHOST(g, HD_XHI, t) : xp;
-            ym = f >> HD_TB3_YLO & 1 ? HD_TB_GHOST(g, HD_YLO, t) : ym;
-            yp = f >> HD_TB3_YHI & 1 ? HD_TB_GHOST(g, HD_YHI, t) : yp;
+            xm = HD_TB3_BIT(q.flags, XLO, c) ? HD_TB_GHOST(g, HD_XLO, t) : xm;
+            xp = HD_TB3_BIT(q.flags, XHI, c) ? HD_TB_GHOST(g, HD_XHI, t) : xp;
+            ym = HD_TB3_BIT(q.flags, YLO, r) ? HD_TB_GHOST(g, HD_YLO, t) : ym;
+            yp = HD_TB3_BIT(q.flags, YHI, r) ? HD_TB_GHOST(g, HD_YHI, t) : yp;
             if (CHECK) {
               zm = p == 1 ? HD_TB_GHOST(g, HD_ZLO, t) : zm;
               zp = p == top - 1 ? HD_TB_GHOST(g, HD_ZHI, t) : zp;
@@ -410,7 +430,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     /* level l - 1's plane z - l + 1 takes the place of its plane z - l - 1 (read above) */
     if (l > 0 && lowhave)
 #pragma unroll
-      for (r = 0; r < 2; ++r)
+      for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) win[(l - 1) * 2 + (par ^ 1)][r][c] = low[r][c];
     lowhave = have;
@@ -418,30 +438,29 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     if (l == T) {
       hd_real *o = a.t_next + q.off + (hd_idx)p * ss;
 #pragma unroll
-      for (r = 0; r < 2; ++r)
+      for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) {
-          hd_real *e = o + (c && q.flags & HD_TB3_DX ? 1 : 0) + (r ? q.dy : 0);
-          if (!(q.flags >> (HD_TB3_STORE + r * 2 + c) & 1)) continue;
+          hd_real *e = o + hd_heat_tb3_at(q, r, c);
+          if (!HD_TB3_BIT(q.flags, STORE, r * 2 + c)) continue;
           *e = v[r][c];
           if (faces) {
-            const unsigned f = q.flags >> (r * 2 + c);
             const hd_idx sy = a.g.stride[1];
-            if (f >> HD_TB3_XLO & 1) e[-1] = HD_TB_GHOST(g, HD_XLO, v[r][c]);
-            if (f >> HD_TB3_XHI & 1) e[1] = HD_TB_GHOST(g, HD_XHI, v[r][c]);
-            if (f >> HD_TB3_YLO & 1) e[-sy] = HD_TB_GHOST(g, HD_YLO, v[r][c]);
-            if (f >> HD_TB3_YHI & 1) e[sy] = HD_TB_GHOST(g, HD_YHI, v[r][c]);
+            if (HD_TB3_BIT(q.flags, XLO, c)) e[-1] = HD_TB_GHOST(g, HD_XLO, v[r][c]);
+            if (HD_TB3_BIT(q.flags, XHI, c)) e[1] = HD_TB_GHOST(g, HD_XHI, v[r][c]);
+            if (HD_TB3_BIT(q.flags, YLO, r)) e[-sy] = HD_TB_GHOST(g, HD_YLO, v[r][c]);
+            if (HD_TB3_BIT(q.flags, YHI, r)) e[sy] = HD_TB_GHOST(g, HD_YHI, v[r][c]);
             if (p == 1) e[-ss] = HD_TB_GHOST(g, HD_ZLO, v[r][c]);
             if (p == top - 1) e[ss] = HD_TB_GHOST(g, HD_ZHI, v[r][c]);
           }
         }
     } else {
       hd_heat_tb3_row first, last;
-      first.x = v[0][0], first.y = v[0][1], last.x = v[1][0], last.y = v[1][1];
+      first.x = v[0][0], first.y = v[0][1], last.x = v[R - 1][0], last.y = v[R - 1][1];
       sh[q.sh + HD_TB3_SH(l, par)] = first;
       sh[q.sh + HD_TB3_SIDE(T) + HD_TB3_SH(l, par)] = last;
 #pragma unroll
-      for (r = 0; r < 2; ++r)
+      for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) low[r][c] = v[r][c];
     }
@@ -480,14 +499,15 @@ static __device__ __forceinline__ void hd_heat_tb3_wait() {
 template <int T>
 static __global__ void __launch_bounds__(512, 1)
     hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment) {
+  enum { R = HD_TB3_R };
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
   const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - T + 1;
-  const hd_idx j0 = (hd_idx)blockIdx.y * (by * 2 - 2 * T) + (hd_idx)ty * 2 - T + 1;
+  const hd_idx j0 = (hd_idx)blockIdx.y * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
   hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
   hd_heat_tb3_col q;
-  hd_heat_tb3_patch win[2 * T], ahead; /* win[2 l + parity]: level l's latest plane of that parity */
-  hd_idx ic[2], jc[2];
+  hd_real win[2 * T][R][2], ahead[R][2]; /* win[2 l + parity]: level l's latest plane of that parity */
+  hd_idx ic[2], jc[R];
   int z, zq, zr, zend, l, r, c, u;
   q.sh = ty * 2 * HD_TB3_SIDE(T) + tx;
   q.below = ty > 0 ? -HD_TB3_SIDE(T) : 0;                /* thread ty - 1's last row */
@@ -496,39 +516,43 @@ static __global__ void __launch_bounds__(512, 1)
   q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
   q.flags = 0;
 #pragma unroll
-  for (u = 0; u < 2; ++u) {
-    ic[u] = i0 + u < 0 ? 0 : i0 + u > nx + 1 ? nx + 1 : i0 + u;
-    jc[u] = j0 + u < 0 ? 0 : j0 + u > ny + 1 ? ny + 1 : j0 + u;
+  for (c = 0; c < 2; ++c) {
+    const hd_idx i = i0 + c;
+    ic[c] = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
+    if (i == 1) q.flags |= 1u << (HD_TB3_XLO + c);
+    if (i == nx) q.flags |= 1u << (HD_TB3_XHI + c);
   }
-  if (ic[1] != ic[0]) q.flags |= HD_TB3_DX;
-  q.dy = (int)((jc[1] - jc[0]) * sy);
-  q.off = ic[0] + jc[0] * sy;
 #pragma unroll
-  for (r = 0; r < 2; ++r)
+  for (r = 0; r < R; ++r) {
+    const hd_idx j = j0 + r;
+    jc[r] = j < 0 ? 0 : j > ny + 1 ? ny + 1 : j;
+    q.dy[r] = (int)((jc[r] - jc[0]) * sy);
+    if (j == 1) q.flags |= 1u << (HD_TB3_YLO + r);
+    if (j == ny) q.flags |= 1u << (HD_TB3_YHI + r);
 #pragma unroll
     for (c = 0; c < 2; ++c) {
-      const hd_idx i = i0 + c, j = j0 + r;
-      const unsigned b = 1u << (r * 2 + c);
-      const int in = i >= 1 && i <= nx && j >= 1 && j <= ny;
-      if (in && tx * 2 + c >= T && tx * 2 + c < 64 - T && ty * 2 + r >= T && ty * 2 + r < by * 2 - T) q.flags |= b << HD_TB3_STORE;
-      if (in && i == 1) q.flags |= b << HD_TB3_XLO;
-      if (in && i == nx) q.flags |= b << HD_TB3_XHI;
-      if (in && j == 1) q.flags |= b << HD_TB3_YLO;
-      if (in && j == ny) q.flags |= b << HD_TB3_YHI;
+      const hd_idx i = i0 + c;
+      if (i >= 1 && i <= nx && j >= 1 && j <= ny && tx * 2 + c >= T && tx * 2 + c < 64 - T && ty * R + r >= T &&
+          ty * R + r < by * R - T)
+        q.flags |= 1u << (HD_TB3_STORE + r * 2 + c);
     }
-  if (__any_sync(0xffffffffu, (q.flags & ~(0xfu << HD_TB3_STORE) & (HD_TB3_DX - 1)) != 0)) q.flags |= HD_TB3_EDGE;
-  /* level l's values are right in rows l .. 2 BY - 1 - l of the tile, and
+  }
+  if (ic[1] != ic[0]) q.flags |= HD_TB3_DX;
+  q.off = ic[0] + jc[0] * sy;
+  if (__any_sync(0xffffffffu, (q.flags & (HD_TB3_DX - (1u << HD_TB3_XLO))) != 0)) q.flags |= HD_TB3_EDGE;
+  /* level l's values are right in rows l .. R BY - 1 - l of the tile, and
      only those feed level l + 1's */
   for (l = 0; l <= T; ++l)
-    if (ty * 2 + 1 >= l && ty * 2 < by * 2 - l) q.flags |= 1u << (HD_TB3_LIVE + l);
+    if (ty * R + R - 1 >= l && ty * R < by * R - l) q.flags |= 1u << (HD_TB3_LIVE + l);
 #pragma unroll
-  for (r = 0; r < 2; ++r)
+  for (r = 0; r < R; ++r)
 #pragma unroll
-    for (c = 0; c < 2; ++c) ahead[r][c] = a.t[q.off + (c ? (hd_idx)(ic[1] - ic[0]) : 0) + (r ? q.dy : 0) + (hd_idx)q.zs * a.g.stride[2]];
+    for (c = 0; c < 2; ++c)
+      ahead[r][c] = a.t[q.off + (c ? (hd_idx)(ic[1] - ic[0]) : 0) + q.dy[r] + (hd_idx)q.zs * a.g.stride[2]];
 #pragma unroll
   for (l = 0; l < 2 * T; ++l)
 #pragma unroll
-    for (r = 0; r < 2; ++r)
+    for (r = 0; r < R; ++r)
 #pragma unroll
       for (c = 0; c < 2; ++c) win[l][r][c] = HD_R(0);
   for (u = 0; u < T * 2; ++u) sh[q.sh + u * 32].x = sh[q.sh + u * 32].y = sh[q.sh + HD_TB3_SIDE(T) + u * 32].x =
@@ -559,7 +583,7 @@ static __global__ void __launch_bounds__(512, 1)
   }
 }
 
-/* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x 2 BY cells. */
+/* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x R BY cells. */
 template <int T>
 HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   unsigned bx, by;
@@ -572,9 +596,13 @@ HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
   for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
   grid.x = hd_grid_extent(a->g.n[0], 64 - 2 * T, 2147483647);
-  grid.y = hd_grid_extent(a->g.n[1], by * 2 - 2 * T, 65535);
+  grid.y = hd_grid_extent(a->g.n[1], by * HD_TB3_R - 2 * T, 65535);
+  /* measured (H200): 80-plane segments beat 64 by 2-5 % at 512^3; at
+     384^3, under five blocks a multiprocessor, longer ones lost 5-8 % */
+  if (ctx->block[2] <= 0 && (hd_idx)grid.x * grid.y * ((a->g.n[2] + 79) / 80) >= 5 * (hd_idx)ctx->sm_count)
+    segment = 80;
   grid.z = hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
-  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * 2 - 2 * T) < a->g.n[1])
+  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * HD_TB3_R - 2 * T) < a->g.n[1])
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
   if (smem > 48 * 1024)
     HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
