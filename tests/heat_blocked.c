@@ -3,7 +3,7 @@
  *
  * Odd sizes in 2-D and 3-D, every face kind but halo at once (fixed,
  * convective, flux, adiabatic), a uniform source or a source field, and
- * 13 steps in blocks of 2, 3, 5 and 13 (blocks that do not divide the
+ * 13 steps in blocks of 2, 3, 4, 5 and 13 (blocks that do not divide the
  * steps end in a shorter one; CUDA launches take at most 8).  On the CPU
  * the slab thickness is forced to 1, 2 and 3 cells (ctx->block[2]) so that
  * every wave holds several slabs, and left to the cache rule; on CUDA the
@@ -29,7 +29,7 @@ static void faces(heat_problem *p) {
 int main(void) {
   heat_backend be[HD_B_COUNT];
   const int nb = heat_backends_open(be);
-  static const int blocks[4] = {2, 3, 5, 13}, slabs[4] = {1, 2, 3, 0};
+  static const int blocks[5] = {2, 3, 4, 5, 13}, slabs[4] = {1, 2, 3, 0};
   const long steps = 13;
   int k, prec, dim, src;
   for (k = 0; k < nb; ++k)
@@ -61,7 +61,7 @@ int main(void) {
             p.q = 0.4;
           }
           if (!heat_run(&be[k], ops, &p, steps, ref, NULL)) bail("single steps failed");
-          for (b = 0; b < 4; ++b)
+          for (b = 0; b < 5; ++b)
             for (sl = 0; sl < (cpu ? 4 : 2); ++sl) {
               heat_problem pb = p;
               pb.time_block = blocks[b];
@@ -74,7 +74,7 @@ int main(void) {
                      cpu ? "slab" : "shape", cpu ? slabs[sl] : sl);
               }
             }
-          ok(!bad, "%s/%s %d-D %dx%dx%d, %s, 13 steps in blocks of 2, 3, 5, 13%s: bit-identical to single steps (%d runs)",
+          ok(!bad, "%s/%s %d-D %dx%dx%d, %s, 13 steps in blocks of 2, 3, 4, 5, 13%s: bit-identical to single steps (%d runs)",
              ops->backend, ops->precision, dim, (int)p.n[0], (int)p.n[1], (int)p.n[2],
              src ? "a source field" : "a uniform source",
              cpu ? " (slabs of 1, 2, 3 cells and the cache's)" : " (default blocks, and 32 x 4 in 16-plane segments)",

@@ -26,7 +26,8 @@
 #define PROG "hd-heat"
 #define HEAT_MAX_TIME_BLOCK 64
 #define HEAT_AUTO_DOC \
-  "where the two fields pass 16 MB on the CPU backends or 128 MB on CUDA: 8 (CUDA: 2-D 6 in single and 8 in double, 3-D 3), else 1"
+  "where the two fields pass 16 MB on the CPU backends or 128 MB on CUDA: 8 (CUDA: 2-D 6 in single and 8 in double, " \
+  "3-D 4 in single and 3 in double), else 1"
 
 /* --time-block=auto: where blocking pays, measured (doc/performance.md):
  * once the fields outgrow the caches (on the GPU its 50 MB L2 serves
@@ -34,7 +35,8 @@
 static int heat_auto_time_block(int backend, const heat_problem *p, size_t real_size) {
   const double bytes = 2.0 * (double)real_size * (double)p->n[0] * (double)p->n[1] * (double)p->n[2];
   if (backend != HD_B_CUDA) return bytes > 16e6 ? 8 : 1;
-  return bytes <= 128e6 ? 1 : p->dim == 3 ? 3 : real_size == 4 ? 6 : 8;
+  if (bytes <= 128e6) return 1;
+  return p->dim == 3 ? (real_size == 4 ? 4 : 3) : real_size == 4 ? 6 : 8;
 }
 
 /* Time blocks on several ranks (hd_decomp_halo_deep): where the blocked
