@@ -364,8 +364,7 @@ typedef struct hd_heat_tb3_col {
 /* Cell (r, c)'s offset from cell (0, 0), opaque to the compiler so that
  * it forms each address at its use rather than holding a 64-bit pointer a
  * cell through the loop (registers the windows need: R = 3 spilled), and
- * unsigned, so that forming it takes no sign extension (+9 % single,
- * +3 % double at T = 3 on the H200). */
+ * unsigned, so that forming it takes no sign extension. */
 static __device__ __forceinline__ unsigned hd_heat_tb3_at(const hd_heat_tb3_col &q, int r, int c) {
   unsigned d;
   asm volatile("mov.b32 %0, %1;" : "=r"(d) : "r"((c && q.flags & HD_TB3_DX ? 1 : 0) + q.dy[r]));
