@@ -501,6 +501,7 @@ template <int T>
 static __global__ void __launch_bounds__(512, 1)
     hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment) {
   enum { R = HD_TB3_R };
+  static_assert(R >= 1 && R <= 4, "HD_HEAT_TB3_ROWS: 1 to 4 (the flags' bits)");
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
   const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - T + 1;
