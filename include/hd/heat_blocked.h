@@ -333,8 +333,8 @@ typedef hd_heat_tb3_pair<hd_real>::type hd_heat_tb3_row; /* a thread's row of tw
  * inside reads them (it takes the face's ghost instead). */
 enum {
   HD_TB3_STORE = 0, HD_TB3_XLO = 8, HD_TB3_XHI = 10, HD_TB3_YLO = 12, HD_TB3_YHI = 16,
-  HD_TB3_DX = 1u << 20,   /* cell c = 1 is the next along x (not clamped onto c = 0) */
-  HD_TB3_EDGE = 1u << 21, /* the warp holds a face cell */
+  HD_TB3_FACES = (1u << 20) - (1u << 8), /* the face bits */
+  HD_TB3_EDGE = 1u << 21,                /* the warp holds a face cell */
   HD_TB3_LIVE = 22        /* bit 22 + l: the warp's rows reach level l's valid rows */
 };
 
@@ -348,8 +348,8 @@ enum {
 #endif
 
 typedef struct hd_heat_tb3_col {
-  hd_idx off;        /* this thread's cell (0, 0) in plane 0 (indices past the ghosts clamped) */
-  int dy[HD_TB3_R];  /* row r's offset from row 0 (clamped rows repeat) */
+  unsigned off;          /* this thread's cell (0, 0) in plane 0 (32 bits: hd_heat_tb3_fits) */
+  unsigned dy[HD_TB3_R]; /* row r's cell c = 0 from it; c = 1 is the next (hd_heat_tb3_kernel) */
   int sh;            /* this thread's first row in shared memory (rows) */
   int below, above;  /* the rows read for the y neighbours of the first and last rows, from sh */
   unsigned flags;
@@ -361,14 +361,17 @@ typedef struct hd_heat_tb3_col {
 #define HD_TB3_SIDE(T) ((T) * 2 * 32)
 #define HD_TB3_BIT(f, kind, k) ((f) >> (HD_TB3_##kind + (k)) & 1u)
 
-/* Cell (r, c)'s offset from cell (0, 0), opaque to the compiler so that
- * it forms each address at its use rather than holding a 64-bit pointer a
- * cell through the loop (registers the windows need: R = 3 spilled), and
- * unsigned, so that forming it takes no sign extension. */
-static __device__ __forceinline__ unsigned hd_heat_tb3_at(const hd_heat_tb3_col &q, int r, int c) {
+/* Row r's cell c = 0 in plane k (k_ss: k times the plane's stride) of a
+ * field.  32-bit offsets (hd_heat_tb3_fits) take fewer instructions to
+ * form an address than 64-bit ones (about five an access).  The row's
+ * offset is opaque to the compiler, so that it forms the address at
+ * each use rather than holding a 64-bit pointer a row through the loop
+ * (registers the windows need); cell c = 1 is an immediate offset. */
+template <typename P>
+static __device__ __forceinline__ P *hd_heat_tb3_at(P *field, const hd_heat_tb3_col &q, int r, unsigned k_ss) {
   unsigned d;
-  asm volatile("mov.b32 %0, %1;" : "=r"(d) : "r"((c && q.flags & HD_TB3_DX ? 1 : 0) + q.dy[r]));
-  return d;
+  asm volatile("mov.b32 %0, %1;" : "=r"(d) : "r"(q.dy[r]));
+  return field + (q.off + k_ss + d);
 }
 
 template <int T, int CHECK, int P, int FACES>
@@ -389,13 +392,13 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     hd_real v[R][2];
     if (HD_HEAT_TB3_LEAN && !(q.flags >> (HD_TB3_LIVE + l) & 1)) break; /* rows no valid cell needs */
     if (have && l == 0) {
-      const hd_real *s = a.t + q.off + (hd_idx)(p + 1) * ss;
+      const unsigned k_ss = (unsigned)(p + 1) * (unsigned)ss;
 #pragma unroll
       for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) {
           v[r][c] = ahead[r][c];
-          if (!CHECK || p + 1 <= top) ahead[r][c] = s[hd_heat_tb3_at(q, r, c)];
+          if (!CHECK || p + 1 <= top) ahead[r][c] = hd_heat_tb3_at(a.t, q, r, k_ss)[c];
         }
     } else if (have && CHECK && (p < 1 || p >= top)) {
 #pragma unroll
@@ -437,12 +440,12 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     lowhave = have;
     if (!have) continue;
     if (l == T) {
-      hd_real *o = a.t_next + q.off + (hd_idx)p * ss;
+      const unsigned k_ss = (unsigned)p * (unsigned)ss;
 #pragma unroll
       for (r = 0; r < R; ++r)
 #pragma unroll
         for (c = 0; c < 2; ++c) {
-          hd_real *e = o + hd_heat_tb3_at(q, r, c);
+          hd_real *e = hd_heat_tb3_at(a.t_next, q, r, k_ss) + c;
           if (!HD_TB3_BIT(q.flags, STORE, r * 2 + c)) continue;
           *e = v[r][c];
           if (faces) {
@@ -504,12 +507,13 @@ static __global__ void __launch_bounds__(512, 1)
   static_assert(R >= 1 && R <= 4, "HD_HEAT_TB3_ROWS: 1 to 4 (the flags' bits)");
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
-  const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - T + 1;
+  /* a thread's cells start at an even x (-T + 1 for odd T, -T for even) */
+  const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - (T & ~1);
   const hd_idx j0 = (hd_idx)blockIdx.y * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
   hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
   hd_heat_tb3_col q;
   hd_real win[2 * T][R][2], ahead[R][2]; /* win[2 l + parity]: level l's latest plane of that parity */
-  hd_idx ic[2], jc[R];
+  hd_idx xin, xout;
   int z, zq, zr, zend, l, r, c, u;
   q.sh = ty * 2 * HD_TB3_SIDE(T) + tx;
   q.below = ty > 0 ? -HD_TB3_SIDE(T) : 0;                /* thread ty - 1's last row */
@@ -519,16 +523,20 @@ static __global__ void __launch_bounds__(512, 1)
   q.flags = 0;
 #pragma unroll
   for (c = 0; c < 2; ++c) {
-    const hd_idx i = i0 + c;
-    ic[c] = i < 0 ? 0 : i > nx + 1 ? nx + 1 : i;
-    if (i == 1) q.flags |= 1u << (HD_TB3_XLO + c);
-    if (i == nx) q.flags |= 1u << (HD_TB3_XHI + c);
+    if (i0 + c == 1) q.flags |= 1u << (HD_TB3_XLO + c);
+    if (i0 + c == nx) q.flags |= 1u << (HD_TB3_XHI + c);
   }
+  /* The pair at i0 reads cells i0 and i0 + 1 where the grid needs them (x
+     = 0 to nx + 1; i0 is even, so x = 0 starts a pair).  Pairs wholly
+     outside read a pair of the row, and a pair at nx + 1 reads nx + 1 and
+     nx + 2 (row padding or the next row's first ghost) in the rows inside
+     and nx, nx + 1 in the ghost rows (whose corner ghosts no cell reads):
+     no read passes the field's last row. */
+  xin = i0 < 0 ? 0 : i0 > nx + 1 ? nx + 1 : i0, xout = xin > nx ? nx : xin;
 #pragma unroll
   for (r = 0; r < R; ++r) {
-    const hd_idx j = j0 + r;
-    jc[r] = j < 0 ? 0 : j > ny + 1 ? ny + 1 : j;
-    q.dy[r] = (int)((jc[r] - jc[0]) * sy);
+    const hd_idx j = j0 + r, jc = j < 0 ? 0 : j > ny + 1 ? ny + 1 : j;
+    q.dy[r] = (unsigned)((j >= 1 && j <= ny ? xin : xout) + jc * sy);
     if (j == 1) q.flags |= 1u << (HD_TB3_YLO + r);
     if (j == ny) q.flags |= 1u << (HD_TB3_YHI + r);
 #pragma unroll
@@ -539,9 +547,10 @@ static __global__ void __launch_bounds__(512, 1)
         q.flags |= 1u << (HD_TB3_STORE + r * 2 + c);
     }
   }
-  if (ic[1] != ic[0]) q.flags |= HD_TB3_DX;
-  q.off = ic[0] + jc[0] * sy;
-  if (__any_sync(0xffffffffu, (q.flags & (HD_TB3_DX - (1u << HD_TB3_XLO))) != 0)) q.flags |= HD_TB3_EDGE;
+  q.off = q.dy[0];
+#pragma unroll
+  for (r = 0; r < R; ++r) q.dy[r] -= q.off;
+  if (__any_sync(0xffffffffu, (q.flags & HD_TB3_FACES) != 0)) q.flags |= HD_TB3_EDGE;
   /* level l's values are right in rows l .. R BY - 1 - l of the tile, and
      only those feed level l + 1's */
   for (l = 0; l <= T; ++l)
@@ -550,7 +559,7 @@ static __global__ void __launch_bounds__(512, 1)
   for (r = 0; r < R; ++r)
 #pragma unroll
     for (c = 0; c < 2; ++c)
-      ahead[r][c] = a.t[q.off + (c ? (hd_idx)(ic[1] - ic[0]) : 0) + q.dy[r] + (hd_idx)q.zs * a.g.stride[2]];
+      ahead[r][c] = a.t[q.off + q.dy[r] + (unsigned)q.zs * (unsigned)a.g.stride[2] + c];
 #pragma unroll
   for (l = 0; l < 2 * T; ++l)
 #pragma unroll
@@ -585,6 +594,12 @@ static __global__ void __launch_bounds__(512, 1)
   }
 }
 
+/* 3-D: whether the kernel's 32-bit cell offsets reach the whole field
+ * (else single steps, hd_heat_step_blocked). */
+HD_HOST_FN int hd_heat_tb3_fits(const hd_grid *g) {
+  return g->total <= (hd_idx)UINT32_MAX + 1;
+}
+
 /* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x R BY cells. */
 template <int T>
 HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
@@ -597,7 +612,7 @@ HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
   int f;
   if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
   for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
-  grid.x = hd_grid_extent(a->g.n[0], 64 - 2 * T, 2147483647);
+  grid.x = hd_grid_extent(a->g.n[0] + (T % 2 ? 0 : 1), 64 - 2 * T, 2147483647); /* x from -T for even T */
   grid.y = hd_grid_extent(a->g.n[1], by * HD_TB3_R - 2 * T, 65535);
   /* measured (H200): 80-plane segments beat 64 by 2-5 % at 512^3; at
      384^3, under five blocks a multiprocessor, longer ones lost 5-8 % */
@@ -636,10 +651,11 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
     if (a->bc[f].kind == HD_HEAT_HALO) return hd_fail(ctx, HD_ERR_UNSUPPORTED, "heat: time blocks take no halo faces");
   unsigned bx, by;
   int segment;
-  const int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
+  int most = b.q || b.g.dim == 1 ? 1 : hd_heat_tb_shape(ctx, b.g.dim, &bx, &by, &segment);
   if (most < 1)
     return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks take blocks of 32 x 1 to 16 threads (3-D) or 32 to 128 (2-D, whole "
                    "warps)");
+  if (b.g.dim == 3 && !hd_heat_tb3_fits(&b.g)) most = 1; /* fields past 2^32 cells */
   while (steps > 0) {
     const int t = steps < most ? steps : most;
     hd_real *swap = b.t_next;
