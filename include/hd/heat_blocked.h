@@ -338,13 +338,14 @@ enum {
   HD_TB3_LIVE = 22        /* bit 22 + l: the warp's rows reach level l's valid rows */
 };
 
-/* HD_HEAT_TB3_LEAN (single precision): warps without a face
- * cell run a copy of the unchecked iterations without the face selects,
- * and warps skip the levels where none of their rows is valid (+3 % and
- * +4 to 13 % on the H100); in double both make the registers spill (-27 %
- * and -33 % at T = 3). */
+/* HD_HEAT_TB3_LEAN(T) (single precision, and double up to 3 steps): warps
+ * without a face cell run a copy of the unchecked iterations without the
+ * face selects, and warps skip the levels where none of their rows is
+ * valid (+3 % and +4 to 13 % on the H100; in double +4 to 5 % at T = 3 on
+ * the H200 with 32-bit offsets, though it spills a little, and -10 % at
+ * T = 4). */
 #ifndef HD_HEAT_TB3_LEAN
-#define HD_HEAT_TB3_LEAN (sizeof(hd_real) == 4)
+#define HD_HEAT_TB3_LEAN(T) (sizeof(hd_real) == 4 || (T) <= 3)
 #endif
 
 typedef struct hd_heat_tb3_col {
@@ -390,7 +391,7 @@ static __device__ __forceinline__ void hd_heat_tb3_iter(const hd_heat_args &a, c
     const int faces = FACES && (q.flags & HD_TB3_EDGE || (CHECK && (p == 1 || p == top - 1)));
     const int have = !CHECK || !(p < q.zs || p > top || (l == T && p < q.z0));
     hd_real v[R][2];
-    if (HD_HEAT_TB3_LEAN && !(q.flags >> (HD_TB3_LIVE + l) & 1)) break; /* rows no valid cell needs */
+    if (HD_HEAT_TB3_LEAN(T) && !(q.flags >> (HD_TB3_LIVE + l) & 1)) break; /* rows no valid cell needs */
     if (have && l == 0) {
       const unsigned k_ss = (unsigned)(p + 1) * (unsigned)ss;
 #pragma unroll
@@ -580,10 +581,10 @@ static __global__ void __launch_bounds__(512, 1)
     hd_heat_tb3_wait();
   }
   for (; z < zr; z += 2) {
-    if (!HD_HEAT_TB3_LEAN || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 0, 1>(a, g, q, z, win, ahead);
+    if (!HD_HEAT_TB3_LEAN(T) || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 0, 1>(a, g, q, z, win, ahead);
     else hd_heat_tb3_iter<T, 0, 0, 0>(a, g, q, z, win, ahead);
     hd_heat_tb3_wait();
-    if (!HD_HEAT_TB3_LEAN || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 1, 1>(a, g, q, z + 1, win, ahead);
+    if (!HD_HEAT_TB3_LEAN(T) || q.flags & HD_TB3_EDGE) hd_heat_tb3_iter<T, 0, 1, 1>(a, g, q, z + 1, win, ahead);
     else hd_heat_tb3_iter<T, 0, 1, 0>(a, g, q, z + 1, win, ahead);
     hd_heat_tb3_wait();
   }
