@@ -553,9 +553,11 @@ static __global__ void __launch_bounds__(512, 1)
   for (r = 0; r < R; ++r) q.dy[r] -= q.off;
   if (__any_sync(0xffffffffu, (q.flags & HD_TB3_FACES) != 0)) q.flags |= HD_TB3_EDGE;
   /* level l's values are right in rows l .. R BY - 1 - l of the tile, and
-     only those feed level l + 1's */
+     only those feed level l + 1's; rows past the ghost rows (the last
+     tile's, mostly) feed none that the grid needs */
   for (l = 0; l <= T; ++l)
-    if (ty * R + R - 1 >= l && ty * R < by * R - l) q.flags |= 1u << (HD_TB3_LIVE + l);
+    if (ty * R + R - 1 >= l && ty * R < by * R - l && j0 + R - 1 >= 0 && j0 <= ny + 1)
+      q.flags |= 1u << (HD_TB3_LIVE + l);
 #pragma unroll
   for (r = 0; r < R; ++r)
 #pragma unroll
