@@ -565,6 +565,47 @@ static void index_range(const fdtd_input *in, int comp, int a, double a0, double
   *hi = k - 1;
 }
 
+/* The material an E edge takes from the four H faces around it: a face of
+ * a conductor makes the edge a conductor, else the first dispersive face
+ * lends its material (OpenFDTD's rule).  Without it a face inside a
+ * curved conductor holds H = 0 while some of its edges carry E: a
+ * magnetic wall that traps a slowly ringing field on the surface. */
+static unsigned char surface_material(const fdtd_input *in, unsigned char e, const unsigned char h[4]) {
+  int k;
+  if (h[0] == e && h[1] == e && h[2] == e && h[3] == e) return e;
+  for (k = 0; k < 4; ++k)
+    if (h[k] == HD_FDTD_PEC) return HD_FDTD_PEC;
+  if (e == HD_FDTD_PEC) return e;
+  for (k = 0; k < 4; ++k)
+    if (in->npole[h[k]] > 0) return h[k];
+  return e;
+}
+
+/* Apply surface_material to every E edge of the block and its padding
+ * whose four faces lie on the padded grid and inside the whole grid's
+ * faces (the rule reads H materials only: the order does not matter). */
+static void surface_rule(const fdtd_input *in, const hd_grid *g, const long off[3], const long ln[3], long pad,
+                         unsigned char *mat[6]) {
+  int c;
+  for (c = 0; c < 3; ++c) {
+    const int u = (c + 1) % 3, v = (c + 2) % 3; /* Ex: Hz steps along y, Hy along z */
+    const hd_idx su = g->stride[u], sv = g->stride[v];
+    long q[3];
+    for (q[2] = 1 - pad; q[2] <= ln[2] + pad - 1; ++q[2])
+      for (q[1] = 1 - pad; q[1] <= ln[1] + pad - 1; ++q[1])
+        for (q[0] = 1 - pad; q[0] <= ln[0] + pad - 1; ++q[0]) {
+          const long pu = q[u] + off[u], pv = q[v] + off[v];
+          hd_idx n;
+          unsigned char h[4];
+          if (q[c] + off[c] < 0 || q[c] + off[c] >= in->n[c] || pu <= 0 || pu >= in->n[u] || pv <= 0 || pv >= in->n[v])
+            continue;
+          n = hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad);
+          h[0] = mat[3 + v][n], h[1] = mat[3 + v][n - su], h[2] = mat[3 + u][n], h[3] = mat[3 + u][n - sv];
+          mat[c][n] = surface_material(in, mat[c][n], h);
+        }
+  }
+}
+
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
   static const long off[3] = {0, 0, 0};
   return fdtd_input_build_block(in, m, off, in->n, err, n);
@@ -641,6 +682,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
           }
     }
   }
+  surface_rule(in, &g, off, ln, pad, in->mat);
   return 0;
 }
 
