@@ -29,6 +29,7 @@ typedef struct fdtd_state {
   unsigned char *mat[6];       /* allocations; a.m = mat + lead */
   hd_fdtd_mur *mur;
   hd_idx nmur;
+  int mur_h;                   /* the Mur points act on H outside the faces */
   hd_fdtd_pml_args pml[6];     /* per component */
   hd_idx npml[6];
   hd_real *prof;               /* ae be ah bh for 3 axes */
@@ -127,9 +128,20 @@ static hd_status fd_upload(hd_ctx *ctx, void **dev, const void *host, size_t byt
   return s;
 }
 
-/* Mur points on both faces of every Mur axis: the two tangential E
- * components, the third axis over the nodes where its tangential E is
- * updated (edges shared with other faces stay 0). */
+/* Mur's g = (v dt - d)/(v dt + d) for the speed v of material k and the
+ * spacing d between a boundary value and the one inwards (-1 for a
+ * conductor, as OpenFDTD). */
+static hd_real fd_mur_coef(const fdtd_model *m, int k, double d) {
+  const double v = HD_FDTD_C0 / sqrt(m->eps_r[k] * m->mu_r[k]), vdt = v * m->dt;
+  return k == HD_FDTD_PEC ? HD_R(-1) : (hd_real)((vdt - d) / (vdt + d));
+}
+
+/* Mur points on both faces of every Mur axis, each with the speed of the
+ * medium at the face.  On E (hd's): the two tangential E components of the
+ * face, the third axis over the nodes where its tangential E is updated
+ * (edges shared with other faces stay 0), a conductor's E left at 0.  On
+ * H (OpenFDTD's): the two tangential H components half a cell outside,
+ * the speed from the E on the face their curl pairs with. */
 static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   const hd_grid *g = &st->a.g;
   const hd_idx pad = g->ghost;
@@ -140,22 +152,28 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   for (a = 0; a < 3; ++a) {
     if (m->bc[a] != HD_FDTD_BC_MUR) continue;
     for (face = 0; face < 2; ++face) {
-      const hd_idx p0 = face ? m->n[a] : 0, p1 = face ? m->n[a] - 1 : 1;
-      const double d = fabs(m->node[a][p0 + m->off[a]] - m->node[a][p1 + m->off[a]]);
-      const hd_real gcoef = (hd_real)((HD_FDTD_C0 * m->dt - d) / (HD_FDTD_C0 * m->dt + d));
+      const hd_idx fn = face ? m->n[a] : 0; /* the face's node */
+      const hd_idx p0 = m->mur_h ? (face ? m->n[a] : -1) : fn, p1 = m->mur_h ? (face ? m->n[a] - 1 : 0) : (face ? fn - 1 : 1);
+      const double d = fabs(m->node[a][fn + m->off[a]] - m->node[a][fn + m->off[a] + (face ? -1 : 1)]);
       if (m->halo[2 * a + face]) continue; /* another rank's block lies beyond */
       for (c = 0; c < 3; ++c) {
         const int b = 3 - a - c; /* the third axis */
         hd_idx u, v, lo[3], hi[3];
         if (c == a) continue;
         lo[a] = hi[a] = 0;
-        lo[c] = 0, hi[c] = m->n[c] - 1;             /* cells along the component */
-        lo[b] = st->a.elo[b], hi[b] = st->a.ehi[b]; /* nodes along the third axis */
+        if (m->mur_h) /* H_c: nodes along c, cells along b */
+          lo[c] = 0, hi[c] = m->n[c], lo[b] = 0, hi[b] = m->n[b] - 1;
+        else /* E_c: cells along c, nodes along b where tangential E is updated */
+          lo[c] = 0, hi[c] = m->n[c] - 1, lo[b] = st->a.elo[b], hi[b] = st->a.ehi[b];
         for (u = lo[c]; u <= hi[c]; ++u)
           for (v = lo[b]; v <= hi[b]; ++v) {
-            hd_idx q[3], q1[3];
+            hd_idx q[3], q1[3], qf[3];
+            int mat;
             q[a] = p0, q[c] = u, q[b] = v;
             q1[a] = p1, q1[c] = u, q1[b] = v;
+            qf[a] = fn, qf[c] = u, qf[b] = v;
+            mat = m->mat[m->mur_h ? b : c][hd_grid_at(g, qf[0] + pad, qf[1] + pad, qf[2] + pad)];
+            if (!m->mur_h && mat == HD_FDTD_PEC) continue;
             if (count == cap) {
               hd_fdtd_mur *nl;
               cap = cap ? 2 * cap : 4096;
@@ -168,7 +186,7 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
             }
             list[count].m0 = hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad);
             list[count].m1 = hd_grid_at(g, q1[0] + pad, q1[1] + pad, q1[2] + pad);
-            list[count].g = gcoef;
+            list[count].g = fd_mur_coef(m, mat, d);
             list[count].f = HD_R(0);
             list[count].comp = c;
             ++count;
@@ -601,14 +619,16 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid %ld x %ld x %ld is too large", m->n[0], m->n[1], m->n[2]);
   }
   st->dt = m->dt;
+  st->mur_h = m->mur_h;
   st->wave = m->wave;
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
   memcpy(st->block, m->block, sizeof st->block);
-  for (a = 0; a < 3; ++a) { /* faces shared with another block: E there too, from halo H */
+  for (a = 0; a < 3; ++a) { /* faces shared with another block, PML and Mur on H: E there too, from H outside */
+    const int open = m->bc[a] == HD_FDTD_BC_PML || (m->bc[a] == HD_FDTD_BC_MUR && m->mur_h);
     st->bc[a] = m->bc[a];
     st->a.nc[a] = m->n[a];
-    st->a.elo[a] = m->halo[2 * a] || m->bc[a] == HD_FDTD_BC_PML || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
-    st->a.ehi[a] = m->halo[2 * a + 1] || m->bc[a] == HD_FDTD_BC_PML ? m->n[a] : m->n[a] - 1;
+    st->a.elo[a] = m->halo[2 * a] || open || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
+    st->a.ehi[a] = m->halo[2 * a + 1] || open ? m->n[a] : m->n[a] - 1;
   }
   /* fields and material indices */
   bytes = (size_t)(st->a.g.total + lead) * sizeof(hd_real);
@@ -663,6 +683,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
       f[k].amp = (hd_real)m->feed[k].amp;
       f[k].r = (hd_real)m->feed[k].r;
       f[k].delay = m->feed[k].delay;
+      f[k].hold = !m->feed_release || m->mat[f[k].comp][hd_grid_at(&st->a.g, f[k].i, f[k].j, f[k].k)] == HD_FDTD_PEC;
     }
     if (s == HD_OK) s = fd_upload(ctx, (void **)&st->feed, f, (size_t)m->nfeed * sizeof *f);
     free(f);
@@ -823,6 +844,15 @@ static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
   return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
 }
 
+/* The Mur points after the half step of the field they act on. */
+static hd_status fd_mur(hd_ctx *ctx, fdtd_state *st) {
+  const int first = st->mur_h ? HD_FDTD_HX : HD_FDTD_EX;
+  hd_fdtd_mur_args mu;
+  mu.f[0] = st->a.f[first], mu.f[1] = st->a.f[first + 1], mu.f[2] = st->a.f[first + 2];
+  mu.pt = st->mur;
+  return hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
+}
+
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   hd_status s = fd_half_step(ctx, st, 1);
   int c;
@@ -833,12 +863,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
-  if (s == HD_OK && st->nmur) {
-    hd_fdtd_mur_args mu;
-    mu.f[0] = st->a.f[0], mu.f[1] = st->a.f[1], mu.f[2] = st->a.f[2];
-    mu.pt = st->mur;
-    s = hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
-  }
+  if (s == HD_OK && st->nmur && !st->mur_h) s = fd_mur(ctx, st);
   if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 1);
   if (s == HD_OK && st->nfeed) {
     hd_fdtd_feed_args fa;
@@ -851,6 +876,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   }
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
+  if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);

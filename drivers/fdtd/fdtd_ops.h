@@ -32,6 +32,7 @@ typedef struct fdtd_model {
   int halo[6];                 /* faces (xlo..zhi) shared with another rank's block */
   const double *node[3];       /* node coordinates of the whole grid, gn + 1 each */
   int bc[3];                   /* HD_FDTD_BC_* per axis */
+  int mur_h;                   /* Mur on the tangential H outside the faces (OpenFDTD's), not on the faces' E */
   int pml_layers, pml_order;
   double pml_r0;
   int nmat;                    /* 0 vacuum, 1 PEC, 2.. user materials */
@@ -44,6 +45,7 @@ typedef struct fdtd_model {
   double dt;
   hd_fdtd_wave wave;
   int nfeed, nprobe;
+  int feed_release;            /* feeds off conductors left to the update once their pulse has passed (OpenFDTD's) */
   const fdtd_point *feed;      /* feeds and soft sources (E components), nodes of this block */
   const fdtd_point *probe;
   int variant;                 /* HD_VARIANT_* */

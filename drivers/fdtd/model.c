@@ -339,6 +339,12 @@ static void snap(const fdtd_input *in, int comp, const double p[3], long q[3]) {
   }
 }
 
+/* Whether the E tangential to the faces of axis a stays out of the update
+ * (PEC, and Mur acting on those E). */
+static int face_frozen(const fdtd_input *in, const int *bc, int a) {
+  return bc[a] == HD_FDTD_BC_PEC || (bc[a] == HD_FDTD_BC_MUR && !in->mur_h);
+}
+
 /* "X|Y|Z x y z volts ohms [delay]" feeds, "X|Y|Z x y z amperes" sources,
  * "ex|...|hz x y z" probes. */
 static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point *out, int *count,
@@ -381,7 +387,7 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
     if (kind < 2)
       for (a = 0; a < 3; ++a) { /* an edge on a PEC or Mur face is never updated */
         const long q = a == 0 ? pt->i : a == 1 ? pt->j : pt->k;
-        if (a != comp && (bc[a] == HD_FDTD_BC_PEC || bc[a] == HD_FDTD_BC_MUR) && (q == 0 || q == in->n[a]))
+        if (a != comp && face_frozen(in, bc, a) && (q == 0 || q == in->n[a]))
           return fail(err, n, "%s: %s: the edge lies on a boundary face", where, keys[kind]);
       }
     ++*count;
@@ -413,7 +419,7 @@ static int parse_loads(fdtd_input *in, const int *bc, char *err, size_t n) {
       if (!in_domain(in, a, p[a])) return fail(err, n, "%s: load: point outside the domain along %c", where, 'x' + a);
     snap(in, comp, p, e);
     for (a = 0; a < 3; ++a)
-      if (a != comp && (bc[a] == HD_FDTD_BC_PEC || bc[a] == HD_FDTD_BC_MUR) && (e[a] == 0 || e[a] == in->n[a]))
+      if (a != comp && face_frozen(in, bc, a) && (e[a] == 0 || e[a] == in->n[a]))
         return fail(err, n, "%s: load: the edge lies on a boundary face", where);
     for (q = 0; q < in->nfeed; ++q)
       if (in->feeds[q].comp == comp && in->feeds[q].i == e[0] && in->feeds[q].j == e[1] && in->feeds[q].k == e[2])
@@ -629,6 +635,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
     dmin = fmin(dmin, (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a]);
   }
   m->pml_layers = (int)in->pml[0], m->pml_order = (int)in->pml[1], m->pml_r0 = in->pml[2];
+  m->mur_h = in->mur_h, m->feed_release = in->feed_release;
   m->dt = in->dt > 0 ? in->dt : in->courant * dtmax;
   if (m->dt > dtmax)
     return fail(err, n, "%s%stimestep: %g exceeds the Courant limit %g of this mesh", in->dt_where,

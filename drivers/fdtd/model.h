@@ -29,6 +29,8 @@ typedef struct fdtd_input {
   double pml[3]; /* layers, order, R0 */
   int npml;
   int waveform;  /* HD_FDTD_GAUSSIAN ... */
+  int mur_h;     /* 1: Mur on the tangential H half a cell outside the faces */
+  int feed_release; /* 1: feeds off conductors released after their pulse (OpenFDTD's) */
   double freq, dt, courant, converge;
   char dt_where[256]; /* where timestep was given ("file:line"), for messages */
   long steps, average_every;

@@ -465,11 +465,11 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
                                 const double *surface, const double *feeds, const double *incident, const char *prefix,
                                 char *err, size_t en) {
   const hd_idx npts = hd_dft_surface_points(lo, hi, NULL, NULL);
-  const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph; /* and under a plane wave the monostatic one */
+  const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph; /* and under a plane wave the back and forward ones */
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
   double *pos = (double *)malloc((size_t)npts * 3 * sizeof(double)), *area = (double *)malloc((size_t)npts * sizeof(double));
-  double *th = (double *)malloc((size_t)(ndir + 1) * sizeof(double)), *ph = (double *)malloc((size_t)(ndir + 1) * sizeof(double));
-  double *out = (double *)malloc((size_t)(ndir + 1) * 4 * sizeof(double));
+  double *th = (double *)malloc((size_t)(ndir + 2) * sizeof(double)), *ph = (double *)malloc((size_t)(ndir + 2) * sizeof(double));
+  double *out = (double *)malloc((size_t)(ndir + 2) * 4 * sizeof(double));
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
@@ -496,6 +496,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   }
   for (d = 0; d < ndir; ++d) th[d] = PI * (double)(d / nph) / s->ntheta, ph[d] = 2 * PI * (double)(d % nph) / nph;
   th[ndir] = s->pw_theta, ph[ndir] = s->pw_phi; /* back toward the plane wave's source */
+  th[ndir + 1] = PI - s->pw_theta, ph[ndir + 1] = s->pw_phi + PI; /* on along its way */
   snprintf(path, sizeof path, "%s_farfield.csv", prefix);
   if (hd_out_open(&csv, path, err, en)) goto done;
   fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi%s\n",
@@ -508,7 +509,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
     na.pos = pos, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
     na.k = 2 * PI * s->freq[k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
     if (incident) einc2 = incident[2 * k] * incident[2 * k] + incident[2 * k + 1] * incident[2 * k + 1];
-    if (hd_ntff_loop(&host, &na, 0, incident ? ndir + 1 : ndir) != HD_OK) {
+    if (hd_ntff_loop(&host, &na, 0, incident ? ndir + 2 : ndir) != HD_OK) {
       snprintf(err, en, "farfield: %s", host.msg);
       hd_out_abort(&csv);
       goto done;
@@ -552,11 +553,12 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
       printf(", accepted %.6g W, gain %.4f dBi, efficiency %.5f", pacc, 10 * log10(4 * PI * umax / pacc), prad / pacc);
     printf("\n");
     if (incident) { /* sigma = 4 pi |r E_s|^2 / |E_i|^2; the scattered power over the incident intensity */
-      const double *o = out + 4 * ndir;
+      const double *o = out + 4 * ndir, *w = o + 4;
       const double mono = 4 * PI * (o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]) / einc2;
-      printf("rcs_%d: %.6g Hz: monostatic %.6g m2 (%.4f dBsm) toward theta %.4g phi %.4g, bistatic peak %.6g m2 "
-             "(%.4f dBsm) at theta %.4g phi %.4g, total scattering cross-section %.6g m2\n",
-             k + 1, s->freq[k], mono, 10 * log10(mono), th[ndir] * 180 / PI, ph[ndir] * 180 / PI,
+      const double fwd = 4 * PI * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / einc2;
+      printf("rcs_%d: %.6g Hz: monostatic %.6g m2 (%.4f dBsm) toward theta %.4g phi %.4g, forward %.6g m2 (%.4f dBsm), "
+             "bistatic peak %.6g m2 (%.4f dBsm) at theta %.4g phi %.4g, total scattering cross-section %.6g m2\n",
+             k + 1, s->freq[k], mono, 10 * log10(mono), th[ndir] * 180 / PI, ph[ndir] * 180 / PI, fwd, 10 * log10(fwd),
              4 * PI * 2 * eta * umax / einc2, 10 * log10(4 * PI * 2 * eta * umax / einc2), th[dmax] * 180 / PI,
              ph[dmax] * 180 / PI, prad * 2 * eta / einc2);
     }

@@ -16,7 +16,8 @@
  * (C1 = C2 = 0: E stays 0).
  *
  * Boundaries per axis: PEC (tangential E on the faces stays 0), first-order
- * Mur on the tangential E of the faces (point lists), Berenger split-field
+ * Mur on the tangential E of the faces or the tangential H outside them
+ * (point lists), Berenger split-field
  * PML of L layers outside the faces (point lists over the layers), or
  * periodic (ghost copies).  The fused E and H loops cover the physical
  * nodes; elo/ehi give, per axis, the nodes where E tangential to that
@@ -536,12 +537,14 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a,
 }
 #endif
 
-/* ---- first-order Mur on tangential E ------------------------------------- */
+/* ---- first-order Mur ------------------------------------------------------- */
 
 /* e[m0] is a boundary component, e[m1] the one a cell inwards along the
- * normal; g = (c dt - d)/(c dt + d) for the spacing d between them, f holds
- * e[m1] of the previous step:
- *   E0^{n+1} = E1^n + g (E1^{n+1} - E0^n)   (applied after the E update) */
+ * normal; g = (v dt - d)/(v dt + d) for the spacing d between them and the
+ * medium's speed v, f holds e[m1] of the previous step:
+ *   E0^{n+1} = E1^n + g (E1^{n+1} - E0^n)   (after the update of that field)
+ * The same on the tangential E of the faces (hd's) or on the tangential H
+ * half a cell outside them (OpenFDTD's); f[] holds the three components. */
 typedef struct hd_fdtd_mur {
   hd_idx m0, m1;
   hd_real g, f;
@@ -549,7 +552,7 @@ typedef struct hd_fdtd_mur {
 } hd_fdtd_mur;
 
 typedef struct hd_fdtd_mur_args {
-  hd_real *f[3]; /* ex ey ez */
+  hd_real *f[3]; /* ex ey ez, or hx hy hz */
   hd_fdtd_mur *pt;
 } hd_fdtd_mur_args;
 
@@ -671,12 +674,17 @@ HD_FN double hd_fdtd_waveform(const hd_fdtd_wave *w, double t) {
 /* A delta-gap feed on one E edge, voltage v * w(t - delay) behind resistance r:
  * the edge's E is set to -(V - r I) / length, I the loop integral of H
  * around the edge (Ampere), so the gap voltage is V - r I.  A soft current
- * source adds current `amp * w(t)` along the edge instead (r < 0 marks it). */
+ * source adds current `amp * w(t)` along the edge instead (r < 0 marks it).
+ * A released feed (hold 0, OpenFDTD's feed on an edge that is no
+ * conductor) sets its edge only while |w| > HD_FDTD_FEED_RELEASE and leaves
+ * it to the update after, recording V - r I all the same. */
+#define HD_FDTD_FEED_RELEASE 1e-6
 typedef struct hd_fdtd_feed {
   hd_idx n;
   int comp, i, j, k; /* padded node */
   hd_real amp, r;    /* volts (feed) or amperes (soft source); r < 0: soft */
   double delay;      /* of the waveform (s) */
+  int hold;          /* the edge is set at every step */
 } hd_fdtd_feed;
 
 typedef struct hd_fdtd_feed_args {
@@ -693,18 +701,19 @@ HD_FN void hd_fdtd_feed_pt(const hd_fdtd_feed_args *a, hd_idx p) {
   const int c = q.comp, u = (c + 1) % 3, v = (c + 2) % 3; /* the two transverse axes */
   const hd_idx su = f->g.stride[u], sv = f->g.stride[v];
   const int idx[3] = {q.i, q.j, q.k};
-  const hd_real w = (hd_real)hd_fdtd_waveform(&a->wave, a->t - q.delay);
+  const double wd = hd_fdtd_waveform(&a->wave, a->t - q.delay);
+  const hd_real w = (hd_real)wd;
   /* loop integral around the edge: H_v steps along u, H_u along v */
   const hd_real *hu = f->f[3 + u], *hv = f->f[3 + v];
   const hd_real cur = (hv[q.n] - hv[q.n - su]) / f->rn[v][idx[v]] - (hu[q.n] - hu[q.n - sv]) / f->rn[u][idx[u]];
   hd_real *e = f->f[c];
-  if (q.r < 0) { /* soft current source: the edge's current density */
+  const int set = q.r >= 0 && (q.hold || fabs(wd) > HD_FDTD_FEED_RELEASE);
+  if (q.r < 0) /* soft current source: the edge's current density */
     e[q.n] -= f->c2[f->m[c][q.n]] * q.amp * w * f->rn[u][idx[u]] * f->rn[v][idx[v]];
-  } else {
+  else if (set)
     e[q.n] = -(q.amp * w - q.r * cur) * f->rc[c][idx[c]];
-  }
   if (a->rec) {
-    a->rec[2 * p] = -e[q.n] / f->rc[c][idx[c]];
+    a->rec[2 * p] = q.r < 0 || set ? -e[q.n] / f->rc[c][idx[c]] : q.amp * w - q.r * cur;
     a->rec[2 * p + 1] = cur;
   }
 }
