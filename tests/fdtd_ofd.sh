@@ -24,6 +24,12 @@ same_run() {
   rm -f a_* b_*
 }
 
+# what every translated model says besides its lines: OpenFDTD's time step
+# (the Courant limit) and Mur (on H outside the faces); feeds add OpenFDTD's
+# release after the pulse
+ofd_keys='courant = 1
+mur = h'
+
 # a dipole fed at its centre (OpenFDTD's first sample, with PML)
 cat >dipole.ofd <<'IN'
 OpenFDTD 4 2
@@ -65,6 +71,8 @@ frequency = $pulse
 waveform = dgaussian
 z0 = 50
 farfield = 18 36
+$ofd_keys
+feed-release = yes
 IN
 same_run dipole dipole.ofd dipole.in
 "$bin" --progress=0 --input=dipole.ofd --output=a --volume=no --slice=none >a.out 2>a.err
@@ -120,6 +128,7 @@ sed -e '/^OpenFDTD/d' -e 's/^material = 1 /material = /' -e 's/^geometry = \([12
   -e 's/^feed = X 0 0 0 1 0 50/feed = X 0 0 0 1 50/' -e '/^rfeed/d' -e 's/^waveform = 1/waveform = gaussian/' \
   -e "s/^pulsewidth = 2e-10/frequency = $(awk 'BEGIN { printf "%.17g", 4.0 / (3.14159265358979323846 * 2e-10) }')/" \
   -e 's/^solver = 80 10 0/steps = 80\naverage-every = 10\nconverge = 0\nz0 = 50/' shapes.ofd >shapes.in
+printf '%s\nfeed-release = yes\n' "$ofd_keys" >>shapes.in
 same_run "every shape" shapes.ofd shapes.in
 "$bin" --progress=0 --input=shapes.in --output=c --volume=no --slice=none --steps=80 >/dev/null 2>&1
 sed 's/^geometry = \(.\) \(.\)cone /geometry = \1 \2pyramid /' shapes.in >pyr.in
@@ -169,6 +178,8 @@ z0 = 50
 steps = 200
 average-every = 20
 converge = 0
+$ofd_keys
+feed-release = yes
 IN
 same_run "loads and dispersive media" media.ofd media.in
 
@@ -199,6 +210,7 @@ waveform = dgaussian
 steps = 120
 average-every = 20
 converge = 0
+$ofd_keys
 IN
 same_run "plane wave" wave.ofd wave.in --farfield=6,8 --huygens-margin=2
 "$bin" --progress=0 --input=wave.ofd --output=a --volume=no --slice=none --farfield=6,8 --huygens-margin=2 >a.out 2>&1

@@ -32,7 +32,7 @@ typedef struct fdtd_state {
   int mur_h;                   /* the Mur points act on H outside the faces */
   hd_fdtd_pml_args pml[6];     /* per component */
   hd_idx npml[6];
-  hd_real *prof;               /* ae be ah bh for 3 axes */
+  hd_real *prof;               /* PML: the media's numbers (E, H), then p at nodes and half nodes of 3 axes */
   hd_fdtd_feed *feed;
   hd_fdtd_ade_args ade;        /* dispersive and loaded edges (ade.edge NULL: none) */
   hd_idx nade;
@@ -200,21 +200,29 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   return s;
 }
 
-/* PML: profiles on every padded node and half node of each axis (sigma 0 on
- * axes without PML), and for each component the positions inside the
- * layers but outside the fused loops' ranges. */
+/* PML: profiles on every padded node and half node of each axis (0 on
+ * axes without PML), the media's numbers for E and for H (hd/fdtd.h), and
+ * for each component the positions inside the layers but outside the
+ * fused loops' ranges. */
 static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   const hd_grid *g = &st->a.g;
   const hd_idx pad = g->ghost, L = m->pml_layers;
-  hd_idx len[3], off[12], total = 0, p;
+  hd_idx len[3], off[6], total = 6 * 256, p;
   hd_real *prof;
   int a, c;
   hd_status s = HD_OK;
   for (a = 0; a < 3; ++a) len[a] = m->n[a] + 1 + 2 * pad;
   for (a = 0; a < 3; ++a)
-    for (c = 0; c < 4; ++c) off[4 * a + c] = total, total += len[a];
-  prof = (hd_real *)malloc((size_t)total * sizeof *prof);
+    for (c = 0; c < 2; ++c) off[2 * a + c] = total, total += len[a];
+  prof = (hd_real *)calloc((size_t)total, sizeof *prof);
   if (!prof) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML profiles");
+  for (c = 0; c < m->nmat; ++c) { /* E's numbers at 3 c, H's at 768 + 3 c */
+    const double rn = 1.0 / sqrt(m->eps_r[c] * m->mu_r[c]), eps = HD_FDTD_EPS0 * m->eps_r[c], mu = HD_FDTD_MU0 * m->mu_r[c];
+    const int cond = c == HD_FDTD_PEC;
+    prof[3 * c] = prof[768 + 3 * c] = (hd_real)rn;
+    prof[3 * c + 1] = cond ? HD_R(0) : (hd_real)(m->dt / eps), prof[768 + 3 * c + 1] = cond ? HD_R(0) : (hd_real)(m->dt / mu);
+    prof[3 * c + 2] = (hd_real)(m->sigma[c] * m->dt / (2 * eps)), prof[768 + 3 * c + 2] = (hd_real)(m->sigma_m[c] * m->dt / (2 * mu));
+  }
   for (a = 0; a < 3; ++a) {
     const int on = m->bc[a] == HD_FDTD_BC_PML;
     const hd_idx gn = m->gn[a];
@@ -223,12 +231,8 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     for (p = 0; p < len[a]; ++p) {
       const double xe = fd_coord(m, a, p, pad), xh = 0.5 * (xe + fd_coord(m, a, p + 1, pad));
       const double de = on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, dh = on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0;
-      const double se = hd_fdtd_pml_sigma(de, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0);
-      const double sh = hd_fdtd_pml_sigma(dh, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0);
-      prof[off[4 * a] + p] = (hd_real)((1 - se) / (1 + se));
-      prof[off[4 * a + 1] + p] = (hd_real)(m->dt / HD_FDTD_EPS0 / (1 + se));
-      prof[off[4 * a + 2] + p] = (hd_real)((1 - sh) / (1 + sh));
-      prof[off[4 * a + 3] + p] = (hd_real)(m->dt / HD_FDTD_MU0 / (1 + sh));
+      prof[off[2 * a] + p] = (hd_real)(hd_fdtd_pml_sigma(de, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0));
+      prof[off[2 * a + 1] + p] = (hd_real)(hd_fdtd_pml_sigma(dh, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0));
     }
   }
   s = fd_upload(ctx, (void **)&st->prof, prof, (size_t)total * sizeof *prof);
@@ -253,8 +257,8 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
         lo[a] = onlo ? -L : mlo[a], hi[a] = onhi ? n + L - 1 : mhi[a];
       }
     }
-    for (a = 0; a < 3; ++a) pa->ae[a] = st->prof + off[4 * a], pa->be[a] = st->prof + off[4 * a + 1],
-                            pa->ah[a] = st->prof + off[4 * a + 2], pa->bh[a] = st->prof + off[4 * a + 3];
+    for (a = 0; a < 3; ++a) pa->pe[a] = st->prof + off[2 * a], pa->ph[a] = st->prof + off[2 * a + 1];
+    pa->mat = st->prof + (e ? 0 : 768);
     pa->f = st->a;
     pa->comp = c;
     for (q[2] = lo[2]; q[2] <= hi[2]; ++q[2])

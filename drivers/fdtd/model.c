@@ -293,16 +293,21 @@ static int parse_geometry(fdtd_input *in, char *err, size_t n) {
       if (count != 8 || (o->axis = parse_axis(t[2])) < 0)
         return fail(err, n, "%s: geometry: expected 'm cylinder x|y|z c1 c2 r lo hi'", where);
       if (numbers(t, 3, count, 5, o->v, where, "geometry", "'m cylinder x|y|z c1 c2 r lo hi'", err, n)) return -1;
-      if (!(o->v[2] > 0) || o->v[3] > o->v[4])
-        return fail(err, n, "%s: geometry: cylinder needs r > 0 and lo <= hi", where);
+      if (!(o->v[2] > 0)) return fail(err, n, "%s: geometry: cylinder needs r > 0", where);
+      if (o->v[3] > o->v[4]) { /* either order, as OpenFDTD takes its coordinates */
+        const double lo = o->v[4];
+        o->v[4] = o->v[3], o->v[3] = lo;
+      }
     } else if ((want = shape_of(t[1], &o->shape, &o->axis)) > 0) {
       char form[96];
       snprintf(form, sizeof form, "'m %s' and %d numbers", t[1], want);
       if (numbers(t, 2, count, want, o->v, where, "geometry", form, err, n)) return -1;
       if (o->shape == FDTD_BOX)
         for (a = 0; a < 3; ++a)
-          if (o->v[2 * a] > o->v[2 * a + 1])
-            return fail(err, n, "%s: geometry: box has %c1 > %c2", where, 'x' + a, 'x' + a);
+          if (o->v[2 * a] > o->v[2 * a + 1]) {
+            const double lo = o->v[2 * a + 1];
+            o->v[2 * a + 1] = o->v[2 * a], o->v[2 * a] = lo;
+          }
       if (o->shape == FDTD_SPHERE && !(o->v[3] > 0))
         return fail(err, n, "%s: geometry: sphere radius must be positive", where);
       if ((o->shape == FDTD_PYRAMID || o->shape == FDTD_CONE) &&
@@ -612,6 +617,34 @@ static void surface_rule(const fdtd_input *in, const hd_grid *g, const long off[
   }
 }
 
+/* The media that reach the faces continued outwards: a position of the
+ * padding beyond the whole grid takes the material of the nearest
+ * position of its component inside (as OpenFDTD extends them into its
+ * PML), so that absorbing layers and ghosts see the substrate or the
+ * conductor that crosses the face. */
+static void extend_materials(const fdtd_input *in, const hd_grid *g, const long off[3], const long ln[3], long pad,
+                             unsigned char *mat[6]) {
+  int c, a;
+  for (c = 0; c < 6; ++c) {
+    long q[3], hi[3];
+    for (a = 0; a < 3; ++a) hi[a] = (c < 3 ? a == c : a != c - 3) ? in->n[a] - 1 : in->n[a];
+    for (q[2] = -pad; q[2] <= ln[2] + pad; ++q[2])
+      for (q[1] = -pad; q[1] <= ln[1] + pad; ++q[1])
+        for (q[0] = -pad; q[0] <= ln[0] + pad; ++q[0]) {
+          long r[3];
+          int out = 0, ok = 1;
+          for (a = 0; a < 3; ++a) {
+            const long p = q[a] + off[a], pc = p < 0 ? 0 : p > hi[a] ? hi[a] : p;
+            out |= pc != p;
+            r[a] = pc - off[a];
+            ok &= r[a] >= -pad && r[a] <= ln[a] + pad;
+          }
+          if (out && ok)
+            mat[c][hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad)] = mat[c][hd_grid_at(g, r[0] + pad, r[1] + pad, r[2] + pad)];
+        }
+  }
+}
+
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
   static const long off[3] = {0, 0, 0};
   return fdtd_input_build_block(in, m, off, in->n, err, n);
@@ -690,6 +723,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
     }
   }
   surface_rule(in, &g, off, ln, pad, in->mat);
+  extend_materials(in, &g, off, ln, pad, in->mat);
   return 0;
 }
 

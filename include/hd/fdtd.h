@@ -17,8 +17,8 @@
  *
  * Boundaries per axis: PEC (tangential E on the faces stays 0), first-order
  * Mur on the tangential E of the faces or the tangential H outside them
- * (point lists), Berenger split-field
- * PML of L layers outside the faces (point lists over the layers), or
+ * (point lists), Berenger split-field PML of L layers outside the faces
+ * continuing the media that reach them (point lists over the layers), or
  * periodic (ghost copies).  The fused E and H loops cover the physical
  * nodes; elo/ehi give, per axis, the nodes where E tangential to that
  * axis' faces is updated by them. */
@@ -566,13 +566,20 @@ HD_DEFINE_FOR_1D(hd_fdtd_mur_loop, hd_fdtd_mur_pt, hd_fdtd_mur_args)
 
 /* ---- Berenger split-field PML -------------------------------------------- */
 
-/* A component inside the PML layers: its padded node and split parts.  The
- * profiles a (decay) and b (gain) per axis are (1 - s)/(1 + s) and
- * (dt/eps0)/(1 + s) with s = sigma dt / (2 eps0) at E nodes (index i) and
- * at H half nodes (index i for i + 1/2), graded sigma(d) = sigma_max
- * (d / thickness)^M, sigma_max = -(M + 1) ln(R0) / (2 eta0 thickness);
- * the magnetic conductivity is matched (sigma_m = sigma mu0/eps0), so H
- * uses the same profiles with dt/mu0 for dt/eps0. */
+/* A component inside the PML layers: its padded node and split parts, one
+ * for each transverse axis.  The layers continue the medium at the faces
+ * (the material arrays are extended outwards), and each part follows
+ *   perm ds/dt + (sigma + sigma_p perm / (n perm0)) s = +-d(curl term),
+ * perm and sigma the material's (a conductor keeps s = 0), n its
+ * refractive index, sigma_p the graded profile of the axis, so that the
+ * layer is matched to the medium it continues and attenuates a wave by
+ * the same factor a metre whatever the medium.  Central in time, with
+ * S = sigma dt / (2 perm) + p / n,  p = sigma_p dt / (2 perm0):
+ *   s' = ((1 - S) s + (dt/perm) D) / (1 + S).
+ * Profiles p per axis at E nodes (index i) and at H half nodes (index i
+ * for i + 1/2), graded sigma_p(d) = sigma_max (d / thickness)^M,
+ * sigma_max = -(M + 1) ln(R0) / (2 eta0 thickness); H uses the same p
+ * (the magnetic loss matched, sigma_m = sigma_p mu0/eps0). */
 typedef struct hd_fdtd_pml_point {
   hd_idx n;
   int i, j, k; /* padded node */
@@ -582,41 +589,50 @@ typedef struct hd_fdtd_pml_args {
   hd_fdtd_args f;
   const hd_fdtd_pml_point *pt;
   hd_real *s1, *s2;            /* split parts, one each per point */
-  const hd_real *ae[3], *be[3]; /* E profiles at nodes */
-  const hd_real *ah[3], *bh[3]; /* H profiles at half nodes */
+  const hd_real *pe[3];        /* profiles p at nodes (E) */
+  const hd_real *ph[3];        /* and at half nodes (H) */
+  const hd_real *mat;          /* per material of this field: 1/n, dt/perm (0: a conductor), sigma dt/(2 perm) */
   int comp;
 } hd_fdtd_pml_args;
+
+/* One split part s with profile p, the material's three numbers k and
+ * the signed difference d over its width. */
+HD_FN hd_real hd_fdtd_pml_part(hd_real s, hd_real p, const hd_real *k, hd_real d) {
+  const hd_real S = k[2] + p * k[0];
+  return ((1 - S) * s + k[1] * d) / (1 + S);
+}
 
 HD_FN void hd_fdtd_pml_pt(const hd_fdtd_pml_args *a, hd_idx p) {
   const hd_fdtd_pml_point q = a->pt[p];
   const hd_fdtd_args *f = &a->f;
   const hd_idx n = q.n, sy = f->g.stride[1], sz = f->g.stride[2];
   hd_real *const *F = f->f;
+  const hd_real *k = a->mat + 3 * f->m[a->comp][n];
   hd_real s1 = a->s1[p], s2 = a->s2[p];
   switch (a->comp) {
     case HD_FDTD_EX:
-      s1 = a->ae[1][q.j] * s1 + a->be[1][q.j] * f->rn[1][q.j] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - sy]);
-      s2 = a->ae[2][q.k] * s2 - a->be[2][q.k] * f->rn[2][q.k] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - sz]);
+      s1 = hd_fdtd_pml_part(s1, a->pe[1][q.j], k, f->rn[1][q.j] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - sy]));
+      s2 = hd_fdtd_pml_part(s2, a->pe[2][q.k], k, -f->rn[2][q.k] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - sz]));
       break;
     case HD_FDTD_EY:
-      s1 = a->ae[2][q.k] * s1 + a->be[2][q.k] * f->rn[2][q.k] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sz]);
-      s2 = a->ae[0][q.i] * s2 - a->be[0][q.i] * f->rn[0][q.i] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - 1]);
+      s1 = hd_fdtd_pml_part(s1, a->pe[2][q.k], k, f->rn[2][q.k] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sz]));
+      s2 = hd_fdtd_pml_part(s2, a->pe[0][q.i], k, -f->rn[0][q.i] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - 1]));
       break;
     case HD_FDTD_EZ:
-      s1 = a->ae[0][q.i] * s1 + a->be[0][q.i] * f->rn[0][q.i] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - 1]);
-      s2 = a->ae[1][q.j] * s2 - a->be[1][q.j] * f->rn[1][q.j] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sy]);
+      s1 = hd_fdtd_pml_part(s1, a->pe[0][q.i], k, f->rn[0][q.i] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - 1]));
+      s2 = hd_fdtd_pml_part(s2, a->pe[1][q.j], k, -f->rn[1][q.j] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sy]));
       break;
     case HD_FDTD_HX:
-      s1 = a->ah[1][q.j] * s1 - a->bh[1][q.j] * f->rc[1][q.j] * (F[HD_FDTD_EZ][n + sy] - F[HD_FDTD_EZ][n]);
-      s2 = a->ah[2][q.k] * s2 + a->bh[2][q.k] * f->rc[2][q.k] * (F[HD_FDTD_EY][n + sz] - F[HD_FDTD_EY][n]);
+      s1 = hd_fdtd_pml_part(s1, a->ph[1][q.j], k, -f->rc[1][q.j] * (F[HD_FDTD_EZ][n + sy] - F[HD_FDTD_EZ][n]));
+      s2 = hd_fdtd_pml_part(s2, a->ph[2][q.k], k, f->rc[2][q.k] * (F[HD_FDTD_EY][n + sz] - F[HD_FDTD_EY][n]));
       break;
     case HD_FDTD_HY:
-      s1 = a->ah[2][q.k] * s1 - a->bh[2][q.k] * f->rc[2][q.k] * (F[HD_FDTD_EX][n + sz] - F[HD_FDTD_EX][n]);
-      s2 = a->ah[0][q.i] * s2 + a->bh[0][q.i] * f->rc[0][q.i] * (F[HD_FDTD_EZ][n + 1] - F[HD_FDTD_EZ][n]);
+      s1 = hd_fdtd_pml_part(s1, a->ph[2][q.k], k, -f->rc[2][q.k] * (F[HD_FDTD_EX][n + sz] - F[HD_FDTD_EX][n]));
+      s2 = hd_fdtd_pml_part(s2, a->ph[0][q.i], k, f->rc[0][q.i] * (F[HD_FDTD_EZ][n + 1] - F[HD_FDTD_EZ][n]));
       break;
     default: /* HZ */
-      s1 = a->ah[0][q.i] * s1 - a->bh[0][q.i] * f->rc[0][q.i] * (F[HD_FDTD_EY][n + 1] - F[HD_FDTD_EY][n]);
-      s2 = a->ah[1][q.j] * s2 + a->bh[1][q.j] * f->rc[1][q.j] * (F[HD_FDTD_EX][n + sy] - F[HD_FDTD_EX][n]);
+      s1 = hd_fdtd_pml_part(s1, a->ph[0][q.i], k, -f->rc[0][q.i] * (F[HD_FDTD_EY][n + 1] - F[HD_FDTD_EY][n]));
+      s2 = hd_fdtd_pml_part(s2, a->ph[1][q.j], k, f->rc[1][q.j] * (F[HD_FDTD_EX][n + sy] - F[HD_FDTD_EX][n]));
       break;
   }
   a->s1[p] = s1;
