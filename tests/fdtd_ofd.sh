@@ -203,6 +203,7 @@ ymesh = -0.1 20 0.1
 zmesh = -0.1 20 0.1
 geometry = 1 ellipsoid -0.02 0.02 -0.02 0.02 -0.02 0.02
 planewave = 30 60 H
+planewave-form = sf
 probe = ex 0.05 0.05 0.05
 frequencies = 2e9 3e9 3
 frequency = $pulse

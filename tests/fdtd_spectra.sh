@@ -207,10 +207,12 @@ bad 2 "nearvolume: give the frequencies too" --input=small.in --nearvolume=yes
 bad 2 "planewave: polarisation 'X' is not V (1) or H (2)" --input=small.in --planewave="0 0 X"
 bad 2 "planewave: theta must lie in" --input=small.in --planewave="200 0 V"
 bad 2 "planewave: expected 'THETA PHI V|H \[E0\]'" --input=small.in --planewave="10"
-bad 2 "planewave: not with periodic boundaries (x)" --input=pw.in --boundary-x=periodic
+bad 2 "planewave: not with periodic boundaries (x)" --input=pw.in --boundary-x=periodic --planewave-form=tfsf
 sed 's/^xmesh = .*/xmesh = -0.05 10 0 12 0.05/' pw.in >pwnu.in
-bad 2 "planewave: needs a uniform mesh along each axis (x is not)" --input=pwnu.in
-bad 2 "planewave: material [0-9]* at .* lies outside the total-field box" --input=pw.in --huygens-margin=5
-bad 2 "leave no total-field box" --input=small.in --planewave="0 0 V"
+bad 2 "planewave: needs a uniform mesh along each axis (x is not)" --input=pwnu.in --planewave-form=tfsf
+bad 2 "planewave: material [0-9]* at .* lies outside the total-field box" --input=pw.in --huygens-margin=5 --planewave-form=tfsf
+bad 2 "leave no total-field box" --input=small.in --planewave="0 0 V" --planewave-form=tfsf
+bad 2 "planewave: the scattered-field form takes no feeds or sources" --input=pw.in --feed="Z 0 0 0 1 50" --planewave-form=sf
+bad 2 "planewave: a wave travelling along periodic x .* is not periodic" --input=pw.in --boundary-x=periodic --planewave="90 0 V"
 bad 2 "excite=all: not with a plane wave" --input=pw.in --feed="Z 0 0 0 1 50" --excite=all
 finish

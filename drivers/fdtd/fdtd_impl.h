@@ -9,6 +9,7 @@
 #include <hd/fdtd.h>
 #include <hd/fdtd_ade.h>
 #include <hd/fdtd_dft.h>
+#include <hd/fdtd_sf.h>
 #include <hd/fdtd_tfsf.h>
 #include <hd/memory.h>
 
@@ -68,6 +69,15 @@ typedef struct fdtd_state {
   hd_fdtd_tfsf_point *tfsf[2];
   hd_idx ntfsf[2];
   double pw_e0, *inc_acc;
+  /* the scattered-field form (hd/fdtd_sf.h): the incident wave, the E and
+   * H components of media, their coefficients, each probe's and each
+   * dispersive or loaded edge's distance along the wave */
+  int pw_sf;
+  hd_fdtd_incident pw;
+  hd_fdtd_sf_point *sf[2];
+  hd_idx nsf[2];
+  hd_real *sf_coef;
+  double *sf_probe_d, *ade_pwd;
 } fdtd_state;
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
@@ -104,6 +114,11 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->inc_coef);
   hd_dev_free(ctx, st->tfsf[0]);
   hd_dev_free(ctx, st->tfsf[1]);
+  hd_dev_free(ctx, st->sf[0]);
+  hd_dev_free(ctx, st->sf[1]);
+  hd_dev_free(ctx, st->sf_coef);
+  hd_dev_free(ctx, st->sf_probe_d);
+  hd_dev_free(ctx, st->ade_pwd);
   free(st->inc_acc);
   free(st->freq);
   hd_dev_free(ctx, st->rec);
@@ -491,6 +506,20 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
   return s;
 }
 
+/* The scattered-field plane wave's distance k^.(r - r0) of component comp
+ * at padded node q, r0 the corner of the whole grid the wave reaches
+ * first (before it the waveform is still nil). */
+static double fd_pw_distance(const fdtd_model *m, int comp, const hd_idx q[3], hd_idx pad) {
+  double d = 0.0;
+  int a;
+  for (a = 0; a < 3; ++a) {
+    const int half = comp < 3 ? a == comp : a != comp - 3;
+    const double x = half ? 0.5 * (fd_coord(m, a, q[a], pad) + fd_coord(m, a, q[a] + 1, pad)) : fd_coord(m, a, q[a], pad);
+    d += m->pw_k[a] * (x - (m->pw_k[a] >= 0 ? m->node[a][0] : m->node[a][m->gn[a]]));
+  }
+  return d;
+}
+
 /* Whether this block's E update reaches component c at physical node p. */
 static int fd_updates_e(const fdtd_state *st, int c, const long p[3]) {
   int a;
@@ -597,6 +626,17 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
   }
   st->nade = count;
   st->ade.stride = 1 + 2 * npmax;
+  if (s == HD_OK && count && m->pw_sf) { /* the scattered-field form marches these edges' total field */
+    double *d = (double *)malloc((size_t)count * sizeof *d);
+    hd_idx e;
+    if (!d) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    for (e = 0; s == HD_OK && e < count; ++e) {
+      const hd_idx q[3] = {edge[e].i, edge[e].j, edge[e].k};
+      d[e] = fd_pw_distance(m, edge[e].comp, q, pad);
+    }
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->ade_pwd, d, (size_t)count * sizeof *d);
+    free(d);
+  }
   if (s == HD_OK && count) {
     const size_t bytes = (size_t)count * (size_t)st->ade.stride * sizeof(hd_real);
     s = fd_upload(ctx, (void **)&st->ade.edge, edge, (size_t)count * sizeof *edge);
@@ -605,6 +645,77 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
     if (s == HD_OK) s = hd_dev_zero(ctx, st->ade.state, bytes);
   }
   free(coef), free(edge), free(taken);
+  return s;
+}
+
+/* The scattered-field form: the incident wave, each medium's
+ * coefficients, and the components of this block's updates that sit in a
+ * medium other than vacuum (dispersive and loaded edges excepted: the ADE
+ * pass marches their total field), then the probes' distances. */
+static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  const hd_grid *g = &st->a.g;
+  const hd_idx pad = g->ghost;
+  const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
+  hd_real coef[2][512];
+  int need[2][256], c, k, w;
+  hd_fdtd_sf_point *list[2] = {NULL, NULL};
+  hd_idx cap[2] = {0, 0};
+  hd_status s = HD_OK;
+  st->pw_sf = 1;
+  st->pw.wave = m->wave;
+  for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e0 * m->pw_e[c], st->pw.amp[3 + c] = m->pw_e0 * m->pw_h[c] / eta;
+  memset(coef, 0, sizeof coef);
+  for (k = 0; k < m->nmat; ++k)
+    for (w = 0; w < 2; ++w) {
+      const double rel = w ? m->mu_r[k] : m->eps_r[k], sg = w ? m->sigma_m[k] : m->sigma[k];
+      const double perm = rel * (w ? HD_FDTD_MU0 : HD_FDTD_EPS0), sh = sg * m->dt / (2 * perm);
+      coef[w][2 * k] = (hd_real)((1 - 1 / rel) / (1 + sh)), coef[w][2 * k + 1] = (hd_real)(sh / (1 + sh));
+      need[w][k] = k == HD_FDTD_PEC || (k != HD_FDTD_VACUUM && (coef[w][2 * k] != 0 || coef[w][2 * k + 1] != 0) &&
+                                        (w || !m->npole || m->npole[k] <= 0));
+    }
+  s = fd_upload(ctx, (void **)&st->sf_coef, coef, sizeof coef);
+  for (c = 0; s == HD_OK && c < 6; ++c) {
+    const int e = c < 3, wl = e ? 0 : 1;
+    long p[3], hi[3];
+    int a;
+    for (a = 0; a < 3; ++a) hi[a] = e ? m->n[a] : (a == c - 3 ? m->n[a] : m->n[a] - 1);
+    for (p[2] = 0; s == HD_OK && p[2] <= hi[2]; ++p[2])
+      for (p[1] = 0; s == HD_OK && p[1] <= hi[1]; ++p[1])
+        for (p[0] = 0; s == HD_OK && p[0] <= hi[0]; ++p[0]) {
+          const hd_idx q[3] = {p[0] + pad, p[1] + pad, p[2] + pad}, n = hd_grid_at(g, q[0], q[1], q[2]);
+          int load = 0;
+          if (!need[wl][m->mat[c][n]] || (e && !fd_updates_e(st, c, p))) continue;
+          for (k = 0; e && k < m->nload; ++k)
+            load |= m->load[k].comp == c && m->load[k].i == p[0] && m->load[k].j == p[1] && m->load[k].k == p[2];
+          if (load) continue;
+          if (st->nsf[wl] == cap[wl]) {
+            hd_fdtd_sf_point *nl;
+            cap[wl] = cap[wl] ? 2 * cap[wl] : 4096;
+            if (!(nl = (hd_fdtd_sf_point *)realloc(list[wl], (size_t)cap[wl] * sizeof *nl))) {
+              s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+              break;
+            }
+            list[wl] = nl;
+          }
+          list[wl][st->nsf[wl]].n = n, list[wl][st->nsf[wl]].comp = c;
+          list[wl][st->nsf[wl]++].d = fd_pw_distance(m, c, q, pad);
+        }
+  }
+  for (w = 0; s == HD_OK && w < 2; ++w) s = fd_upload(ctx, (void **)&st->sf[w], list[w], (size_t)st->nsf[w] * sizeof **list);
+  free(list[0]), free(list[1]);
+  if (s == HD_OK && m->nprobe) {
+    double *d = (double *)malloc((size_t)m->nprobe * sizeof *d);
+    if (!d) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
+    for (k = 0; k < m->nprobe; ++k) {
+      const hd_idx q[3] = {m->probe[k].i + pad, m->probe[k].j + pad, m->probe[k].k + pad};
+      d[k] = fd_pw_distance(m, m->probe[k].comp, q, pad);
+    }
+    s = fd_upload(ctx, (void **)&st->sf_probe_d, d, (size_t)m->nprobe * sizeof *d);
+    free(d);
+  }
+  st->pw_e0 = m->pw_e0;
+  if (s == HD_OK && m->nfreq && !(st->inc_acc = (double *)calloc((size_t)2 * m->nfreq, sizeof(double))))
+    s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
   return s;
 }
 
@@ -706,7 +817,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   if (s == HD_OK && st->nrec)
     s = hd_dev_alloc(ctx, (void **)&st->rec, (size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
   if (s == HD_OK && m->nfreq) s = fd_create_dft(ctx, st, m, pad);
-  if (s == HD_OK && m->pw_e0 != 0) s = fd_build_tfsf(ctx, st, m);
+  if (s == HD_OK && m->pw_e0 != 0) s = m->pw_sf ? fd_build_sf(ctx, st, m) : fd_build_tfsf(ctx, st, m);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(2 * m->n[1] * m->n[2]) * sizeof(double));
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
@@ -857,13 +968,29 @@ static hd_status fd_mur(hd_ctx *ctx, fdtd_state *st) {
   return hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
 }
 
+/* The scattered-field form's half step (efield: after the E update): the
+ * incident wave's part in the media, the field's times before and after. */
+static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
+  hd_fdtd_sf_args sa;
+  const double t = (double)st->step * st->dt + (efield ? 0.0 : 0.5 * st->dt);
+  const int w = efield ? 0 : 1;
+  if (!st->nsf[w]) return HD_OK;
+  memcpy(sa.f, st->a.f, sizeof sa.f), memcpy(sa.m, st->a.m, sizeof sa.m);
+  sa.pt = st->sf[w], sa.coef = st->sf_coef + 512 * w, sa.inc = st->pw;
+  sa.inc.t0 = t, sa.inc.t1 = t + st->dt;
+  return hd_fdtd_sf_loop(ctx, &sa, 0, st->nsf[w]);
+}
+
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   hd_status s = fd_half_step(ctx, st, 1);
   int c;
   if (s == HD_OK && st->nade) {
     st->ade.f = st->a;
+    st->ade.pwd = st->ade_pwd, st->ade.inc = st->pw;
+    st->ade.inc.t0 = (double)st->step * st->dt, st->ade.inc.t1 = (double)(st->step + 1) * st->dt;
     s = hd_fdtd_ade_loop(ctx, &st->ade, 0, st->nade);
   }
+  if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 1);
   if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
@@ -878,9 +1005,11 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     fa.rec = rec ? rec + st->nprobe : st->vi;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
   }
+  if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);
+  if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
@@ -892,6 +1021,12 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     pa.probe = st->probe;
     pa.rec = rec;
     s = hd_fdtd_probe_loop(ctx, &pa, 0, st->nprobe);
+    if (s == HD_OK && st->pw_sf) { /* the total field */
+      hd_fdtd_sf_probe_args qa;
+      qa.probe = st->probe, qa.d = st->sf_probe_d, qa.rec = rec, qa.inc = st->pw;
+      qa.inc.t0 = (double)(st->step + 1) * st->dt, qa.inc.t1 = qa.inc.t0 + 0.5 * st->dt;
+      s = hd_fdtd_sf_probe_loop(ctx, &qa, 0, st->nprobe);
+    }
   }
   ++st->step;
   if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);

@@ -69,6 +69,7 @@ typedef struct fdtd_model {
    * the total-field box of physical nodes lo..hi (uniform mesh) */
   double pw_e0, pw_k[3], pw_e[3], pw_h[3], pw_cell;
   long tfsf_lo[3], tfsf_hi[3];
+  int pw_sf;                   /* the scattered-field form (hd/fdtd_sf.h) instead of the box */
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */

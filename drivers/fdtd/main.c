@@ -661,7 +661,7 @@ static int run(int argc, char **argv) {
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
-  int wave_choice = HD_FDTD_DGAUSSIAN;
+  int wave_choice = HD_FDTD_DGAUSSIAN, pw_form = 0;
   long box_lo[3] = {0, 0, 0}, box_hi[3] = {0, 0, 0};
   double *runs[HD_FDTD_MAX_PORTS] = {NULL};
   fdtd_spectra_run spec;
@@ -699,6 +699,7 @@ static int run(int argc, char **argv) {
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
       {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c.planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c.planewave, NULL, 0, 0, 0},
+      {"planewave-form", CLI_CHOICE, &c.pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearvolume", CLI_FLAG, &c.nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
@@ -752,12 +753,14 @@ static int run(int argc, char **argv) {
   if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
   c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
+  for (k = 0; k < 3; ++k) c.sp.periodic[k] = fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC;
   if (c.planewave[0] && fdtd_planewave_parse(&c.pw, c.planewave, err, sizeof err)) goto usage;
   if (c.pw.on && !(c.in.freq > 0)) {
     snprintf(err, sizeof err, "planewave: the waveform needs a frequency > 0");
     goto usage;
   }
   c.sp.pw_theta = c.pw.theta, c.sp.pw_phi = c.pw.phi;
+  if (c.pw.on && (pw_form = fdtd_planewave_form(&c.pw, &c.in, &c.sp, err, sizeof err)) < 0) goto usage;
   if (c.sp.excite_all) {
     const char *why_not = !c.sp.nfreq ? "give the frequencies too"
                           : fdtd_spectra_ports_count(&c.in) != c.in.nfeed ? "the model has soft sources; S-parameters take feeds alone"
@@ -853,7 +856,7 @@ static int run(int argc, char **argv) {
   }
   m.npts = r.npts, m.surf_face = r.surf_face, m.surf_ijk = r.surf_ijk;
   m.volume_dft = c.nearvolume;
-  bad = c.pw.on && fdtd_planewave_setup(&c.pw, &c.in, &c.sp, &m, err, sizeof err);
+  bad = c.pw.on && fdtd_planewave_setup(&c.pw, pw_form, &c.in, &c.sp, &m, err, sizeof err);
   if (hd_par_any(bad)) {
     core->destroy(&ctx);
     if (!bad) snprintf(err, sizeof err, "planewave: a material lies outside the total-field box (on another rank's block)");

@@ -244,8 +244,7 @@ static int shape_of(const char *name, int *shape, int *axis) {
   return 0;
 }
 
-/* The object's bounding box x1 x2 y1 y2 z1 z2. */
-static void object_box(const fdtd_object *o, double box[6]) {
+void fdtd_object_box(const fdtd_object *o, double box[6]) {
   const int a = o->axis, b = (a + 1) % 3, c = (a + 2) % 3;
   int d;
   if (o->shape == FDTD_BOX || o->shape == FDTD_ELLIPSOID || o->shape == FDTD_ECYLINDER) {
@@ -317,7 +316,7 @@ static int parse_geometry(fdtd_input *in, char *err, size_t n) {
       return fail(err, n, "%s: geometry: unknown shape '%s' (box, ellipsoid, sphere, cylinder, x|y|zcylinder, "
                   "x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's 1, 2, 11-13, 31-33, 41-43, 51-53)", where, t[1]);
     }
-    object_box(o, box);
+    fdtd_object_box(o, box);
     for (a = 0; a < 3; ++a)
       if (!in_domain(in, a, box[2 * a]) || !in_domain(in, a, box[2 * a + 1]))
         return fail(err, n, "%s: geometry: %s outside the domain along %c", where, t[1], 'x' + a);
@@ -703,7 +702,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   for (k = 0; k < in->nobj; ++k) { /* later objects win */
     const fdtd_object *o = &in->obj[k];
     double box[6];
-    object_box(o, box);
+    fdtd_object_box(o, box);
     for (c = 0; c < 6; ++c) { /* the positions of this block and its padding */
       long lo[3], hi[3], q[3];
       for (a = 0; a < 3; ++a) {

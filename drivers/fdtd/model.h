@@ -22,6 +22,9 @@ typedef struct fdtd_object {
                            pyramid, cone: a1 a2 bc cc wb1 wc1 wb2 wc2 (b, c: the axes after a, cyclic) */
 } fdtd_object;
 
+/* The object's bounding box x1 x2 y1 y2 z1 z2. */
+void fdtd_object_box(const fdtd_object *o, double box[6]);
+
 typedef struct fdtd_input {
   /* as given */
   cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe, load;

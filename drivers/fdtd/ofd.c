@@ -102,7 +102,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
   ofd_out o;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
   double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0};
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0;
   memset(&o, 0, sizeof o);
   note[0] = '\0';
   far_line = 0;
@@ -153,6 +153,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
           z0 = v, ++nfeed;
         } else if (!strcmp(key, "solver")) {
           solver = 1;
+        } else if (!strcmp(key, "planewave")) {
+          pwline = lineno;
         } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !far[2])) {
           const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
           far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, far[1] = two ? atoi(t[3]) : atoi(t[3]), far[2] = lineno;
@@ -223,7 +225,9 @@ static int translate(const char *path, const char *text, char **out, int **lines
           snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno);
           goto fail;
         }
-        if (emit(&o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H")) goto oom;
+        if (emit(&o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
+            emit(&o, lineno, "planewave-form = sf"))
+          goto oom;
       } else if (!strcmp(key, "abc")) {
         if (!strcmp(t[2], "0")) {
           if (emit(&o, lineno, "boundary = mur")) goto oom;
@@ -286,6 +290,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
     if (emit(&o, 1, "courant = 1") || emit(&o, 1, "mur = h") || (nfeed && emit(&o, 1, "feed-release = yes"))) goto oom;
     if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
       goto oom; /* OpenFDTD's defaults */
+    if (!far[2] && pwline) /* OpenFDTD always gives a plane wave's cross-sections: they need the far field */
+      far[0] = 18, far[1] = 36, far[2] = pwline;
     if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies */
       if (emit(&o, far[2], "farfield = %d %d", far[0], far[1])) goto oom;
       far_line = far[2];

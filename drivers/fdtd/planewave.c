@@ -9,12 +9,14 @@
 #define PI 3.14159265358979323846
 
 int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t n) {
+  const int form = pw->form;
   char pol[16], extra[2], s[128];
   int k, got;
   for (k = 0; k + 1 < (int)sizeof s && text[k]; ++k) s[k] = text[k] == ',' ? ' ' : text[k];
   s[k] = '\0';
   memset(pw, 0, sizeof *pw);
   pw->e0 = 1.0;
+  pw->form = form;
   got = sscanf(s, "%lf %lf %15s %lf %1s", &pw->theta, &pw->phi, pol, &pw->e0, extra);
   if (got < 3 || got > 4) return snprintf(err, n, "planewave: expected 'THETA PHI V|H [E0]' (degrees, V/m)"), -1;
   pw->pol = !strcmp(pol, "V") || !strcmp(pol, "v") || !strcmp(pol, "1") ? 1
@@ -28,13 +30,61 @@ int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t
   return 0;
 }
 
-int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
+/* Why the total-field box cannot take this model ("" when it can), from
+ * the input alone (every rank decides alike). */
+static void tfsf_obstacle(const fdtd_input *in, const fdtd_spectra *sp, char *why, size_t n) {
+  const long margin = sp->margin + FDTD_TFSF_GAP;
+  int a, k;
+  why[0] = '\0';
+  for (a = 0; a < 3 && !why[0]; ++a) {
+    const double d = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
+    for (k = 0; k < in->n[a] && !why[0]; ++k)
+      if (fabs(in->node[a][k + 1] - in->node[a][k] - d) > 1e-9 * d) snprintf(why, n, "the mesh along %c is not uniform", 'x' + a);
+    if (!why[0] && fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC) snprintf(why, n, "%c is periodic", 'x' + a);
+    if (!why[0] && (in->n[a] - 2 * margin < 1 || margin < 3)) snprintf(why, n, "%ld cells along %c leave no box", in->n[a], 'x' + a);
+  }
+  for (k = 0; k < in->nobj && !why[0]; ++k) {
+    double box[6];
+    fdtd_object_box(&in->obj[k], box);
+    for (a = 0; a < 3 && !why[0]; ++a)
+      if (in->obj[k].mat != HD_FDTD_VACUUM &&
+          (box[2 * a] < in->node[a][margin] || box[2 * a + 1] > in->node[a][in->n[a] - margin]))
+        snprintf(why, n, "object %d reaches within %ld cells of the %c faces", k + 1, margin, 'x' + a);
+  }
+}
+
+int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, char *err, size_t n) {
+  double k[3], e[3], h[3];
+  char why[160];
+  int a;
+  if (pw->form == FDTD_PW_TFSF) return FDTD_PW_TFSF; /* its own checks follow, with the model */
+  tfsf_obstacle(in, sp, why, sizeof why);
+  if (pw->form == FDTD_PW_AUTO && !why[0]) return FDTD_PW_TFSF;
+  if (in->nfeed)
+    return snprintf(err, n, "planewave: the scattered-field form takes no feeds or sources%s%s (the total-field box does)",
+                    why[0] && pw->form == FDTD_PW_AUTO ? ", and the box cannot be used: " : "",
+                    pw->form == FDTD_PW_AUTO ? why : ""), -1;
+  hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, k, e, h);
+  for (a = 0; a < 3; ++a) /* the scattered field of a periodic cell is periodic only at normal incidence to its axes */
+    if (fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC && k[a] != 0.0)
+      return snprintf(err, n, "planewave: a wave travelling along periodic %c (k_%c = %.3g) is not periodic: give a direction normal to it",
+                      'x' + a, 'x' + a, k[a]), -1;
+  return FDTD_PW_SF;
+}
+
+int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
                          char *err, size_t n) {
   const long margin = sp->margin + FDTD_TFSF_GAP;
   double d[3], f = 0.0;
   hd_grid g;
   long p[3] = {0, 0, 0}, q[3], pad;
   int a, c, bad = 0, mat = 0;
+  m->pw_e0 = pw->e0;
+  if (form == FDTD_PW_SF) {
+    hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, m->pw_k, m->pw_e, m->pw_h);
+    m->pw_sf = 1;
+    return 0;
+  }
   for (a = 0; a < 3; ++a) {
     long k;
     d[a] = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
@@ -54,7 +104,6 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const f
   m->pw_cell = hd_fdtd_inc_cell(d, m->pw_k, f, m->dt);
   if (!(m->pw_cell > 0))
     return snprintf(err, n, "planewave: the grid cannot carry a wave of %g Hz in this direction", f), -1;
-  m->pw_e0 = pw->e0;
   /* everything that scatters must sit in the total field (m: this block) */
   pad = fdtd_pad(m);
   if (!fdtd_node_grid(&g, m->n, pad)) return snprintf(err, n, "planewave: grid too large"), -1;

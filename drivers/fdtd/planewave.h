@@ -12,22 +12,33 @@
  * Huygens surface's H half a cell inside must still be scattered field. */
 #define FDTD_TFSF_GAP 2
 
+enum { FDTD_PW_AUTO = 0, FDTD_PW_TFSF, FDTD_PW_SF };
+
 typedef struct fdtd_planewave {
   int on, pol;         /* pol 1: E along -theta^ ("V"), 2: along phi^ ("H") */
   double theta, phi;   /* arrival direction, radians */
   double e0;           /* V/m */
+  int form;            /* FDTD_PW_*: the total-field box, the scattered-field form, or the box where it can be */
 } fdtd_planewave;
 
 /* "THETA PHI V|H|1|2 [E0]" (degrees; the wave arrives from (THETA, PHI),
  * as OpenFDTD's planewave); 0 or -1 with a message. */
 int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t n);
 
-/* The model's plane-wave fields: direction, polarisation, the incident
- * line's cell (matched at the mean output frequency, or the waveform's),
- * the total-field box FDTD_TFSF_GAP cells inside the Huygens box (margin
- * cells from the faces).  Refuses a non-uniform mesh, periodic axes, a box
- * too small and any material outside the box (built model m).  0 or -1. */
-int fdtd_planewave_setup(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
+/* The form a run takes (FDTD_PW_TFSF or FDTD_PW_SF), the same on every
+ * rank: the box where asked, or under auto where the mesh is uniform, no
+ * axis periodic and every object inside the box; else the scattered-field
+ * form, which takes no feeds or sources (then -1 with a message, as for a
+ * wave that is not periodic along a periodic axis). */
+int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, char *err, size_t n);
+
+/* The model's plane-wave fields in that form: direction, polarisation,
+ * amplitude; for the box also the incident line's cell (matched at the
+ * mean output frequency, or the waveform's) and the total-field box
+ * FDTD_TFSF_GAP cells inside the Huygens box (margin cells from the
+ * faces), refusing a non-uniform mesh, periodic axes, a box too small and
+ * any material outside the box (built model m).  0 or -1. */
+int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
                          char *err, size_t n);
 
 #endif

@@ -56,8 +56,8 @@ void fdtd_spectra_free(fdtd_spectra *s) {
 int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi[3], char *err, size_t en) {
   int a;
   for (a = 0; a < 3; ++a) {
-    lo[a] = s->margin, hi[a] = n[a] - s->margin;
-    if (hi[a] - lo[a] < 2)
+    lo[a] = s->periodic[a] ? 0 : s->margin, hi[a] = n[a] - lo[a];
+    if (hi[a] - lo[a] < 2 && !s->periodic[a])
       return snprintf(err, en, "farfield: %ld cells along %c leave no Huygens box %ld cells inside the boundary (huygens-margin)",
                       n[a], 'x' + a, s->margin), -1;
   }
@@ -493,6 +493,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
     pos[u * npts + p] = 0.5 * (in->node[u][q[u]] + in->node[u][q[u] + 1]);
     pos[w * npts + p] = 0.5 * (in->node[w][q[w]] + in->node[w][q[w] + 1]);
     area[p] = (in->node[u][q[u] + 1] - in->node[u][q[u]]) * (in->node[w][q[w] + 1] - in->node[w][q[w]]) * (face[p] % 2 ? 1 : -1);
+    if (s->periodic[a]) area[p] = 0.0; /* the next cell's face: their currents cancel */
   }
   for (d = 0; d < ndir; ++d) th[d] = PI * (double)(d / nph) / s->ntheta, ph[d] = 2 * PI * (double)(d % nph) / nph;
   th[ndir] = s->pw_theta, ph[ndir] = s->pw_phi; /* back toward the plane wave's source */

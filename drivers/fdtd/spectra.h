@@ -19,6 +19,7 @@ typedef struct fdtd_spectra {
   double *freq;
   int ntheta, nphi;   /* far-field divisions of theta in [0, 180] and phi in [0, 360); 0: none */
   long margin;        /* cells between the Huygens box and the boundary faces */
+  int periodic[3];    /* periodic axes: the box spans them whole and their faces do not radiate (a cell of the array) */
   double z0;          /* reference impedance; 0: each feed's own resistance */
   double dt;          /* the run's time step */
   int excite_all;     /* one run per port, the S-parameter matrix */
@@ -35,7 +36,8 @@ int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n
 void fdtd_spectra_free(fdtd_spectra *s);
 
 /* The Huygens box of the grid of n cells: physical nodes margin .. n -
- * margin an axis; 0 or -1 with a message when the grid is too small. */
+ * margin an axis (0 .. n along periodic axes); 0 or -1 with a message
+ * when the grid is too small. */
 int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi[3], char *err, size_t en);
 
 /* Write PREFIX_ports.csv (and PREFIX.s1p for a single feed) from the feed

@@ -16,11 +16,14 @@
  * sigma E at the mean of E^n and E^{n+1}, then gives E^{n+1} explicitly:
  *   E^{n+1} = ca E^n + cb curl H - cq sum_p [(k1 - 1) P^n + k2 P^{n-1} + k3 E^n]
  * (hd_fdtd_ade_set).  The pass runs after the E update and overwrites the
- * edges in its list; its state holds each edge's E^n and poles' P^n, P^{n-1}. */
+ * edges in its list; its state holds each edge's E^n and poles' P^n, P^{n-1}.
+ * Under a scattered-field plane wave (hd/fdtd_sf.h) the edges march the
+ * total field, curl H_i taken as eps0 dE_i/dt, and the grid gets E - E_i. */
 #ifndef HD_FDTD_ADE_H
 #define HD_FDTD_ADE_H
 
 #include "fdtd.h"
+#include "fdtd_sf.h"
 
 #define HD_FDTD_POLES 4
 
@@ -52,6 +55,8 @@ typedef struct hd_fdtd_ade_args {
   const hd_fdtd_ade_coef *coef;
   hd_real *state; /* per edge: E^n, then P^n, P^{n-1} of each pole */
   int stride;     /* 1 + 2 * most poles of any set */
+  const double *pwd; /* a scattered-field plane wave: each edge's distance (NULL: none) */
+  hd_fdtd_incident inc;
 } hd_fdtd_ade_args;
 
 /* curl H at an E edge, as the E update forms it (u, v: the transverse axes). */
@@ -67,18 +72,24 @@ HD_FN void hd_fdtd_ade_pt(const hd_fdtd_ade_args *a, hd_idx p) {
   const int idx[3] = {q.i, q.j, q.k};
   hd_real *s = a->state + p * (hd_idx)a->stride, *e = a->f.f[q.comp];
   const hd_real en = s[0];
-  hd_real known = 0, enew;
+  hd_real known = 0, enew, curl = hd_fdtd_curl_h(&a->f, q.comp, q.n, idx);
+  double i1 = 0.0;
   int r;
+  if (a->pwd) {
+    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], a->inc.t0);
+    i1 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], a->inc.t1);
+    curl += (hd_real)(HD_FDTD_EPS0 * (i1 - i0) / (a->inc.t1 - a->inc.t0));
+  }
   for (r = 0; r < k->npole; ++r)
     known += (k->k[r][0] - 1) * s[1 + 2 * r] + k->k[r][1] * s[2 + 2 * r] + k->k[r][2] * en;
-  enew = k->ca * en + k->cb * hd_fdtd_curl_h(&a->f, q.comp, q.n, idx) - k->cq * known;
+  enew = k->ca * en + k->cb * curl - k->cq * known;
   for (r = 0; r < k->npole; ++r) {
     const hd_real pn = s[1 + 2 * r];
     s[1 + 2 * r] = k->k[r][0] * pn + k->k[r][1] * s[2 + 2 * r] + k->k[r][2] * en + k->k[r][3] * enew;
     s[2 + 2 * r] = pn;
   }
   s[0] = enew;
-  e[q.n] = enew;
+  e[q.n] = enew - (hd_real)i1;
 }
 HD_DEFINE_FOR_1D(hd_fdtd_ade_loop, hd_fdtd_ade_pt, hd_fdtd_ade_args)
 

@@ -1,0 +1,82 @@
+/* hd/fdtd_sf.h - plane-wave incidence in the scattered-field form
+ * (Taflove & Hagness, ch. 5.8; OpenFDTD's form).
+ *
+ * The grid holds the scattered field everywhere; the incident plane wave
+ * is known in closed form,
+ *     E_i(r, t) = E0 e^ w(t - k^.(r - r0) / c),  H_i = E0 h^ / eta0 w(...),
+ * and enters only where the medium is not vacuum.  Subtracting the
+ * vacuum equations the incident field obeys from the medium's,
+ *     eps dEs/dt + sigma Es = curl Hs - (eps - eps0) dEi/dt - sigma Ei,
+ * central in time as the E update, gives after that update
+ *     Es' -= [(1 - eps0/eps) (Ei' - Ei) + s (Ei' + Ei)] / (1 + s),
+ * s = sigma dt / (2 eps), Ei and Ei' at the field's times before and after
+ * the half step; the same for H with mu and the magnetic loss.  In a
+ * conductor the total field is 0: Es' = -Ei'.  Dispersive and loaded
+ * edges (hd/fdtd_ade.h) march the total field instead.  Nothing needs a
+ * uniform mesh or room around the scatterer: periodic cells, non-uniform
+ * meshes and scatterers that reach the boundary all work. */
+#ifndef HD_FDTD_SF_H
+#define HD_FDTD_SF_H
+
+#include "fdtd.h"
+
+/* The incident wave of a half step: the waveform, E0 e^_c (V/m) for
+ * ex..ez and E0 h^_c / eta0 (A/m) for hx..hz, and the field's times before
+ * and after the half step.  A position enters by its distance d = k^.(r -
+ * r0) along the direction of travel. */
+typedef struct hd_fdtd_incident {
+  hd_fdtd_wave wave;
+  double amp[6];
+  double t0, t1;
+} hd_fdtd_incident;
+
+HD_FN double hd_fdtd_incident_at(const hd_fdtd_incident *w, int comp, double d, double t) {
+  return w->amp[comp] * hd_fdtd_waveform(&w->wave, t - d / HD_FDTD_C0);
+}
+
+/* A component of a medium that is not vacuum: its padded node, component
+ * and distance d. */
+typedef struct hd_fdtd_sf_point {
+  hd_idx n;
+  double d;
+  int comp;
+} hd_fdtd_sf_point;
+
+typedef struct hd_fdtd_sf_args {
+  hd_real *f[6];
+  const unsigned char *m[6];
+  const hd_fdtd_sf_point *pt;
+  const hd_real *coef; /* per material of the field: (1 - perm0/perm)/(1 + s), s/(1 + s) */
+  hd_fdtd_incident inc;
+} hd_fdtd_sf_args;
+
+HD_FN void hd_fdtd_sf_pt(const hd_fdtd_sf_args *a, hd_idx p) {
+  const hd_fdtd_sf_point q = a->pt[p];
+  const unsigned m = a->m[q.comp][q.n];
+  const double i1 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, a->inc.t1);
+  hd_real *f = a->f[q.comp];
+  if (m == HD_FDTD_PEC) {
+    f[q.n] = (hd_real)-i1;
+  } else {
+    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, a->inc.t0);
+    f[q.n] -= (hd_real)(a->coef[2 * m] * (i1 - i0) + a->coef[2 * m + 1] * (i1 + i0));
+  }
+}
+HD_DEFINE_FOR_1D(hd_fdtd_sf_loop, hd_fdtd_sf_pt, hd_fdtd_sf_args)
+
+/* Probes record the total field: the incident added to the record of the
+ * step (inc.t0 the E time, inc.t1 the H time), d each probe's distance. */
+typedef struct hd_fdtd_sf_probe_args {
+  const hd_fdtd_probe *probe;
+  const double *d;
+  hd_real *rec;
+  hd_fdtd_incident inc;
+} hd_fdtd_sf_probe_args;
+
+HD_FN void hd_fdtd_sf_probe_pt(const hd_fdtd_sf_probe_args *a, hd_idx p) {
+  const int c = a->probe[p].comp;
+  a->rec[p] += (hd_real)hd_fdtd_incident_at(&a->inc, c, a->d[p], c < 3 ? a->inc.t0 : a->inc.t1);
+}
+HD_DEFINE_FOR_1D(hd_fdtd_sf_probe_loop, hd_fdtd_sf_probe_pt, hd_fdtd_sf_probe_args)
+
+#endif /* HD_FDTD_SF_H */
