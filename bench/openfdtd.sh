@@ -54,7 +54,7 @@ ofd_far2d() {
 # PREFIX_farfield.csv and the rcs_K summary lines.
 hd_tables() {
   [ -f hd_ports.csv ] && awk -F, 'NR > 1 { printf "z %d %.5e %s %s\n", $2, $1, $7, $8 }' hd_ports.csv
-  [ -f hd_points.csv ] && awk -F, 'NR > 1 { printf "%s %d %.5e %s\n", $2, $3, $1, $4 }' hd_points.csv
+  [ -f hd_points.csv ] && awk -F, 'NR > 1 { printf "%s %d %.5e %s\n", tolower(substr($2, 1, 1)), substr($2, 2, 1), $1, $3 }' hd_points.csv
   [ -f hd_farfield.csv ] && awk -F, 'NR > 1 && $9 != "" { printf "g %.5e %g %g %s\n", $1, $2, $3 % 360, $9 }' hd_farfield.csv
   sed -n 's/^rcs_[0-9]*: \([0-9.e+-]*\) Hz: monostatic \([0-9.e+-]*\) m2 .* forward \([0-9.e+-]*\) m2 .*/x \1 \2 \3/p' hd.txt |
     awk '{ printf "x %.5e %s %s\n", $2, $3, $4 }'

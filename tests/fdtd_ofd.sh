@@ -60,26 +60,30 @@ zmesh = -0.075 10 -0.025 11 0.025 10 0.075
 material = 2.0 0.0 1.0 0.0
 geometry = 1 box 0 0 0 0 -0.025 0.025
 feed = Z 0 0 0 -1 0
-probe = ez 0.03 0 0
+point = Z 0.03 0 0 +X
 steps = 300
 average-every = 50
 converge = 1e-3
 boundary = pml
 pml = 6,2,1e-4
 frequencies = 2e9 3e9 11
+farfield-frequencies = 3e9
 frequency = $pulse
 waveform = dgaussian
 z0 = 50
 farfield = 18 36
+huygens-margin = 0
 $ofd_keys
 feed-release = yes
 IN
 same_run dipole dipole.ofd dipole.in
 "$bin" --progress=0 --input=dipole.ofd --output=a --volume=no --slice=none >a.out 2>a.err
-grep -q "^hd-fdtd: dipole.ofd: not used: plotiter (line 15), frequency2 (the far field is at frequency1's frequencies) (line 12)$" a.err
+grep -q "^hd-fdtd: dipole.ofd: not used: plotiter (line 15)$" a.err
 result $? "the keys hd does not use are named on one line with their lines"
-[ "$(grep -c '^farfield_' a.out)" -eq 11 ] && [ -s a_farfield.csv ]
-result $? "plotfar2d: the far field on its 18 x 36 directions at the 11 frequencies"
+[ "$(grep -c '^farfield_' a.out)" -eq 1 ] && grep -q '^farfield_1: 3e+09 Hz' a.out && [ -s a_farfield.csv ]
+result $? "plotfar2d: the far field on its 18 x 36 directions at frequency2's frequency"
+[ "$(grep -c ',S11,' a_points.csv)" -eq 11 ] && [ "$(grep -c ',C11,' a_points.csv)" -eq 11 ]
+result $? "the point's S11 and its coupling to the feed at frequency1's 11 frequencies"
 [ "$(grep -c '^[0-9].*,1,' a_ports.csv)" -eq 11 ] && grep -q '^2.500000000e+09,1,' a_ports.csv
 result $? "the port's impedance at frequency1's 11 frequencies"
 dt=$(sed -n 's/^dt: //p' a.out)
@@ -183,7 +187,8 @@ feed-release = yes
 IN
 same_run "loads and dispersive media" media.ofd media.in
 
-# a plane wave on a sphere (ellipsoid 2): the frequencies are frequency2's
+# a plane wave on a sphere (ellipsoid 2): the far field at frequency2's
+# frequencies, the point at frequency1's, the pulse from frequency1
 cat >wave.ofd <<'IN'
 OpenFDTD 4 2
 xmesh = -0.1 20 0.1
@@ -196,7 +201,7 @@ frequency1 = 1e9 2e9 1
 frequency2 = 2e9 3e9 2
 solver = 120 20 0
 IN
-pulse=$(awk 'BEGIN { tw = 1.27 / (0.5 * (2e9 + 3e9)); printf "%.17g", 4.0 / (3.14159265358979323846 * tw) }')
+pulse=$(awk 'BEGIN { tw = 1.27 / (0.5 * (1e9 + 2e9)); printf "%.17g", 4.0 / (3.14159265358979323846 * tw) }')
 cat >wave.in <<IN
 xmesh = -0.1 20 0.1
 ymesh = -0.1 20 0.1
@@ -204,8 +209,9 @@ zmesh = -0.1 20 0.1
 geometry = 1 ellipsoid -0.02 0.02 -0.02 0.02 -0.02 0.02
 planewave = 30 60 H
 planewave-form = sf
-probe = ex 0.05 0.05 0.05
-frequencies = 2e9 3e9 3
+point = X 0.05 0.05 0.05
+frequencies = 1e9 2e9 2
+farfield-frequencies = 2e9 3e9 3
 frequency = $pulse
 waveform = dgaussian
 steps = 120
@@ -255,9 +261,9 @@ bad_model "bad.ofd:5: frequency1: expected 'F0 F1 DIV'" 'frequency1 = 2e9 1e9 10
 bad_model "bad.ofd:6: feed: reference impedances differ" 'feed = Z 0.05 0.05 0.05 1 0 50' 'feed = Z 0.02 0.05 0.05 1 0 75'
 bad_model "bad.ofd: give frequency1, frequency2 or pulsewidth" 'feed = Z 0.05 0.05 0.05 1 0 50'
 { cat base.ofd; printf 'feed = Z 0.05 0.05 0.05 1 0 50\nfrequency1 = 1e9 2e9 1\nplotfar2d = 6 8\nsolver = 10 5 0\n'; } >nofar.ofd
-"$bin" --progress=0 --input=nofar.ofd --output=a --volume=no --slice=none >a.out 2>a.err
-[ $? -eq 0 ] && grep -q "not used: the far field of plotfar (farfield: 10 cells along x leave no Huygens box.*(line 7)$" a.err && [ ! -e a_farfield.csv ]
-result $? "a plotfar2d the model leaves no room for is noted, not refused"
+"$bin" --progress=0 --input=nofar.ofd --output=a --volume=no --slice=none --mur=e >a.out 2>a.err
+[ $? -eq 0 ] && grep -q "not used: the far field of plotfar (huygens-margin: 0 puts the Huygens box on the faces.*(line 7)$" a.err && [ ! -e a_farfield.csv ]
+result $? "a plotfar2d the model leaves no room for (Mur on E: no box on the faces) is noted, not refused"
 rm -f a_* a.*
 bad_model "bad.ofd:5: load: 'Q' is not R, L or C" 'load = Z 0.05 0.05 0.05 Q 1' 'frequency1 = 1e9 2e9 1'
 printf 'OpenFDTD four\n' >hdr.ofd

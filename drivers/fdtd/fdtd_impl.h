@@ -47,10 +47,12 @@ typedef struct fdtd_state {
   long step;
   int tuned, block[3];
   /* running DFTs: frequencies, each feed's V and I, the Huygens surface */
-  int nfreq;
-  double *freq;                /* host */
+  int nfreq, nffreq;
+  double *freq;                /* host: every frequency (feeds, probes, the incident wave) */
+  const double *ffreq;         /* the fields' (surface, maps, volume): freq + the model's field_first */
   hd_real *vi;                 /* this step's V, I of each feed when no record is kept */
   double *feed_acc;            /* 4 nfreq nfeed */
+  double *probe_acc;           /* 2 nfreq nprobe */
   hd_idx *surf_node;
   unsigned char *surf_face;
   double *surf_acc;            /* 8 nfreq npts */
@@ -102,6 +104,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->probe);
   hd_dev_free(ctx, st->vi);
   hd_dev_free(ctx, st->feed_acc);
+  hd_dev_free(ctx, st->probe_acc);
   hd_dev_free(ctx, st->surf_node);
   hd_dev_free(ctx, st->surf_face);
   hd_dev_free(ctx, st->surf_acc);
@@ -316,11 +319,17 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
   st->freq = (double *)malloc((size_t)m->nfreq * sizeof(double));
   if (!st->freq) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
   memcpy(st->freq, m->freq, (size_t)m->nfreq * sizeof(double));
+  st->ffreq = st->freq + m->field_first, st->nffreq = m->nfield;
   if (st->nfeed) {
     bytes = (size_t)4 * m->nfreq * st->nfeed * sizeof(double);
     s = hd_dev_alloc(ctx, (void **)&st->feed_acc, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->feed_acc, bytes);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vi, (size_t)2 * st->nfeed * sizeof(hd_real));
+  }
+  if (s == HD_OK && st->nprobe) {
+    bytes = (size_t)2 * m->nfreq * st->nprobe * sizeof(double);
+    s = hd_dev_alloc(ctx, (void **)&st->probe_acc, bytes);
+    if (s == HD_OK) s = hd_dev_zero(ctx, st->probe_acc, bytes);
   }
   if (s == HD_OK && m->npts > 0) {
     const hd_idx npts = m->npts;
@@ -332,7 +341,7 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
       st->npts = npts;
       s = fd_upload(ctx, (void **)&st->surf_node, node, (size_t)npts * sizeof *node);
       if (s == HD_OK) s = fd_upload(ctx, (void **)&st->surf_face, m->surf_face, (size_t)npts);
-      bytes = (size_t)8 * m->nfreq * npts * sizeof(double);
+      bytes = (size_t)8 * m->nfield * npts * sizeof(double);
       if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->surf_acc, bytes);
       if (s == HD_OK) s = hd_dev_zero(ctx, st->surf_acc, bytes);
       bytes = (size_t)HD_DFT_BUFFER * 4 * npts * sizeof(hd_real);
@@ -351,7 +360,7 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * st->vol.span * sizeof(hd_real);
     s = hd_dev_alloc(ctx, (void **)&st->vol.buf, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.buf, bytes);
-    bytes = (size_t)12 * m->nfreq * st->vol.span * sizeof(hd_real);
+    bytes = (size_t)12 * m->nfield * st->vol.span * sizeof(hd_real);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->vol.acc, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, st->vol.acc, bytes);
   }
@@ -371,7 +380,7 @@ static hd_status fd_create_dft(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
       q->noff = 2, q->off[1] = st->a.g.stride[c];
     q->when = comp < 3 ? 0 : 1;
     q->f = st->a.f[comp];
-    bytes = (size_t)2 * m->nfreq * q->ncell * sizeof(double);
+    bytes = (size_t)2 * m->nfield * q->ncell * sizeof(double);
     s = hd_dev_alloc(ctx, (void **)&q->acc, bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, q->acc, bytes);
     else q->acc = NULL;
@@ -871,11 +880,11 @@ static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
   const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_BUFFER; /* the window of the last step taken */
   hd_status s = HD_OK;
   int k0;
-  for (k0 = 0; k0 < st->nfreq && upto > st->flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
+  for (k0 = 0; k0 < st->nffreq && upto > st->flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_surface_args sa;
-    hd_dft_phase_step(&sa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK,
+    hd_dft_phase_step(&sa.ph, st->ffreq + k0, st->nffreq - k0 < HD_DFT_CHUNK ? st->nffreq - k0 : HD_DFT_CHUNK,
                       step0 + st->flushed, st->dt);
-    hd_dft_rotation(sa.rc, sa.rs, st->freq + k0, sa.ph.count, st->dt);
+    hd_dft_rotation(sa.rc, sa.rs, st->ffreq + k0, sa.ph.count, st->dt);
     sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.t0 = st->flushed, sa.t1 = upto, sa.k0 = k0;
     s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
   }
@@ -889,11 +898,11 @@ static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
   const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_VOLUME_BUFFER;
   hd_status s = HD_OK;
   int k0, t, k;
-  for (k0 = 0; k0 < st->nfreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
+  for (k0 = 0; k0 < st->nffreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_volume_args va = st->vol;
     for (t = st->vol_flushed; t < upto; ++t) {
       hd_dft_phase ph;
-      hd_dft_phase_step(&ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, step0 + t, st->dt);
+      hd_dft_phase_step(&ph, st->ffreq + k0, st->nffreq - k0 < HD_DFT_CHUNK ? st->nffreq - k0 : HD_DFT_CHUNK, step0 + t, st->dt);
       for (va.count = ph.count, k = 0; k < ph.count; ++k)
         va.c[0][t][k] = ph.c[0][k], va.s[0][t][k] = ph.s[0][k], va.c[1][t][k] = ph.c[1][k], va.s[1][t][k] = ph.s[1][k];
     }
@@ -909,11 +918,13 @@ static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
  * chunk of frequencies; after the H half step the planes' fields, and the
  * surface's into the buffer. */
 static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int after_h) {
+  const double *freq = after_h ? st->ffreq : st->freq;
+  const int nf = after_h ? st->nffreq : st->nfreq;
   hd_status s = HD_OK;
   int k0, k;
-  for (k0 = 0; k0 < st->nfreq && s == HD_OK; k0 += HD_DFT_CHUNK) {
+  for (k0 = 0; k0 < nf && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_phase ph;
-    hd_dft_phase_step(&ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->step, st->dt);
+    hd_dft_phase_step(&ph, freq + k0, nf - k0 < HD_DFT_CHUNK ? nf - k0 : HD_DFT_CHUNK, st->step, st->dt);
     if (!after_h) {
       hd_dft_feed_args fa;
       for (k = 0; st->inc_acc && k < ph.count; ++k) /* the source's E, as the line holds it */
@@ -941,6 +952,19 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     hd_dft_volume_args va = st->vol;
     va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
     s = hd_dft_volume_sample_loop(ctx, &va, va.span, 1);
+  }
+  return s;
+}
+
+/* This step's probe records into their running DFTs. */
+static hd_status fd_probe_dft(hd_ctx *ctx, fdtd_state *st, const hd_real *rec) {
+  hd_status s = HD_OK;
+  int k0;
+  for (k0 = 0; k0 < st->nfreq && s == HD_OK; k0 += HD_DFT_CHUNK) {
+    hd_dft_probe_args pa;
+    hd_dft_phase_step(&pa.ph, st->freq + k0, st->nfreq - k0 < HD_DFT_CHUNK ? st->nfreq - k0 : HD_DFT_CHUNK, st->step, st->dt);
+    pa.rec = rec, pa.probe = st->probe, pa.acc = st->probe_acc, pa.nprobe = st->nprobe, pa.k0 = k0;
+    s = hd_dft_probe_loop(ctx, &pa, 0, st->nprobe);
   }
   return s;
 }
@@ -1027,6 +1051,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
       qa.inc.t0 = (double)(st->step + 1) * st->dt, qa.inc.t1 = qa.inc.t0 + 0.5 * st->dt;
       s = hd_fdtd_sf_probe_loop(ctx, &qa, 0, st->nprobe);
     }
+    if (s == HD_OK && st->probe_acc) s = fd_probe_dft(ctx, st, rec);
   }
   ++st->step;
   if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
@@ -1106,10 +1131,10 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 
 static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
 
-static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
+static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *probes, double *surface, double *const *planes,
                             double *incident, double *volume) {
   fdtd_state *st = (fdtd_state *)state;
-  const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nfreq * st->npts;
+  const size_t nf = (size_t)4 * st->nfreq * st->nfeed, ns = (size_t)8 * st->nffreq * st->npts;
   hd_status s = HD_OK;
   size_t i;
   int q;
@@ -1118,7 +1143,7 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
     s = fd_volume_flush(ctx, st, (int)(st->step % HD_DFT_VOLUME_BUFFER));
   if (s == HD_OK && volume && st->vol.acc) { /* the physical nodes, in doubles, times dt */
     const hd_idx *nn = st->vol_nn, pad = st->a.g.ghost, span = st->vol.span;
-    const size_t nv = (size_t)12 * st->nfreq;
+    const size_t nv = (size_t)12 * st->nffreq;
     hd_real *host = (hd_real *)hd_host_alloc(nv * span * sizeof(hd_real));
     hd_idx q = 0, v, i3, j3, k3;
     if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the volume's spectra");
@@ -1131,12 +1156,17 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *sur
     hd_host_free(host);
   }
   for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
-    const size_t np = (size_t)2 * st->nfreq * st->plane[q].ncell;
+    const size_t np = (size_t)2 * st->nffreq * st->plane[q].ncell;
     if (!np) continue;
     s = hd_dev_download(ctx, planes[q], st->plane[q].acc, np * sizeof(double));
     for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= st->dt;
   }
-  if (feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
+  if (s == HD_OK && probes && st->probe_acc) {
+    const size_t np = (size_t)2 * st->nfreq * st->nprobe;
+    s = hd_dev_download(ctx, probes, st->probe_acc, np * sizeof(double));
+    for (i = 0; s == HD_OK && i < np; ++i) probes[i] *= st->dt;
+  }
+  if (s == HD_OK && feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
   for (i = 0; s == HD_OK && feeds && st->feed_acc && i < nf; ++i) feeds[i] *= st->dt; /* the DFT's dt */
   if (s == HD_OK && surface && st->surf_acc) s = hd_dev_download(ctx, surface, st->surf_acc, ns * sizeof(double));
   for (i = 0; s == HD_OK && surface && st->surf_acc && i < ns; ++i) surface[i] *= st->dt;
@@ -1161,16 +1191,18 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
       e[n].name = pml[c][k], e[n].dev = k ? st->pml[c].s2 : st->pml[c].s1;
       e[n].bytes = (size_t)st->npml[c] * sizeof(hd_real), e[n++].host = 0;
     }
+  if (st->probe_acc)
+    e[n].name = "dft_probes", e[n].dev = st->probe_acc, e[n].bytes = (size_t)2 * st->nfreq * st->nprobe * sizeof(double), e[n++].host = 0;
   if (st->feed_acc)
     e[n].name = "dft_feeds", e[n].dev = st->feed_acc, e[n].bytes = (size_t)4 * st->nfreq * st->nfeed * sizeof(double), e[n++].host = 0;
   if (st->surf_acc) { /* the sums, and the samples since the last flush */
-    e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nfreq * st->npts * sizeof(double), e[n++].host = 0;
+    e[n].name = "dft_surface", e[n].dev = st->surf_acc, e[n].bytes = (size_t)8 * st->nffreq * st->npts * sizeof(double), e[n++].host = 0;
     e[n].name = "dft_samples", e[n].dev = st->surf_buf, e[n].bytes = (size_t)HD_DFT_BUFFER * 4 * st->npts * sizeof(hd_real);
     e[n++].host = 0;
   }
   if (st->vol.acc) {
     const size_t span = (size_t)st->vol.span;
-    e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nfreq * span * sizeof(hd_real), e[n++].host = 0;
+    e[n].name = "dft_volume", e[n].dev = st->vol.acc, e[n].bytes = (size_t)12 * st->nffreq * span * sizeof(hd_real), e[n++].host = 0;
     e[n].name = "dft_volume_samples", e[n].dev = st->vol.buf, e[n].bytes = (size_t)HD_DFT_VOLUME_BUFFER * 6 * span * sizeof(hd_real);
     e[n++].host = 0;
   }
@@ -1178,7 +1210,7 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     static const char *const planes[FDTD_MAX_PLANES] = {"dft_plane1", "dft_plane2", "dft_plane3", "dft_plane4",
                                                         "dft_plane5", "dft_plane6", "dft_plane7", "dft_plane8"};
     if (!st->plane[c].ncell) continue;
-    e[n].name = planes[c], e[n].dev = st->plane[c].acc, e[n].bytes = (size_t)2 * st->nfreq * st->plane[c].ncell * sizeof(double);
+    e[n].name = planes[c], e[n].dev = st->plane[c].acc, e[n].bytes = (size_t)2 * st->nffreq * st->plane[c].ncell * sizeof(double);
     e[n++].host = 0;
   }
   if (st->inc.n) {

@@ -57,6 +57,7 @@ typedef struct fdtd_model {
    * there are frequencies */
   int nfreq;
   const double *freq;
+  int field_first, nfield;     /* the surface's, maps' and volume's frequencies: freq + field_first, nfield of them */
   hd_idx npts;
   const unsigned char *surf_face;
   const long *surf_ijk;
@@ -114,13 +115,14 @@ typedef struct fdtd_ops {
   /* one component on the padded grid (backend memory), for halo exchanges */
   void *(*field)(void *state, int comp);
   /* the running DFTs so far (host doubles): each feed's gap voltage and
-   * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), and the Huygens
+   * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), each probe's
+   * record (2 x nfreq x nprobe, hd_dft_probe_args'), and the Huygens
    * surface's tangential fields (8 x nfreq x points, hd_dft_surface_args'),
    * and each near-field plane's component (2 x nfreq x its cells, into
    * planes[k]), the incident plane wave's E at its source (2 x nfreq), and
    * every node's components (re, im x 6 x nfreq x physical nodes, node
    * fastest: hd_dft_volume_args' acc), NULL where not wanted */
-  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *surface, double *const *planes,
+  hd_status (*spectra)(hd_ctx *ctx, void *state, double *feeds, double *probes, double *surface, double *const *planes,
                        double *incident, double *volume);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */

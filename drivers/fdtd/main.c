@@ -36,7 +36,7 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume;
-  char slice[128], frequencies[128], farfield[64], planewave[128];
+  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128];
   fdtd_planewave pw;
   cli_list nearfield;
   fdtd_slice near[FDTD_MAX_PLANES];
@@ -451,7 +451,7 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
       if (s == HD_OK && emax > 0 && e < c->in.converge * emax && h < c->in.converge * hmax) break;
     }
   }
-  if (s == HD_OK) s = ops->spectra(ctx, state, r->nfeed ? local : NULL, NULL, NULL, NULL, NULL);
+  if (s == HD_OK) s = ops->spectra(ctx, state, r->nfeed ? local : NULL, NULL, NULL, NULL, NULL, NULL);
   if (s == HD_OK && gather_feeds(r, c->sp.nfreq, c->in.nfeed, local, acc)) s = hd_fail(ctx, HD_ERR_IO, "collecting the port spectra failed");
   if (state) ops->destroy(ctx, state);
   free(rows), free(local);
@@ -463,12 +463,12 @@ static hd_status port_run(const fdtd_cli *c, fdtd_run *r, const fdtd_ops *ops, h
  * and summed over the ranks, exact since one block gives each value; the
  * plane wave's source spectrum is the same on every block. */
 typedef struct fdtd_spectra_run {
-  double *feeds, *surf, *inc, *planes[FDTD_MAX_PLANES];
+  double *feeds, *probes, *surf, *inc, *planes[FDTD_MAX_PLANES];
 } fdtd_spectra_run;
 
 static void spectra_free(fdtd_spectra_run *g) {
   int k;
-  free(g->feeds), free(g->surf), free(g->inc);
+  free(g->feeds), free(g->probes), free(g->surf), free(g->inc);
   for (k = 0; k < FDTD_MAX_PLANES; ++k) free(g->planes[k]);
 }
 
@@ -493,7 +493,7 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
     snprintf(err, en, "out of host memory for the volume's spectra");
     goto done;
   }
-  for (k = 0; k < c->sp.nfreq; ++k) {
+  for (k = 0; k < c->sp.nfar; ++k) {
     char path[4200];
     hd_out o;
     for (q = 0; q < 6; ++q) {
@@ -533,7 +533,7 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
           bad = hd_out_commit(&o, err, en) != 0;
         }
       }
-      if (!bad) printf("nearvolume_%d: %.6g Hz: %s\n", k + 1, c->sp.freq[k], path);
+      if (!bad) printf("nearvolume_%d: %.6g Hz: %s\n", k + 1, c->sp.freq[c->sp.far0 + k], path);
     }
     if (hd_par_any(bad)) goto done; /* rank 0's failure ends every rank's loop */
   }
@@ -547,23 +547,25 @@ done:
 /* Collective.  0, or -1 + message (every rank agrees). */
 static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r,
                           fdtd_spectra_run *g, char *err, size_t en) {
-  const size_t nf = (size_t)c->sp.nfreq;
+  const size_t nf = (size_t)c->sp.nfreq, nff = (size_t)c->sp.nfar; /* every frequency; the fields' */
   double *feeds = (double *)malloc((4 * nf * (size_t)r->nfeed + 1) * sizeof(double));
-  double *surf = (double *)malloc((8 * nf * (size_t)r->npts + 1) * sizeof(double)), *planes[FDTD_MAX_PLANES] = {NULL};
+  double *probes = (double *)malloc((2 * nf * (size_t)r->nprobe + 1) * sizeof(double));
+  double *surf = (double *)malloc((8 * nff * (size_t)r->npts + 1) * sizeof(double)), *planes[FDTD_MAX_PLANES] = {NULL};
   long lu[FDTD_MAX_PLANES], lv[FDTD_MAX_PLANES], gu[FDTD_MAX_PLANES], gv[FDTD_MAX_PLANES];
   int k, bad, rc = -1;
   memset(g, 0, sizeof *g);
   g->feeds = (double *)malloc((4 * nf * (size_t)c->in.nfeed + 1) * sizeof(double));
-  g->surf = (double *)calloc(8 * nf * (size_t)r->gpts + 1, sizeof(double));
+  g->probes = (double *)calloc(2 * nf * (size_t)c->in.nprobe + 1, sizeof(double));
+  g->surf = (double *)calloc(8 * nff * (size_t)r->gpts + 1, sizeof(double));
   g->inc = (double *)malloc((2 * nf + 1) * sizeof(double));
-  bad = !feeds || !surf || !g->feeds || !g->surf || !g->inc;
+  bad = !feeds || !probes || !surf || !g->feeds || !g->probes || !g->surf || !g->inc;
   for (k = 0; k < c->nearfield.count; ++k) { /* this block's cells of the map, and the whole map's */
     const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
     const long layer = c->near[k].layer - r->dc.off[a];
     lu[k] = layer >= 0 && layer < r->dc.ln[a] ? r->dc.ln[u] : 0, lv[k] = r->dc.ln[v];
     gu[k] = c->in.n[u], gv[k] = c->in.n[v];
-    planes[k] = (double *)malloc((2 * nf * (size_t)(lu[k] * lv[k]) + 1) * sizeof(double));
-    g->planes[k] = (double *)calloc(2 * nf * (size_t)(gu[k] * gv[k]) + 1, sizeof(double));
+    planes[k] = (double *)malloc((2 * nff * (size_t)(lu[k] * lv[k]) + 1) * sizeof(double));
+    g->planes[k] = (double *)calloc(2 * nff * (size_t)(gu[k] * gv[k]) + 1, sizeof(double));
     bad |= !planes[k] || !g->planes[k];
   }
   if (hd_par_any(bad)) {
@@ -571,9 +573,9 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
     goto done;
   }
   if (c->nearvolume) { /* first, alone: its arrays are the largest */
-    const size_t nv = 12 * nf * (size_t)(r->dc.ln[0] + 1) * (r->dc.ln[1] + 1) * (r->dc.ln[2] + 1);
+    const size_t nv = 12 * nff * (size_t)(r->dc.ln[0] + 1) * (r->dc.ln[1] + 1) * (r->dc.ln[2] + 1);
     double *vol = (double *)malloc(nv * sizeof(double));
-    bad = !vol || ops->spectra(ctx, state, NULL, NULL, NULL, NULL, vol) != HD_OK;
+    bad = !vol || ops->spectra(ctx, state, NULL, NULL, NULL, NULL, NULL, vol) != HD_OK;
     if (hd_par_any(bad)) {
       snprintf(err, en, "%s", !vol ? "out of host memory for the volume's spectra" : bad ? ctx->msg : "the spectra failed on another rank");
       free(vol);
@@ -583,19 +585,22 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
     free(vol);
     if (bad) goto done;
   }
-  bad = ops->spectra(ctx, state, r->nfeed ? feeds : NULL, r->npts ? surf : NULL, planes, c->pw.on ? g->inc : NULL, NULL) != HD_OK;
+  bad = ops->spectra(ctx, state, r->nfeed ? feeds : NULL, r->nprobe ? probes : NULL, r->npts ? surf : NULL, planes,
+                     c->pw.on ? g->inc : NULL, NULL) != HD_OK;
   if (hd_par_any(bad)) {
     snprintf(err, en, "%s", bad ? ctx->msg : "the spectra failed on another rank");
     goto done;
   }
   {
     size_t q, p;
-    for (q = 0; q < 8 * nf; ++q)
+    for (q = 0; q < 8 * nff; ++q)
       for (p = 0; p < (size_t)r->npts; ++p) g->surf[q * r->gpts + r->surf_slot[p]] = surf[q * r->npts + p];
+    for (q = 0; q < 2 * nf; ++q) /* each probe from the block that reports it */
+      for (p = 0; p < (size_t)r->nprobe; ++p) g->probes[q * c->in.nprobe + r->probe_slot[p]] = probes[q * r->nprobe + p];
     for (k = 0; k < c->nearfield.count; ++k) {
       const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
       long i, j;
-      for (q = 0; lu[k] && q < 2 * nf; ++q)
+      for (q = 0; lu[k] && q < 2 * nff; ++q)
         for (j = 0; j < lv[k]; ++j)
           for (i = 0; i < lu[k]; ++i)
             g->planes[k][q * gu[k] * gv[k] + (j + r->dc.off[v]) * gu[k] + i + r->dc.off[u]] = planes[k][(q * lv[k] + j) * lu[k] + i];
@@ -603,13 +608,14 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
   }
   bad = gather_feeds(r, c->sp.nfreq, c->in.nfeed, feeds, g->feeds) != 0;
   if (r->dc.size > 1) {
-    bad |= hd_par_sum_to_root(g->surf, (long)(8 * nf * (size_t)r->gpts)) != 0;
-    for (k = 0; k < c->nearfield.count; ++k) bad |= hd_par_sum_to_root(g->planes[k], (long)(2 * nf * (size_t)(gu[k] * gv[k]))) != 0;
+    bad |= hd_par_sum_to_root(g->probes, (long)(2 * nf * (size_t)c->in.nprobe)) != 0;
+    bad |= hd_par_sum_to_root(g->surf, (long)(8 * nff * (size_t)r->gpts)) != 0;
+    for (k = 0; k < c->nearfield.count; ++k) bad |= hd_par_sum_to_root(g->planes[k], (long)(2 * nff * (size_t)(gu[k] * gv[k]))) != 0;
   }
   if (hd_par_any(bad)) snprintf(err, en, "collecting the spectra failed");
   else rc = 0;
 done:
-  free(feeds), free(surf);
+  free(feeds), free(probes), free(surf);
   for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
   return rc;
 }
@@ -621,6 +627,7 @@ static int write_spectra(const fdtd_cli *c, const fdtd_spectra_run *g, const lon
   const size_t nf = (size_t)c->sp.nfreq;
   int rc = -1, k;
   if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, g->feeds, c->com.output, err, en)) (void)0;
+  else if (fdtd_spectra_points(&c->sp, &c->in, g->probes, c->in.nfeed ? g->feeds : NULL, c->com.output, err, en)) (void)0;
   else if (c->sp.ntheta && fdtd_spectra_farfield_write(&c->sp, &c->in, lo, hi, g->surf, c->in.nfeed ? g->feeds : NULL,
                                                        c->pw.on ? g->inc : NULL, c->com.output, err, en)) (void)0;
   else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], g->feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
@@ -679,6 +686,7 @@ static int run(int argc, char **argv) {
       {"feed-release", CLI_FLAG, &c.in.feed_release, "yes|no", "a feed whose edge is no conductor is left to the update once its pulse has passed, as OpenFDTD does (default no: held at every step; .ofd models: yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"source", CLI_LIST, &c.in.source, "X|Y|Z X Y Z AMPERES", "a soft point current source (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"load", CLI_LIST, &c.in.load, "X|Y|Z X Y Z R|L|C VALUE", "a lumped resistor, inductor or capacitor on the edge nearest the point; loads on one edge are in parallel (repeat)", 1, 0, 0, NULL, 0, 0, 0},
+      {"point", CLI_LIST, &c.in.point, "X|Y|Z X Y Z [+X|-X|+Y|-Y|+Z|-Z]", "a voltage point on the edge nearest (V = -E d, recorded as a probe); the first one's direction of travel (default +X) names the line on which its two waves are split: S11, Sn1 = V_n / V+ and, with feeds, the coupling Cn1 = V_n / V_feed1 at the frequencies (PREFIX_points.csv; OpenFDTD's point) (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.in.probe, "ex|ey|ez|hx|hy|hz X Y Z", "record a field component every step (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"boundary", CLI_STRING, c.in.bc_all, "pec|mur|pml|periodic", "boundary of every axis (default mur)", 1, 0, sizeof c.in.bc_all, NULL, 0, 0, 0},
       {"boundary-x", CLI_STRING, c.in.bc_axis[0], "pec|mur|pml|periodic", "boundary of both x faces", 1, 0, sizeof c.in.bc_axis[0], NULL, 0, 0, 0},
@@ -695,8 +703,9 @@ static int run(int argc, char **argv) {
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
+      {"farfield-frequencies", CLI_STRING, c.ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c.ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
-      {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5; 0, the faces themselves, with PML or mur = h: .ofd models)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c.planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c.planewave, NULL, 0, 0, 0},
       {"planewave-form", CLI_CHOICE, &c.pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
@@ -737,6 +746,10 @@ static int run(int argc, char **argv) {
     if (o->seen == 1) snprintf(c.in.dt_where, sizeof c.in.dt_where, "%.200s:%d", c.com.input, o->line);
     else if (o->seen == 2) snprintf(c.in.dt_where, sizeof c.in.dt_where, "command line");
   }
+  if (c.ffrequencies[0] && !c.frequencies[0]) { /* the fields' alone: they are the run's */
+    memcpy(c.frequencies, c.ffrequencies, sizeof c.frequencies);
+    c.ffrequencies[0] = '\0';
+  }
   if ((c.farfield[0] || c.nearfield.count || c.nearvolume) && !c.frequencies[0]) {
     snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : c.nearvolume ? "nearvolume" : "nearfield");
     goto usage;
@@ -750,10 +763,15 @@ static int run(int argc, char **argv) {
       snprintf(err, sizeof err, "%s: nearfield%s", c.nearfield.where[k], why + strlen("slice")); /* the slice's message */
       goto usage;
     }
-  if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, err, sizeof err)) goto usage;
+  if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, c.ffrequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
   c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
-  for (k = 0; k < 3; ++k) c.sp.periodic[k] = fdtd_input_bc(&c.in, k) == HD_FDTD_BC_PERIODIC;
+  c.sp.outside_h = 1;
+  for (k = 0; k < 3; ++k) {
+    const int bc = fdtd_input_bc(&c.in, k);
+    c.sp.periodic[k] = bc == HD_FDTD_BC_PERIODIC;
+    c.sp.outside_h &= bc == HD_FDTD_BC_PERIODIC || bc == HD_FDTD_BC_PML || (bc == HD_FDTD_BC_MUR && c.in.mur_h);
+  }
   if (c.planewave[0] && fdtd_planewave_parse(&c.pw, c.planewave, err, sizeof err)) goto usage;
   if (c.pw.on && !(c.in.freq > 0)) {
     snprintf(err, sizeof err, "planewave: the waveform needs a frequency > 0");
@@ -807,14 +825,14 @@ static int run(int argc, char **argv) {
   cells = (double)c.in.n[0] * c.in.n[1] * c.in.n[2];
   /* the running DFTs: 8 doubles a Huygens point and frequency and its
    * buffered samples, 4 a feed */
-  dft_bytes = (8.0 * c.sp.nfreq * 8.0 + 4.0 * HD_DFT_BUFFER * ops->real_size) *
+  dft_bytes = (8.0 * c.sp.nfar * 8.0 + 4.0 * HD_DFT_BUFFER * ops->real_size) *
                   (double)(c.sp.ntheta ? hd_dft_surface_points(box_lo, box_hi, NULL, NULL) : 0) +
               8.0 * c.sp.nfreq * 4.0 * c.in.nfeed;
   if (c.nearvolume) /* every node: 12 sums of the run's precision a frequency, a buffer of samples */
-    dft_bytes += (12.0 * c.sp.nfreq + 6.0 * HD_DFT_VOLUME_BUFFER) * ops->real_size * (double)(c.in.n[0] + 1) *
+    dft_bytes += (12.0 * c.sp.nfar + 6.0 * HD_DFT_VOLUME_BUFFER) * ops->real_size * (double)(c.in.n[0] + 1) *
                  (double)(c.in.n[1] + 1) * (double)(c.in.n[2] + 1);
   for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
-    dft_bytes += 16.0 * c.sp.nfreq * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
+    dft_bytes += 16.0 * c.sp.nfar * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
   bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;
   /* host: this block's six material arrays, and for the output a field in
    * double, a cell array, and on rank 0 seven cell arrays of the grid and
@@ -841,7 +859,7 @@ static int run(int argc, char **argv) {
   m.nfeed = r.nfeed, m.feed = r.feed, m.nprobe = r.nprobe, m.probe = r.probe;
   m.nload = r.nload, m.load = r.load;
   m.variant = c.com.variant;
-  m.nfreq = c.sp.nfreq, m.freq = c.sp.freq;
+  m.nfreq = c.sp.nfreq, m.freq = c.sp.freq, m.field_first = c.sp.far0, m.nfield = c.sp.nfar;
   c.sp.dt = m.dt;
   for (m.nplane = 0; m.nplane < c.nearfield.count; ++m.nplane) {
     const int a = c.near[m.nplane].axis;

@@ -37,6 +37,7 @@ void fdtd_input_free(fdtd_input *in) {
   cli_list_free(&in->xmesh), cli_list_free(&in->ymesh), cli_list_free(&in->zmesh);
   cli_list_free(&in->material), cli_list_free(&in->geometry);
   cli_list_free(&in->feed), cli_list_free(&in->source), cli_list_free(&in->probe), cli_list_free(&in->load);
+  cli_list_free(&in->point);
   for (a = 0; a < 3; ++a) free(in->node[a]);
   for (a = 0; a < 6; ++a) free(in->mat[a]);
   free(in->obj);
@@ -399,6 +400,54 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
   return 0;
 }
 
+/* "X|Y|Z x y z [+X|-X|+Y|-Y|+Z|-Z]": voltage points, probes of E on the
+ * edge nearest, appended to the probes; the first one's direction of
+ * travel (default +X, OpenFDTD's) adds its neighbours a cell downstream
+ * and upstream, which split the line's voltage into its two waves. */
+static int parse_voltage_points(fdtd_input *in, char *err, size_t n) {
+  static const char *const form = "'X|Y|Z x y z [+X|-X|+Y|-Y|+Z|-Z]'";
+  int k, a, dir = 0, sign = 1;
+  in->point_first = in->nprobe;
+  if (in->point.count > FDTD_MAX_POINTS) return fail(err, n, "%s: point: at most %d points", in->point.where[FDTD_MAX_POINTS], FDTD_MAX_POINTS);
+  for (k = 0; k < in->point.count; ++k) {
+    char t[MAX_TOKENS][64];
+    const char *where = in->point.where[k];
+    const int nt = tokens(in->point.value[k], t);
+    fdtd_point *pt = &in->probes[in->nprobe];
+    double p[3];
+    long q[3];
+    int comp;
+    if (nt != 4 && nt != 5) return fail(err, n, "%s: point: expected %s", where, form);
+    if ((comp = parse_axis(t[0])) < 0) return fail(err, n, "%s: point: '%s' is not X, Y or Z", where, t[0]);
+    if (numbers(t, 1, 4, 3, p, where, "point", form, err, n)) return -1;
+    for (a = 0; a < 3; ++a)
+      if (!in_domain(in, a, p[a])) return fail(err, n, "%s: point: outside the domain along %c", where, 'x' + a);
+    if (nt == 5 && k == 0) {
+      if (strlen(t[4]) != 2 || (t[4][0] != '+' && t[4][0] != '-') || parse_axis(t[4] + 1) < 0)
+        return fail(err, n, "%s: point: '%s' is not a direction +X, -X, +Y, -Y, +Z or -Z", where, t[4]);
+      dir = parse_axis(t[4] + 1), sign = t[4][0] == '+' ? 1 : -1;
+    }
+    snap(in, comp, p, q);
+    memset(pt, 0, sizeof *pt);
+    pt->comp = comp, pt->i = q[0], pt->j = q[1], pt->k = q[2];
+    ++in->nprobe, ++in->npoint;
+  }
+  if (in->npoint) { /* the first point's neighbours: downstream, then upstream */
+    const fdtd_point first = in->probes[in->point_first];
+    const long at = dir == 0 ? first.i : dir == 1 ? first.j : first.k;
+    const long last = dir == first.comp ? in->n[dir] - 1 : in->n[dir];
+    if (at - 1 < 0 || at + 1 > last)
+      return fail(err, n, "%s: point: the first point needs a neighbour either side along %c", in->point.where[0], 'x' + dir);
+    for (k = 0; k < 2; ++k) {
+      fdtd_point *pt = &in->probes[in->nprobe++];
+      long *c = dir == 0 ? &pt->i : dir == 1 ? &pt->j : &pt->k;
+      *pt = first;
+      *c += k ? -sign : sign;
+    }
+  }
+  return 0;
+}
+
 /* "X|Y|Z x y z R|L|C value": lumped loads, merged in parallel per edge. */
 static int parse_loads(fdtd_input *in, const int *bc, char *err, size_t n) {
   static const char *const form = "'X|Y|Z x y z R|L|C value'";
@@ -456,11 +505,12 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
     return fail(err, n, "pml: expected 'layers order R0' with 1..64 layers, order 0..8, 0 < R0 < 1");
   if (parse_materials(in, err, n) || parse_geometry(in, err, n)) return -1;
   in->feeds = (fdtd_point *)calloc((size_t)(in->feed.count + in->source.count + 1), sizeof *in->feeds);
-  in->probes = (fdtd_point *)calloc((size_t)in->probe.count + 1, sizeof *in->probes);
+  in->probes = (fdtd_point *)calloc((size_t)in->probe.count + in->point.count + 3, sizeof *in->probes);
   if (!in->feeds || !in->probes) return fail(err, n, "out of memory");
   if (parse_points(in, &in->feed, 0, in->feeds, &in->nfeed, bc, err, n) ||
       parse_points(in, &in->source, 1, in->feeds, &in->nfeed, bc, err, n) ||
-      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n) || parse_loads(in, bc, err, n))
+      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n) || parse_voltage_points(in, err, n) ||
+      parse_loads(in, bc, err, n))
     return -1;
   if (in->nfeed && !(in->freq > 0)) return fail(err, n, "frequency: sources need a frequency > 0");
   return 0;

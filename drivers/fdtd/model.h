@@ -22,12 +22,14 @@ typedef struct fdtd_object {
                            pyramid, cone: a1 a2 bc cc wb1 wc1 wb2 wc2 (b, c: the axes after a, cyclic) */
 } fdtd_object;
 
+#define FDTD_MAX_POINTS 64 /* voltage points */
+
 /* The object's bounding box x1 x2 y1 y2 z1 z2. */
 void fdtd_object_box(const fdtd_object *o, double box[6]);
 
 typedef struct fdtd_input {
   /* as given */
-  cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe, load;
+  cli_list xmesh, ymesh, zmesh, material, geometry, feed, source, probe, load, point;
   char bc_all[32], bc_axis[3][32];
   double pml[3]; /* layers, order, R0 */
   int npml;
@@ -48,8 +50,9 @@ typedef struct fdtd_input {
   int nload;
   fdtd_object *obj;
   int nobj;
-  fdtd_point *feeds, *probes; /* feeds then soft sources; probes */
+  fdtd_point *feeds, *probes; /* feeds then soft sources; probes, then the points and the first one's two neighbours */
   int nfeed, nprobe;
+  int npoint, point_first;    /* voltage points: probes point_first .. + npoint, then the neighbours downstream and upstream */
   unsigned char *mat[6];      /* on the padded grid */
 } fdtd_input;
 

@@ -102,7 +102,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
   ofd_out o;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
   double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0;
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0, npoint = 0;
   memset(&o, 0, sizeof o);
   note[0] = '\0';
   far_line = 0;
@@ -155,6 +155,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
           solver = 1;
         } else if (!strcmp(key, "planewave")) {
           pwline = lineno;
+        } else if (!strcmp(key, "point")) {
+          ++npoint;
         } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !far[2])) {
           const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
           far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, far[1] = two ? atoi(t[3]) : atoi(t[3]), far[2] = lineno;
@@ -219,7 +221,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
           snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno);
           goto fail;
         }
-        if (emit(&o, lineno, "probe = e%c %s %s %s", tolower((unsigned char)t[2][0]), t[3], t[4], t[5])) goto oom;
+        if (emit(&o, lineno, "point = %s %s %s %s%s%s", t[2], t[3], t[4], t[5], nt > 6 ? " " : "", nt > 6 ? t[6] : "")) goto oom;
       } else if (!strcmp(key, "planewave")) {
         if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2"))) {
           snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno);
@@ -268,13 +270,21 @@ static int translate(const char *path, const char *text, char **out, int **lines
       goto fail;
     }
   }
-  { /* frequencies (the ports' set, else the far field's), the pulse */
-    const double *f = f1[2] >= 0 && (nfeed || f2[2] < 0) ? f1 : f2;
+  { /* frequencies: frequency1 for the feeds and points, frequency2 for the
+     * far field, maps and cross-sections; the pulse from frequency1 where
+     * given (OpenFDTD's rules) */
+    const int ports = f1[2] >= 0 && (nfeed || npoint || f2[2] < 0);
+    const double *f = ports ? f1 : f2;
     if (f[2] >= 0) {
       if ((f[2] > 0 ? emit(&o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
                     : emit(&o, 1, "frequencies = %.17g", f[0])))
         goto oom;
     }
+    if (ports && f2[2] >= 0 && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]) &&
+        (f2[2] > 0 ? emit(&o, f2line, "farfield-frequencies = %.17g %.17g %.0f", f2[0], f2[1], f2[2] + 1)
+                   : emit(&o, f2line, "farfield-frequencies = %.17g", f2[0])))
+      goto oom;
+    if (!(tw > 0) && f1[2] >= 0) tw = 1.27 / (0.5 * (f1[0] + f1[1]));
     if (!(tw > 0) && f[2] >= 0) tw = 1.27 / (0.5 * (f[0] + f[1]));
     if (!(tw > 0)) {
       snprintf(err, n, "%s: give frequency1, frequency2 or pulsewidth: the pulse is set from them", path);
@@ -292,12 +302,10 @@ static int translate(const char *path, const char *text, char **out, int **lines
       goto oom; /* OpenFDTD's defaults */
     if (!far[2] && pwline) /* OpenFDTD always gives a plane wave's cross-sections: they need the far field */
       far[0] = 18, far[1] = 36, far[2] = pwline;
-    if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies */
-      if (emit(&o, far[2], "farfield = %d %d", far[0], far[1])) goto oom;
+    if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies, from the faces as OpenFDTD */
+      if (emit(&o, far[2], "farfield = %d %d", far[0], far[1]) || emit(&o, far[2], "huygens-margin = 0")) goto oom;
       far_line = far[2];
     }
-    if (f2[2] >= 0 && f == f1 && far[2] && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]))
-      fdtd_ofd_add_note("frequency2 (the far field is at frequency1's frequencies)", f2line);
   }
   free(copy);
   *out = o.text, *lines = o.line;

@@ -23,19 +23,32 @@ static const char *blanks(const char *text, char *buf, size_t n) {
   return buf;
 }
 
-int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, char *err, size_t n) {
-  double f0, f1;
+/* "F" or "F0 F1 N" appended to the list. */
+static int add_frequencies(fdtd_spectra *s, const char *key, const char *text, char *err, size_t n) {
+  double f0, f1, *f;
   long count = 1, k;
   char tail[8], buf[256];
   const int got = sscanf(blanks(text, buf, sizeof buf), "%lf %lf %ld %7s", &f0, &f1, &count, tail);
   if (!(got == 1 || got == 3) || !(f0 > 0) || (got == 3 && (!(f1 >= f0) || count < 1 || count > 100000)))
-    return snprintf(err, n, "frequencies: expected 'F' or 'F0 F1 N' (0 < F0 <= F1, 1 <= N <= 100000), not '%.100s'", text), -1;
+    return snprintf(err, n, "%s: expected 'F' or 'F0 F1 N' (0 < F0 <= F1, 1 <= N <= 100000), not '%.100s'", key, text), -1;
   if (got == 1) count = 1, f1 = f0;
+  f = (double *)realloc(s->freq, (size_t)(s->nfreq + count) * sizeof(double));
+  if (!f) return snprintf(err, n, "%s: out of host memory", key), -1;
+  s->freq = f;
+  for (k = 0; k < count; ++k) f[s->nfreq + k] = count > 1 ? f0 + (f1 - f0) * (double)k / (double)(count - 1) : f0;
+  s->nfreq += (int)count;
+  return 0;
+}
+
+int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, const char *fields, char *err, size_t n) {
   free(s->freq);
-  s->freq = (double *)malloc((size_t)count * sizeof(double));
-  if (!s->freq) return snprintf(err, n, "frequencies: out of host memory"), -1;
-  for (k = 0; k < count; ++k) s->freq[k] = count > 1 ? f0 + (f1 - f0) * (double)k / (double)(count - 1) : f0;
-  s->nfreq = (int)count;
+  s->freq = NULL, s->nfreq = 0;
+  if (add_frequencies(s, "frequencies", text, err, n)) return -1;
+  s->nport = s->nfar = s->nfreq, s->far0 = 0;
+  if (fields && fields[0]) { /* their own list, after the ports' */
+    if (add_frequencies(s, "farfield-frequencies", fields, err, n)) return -1;
+    s->far0 = s->nport, s->nfar = s->nfreq - s->nport;
+  }
   return 0;
 }
 
@@ -50,11 +63,14 @@ int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n
 
 void fdtd_spectra_free(fdtd_spectra *s) {
   free(s->freq);
-  s->freq = NULL, s->nfreq = 0;
+  s->freq = NULL, s->nfreq = s->nport = s->nfar = s->far0 = 0;
 }
 
 int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi[3], char *err, size_t en) {
   int a;
+  if (s->margin == 0 && !s->outside_h)
+    return snprintf(err, en, "huygens-margin: 0 puts the Huygens box on the faces, which needs the H outside them: "
+                    "PML, or mur = h, on every axis"), -1;
   for (a = 0; a < 3; ++a) {
     lo[a] = s->periodic[a] ? 0 : s->margin, hi[a] = n[a] - lo[a];
     if (hi[a] - lo[a] < 2 && !s->periodic[a])
@@ -127,7 +143,7 @@ static int plot_file(const char *prefix, const char *suffix, const char *title, 
  * against frequency, for the first ports. */
 static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix, char *err,
                        size_t en) {
-  double *ghz = (double *)malloc((size_t)s->nfreq * sizeof(double)), *val = (double *)malloc((size_t)s->nfreq * 18 * sizeof(double));
+  double *ghz = (double *)malloc((size_t)s->nport * sizeof(double)), *val = (double *)malloc((size_t)s->nport * 18 * sizeof(double));
   hd_plot_curve g[6], z[6];
   char names[18][24];
   int p, k, ng = 0, nz = 0, rc = -1;
@@ -135,11 +151,11 @@ static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double
     snprintf(err, en, "out of host memory for the plots");
     goto done;
   }
-  for (k = 0; k < s->nfreq; ++k) ghz[k] = s->freq[k] / 1e9;
+  for (k = 0; k < s->nport; ++k) ghz[k] = s->freq[k] / 1e9;
   for (p = 0; p < in->nfeed && ng < 3; ++p) {
-    double *rl = val + (size_t)(3 * ng) * s->nfreq, *zr = rl + s->nfreq, *zi = zr + s->nfreq;
+    double *rl = val + (size_t)(3 * ng) * s->nport, *zr = rl + s->nport, *zi = zr + s->nport;
     if (in->feeds[p].r < 0) continue;
-    for (k = 0; k < s->nfreq; ++k) {
+    for (k = 0; k < s->nport; ++k) {
       cplx v, i, a, b, zz, gg;
       port_waves(s, in, acc, k, p, &v, &i, &a, &b);
       zz = cdiv(v, i), gg = cdiv(b, a);
@@ -147,9 +163,9 @@ static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double
     }
     snprintf(names[3 * ng], 24, "PORT %d", p + 1), snprintf(names[3 * ng + 1], 24, "R PORT %d", p + 1);
     snprintf(names[3 * ng + 2], 24, "X PORT %d", p + 1);
-    g[ng].x = ghz, g[ng].y = rl, g[ng].n = s->nfreq, g[ng].label = names[3 * ng];
-    z[nz].x = ghz, z[nz].y = zr, z[nz].n = s->nfreq, z[nz++].label = names[3 * ng + 1];
-    z[nz].x = ghz, z[nz].y = zi, z[nz].n = s->nfreq, z[nz++].label = names[3 * ng + 2];
+    g[ng].x = ghz, g[ng].y = rl, g[ng].n = s->nport, g[ng].label = names[3 * ng];
+    z[nz].x = ghz, z[nz].y = zr, z[nz].n = s->nport, z[nz++].label = names[3 * ng + 1];
+    z[nz].x = ghz, z[nz].y = zi, z[nz].n = s->nport, z[nz++].label = names[3 * ng + 2];
     ++ng;
   }
   if (!plot_file(prefix, "_ports.png", "REFLECTION", "FREQUENCY (GHZ)", "DB", g, ng, err, en) &&
@@ -169,7 +185,7 @@ int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double
   snprintf(path, sizeof path, "%s_ports.csv", prefix);
   if (hd_out_open(&csv, path, err, en)) return -1;
   fprintf(csv.f, "frequency,port,v_re,v_im,i_re,i_im,z_re,z_im,z0,gamma_re,gamma_im,return_loss_dB,vswr,accepted_W\n");
-  for (k = 0; k < s->nfreq; ++k)
+  for (k = 0; k < s->nport; ++k)
     for (p = 0; p < in->nfeed; ++p) {
       cplx v, i, a, b, z, g;
       double mag, pacc;
@@ -193,13 +209,73 @@ int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double
   snprintf(path, sizeof path, "%s.s1p", prefix);
   if (hd_out_open(&ts, path, err, en)) return -1;
   fprintf(ts.f, "! hd-fdtd %s: S11 of feed %d\n# Hz S RI R %.9g\n", PACKAGE_VERSION, only + 1, port_z0(s, &in->feeds[only]));
-  for (k = 0; k < s->nfreq; ++k) {
+  for (k = 0; k < s->nport; ++k) {
     cplx v, i, a, b, g;
     port_waves(s, in, acc, k, only, &v, &i, &a, &b);
     g = cdiv(b, a);
     fprintf(ts.f, "%.9e %.9e %.9e\n", s->freq[k], g.re, g.im);
   }
   return hd_out_commit(&ts, err, en);
+}
+
+/* ---- voltage points ------------------------------------------------------------ */
+
+static cplx csqrt_(cplx a) {
+  const double r = hypot(a.re, a.im);
+  cplx q;
+  q.re = sqrt(0.5 * (r + a.re)), q.im = copysign(sqrt(0.5 * (r - a.re)), a.im);
+  return q;
+}
+
+int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const double *probes, const double *feeds,
+                        const char *prefix, char *err, size_t en) {
+  const int np = in->nprobe, n = in->npoint, p0 = in->point_first;
+  char path[4200];
+  hd_out csv;
+  int k, q, f;
+  if (!n) return 0;
+  snprintf(path, sizeof path, "%s_points.csv", prefix);
+  if (hd_out_open(&csv, path, err, en)) return -1;
+  fprintf(csv.f, "frequency,name,dB,deg\n");
+  for (k = 0; k < s->nport; ++k) {
+    const double *x = probes + (size_t)2 * k * np;
+    cplx v[FDTD_MAX_POINTS + 2], c1, c2, c3, c4, c5, vp, vm, one = {1, 0};
+    for (q = 0; q < n + 2; ++q) { /* V = -E d, d the edge's length */
+      const fdtd_point *pt = &in->probes[p0 + q];
+      const long at = pt->comp == 0 ? pt->i : pt->comp == 1 ? pt->j : pt->k;
+      const double d = in->node[pt->comp][at + 1] - in->node[pt->comp][at];
+      v[q].re = -d * x[p0 + q], v[q].im = -d * x[np + p0 + q];
+    }
+    /* V(x) = V+ e^{-gx} + V- e^{gx} at -d, 0, +d: (V(d) + V(-d)) / V(0) = e^{gd} + e^{-gd} */
+    c1.re = v[n].re + v[n + 1].re, c1.im = v[n].im + v[n + 1].im;
+    c1 = cdiv(c1, v[0]);
+    c2 = cmul(c1, c1), c2.re -= 4, c2 = csqrt_(c2);
+    c3.re = c1.re + c2.re, c3.im = c1.im + c2.im;
+    if (c3.im < 0) c3.re = c1.re - c2.re, c3.im = c1.im - c2.im; /* e^{gd} with a positive phase */
+    c3.re *= 0.5, c3.im *= 0.5;
+    c4 = cdiv(one, c3);
+    c5 = cmul(c4, c4), c2 = cmul(c3, c3), c5.re -= c2.re, c5.im -= c2.im;
+    vp = cmul(v[n], c4), c2 = cmul(v[n + 1], c3), vp.re -= c2.re, vp.im -= c2.im, vp = cdiv(vp, c5);
+    vm = cmul(v[n + 1], c4), c2 = cmul(v[n], c3), vm.re -= c2.re, vm.im -= c2.im, vm = cdiv(vm, c5);
+    for (q = 0; q < n; ++q) {
+      const cplx sq = cdiv(q ? v[q] : vm, vp);
+      fprintf(csv.f, "%.9e,S%d1,%.6f,%.4f\n", s->freq[k], q + 1, 20 * log10(hypot(sq.re, sq.im)), atan2(sq.im, sq.re) * 180 / PI);
+    }
+    for (f = 0; feeds && f < in->nfeed; ++f) {
+      const double *y = feeds + (size_t)4 * k * in->nfeed;
+      cplx vf;
+      vf.re = y[f], vf.im = y[in->nfeed + f];
+      for (q = 0; q < n; ++q) {
+        const cplx cq = cdiv(v[q], vf);
+        fprintf(csv.f, "%.9e,C%d%d,%.6f,%.4f\n", s->freq[k], q + 1, f + 1, 20 * log10(hypot(cq.re, cq.im)),
+                atan2(cq.im, cq.re) * 180 / PI);
+      }
+    }
+  }
+  if (hd_out_commit(&csv, err, en)) return -1;
+  printf("points: %d, S11%s%s at %d frequencies: %s\n", n, n > 1 ? " and Sn1" : "", feeds && in->nfeed ? ", couplings" : "",
+         s->nport, path);
+  return 0;
 }
 
 /* x = B A^-1 for P x P complex matrices (row major), by Gauss-Jordan on
@@ -248,15 +324,15 @@ static int solve_right(int n, cplx *a, cplx *b) {
  * matrix row by row (db: ncurve x nfreq). */
 static int sparams_plot(const fdtd_spectra *s, int np, const double *db, const char *prefix, char *err, size_t en) {
   const int ncurve = np * np < 6 ? np * np : 6;
-  double *ghz = (double *)malloc((size_t)s->nfreq * sizeof(double));
+  double *ghz = (double *)malloc((size_t)s->nport * sizeof(double));
   hd_plot_curve c[6];
   char names[6][16];
   int k, rc;
   if (!ghz) return snprintf(err, en, "out of host memory for the plots"), -1;
-  for (k = 0; k < s->nfreq; ++k) ghz[k] = s->freq[k] / 1e9;
+  for (k = 0; k < s->nport; ++k) ghz[k] = s->freq[k] / 1e9;
   for (k = 0; k < ncurve; ++k) {
     snprintf(names[k], sizeof names[k], "S%d%d", k / np + 1, k % np + 1);
-    c[k].x = ghz, c[k].y = db + (size_t)k * s->nfreq, c[k].n = s->nfreq, c[k].label = names[k];
+    c[k].x = ghz, c[k].y = db + (size_t)k * s->nport, c[k].n = s->nport, c[k].label = names[k];
   }
   rc = plot_file(prefix, "_sparams.png", "S-PARAMETERS", "FREQUENCY (GHZ)", "DB", c, ncurve, err, en);
   free(ghz);
@@ -268,7 +344,7 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
   const int np = fdtd_spectra_ports_count(in);
   int *port = (int *)malloc((size_t)np * sizeof(int)), k, i, j, q = 0;
   cplx *a = (cplx *)malloc((size_t)np * np * sizeof(cplx)), *b = (cplx *)malloc((size_t)np * np * sizeof(cplx));
-  double *db = (double *)malloc((size_t)6 * s->nfreq * sizeof(double)); /* the plotted |S_ij| */
+  double *db = (double *)malloc((size_t)6 * s->nport * sizeof(double)); /* the plotted |S_ij| */
   char path[4200];
   hd_out csv, ts;
   int rc = -1;
@@ -290,7 +366,7 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
   for (i = 1; i < np; ++i)
     if (port_z0(s, &in->feeds[port[i]]) != port_z0(s, &in->feeds[port[0]]))
       fprintf(ts.f, "! port %d has reference %.9g ohm (Touchstone 1 states one for all)\n", i + 1, port_z0(s, &in->feeds[port[i]]));
-  for (k = 0; k < s->nfreq; ++k) {
+  for (k = 0; k < s->nport; ++k) {
     for (j = 0; j < np; ++j) /* column j: the run that drove port j */
       for (i = 0; i < np; ++i) {
         cplx v, cur;
@@ -309,7 +385,7 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
         const int e = i * np + j;
         fprintf(csv.f, "%.9e,%d,%d,%.9e,%.9e,%.6f\n", s->freq[k], i + 1, j + 1, b[i * np + j].re, b[i * np + j].im,
                 20 * log10(hypot(b[i * np + j].re, b[i * np + j].im)));
-        if (e < 6) db[(size_t)e * s->nfreq + k] = 20 * log10(hypot(b[e].re, b[e].im));
+        if (e < 6) db[(size_t)e * s->nport + k] = 20 * log10(hypot(b[e].re, b[e].im));
         if (np > 2 && j == 0 && i > 0) fprintf(ts.f, "\n");
         else if (np > 2 && e % np != 0 && e % np % 4 == 0) fprintf(ts.f, "\n");
         fprintf(ts.f, " %.9e %.9e", x.re, x.im);
@@ -334,9 +410,9 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, i
   static const char *const comp_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
   const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
   const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
-  double *data = (double *)malloc((size_t)ncell * 2 * s->nfreq * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
-  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)2 * s->nfreq, sizeof(hd_vti_array));
-  char (*names)[48] = (char (*)[48])calloc((size_t)2 * s->nfreq, 48);
+  double *data = (double *)malloc((size_t)ncell * 2 * s->nfar * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
+  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)2 * s->nfar, sizeof(hd_vti_array));
+  char (*names)[48] = (char (*)[48])calloc((size_t)2 * s->nfar, 48);
   char path[4200];
   hd_out vtr, png;
   int64_t dims[3];
@@ -348,14 +424,14 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, i
     snprintf(err, en, "nearfield: out of host memory");
     goto done;
   }
-  for (f = 0; f < s->nfreq; ++f) { /* amplitude and phase of each frequency */
+  for (f = 0; f < s->nfar; ++f) { /* amplitude and phase of each frequency */
     const double *x = acc + (size_t)2 * f * ncell;
     for (c = 0; c < ncell; ++c) {
       data[(2 * f) * ncell + c] = hypot(x[c], x[ncell + c]);
       data[(2 * f + 1) * ncell + c] = atan2(x[ncell + c], x[c]) * 180 / PI;
     }
-    snprintf(names[2 * f], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[f]);
-    snprintf(names[2 * f + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[f]);
+    snprintf(names[2 * f], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
+    snprintf(names[2 * f + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
     arr[2 * f].name = names[2 * f], arr[2 * f].data = data + (2 * f) * ncell;
     arr[2 * f + 1].name = names[2 * f + 1], arr[2 * f + 1].data = data + (2 * f + 1) * ncell;
   }
@@ -364,7 +440,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, i
   xyz[axis] = lay, xyz[u] = in->node[u], xyz[v] = in->node[v];
   snprintf(path, sizeof path, "%s_near%d.vtr", prefix, k);
   if (hd_out_open(&vtr, path, err, en)) goto done;
-  if (hd_vtr_write(&vtr, dims, xyz, arr, 2 * s->nfreq)) {
+  if (hd_vtr_write(&vtr, dims, xyz, arr, 2 * s->nfar)) {
     snprintf(err, en, "cannot write %.900s", path);
     hd_out_abort(&vtr);
     goto done;
@@ -411,7 +487,7 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
     const double *c = cut + (size_t)k * 2 * (ne + nh);
     double *x = xy + (size_t)k * 2 * (ne + nh);
     for (i = 0; i < ne + nh; ++i) x[i] = c[2 * i], x[ne + nh + i] = c[2 * i + 1], top = fmax(top, c[2 * i + 1]);
-    snprintf(label[k], sizeof label[k], "%.4g GHZ", s->freq[k] / 1e9);
+    snprintf(label[k], sizeof label[k], "%.4g GHZ", s->freq[s->far0 + k] / 1e9);
     e[k].x = x, e[k].y = x + ne + nh, e[k].n = ne, e[k].label = label[k];
     h[k].x = x + ne, h[k].y = x + ne + nh + ne, h[k].n = nh, h[k].label = label[k];
   }
@@ -450,7 +526,7 @@ static int sphere_write(const fdtd_spectra *s, const double *db, int rcs, const 
       fprintf(o.f, "%.9g %.9g %.9g\n", sin(t) * cos(f), sin(t) * sin(f), cos(t));
     }
   fprintf(o.f, "POINT_DATA %d\n", (nph + 1) * nth);
-  for (k = 0; k < s->nfreq; ++k) {
+  for (k = 0; k < s->nfar; ++k) {
     const double *v = db + (size_t)k * nth * nph;
     double top = -HUGE_VAL;
     for (it = 0; it < nth * nph; ++it) top = fmax(top, v[it]);
@@ -473,9 +549,9 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
-  const int ncut = s->nfreq < 6 ? s->nfreq : 6, ne = 2 * s->ntheta + 1, nh = nph + 1;
+  const int ncut = s->nfar < 6 ? s->nfar : 6, ne = 2 * s->ntheta + 1, nh = nph + 1;
   double *cut = (double *)malloc((size_t)ncut * 2 * (ne + nh) * sizeof(double));
-  double *db = (double *)malloc((size_t)s->nfreq * ndir * sizeof(double)); /* the sphere's values */
+  double *db = (double *)malloc((size_t)s->nfar * ndir * sizeof(double)); /* the sphere's values */
   char path[4200];
   hd_out csv;
   hd_ctx host;
@@ -503,13 +579,13 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi%s\n",
           incident ? ",rcs_m2,rcs_dBsm" : "");
   hd_ctx_init(&host, 0);
-  for (k = 0; k < s->nfreq; ++k) {
+  for (k = 0; k < s->nfar; ++k) {
     hd_ntff_args na;
     double prad = 0.0, pacc = 0.0, umax = -1.0, einc2 = 0.0;
     int dmax = 0, i;
     na.pos = pos, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
-    na.k = 2 * PI * s->freq[k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
-    if (incident) einc2 = incident[2 * k] * incident[2 * k] + incident[2 * k + 1] * incident[2 * k + 1];
+    na.k = 2 * PI * s->freq[s->far0 + k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
+    if (incident) einc2 = incident[2 * (s->far0 + k)] * incident[2 * (s->far0 + k)] + incident[2 * (s->far0 + k) + 1] * incident[2 * (s->far0 + k) + 1];
     if (hd_ntff_loop(&host, &na, 0, incident ? ndir + 2 : ndir) != HD_OK) {
       snprintf(err, en, "farfield: %s", host.msg);
       hd_out_abort(&csv);
@@ -524,13 +600,13 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
       if (u > umax) umax = u, dmax = d;
     }
     for (i = 0; feeds && i < in->nfeed; ++i) {
-      const double *x = feeds + (size_t)4 * k * in->nfeed;
+      const double *x = feeds + (size_t)4 * (s->far0 + k) * in->nfeed;
       if (in->feeds[i].r >= 0) pacc += 0.5 * (x[i] * x[2 * in->nfeed + i] + x[in->nfeed + i] * x[3 * in->nfeed + i]);
     }
     for (d = 0; d < ndir; ++d) {
       const double u = (out[4 * d] * out[4 * d] + out[4 * d + 1] * out[4 * d + 1] + out[4 * d + 2] * out[4 * d + 2] +
                         out[4 * d + 3] * out[4 * d + 3]) / (2 * eta);
-      fprintf(csv.f, "%.9e,%.6g,%.6g,%.9e,%.9e,%.9e,%.9e,%.6f,", s->freq[k], th[d] * 180 / PI, ph[d] * 180 / PI, out[4 * d],
+      fprintf(csv.f, "%.9e,%.6g,%.6g,%.9e,%.9e,%.9e,%.9e,%.6f,", s->freq[s->far0 + k], th[d] * 180 / PI, ph[d] * 180 / PI, out[4 * d],
               out[4 * d + 1], out[4 * d + 2], out[4 * d + 3], 10 * log10(4 * PI * u / prad));
       if (pacc > 0) fprintf(csv.f, "%.6f", 10 * log10(4 * PI * u / pacc));
       if (incident) fprintf(csv.f, ",%.9e,%.6f", 4 * PI * 2 * eta * u / einc2, 10 * log10(4 * PI * 2 * eta * u / einc2));
@@ -548,7 +624,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
         }
       }
     }
-    printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[k],
+    printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[s->far0 + k],
            10 * log10(4 * PI * umax / prad), 4 * PI * umax / prad, th[dmax] * 180 / PI, ph[dmax] * 180 / PI, prad);
     if (pacc > 0)
       printf(", accepted %.6g W, gain %.4f dBi, efficiency %.5f", pacc, 10 * log10(4 * PI * umax / pacc), prad / pacc);
@@ -559,7 +635,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
       const double fwd = 4 * PI * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2] + w[3] * w[3]) / einc2;
       printf("rcs_%d: %.6g Hz: monostatic %.6g m2 (%.4f dBsm) toward theta %.4g phi %.4g, forward %.6g m2 (%.4f dBsm), "
              "bistatic peak %.6g m2 (%.4f dBsm) at theta %.4g phi %.4g, total scattering cross-section %.6g m2\n",
-             k + 1, s->freq[k], mono, 10 * log10(mono), th[ndir] * 180 / PI, ph[ndir] * 180 / PI, fwd, 10 * log10(fwd),
+             k + 1, s->freq[s->far0 + k], mono, 10 * log10(mono), th[ndir] * 180 / PI, ph[ndir] * 180 / PI, fwd, 10 * log10(fwd),
              4 * PI * 2 * eta * umax / einc2, 10 * log10(4 * PI * 2 * eta * umax / einc2), th[dmax] * 180 / PI,
              ph[dmax] * 180 / PI, prad * 2 * eta / einc2);
     }

@@ -16,10 +16,12 @@
 
 typedef struct fdtd_spectra {
   int nfreq;
-  double *freq;
+  double *freq;       /* every frequency the run transforms: the ports' (the first nport), then the fields' own if given */
+  int nport, far0, nfar; /* the far field, maps and volume at freq + far0, nfar of them */
   int ntheta, nphi;   /* far-field divisions of theta in [0, 180] and phi in [0, 360); 0: none */
   long margin;        /* cells between the Huygens box and the boundary faces */
   int periodic[3];    /* periodic axes: the box spans them whole and their faces do not radiate (a cell of the array) */
+  int outside_h;      /* H half a cell outside every face is live (PML, Mur on H, periodic): the box may be the faces */
   double z0;          /* reference impedance; 0: each feed's own resistance */
   double dt;          /* the run's time step */
   int excite_all;     /* one run per port, the S-parameter matrix */
@@ -29,9 +31,10 @@ typedef struct fdtd_spectra {
 /* The ports: feeds with a resistance (soft sources are none). */
 int fdtd_spectra_ports_count(const fdtd_input *in);
 
-/* "F" or "F0 F1 N" (N frequencies from F0 to F1) and "NTHETA NPHI";
- * 0 or -1 with a message. */
-int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, char *err, size_t n);
+/* "F" or "F0 F1 N" (N frequencies from F0 to F1), and the same for the
+ * far field, maps and volume where given (fields: NULL or "": the same),
+ * and "NTHETA NPHI"; 0 or -1 with a message. */
+int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, const char *fields, char *err, size_t n);
 int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n);
 void fdtd_spectra_free(fdtd_spectra *s);
 
@@ -45,6 +48,14 @@ int fdtd_spectra_box(const fdtd_spectra *s, const long n[3], long lo[3], long hi
  * frequency on stdout.  0 or -1 with a message. */
 int fdtd_spectra_ports(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix,
                        char *err, size_t en);
+
+/* The voltage points (in->npoint, OpenFDTD's point): from the probe
+ * spectra (2 x nfreq x nprobe) and the feeds' (may be NULL), the first
+ * point's line split into its waves by the point and its two neighbours,
+ * S11 = V- / V+ and Sn1 = V_n / V+, and the couplings Cnf = V_n / V_feed f,
+ * written as PREFIX_points.csv (frequency, name, dB, degrees).  0 or -1. */
+int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const double *probes, const double *feeds,
+                        const char *prefix, char *err, size_t en);
 
 /* From one run per port (runs[j]: the feed spectra of the run that drove
  * port j alone): S = B A^-1 at each frequency, written as PREFIX_sparams.csv

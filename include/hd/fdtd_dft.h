@@ -78,6 +78,28 @@ HD_FN void hd_dft_feed_pt(const hd_dft_feed_args *a, hd_idx p) {
 }
 HD_DEFINE_FOR_1D(hd_dft_feed_loop, hd_dft_feed_pt, hd_dft_feed_args)
 
+/* ---- probes: this step's record of each, E at (n + 1) dt, H at (n + 3/2) dt ------- */
+
+typedef struct hd_dft_probe_args {
+  const hd_real *rec;          /* this step's value of each probe */
+  const hd_fdtd_probe *probe;  /* their components */
+  double *acc;                 /* 2 doubles (re, im) x frequencies x probes, probe fastest */
+  hd_idx nprobe;
+  int k0;
+  hd_dft_phase ph;
+} hd_dft_probe_args;
+
+HD_FN void hd_dft_probe_pt(const hd_dft_probe_args *a, hd_idx p) {
+  const double v = a->rec[p];
+  const int w = a->probe[p].comp < 3 ? 0 : 1;
+  int k;
+  for (k = 0; k < a->ph.count; ++k) {
+    double *x = a->acc + (hd_idx)2 * (a->k0 + k) * a->nprobe;
+    x[p] += v * a->ph.c[w][k], x[a->nprobe + p] += v * a->ph.s[w][k];
+  }
+}
+HD_DEFINE_FOR_1D(hd_dft_probe_loop, hd_dft_probe_pt, hd_dft_probe_args)
+
 /* ---- the Huygens surface -------------------------------------------------------- */
 
 /* Face points of the box: face f (0..5: -x, +x, -y, +y, -z, +z) with
