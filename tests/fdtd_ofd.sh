@@ -25,9 +25,10 @@ same_run() {
 }
 
 # what every translated model says besides its lines: OpenFDTD's time step
-# (the Courant limit) and Mur (on H outside the faces); feeds add OpenFDTD's
-# release after the pulse
+# (the Courant limit), precision (single) and Mur (on H outside the faces);
+# feeds add OpenFDTD's release after the pulse
 ofd_keys='courant = 1
+precision = single
 mur = h'
 
 # a dipole fed at its centre (OpenFDTD's first sample, with PML)

@@ -295,9 +295,12 @@ static int translate(const char *path, const char *text, char **out, int **lines
         emit(&o, 1, "waveform = %s", wf == 0 ? "dgaussian" : "gaussian"))
       goto oom;
     if (nfeed && z0 > 0 && emit(&o, 1, "z0 = %.17g", z0)) goto oom;
-    /* OpenFDTD's step is the Courant limit itself, its Mur acts on H outside
-     * the faces, its feeds off conductors are released after the pulse */
-    if (emit(&o, 1, "courant = 1") || emit(&o, 1, "mur = h") || (nfeed && emit(&o, 1, "feed-release = yes"))) goto oom;
+    /* OpenFDTD's step is the Courant limit itself, its fields single
+     * precision, its Mur acts on H outside the faces, its feeds off
+     * conductors are released after the pulse */
+    if (emit(&o, 1, "courant = 1") || emit(&o, 1, "precision = single") || emit(&o, 1, "mur = h") ||
+        (nfeed && emit(&o, 1, "feed-release = yes")))
+      goto oom;
     if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
       goto oom; /* OpenFDTD's defaults */
     if (!far[2] && pwline) /* OpenFDTD always gives a plane wave's cross-sections: they need the far field */

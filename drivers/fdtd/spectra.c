@@ -543,7 +543,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   const hd_idx npts = hd_dft_surface_points(lo, hi, NULL, NULL);
   const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph; /* and under a plane wave the back and forward ones */
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
-  double *pos = (double *)malloc((size_t)npts * 3 * sizeof(double)), *area = (double *)malloc((size_t)npts * sizeof(double));
+  double *area = (double *)malloc((size_t)npts * sizeof(double)), *scratch = NULL;
   double *th = (double *)malloc((size_t)(ndir + 2) * sizeof(double)), *ph = (double *)malloc((size_t)(ndir + 2) * sizeof(double));
   double *out = (double *)malloc((size_t)(ndir + 2) * 4 * sizeof(double));
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
@@ -554,20 +554,16 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   double *db = (double *)malloc((size_t)s->nfar * ndir * sizeof(double)); /* the sphere's values */
   char path[4200];
   hd_out csv;
-  hd_ctx host;
   hd_idx p;
   int k, d, rc = -1;
-  if (!pos || !area || !th || !ph || !out || !face || !ijk || !cut || !db) {
+  if (!area || !th || !ph || !out || !face || !ijk || !cut || !db) {
     snprintf(err, en, "farfield: out of host memory");
     goto done;
   }
   hd_dft_surface_points(lo, hi, face, ijk);
-  for (p = 0; p < npts; ++p) { /* face centres and signed areas */
+  for (p = 0; p < npts; ++p) { /* signed areas */
     const int a = face[p] / 2, u = (a + 1) % 3, w = (a + 2) % 3;
     const long *q = ijk + 3 * p;
-    pos[a * npts + p] = in->node[a][q[a]];
-    pos[u * npts + p] = 0.5 * (in->node[u][q[u]] + in->node[u][q[u] + 1]);
-    pos[w * npts + p] = 0.5 * (in->node[w][q[w]] + in->node[w][q[w] + 1]);
     area[p] = (in->node[u][q[u] + 1] - in->node[u][q[u]]) * (in->node[w][q[w] + 1] - in->node[w][q[w]]) * (face[p] % 2 ? 1 : -1);
     if (s->periodic[a]) area[p] = 0.0; /* the next cell's face: their currents cancel */
   }
@@ -578,16 +574,29 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   if (hd_out_open(&csv, path, err, en)) goto done;
   fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi%s\n",
           incident ? ",rcs_m2,rcs_dBsm" : "");
-  hd_ctx_init(&host, 0);
   for (k = 0; k < s->nfar; ++k) {
     hd_ntff_args na;
     double prad = 0.0, pacc = 0.0, umax = -1.0, einc2 = 0.0;
-    int dmax = 0, i;
-    na.pos = pos, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
+    int dmax = 0, i, nd = incident ? ndir + 2 : ndir, bad = 0;
+    for (i = 0; i < 3; ++i) na.node[i] = in->node[i], na.nn[i] = in->n[i] + 1;
+    na.ijk = ijk, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
     na.k = 2 * PI * s->freq[s->far0 + k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
     if (incident) einc2 = incident[2 * (s->far0 + k)] * incident[2 * (s->far0 + k)] + incident[2 * (s->far0 + k) + 1] * incident[2 * (s->far0 + k) + 1];
-    if (hd_ntff_loop(&host, &na, 0, incident ? ndir + 2 : ndir) != HD_OK) {
-      snprintf(err, en, "farfield: %s", host.msg);
+#ifdef _OPENMP
+#pragma omp parallel private(scratch) reduction(|: bad)
+#endif
+    { /* the directions over the threads, each with its phase tables */
+      scratch = (double *)malloc(hd_ntff_scratch(&na) * sizeof(double));
+      bad = !scratch;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 4)
+#endif
+      for (d = 0; d < nd; ++d)
+        if (scratch) hd_ntff_direction(&na, d, scratch);
+      free(scratch);
+    }
+    if (bad) {
+      snprintf(err, en, "farfield: out of host memory");
       hd_out_abort(&csv);
       goto done;
     }
@@ -640,11 +649,10 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
              ph[dmax] * 180 / PI, prad * 2 * eta / einc2);
     }
   }
-  hd_ctx_destroy(&host);
   rc = hd_out_commit(&csv, err, en);
   if (rc == 0) rc = sphere_write(s, db, incident != NULL, prefix, err, en);
   if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, incident != NULL, prefix, err, en);
 done:
-  free(pos), free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db);
+  free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db);
   return rc;
 }
