@@ -32,6 +32,8 @@ typedef struct fdtd_state {
   hd_idx nmur;
   int mur_h;                   /* the Mur points act on H outside the faces */
   hd_fdtd_pml_args pml[6];     /* per component */
+  int cpml;                    /* the layers are convolutional: cpml_args, psi in the pml split parts */
+  hd_fdtd_cpml_args cpml_args[6];
   hd_idx npml[6];
   hd_real *prof;               /* PML: the media's numbers (E, H), then p at nodes and half nodes of 3 axes */
   hd_fdtd_feed *feed;
@@ -218,6 +220,9 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   return s;
 }
 
+/* Whether a boundary kind has absorbing layers outside the faces. */
+static int fd_layers(int bc) { return bc == HD_FDTD_BC_PML || bc == HD_FDTD_BC_CPML; }
+
 /* PML: profiles on every padded node and half node of each axis (0 on
  * axes without PML), the media's numbers for E and for H (hd/fdtd.h), and
  * for each component the positions inside the layers but outside the
@@ -225,13 +230,14 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
 static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   const hd_grid *g = &st->a.g;
   const hd_idx pad = g->ghost, L = m->pml_layers;
-  hd_idx len[3], off[6], total = 6 * 256, p;
+  hd_idx len[3], off[18], total = 6 * 256, p;
   hd_real *prof;
   int a, c;
   hd_status s = HD_OK;
   for (a = 0; a < 3; ++a) len[a] = m->n[a] + 1 + 2 * pad;
-  for (a = 0; a < 3; ++a)
-    for (c = 0; c < 2; ++c) off[2 * a + c] = total, total += len[a];
+  for (a = 0; a < 3; ++a) /* E at nodes, then H at half nodes: PML p; CPML b, c, 1/kappa */
+    for (c = 0; c < 6; ++c) off[6 * a + c] = total, total += len[a];
+  for (a = 0; a < 3; ++a) st->cpml |= m->bc[a] == HD_FDTD_BC_CPML;
   prof = (hd_real *)calloc((size_t)total, sizeof *prof);
   if (!prof) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML profiles");
   for (c = 0; c < m->nmat; ++c) { /* E's numbers at 3 c, H's at 768 + 3 c */
@@ -242,15 +248,26 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     prof[3 * c + 2] = (hd_real)(m->sigma[c] * m->dt / (2 * eps)), prof[768 + 3 * c + 2] = (hd_real)(m->sigma_m[c] * m->dt / (2 * mu));
   }
   for (a = 0; a < 3; ++a) {
-    const int on = m->bc[a] == HD_FDTD_BC_PML;
+    const int on = fd_layers(m->bc[a]);
     const hd_idx gn = m->gn[a];
     const double x0 = m->node[a][0], xn = m->node[a][gn];
     const double t = on ? L * 0.5 * ((m->node[a][1] - x0) + (xn - m->node[a][gn - 1])) : 1.0;
     for (p = 0; p < len[a]; ++p) {
       const double xe = fd_coord(m, a, p, pad), xh = 0.5 * (xe + fd_coord(m, a, p + 1, pad));
-      const double de = on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, dh = on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0;
-      prof[off[2 * a] + p] = (hd_real)(hd_fdtd_pml_sigma(de, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0));
-      prof[off[2 * a + 1] + p] = (hd_real)(hd_fdtd_pml_sigma(dh, t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0));
+      const double dep[2] = {on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0};
+      int w;
+      for (w = 0; w < 2; ++w) {
+        hd_real *q = prof + off[6 * a + 3 * w] + p;
+        if (st->cpml) {
+          double kappa, sigma, alpha, b;
+          hd_fdtd_cpml_profile(dep[w], t, m->pml_order, m->pml_r0, m->cpml_kappa, m->cpml_alpha, &kappa, &sigma, &alpha);
+          b = exp(-(sigma / kappa + alpha) * m->dt / HD_FDTD_EPS0);
+          q[0] = (hd_real)b, q[len[a]] = (hd_real)(sigma > 0 ? sigma * (b - 1) / (sigma * kappa + kappa * kappa * alpha) : 0.0);
+          q[2 * len[a]] = (hd_real)(1.0 / kappa);
+        } else {
+          q[0] = (hd_real)(hd_fdtd_pml_sigma(dep[w], t, m->pml_order, m->pml_r0) * m->dt / (2 * HD_FDTD_EPS0));
+        }
+      }
     }
   }
   s = fd_upload(ctx, (void **)&st->prof, prof, (size_t)total * sizeof *prof);
@@ -262,7 +279,7 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     hd_fdtd_pml_point *list;
     const int e = c < 3, axis = c % 3;
     for (a = 0; a < 3; ++a) { /* layers only beyond faces of the whole grid */
-      const int on = m->bc[a] == HD_FDTD_BC_PML, onlo = on && !m->halo[2 * a], onhi = on && !m->halo[2 * a + 1];
+      const int on = fd_layers(m->bc[a]), onlo = on && !m->halo[2 * a], onhi = on && !m->halo[2 * a + 1];
       const hd_idx n = m->n[a];
       if (a == axis) { /* along the component: cells for E, nodes for H */
         mlo[a] = 0, mhi[a] = e ? n - 1 : n;
@@ -275,7 +292,12 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
         lo[a] = onlo ? -L : mlo[a], hi[a] = onhi ? n + L - 1 : mhi[a];
       }
     }
-    for (a = 0; a < 3; ++a) pa->pe[a] = st->prof + off[2 * a], pa->ph[a] = st->prof + off[2 * a + 1];
+    for (a = 0; a < 3; ++a) {
+      const int w = e ? 0 : 3;
+      pa->pe[a] = st->prof + off[6 * a], pa->ph[a] = st->prof + off[6 * a + 3];
+      st->cpml_args[c].b[a] = st->prof + off[6 * a + w], st->cpml_args[c].c[a] = st->prof + off[6 * a + w] + len[a];
+      st->cpml_args[c].ik[a] = st->prof + off[6 * a + w] + 2 * len[a];
+    }
     pa->mat = st->prof + (e ? 0 : 768);
     pa->f = st->a;
     pa->comp = c;
@@ -748,7 +770,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
   memcpy(st->block, m->block, sizeof st->block);
   for (a = 0; a < 3; ++a) { /* faces shared with another block, PML and Mur on H: E there too, from H outside */
-    const int open = m->bc[a] == HD_FDTD_BC_PML || (m->bc[a] == HD_FDTD_BC_MUR && m->mur_h);
+    const int open = fd_layers(m->bc[a]) || (m->bc[a] == HD_FDTD_BC_MUR && m->mur_h);
     st->bc[a] = m->bc[a];
     st->a.nc[a] = m->n[a];
     st->a.elo[a] = m->halo[2 * a] || open || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
@@ -983,6 +1005,15 @@ static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
   return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
 }
 
+/* Component c in the absorbing layers: split-field or convolutional. */
+static hd_status fd_layers_step(hd_ctx *ctx, fdtd_state *st, int c) {
+  hd_fdtd_cpml_args ca;
+  if (!st->cpml) return hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
+  ca = st->cpml_args[c];
+  ca.f = st->a, ca.pt = st->pml[c].pt, ca.psi1 = st->pml[c].s1, ca.psi2 = st->pml[c].s2, ca.comp = c;
+  return hd_fdtd_cpml_loop(ctx, &ca, 0, st->npml[c]);
+}
+
 /* The Mur points after the half step of the field they act on. */
 static hd_status fd_mur(hd_ctx *ctx, fdtd_state *st) {
   const int first = st->mur_h ? HD_FDTD_HX : HD_FDTD_EX;
@@ -1017,7 +1048,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 1);
   if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
-    if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
+    if (st->npml[c]) s = fd_layers_step(ctx, st, c);
   if (s == HD_OK && st->nmur && !st->mur_h) s = fd_mur(ctx, st);
   if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 1);
   if (s == HD_OK && st->nfeed) {
@@ -1035,7 +1066,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
-    if (st->npml[c]) s = hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
+    if (st->npml[c]) s = fd_layers_step(ctx, st, c);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
   if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 0);
   if (s == HD_OK && (st->npts || st->nplane || st->vol.acc)) s = fd_dft_step(ctx, st, NULL, 1);

@@ -35,6 +35,7 @@ typedef struct fdtd_model {
   int mur_h;                   /* Mur on the tangential H outside the faces (OpenFDTD's), not on the faces' E */
   int pml_layers, pml_order;
   double pml_r0;
+  double cpml_kappa, cpml_alpha; /* the convolutional layers' kappa_max and alpha_max (S/m) */
   int nmat;                    /* 0 vacuum, 1 PEC, 2.. user materials */
   const double *eps_r, *sigma, *mu_r, *sigma_m;
   const unsigned char *mat[6]; /* material of each component on the padded grid */
@@ -77,7 +78,7 @@ typedef struct fdtd_model {
 static inline long fdtd_pad(const fdtd_model *m) {
   int a;
   for (a = 0; a < 3; ++a)
-    if (m->bc[a] == HD_FDTD_BC_PML) return m->pml_layers + 1;
+    if (m->bc[a] == HD_FDTD_BC_PML || m->bc[a] == HD_FDTD_BC_CPML) return m->pml_layers + 1;
   return 1;
 }
 

@@ -79,6 +79,11 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   hd_ckpt_param(ck, "dt", "%.17g", m->dt);
   hd_ckpt_param(ck, "boundaries", "%d,%d,%d", m->bc[0], m->bc[1], m->bc[2]);
   hd_ckpt_param(ck, "pml", "%d,%d,%.17g", m->pml_layers, m->pml_order, m->pml_r0);
+  for (a = 0; a < 3; ++a)
+    if (m->bc[a] == HD_FDTD_BC_CPML) {
+      hd_ckpt_param(ck, "cpml", "%.17g,%.17g", m->cpml_kappa, m->cpml_alpha);
+      break;
+    }
   hd_ckpt_param(ck, "mesh_crc", "%08x", mesh);
   hd_ckpt_param(ck, "materials_crc", "%08x", mat);
   hd_ckpt_param(ck, "sources_crc", "%08x", src);
@@ -688,12 +693,13 @@ static int run(int argc, char **argv) {
       {"load", CLI_LIST, &c.in.load, "X|Y|Z X Y Z R|L|C VALUE", "a lumped resistor, inductor or capacitor on the edge nearest the point; loads on one edge are in parallel (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"point", CLI_LIST, &c.in.point, "X|Y|Z X Y Z [+X|-X|+Y|-Y|+Z|-Z]", "a voltage point on the edge nearest (V = -E d, recorded as a probe); the first one's direction of travel (default +X) names the line on which its two waves are split: S11, Sn1 = V_n / V+ and, with feeds, the coupling Cn1 = V_n / V_feed1 at the frequencies (PREFIX_points.csv; OpenFDTD's point) (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.in.probe, "ex|ey|ez|hx|hy|hz X Y Z", "record a field component every step (repeat)", 1, 0, 0, NULL, 0, 0, 0},
-      {"boundary", CLI_STRING, c.in.bc_all, "pec|mur|pml|periodic", "boundary of every axis (default mur)", 1, 0, sizeof c.in.bc_all, NULL, 0, 0, 0},
-      {"boundary-x", CLI_STRING, c.in.bc_axis[0], "pec|mur|pml|periodic", "boundary of both x faces", 1, 0, sizeof c.in.bc_axis[0], NULL, 0, 0, 0},
-      {"boundary-y", CLI_STRING, c.in.bc_axis[1], "pec|mur|pml|periodic", "boundary of both y faces", 1, 0, sizeof c.in.bc_axis[1], NULL, 0, 0, 0},
-      {"boundary-z", CLI_STRING, c.in.bc_axis[2], "pec|mur|pml|periodic", "boundary of both z faces", 1, 0, sizeof c.in.bc_axis[2], NULL, 0, 0, 0},
+      {"boundary", CLI_STRING, c.in.bc_all, "pec|mur|pml|cpml|periodic", "boundary of every axis (default mur)", 1, 0, sizeof c.in.bc_all, NULL, 0, 0, 0},
+      {"boundary-x", CLI_STRING, c.in.bc_axis[0], "pec|mur|pml|cpml|periodic", "boundary of both x faces", 1, 0, sizeof c.in.bc_axis[0], NULL, 0, 0, 0},
+      {"boundary-y", CLI_STRING, c.in.bc_axis[1], "pec|mur|pml|cpml|periodic", "boundary of both y faces", 1, 0, sizeof c.in.bc_axis[1], NULL, 0, 0, 0},
+      {"boundary-z", CLI_STRING, c.in.bc_axis[2], "pec|mur|pml|cpml|periodic", "boundary of both z faces", 1, 0, sizeof c.in.bc_axis[2], NULL, 0, 0, 0},
       {"mur", CLI_CHOICE, &c.in.mur_h, "e|h", "first-order Mur on the tangential E of the boundary faces (e, default) or on the tangential H half a cell outside them (h, OpenFDTD's; .ofd models)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pml", CLI_REALS, c.in.pml, "L,M,R0", "PML layers, grading order, target reflection (default 8,4,1e-5)", 1, 0, 3, &c.in.npml, 0, 0, 0},
+      {"pml", CLI_REALS, c.in.pml, "L,M,R0", "PML or CPML layers, grading order, target reflection (default 8,4,1e-5)", 1, 0, 3, &c.in.npml, 0, 0, 0},
+      {"cpml", CLI_REALS, c.in.cpml, "KAPPA,ALPHA", "the convolutional PML's kappa_max and alpha_max in S/m (default 5,0.01; doc/fdtd.md)", 1, 0, 2, &c.in.ncpml, 0, 0, 0},
       {"waveform", CLI_CHOICE, &wave_choice, "gaussian|dgaussian|sine", "source waveform (default dgaussian)", 1, 0, 0, NULL, 0, 0, 0},
       {"frequency", CLI_REAL, &c.in.freq, "HZ", "pulse bandwidth (1/e of the spectrum) or sine frequency", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"timestep", CLI_REAL, &c.in.dt, "DT", "time step (default: courant x the Courant limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
@@ -725,7 +731,7 @@ static int run(int argc, char **argv) {
   fdtd_input_defaults(&c.in);
   cli_set_dialect(&fdtd_ofd_dialect); /* --input=model.ofd */
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
-                         "3-D Yee FDTD with Mur, PML, PEC and periodic boundaries; writes "
+                         "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes "
                          "PREFIX_probes.csv, PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture.")) >= 0)
     goto out;
   c.in.waveform = wave_choice;
@@ -770,7 +776,7 @@ static int run(int argc, char **argv) {
   for (k = 0; k < 3; ++k) {
     const int bc = fdtd_input_bc(&c.in, k);
     c.sp.periodic[k] = bc == HD_FDTD_BC_PERIODIC;
-    c.sp.outside_h &= bc == HD_FDTD_BC_PERIODIC || bc == HD_FDTD_BC_PML || (bc == HD_FDTD_BC_MUR && c.in.mur_h);
+    c.sp.outside_h &= bc == HD_FDTD_BC_PERIODIC || bc == HD_FDTD_BC_PML || bc == HD_FDTD_BC_CPML || (bc == HD_FDTD_BC_MUR && c.in.mur_h);
   }
   if (c.planewave[0] && fdtd_planewave_parse(&c.pw, c.planewave, err, sizeof err)) goto usage;
   if (c.pw.on && !(c.in.freq > 0)) {

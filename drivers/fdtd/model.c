@@ -27,6 +27,7 @@ void fdtd_input_defaults(fdtd_input *in) {
   memset(in, 0, sizeof *in);
   strcpy(in->bc_all, "mur");
   in->pml[0] = 8, in->pml[1] = 4, in->pml[2] = 1e-5;
+  in->cpml[0] = FDTD_CPML_KAPPA, in->cpml[1] = FDTD_CPML_ALPHA;
   in->waveform = HD_FDTD_DGAUSSIAN;
   in->courant = 0.99;
   in->steps = 2000;
@@ -147,6 +148,7 @@ static int parse_bc(const char *s) {
   if (!strcmp(s, "mur")) return HD_FDTD_BC_MUR;
   if (!strcmp(s, "pml")) return HD_FDTD_BC_PML;
   if (!strcmp(s, "periodic")) return HD_FDTD_BC_PERIODIC;
+  if (!strcmp(s, "cpml")) return HD_FDTD_BC_CPML;
   return -1;
 }
 
@@ -497,9 +499,14 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
   for (a = 0; a < 3; ++a) {
     const char *s = in->bc_axis[a][0] ? in->bc_axis[a] : in->bc_all;
     bc[a] = parse_bc(s);
-    if (bc[a] < 0) return fail(err, n, "boundary: '%s' is not pec, mur, pml or periodic", s);
+    if (bc[a] < 0) return fail(err, n, "boundary: '%s' is not pec, mur, pml, cpml or periodic", s);
     if (in->n[a] < 2) return fail(err, n, "%cmesh: at least 2 cells", 'x' + a);
   }
+  if ((bc[0] == HD_FDTD_BC_PML || bc[1] == HD_FDTD_BC_PML || bc[2] == HD_FDTD_BC_PML) &&
+      (bc[0] == HD_FDTD_BC_CPML || bc[1] == HD_FDTD_BC_CPML || bc[2] == HD_FDTD_BC_CPML))
+    return fail(err, n, "boundary: pml and cpml on one grid: pick one kind of layers");
+  if (in->ncpml && (in->ncpml != 2 || !(in->cpml[0] >= 1) || !(in->cpml[1] >= 0)))
+    return fail(err, n, "cpml: expected 'KAPPA,ALPHA' with kappa_max >= 1 and alpha_max >= 0 (S/m)");
   if (in->npml && (in->npml != 3 || in->pml[0] < 1 || in->pml[0] > 64 || in->pml[0] != floor(in->pml[0]) ||
                    in->pml[1] < 0 || in->pml[1] > 8 || !(in->pml[2] > 0 && in->pml[2] < 1)))
     return fail(err, n, "pml: expected 'layers order R0' with 1..64 layers, order 0..8, 0 < R0 < 1");
@@ -717,6 +724,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
     dmin = fmin(dmin, (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a]);
   }
   m->pml_layers = (int)in->pml[0], m->pml_order = (int)in->pml[1], m->pml_r0 = in->pml[2];
+  m->cpml_kappa = in->cpml[0], m->cpml_alpha = in->cpml[1];
   m->mur_h = in->mur_h, m->feed_release = in->feed_release;
   m->dt = in->dt > 0 ? in->dt : in->courant * dtmax;
   if (m->dt > dtmax)

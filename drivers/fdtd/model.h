@@ -23,6 +23,8 @@ typedef struct fdtd_object {
 } fdtd_object;
 
 #define FDTD_MAX_POINTS 64 /* voltage points */
+#define FDTD_CPML_KAPPA 5.0  /* the convolutional layers' defaults (doc/fdtd.md: measured) */
+#define FDTD_CPML_ALPHA 0.01
 
 /* The object's bounding box x1 x2 y1 y2 z1 z2. */
 void fdtd_object_box(const fdtd_object *o, double box[6]);
@@ -33,6 +35,8 @@ typedef struct fdtd_input {
   char bc_all[32], bc_axis[3][32];
   double pml[3]; /* layers, order, R0 */
   int npml;
+  double cpml[2]; /* convolutional layers: kappa_max, alpha_max (S/m) */
+  int ncpml;
   int waveform;  /* HD_FDTD_GAUSSIAN ... */
   int mur_h;     /* 1: Mur on the tangential H half a cell outside the faces */
   int feed_release; /* 1: feeds off conductors released after their pulse (OpenFDTD's) */

@@ -35,7 +35,7 @@
 
 enum { HD_FDTD_EX = 0, HD_FDTD_EY, HD_FDTD_EZ, HD_FDTD_HX, HD_FDTD_HY, HD_FDTD_HZ };
 enum { HD_FDTD_VACUUM = 0, HD_FDTD_PEC = 1 };
-enum { HD_FDTD_BC_PEC = 0, HD_FDTD_BC_MUR, HD_FDTD_BC_PML, HD_FDTD_BC_PERIODIC };
+enum { HD_FDTD_BC_PEC = 0, HD_FDTD_BC_MUR, HD_FDTD_BC_PML, HD_FDTD_BC_PERIODIC, HD_FDTD_BC_CPML };
 
 #define HD_FDTD_C0 299792458.0
 #define HD_FDTD_MU0 (4e-7 * 3.14159265358979323846)
@@ -640,6 +640,75 @@ HD_FN void hd_fdtd_pml_pt(const hd_fdtd_pml_args *a, hd_idx p) {
   F[a->comp][n] = s1 + s2;
 }
 HD_DEFINE_FOR_1D(hd_fdtd_pml_loop, hd_fdtd_pml_pt, hd_fdtd_pml_args)
+
+/* ---- convolutional PML (Roden & Gedney 2000) ------------------------------ */
+
+/* The same layers and points as the split-field PML, each component
+ * updated whole with its own medium's coefficients (the medium continues
+ * through the layers as it is) and the stretched differences
+ *   D_a / kappa_a + psi_a,   psi_a' = b_a psi_a + c_a D_a,
+ * b = exp(-(sigma/kappa + alpha) dt / eps0), c = sigma (b - 1) / (sigma kappa
+ * + kappa^2 alpha): kappa > 1 stretches evanescent and grazing waves
+ * into the layer, alpha > 0 keeps low frequencies from being absorbed
+ * badly (the profiles at E nodes and H half nodes of each axis; psi 0
+ * where sigma is). Storage: two psi a point, as the split parts. */
+typedef struct hd_fdtd_cpml_args {
+  hd_fdtd_args f;
+  const hd_fdtd_pml_point *pt;
+  hd_real *psi1, *psi2;
+  const hd_real *b[3], *c[3], *ik[3]; /* this field's profiles: b, c and 1/kappa */
+  int comp;
+} hd_fdtd_cpml_args;
+
+HD_FN void hd_fdtd_cpml_pt(const hd_fdtd_cpml_args *a, hd_idx p) {
+  const hd_fdtd_pml_point q = a->pt[p];
+  const hd_fdtd_args *f = &a->f;
+  const hd_idx n = q.n, sy = f->g.stride[1], sz = f->g.stride[2];
+  const int idx[3] = {q.i, q.j, q.k}, c = a->comp % 3, u = (c + 1) % 3, v = (c + 2) % 3;
+  hd_real *const *F = f->f;
+  hd_real du, dv; /* the curl's two terms, each over its width: + along u, - along v */
+  const hd_real *x = F[a->comp];
+  const unsigned m = f->m[a->comp][n];
+  hd_real p1 = a->psi1[p], p2 = a->psi2[p], curl;
+  switch (a->comp) {
+    case HD_FDTD_EX:
+      du = f->rn[1][q.j] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - sy]), dv = f->rn[2][q.k] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - sz]);
+      break;
+    case HD_FDTD_EY:
+      du = f->rn[2][q.k] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sz]), dv = f->rn[0][q.i] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - 1]);
+      break;
+    case HD_FDTD_EZ:
+      du = f->rn[0][q.i] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - 1]), dv = f->rn[1][q.j] * (F[HD_FDTD_HX][n] - F[HD_FDTD_HX][n - sy]);
+      break;
+    case HD_FDTD_HX:
+      du = f->rc[1][q.j] * (F[HD_FDTD_EZ][n + sy] - F[HD_FDTD_EZ][n]), dv = f->rc[2][q.k] * (F[HD_FDTD_EY][n + sz] - F[HD_FDTD_EY][n]);
+      break;
+    case HD_FDTD_HY:
+      du = f->rc[2][q.k] * (F[HD_FDTD_EX][n + sz] - F[HD_FDTD_EX][n]), dv = f->rc[0][q.i] * (F[HD_FDTD_EZ][n + 1] - F[HD_FDTD_EZ][n]);
+      break;
+    default: /* HZ */
+      du = f->rc[0][q.i] * (F[HD_FDTD_EY][n + 1] - F[HD_FDTD_EY][n]), dv = f->rc[1][q.j] * (F[HD_FDTD_EX][n + sy] - F[HD_FDTD_EX][n]);
+      break;
+  }
+  p1 = a->b[u][idx[u]] * p1 + a->c[u][idx[u]] * du;
+  p2 = a->b[v][idx[v]] * p2 + a->c[v][idx[v]] * dv;
+  curl = a->ik[u][idx[u]] * du + p1 - (a->ik[v][idx[v]] * dv + p2);
+  a->psi1[p] = p1, a->psi2[p] = p2;
+  F[a->comp][n] = a->comp < 3 ? f->c1[m] * x[n] + f->c2[m] * curl : f->d1[m] * x[n] - f->d2[m] * curl;
+}
+HD_DEFINE_FOR_1D(hd_fdtd_cpml_loop, hd_fdtd_cpml_pt, hd_fdtd_cpml_args)
+
+/* kappa, sigma and alpha at depth d into layers of thickness t (d <= 0:
+ * outside them): kappa and sigma graded as (d/t)^order from 1 and 0,
+ * alpha falling linearly from alpha_max at the layers' face to 0. */
+HD_HOST_FN void hd_fdtd_cpml_profile(double d, double t, int order, double r0, double kappa_max, double alpha_max, double *kappa,
+                                     double *sigma, double *alpha) {
+  const double eta0 = HD_FDTD_MU0 * HD_FDTD_C0, x = d <= 0.0 ? 0.0 : d > t ? 1.0 : d / t;
+  const double g = pow(x, (double)order);
+  *kappa = 1.0 + (kappa_max - 1.0) * g;
+  *sigma = -(order + 1) * log(r0) / (2.0 * eta0 * t) * g;
+  *alpha = d <= 0.0 ? 0.0 : alpha_max * (1.0 - x);
+}
 
 /* sigma at depth d into a PML of thickness t (d <= 0 outside the PML). */
 HD_FN double hd_fdtd_pml_sigma(double d, double t, int order, double r0) {
