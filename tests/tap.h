@@ -75,9 +75,12 @@ TAP_FN void bail(const char *fmt, ...) {
 /* Long validation runs (minutes) skip themselves when HD_TESTS_SKIP_SLOW is
  * set: CI sets it for the builds that repeat the suite (sanitizers,
  * distcheck) after it has run in full. */
-TAP_FN void skip_if_slow_unwanted(void) {
+TAP_FN int slow_wanted(void) {
   const char *v = getenv("HD_TESTS_SKIP_SLOW");
-  if (v && *v && strcmp(v, "0")) {
+  return !(v && *v && strcmp(v, "0"));
+}
+TAP_FN void skip_if_slow_unwanted(void) {
+  if (!slow_wanted()) {
     printf("1..0 # SKIP slow validation run (HD_TESTS_SKIP_SLOW is set)\n");
     exit(0);
   }

@@ -505,6 +505,8 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
   if ((bc[0] == HD_FDTD_BC_PML || bc[1] == HD_FDTD_BC_PML || bc[2] == HD_FDTD_BC_PML) &&
       (bc[0] == HD_FDTD_BC_CPML || bc[1] == HD_FDTD_BC_CPML || bc[2] == HD_FDTD_BC_CPML))
     return fail(err, n, "boundary: pml and cpml on one grid: pick one kind of layers");
+  if (!in->npml && (bc[0] == HD_FDTD_BC_CPML || bc[1] == HD_FDTD_BC_CPML || bc[2] == HD_FDTD_BC_CPML))
+    in->pml[0] = FDTD_CPML_LAYERS, in->pml[1] = FDTD_CPML_ORDER, in->pml[2] = FDTD_CPML_R0;
   if (in->ncpml && (in->ncpml != 2 || !(in->cpml[0] >= 1) || !(in->cpml[1] >= 0)))
     return fail(err, n, "cpml: expected 'KAPPA,ALPHA' with kappa_max >= 1 and alpha_max >= 0 (S/m)");
   if (in->npml && (in->npml != 3 || in->pml[0] < 1 || in->pml[0] > 64 || in->pml[0] != floor(in->pml[0]) ||
