@@ -2,8 +2,10 @@
  * feature: lossy dielectric and magnetic materials, a dispersive one
  * (Debye, Drude and Lorentz poles), PEC box, sphere, cylinder, plate and
  * wire, OpenFDTD's ellipsoid, elliptic cylinder, pillar, pyramid and cone,
- * lumped R, L, C loads, a resistive feed, a soft source, probes; with
- * Mur on every face, PML on every face, and periodic x, y with PML on z.
+ * lumped R, L, C loads, a resistive feed, a soft source, probes and a
+ * voltage point; with Mur on every face (on E, and on H with a released
+ * feed), PML on every face, CPML on every face, periodic x, y with PML on
+ * z, and a plane wave in the scattered-field form (periodic x, y, CPML z).
  *   OpenMP vs serial: same code, every update independent of order, so all
  *   six fields and every probe record are bit-identical at 1, 2, 3 threads.
  *   CUDA vs serial, generic loops and tuned kernels: nvcc contracts multiply-adds, so each update may differ
@@ -12,13 +14,20 @@
  *   8 N eps max|F| per component after N steps. */
 #include "fdtd_common.h"
 
+#include <hd/fdtd_tfsf.h>
+
+enum { MUR, PML, PERIODIC, CPML, MUR_H, PLANE_WAVE, KINDS };
+
 static void model(fdtd_input *in, int kind) {
+  static const char *const bc[KINDS] = {"mur", "pml", "periodic", "cpml", "mur", "periodic"};
   fdtd_input_defaults(in);
-  fd_add(&in->xmesh, kind == 1 ? "-0.1 12 0.02 11 0.1" : "-0.1 12 0.02 10 0.1"); /* odd and even nx */
+  fd_add(&in->xmesh, kind == PML ? "-0.1 12 0.02 11 0.1" : "-0.1 12 0.02 10 0.1"); /* odd and even nx */
   fd_add(&in->ymesh, "-0.1 22 0.1");
   fd_add(&in->zmesh, "-0.08 18 0.08");
-  strcpy(in->bc_all, kind == 0 ? "mur" : kind == 1 ? "pml" : "periodic");
-  if (kind == 2) strcpy(in->bc_axis[2], "pml");
+  strcpy(in->bc_all, bc[kind]);
+  if (kind == PERIODIC) strcpy(in->bc_axis[2], "pml");
+  if (kind == PLANE_WAVE) strcpy(in->bc_axis[2], "cpml");
+  in->mur_h = in->feed_release = kind == MUR_H;
   in->pml[0] = 4, in->pml[1] = 3, in->pml[2] = 1e-4, in->npml = 3;
   fd_add(&in->material, "3 0.02 1 0");
   fd_add(&in->material, "1.5 0 2 300");
@@ -37,11 +46,20 @@ static void model(fdtd_input *in, int kind) {
   fd_add(&in->load, "Z 0.05 -0.05 0.03 C 1e-12");
   fd_add(&in->load, "X -0.03 0.06 -0.04 L 5e-9");
   fd_add(&in->load, "Y 0.07 0.02 0.04 R 10");
-  fd_add(&in->feed, "Z 0 0 0.001 1 50");
-  fd_add(&in->source, "Y -0.05 0.06 -0.03 0.01");
+  if (kind != PLANE_WAVE) { /* the scattered-field form takes none */
+    fd_add(&in->feed, "Z 0 0 0.001 1 50");
+    fd_add(&in->source, "Y -0.05 0.06 -0.03 0.01");
+  }
   fd_add(&in->probe, "ez 0.03 0.02 0.0");
   fd_add(&in->probe, "hx -0.04 -0.03 0.05");
+  fd_add(&in->point, "Z -0.02 0.04 0.02 +Y");
   in->freq = 3e9;
+}
+
+/* The plane wave arriving from +z (normal to the periodic axes). */
+static void plane_wave(fdtd_model *m) {
+  m->pw_e0 = 1.0, m->pw_sf = 1;
+  hd_fdtd_plane_wave_dir(0.0, 0.0, 1, m->pw_k, m->pw_e, m->pw_h);
 }
 
 int main(void) {
@@ -49,14 +67,16 @@ int main(void) {
   const int nb = test_backends_open(be);
   const long steps = 60;
   int kind, single, k, t, c;
-  for (kind = 0; kind < 3; ++kind) {
-    static const char *const names[3] = {"Mur", "PML", "periodic x, y + PML z"};
+  for (kind = 0; kind < KINDS; ++kind) {
+    static const char *const names[KINDS] = {"Mur", "PML", "periodic x, y + PML z", "CPML", "Mur on H, a released feed",
+                                             "plane wave (scattered field), periodic x, y + CPML z"};
     fdtd_input in;
     fdtd_model m;
     double total, *ref[6], *out[6], *rr, *ro;
     long row, i;
     model(&in, kind);
     fd_build(&in, &m);
+    if (kind == PLANE_WAVE) plane_wave(&m);
     total = fd_total(&m);
     row = m.nprobe + 2 * m.nfeed;
     rr = (double *)malloc((size_t)steps * row * sizeof(double));
