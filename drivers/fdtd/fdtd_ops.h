@@ -38,7 +38,8 @@ typedef struct fdtd_model {
   double cpml_kappa, cpml_alpha; /* the convolutional layers' kappa_max and alpha_max (S/m) */
   int nmat;                    /* 0 vacuum, 1 PEC, 2.. user materials */
   const double *eps_r, *sigma, *mu_r, *sigma_m;
-  const unsigned char *mat[6]; /* material of each component on the padded grid */
+  const unsigned char *mat[6]; /* material of each component on the padded grid, the media at the faces continued outwards */
+  int media_out;               /* a medium other than vacuum or a conductor reaches through a face */
   const int *npole;            /* dispersive materials: npole[k] poles of material k (NULL: none) */
   const hd_fdtd_pole (*pole)[HD_FDTD_POLES];
   int nload;

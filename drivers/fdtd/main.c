@@ -905,6 +905,9 @@ static int run(int argc, char **argv) {
             ctx.device_name, ops->precision, c.in.n[0], c.in.n[1], c.in.n[2], bytes / 1e9,
             r.dc.size > 1 ? " a rank; " : "", r.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
   if (root && fdtd_ofd_note()[0]) fprintf(stderr, PROG ": %s: not used:%s\n", c.com.input, fdtd_ofd_note());
+  if (hd_par_any(m.media_out && pad > 1 && (m.bc[0] == HD_FDTD_BC_PML || m.bc[1] == HD_FDTD_BC_PML || m.bc[2] == HD_FDTD_BC_PML)) && root)
+    fprintf(stderr, PROG ": note: a medium crosses the split-field PML, which can ring or grow there (as OpenFDTD's does); "
+            "boundary = cpml absorbs it stably (doc/fdtd.md)\n");
   if (c.sp.excite_all) { /* a run for each port but the last, which the run below drives */
     for (k = 0; k < c.in.nfeed; ++k) {
       runs[k] = (double *)calloc((size_t)4 * c.sp.nfreq * c.in.nfeed, sizeof(double));

@@ -679,10 +679,11 @@ static void surface_rule(const fdtd_input *in, const hd_grid *g, const long off[
  * padding beyond the whole grid takes the material of the nearest
  * position of its component inside (as OpenFDTD extends them into its
  * PML), so that absorbing layers and ghosts see the substrate or the
- * conductor that crosses the face. */
-static void extend_materials(const fdtd_input *in, const hd_grid *g, const long off[3], const long ln[3], long pad,
-                             unsigned char *mat[6]) {
-  int c, a;
+ * conductor that crosses the face.  Whether a medium (not vacuum, not a
+ * conductor) reaches out. */
+static int extend_materials(const fdtd_input *in, const hd_grid *g, const long off[3], const long ln[3], long pad,
+                            unsigned char *mat[6]) {
+  int c, a, media = 0;
   for (c = 0; c < 6; ++c) {
     long q[3], hi[3];
     for (a = 0; a < 3; ++a) hi[a] = (c < 3 ? a == c : a != c - 3) ? in->n[a] - 1 : in->n[a];
@@ -697,10 +698,14 @@ static void extend_materials(const fdtd_input *in, const hd_grid *g, const long 
             r[a] = pc - off[a];
             ok &= r[a] >= -pad && r[a] <= ln[a] + pad;
           }
-          if (out && ok)
-            mat[c][hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad)] = mat[c][hd_grid_at(g, r[0] + pad, r[1] + pad, r[2] + pad)];
+          if (out && ok) {
+            const unsigned char k = mat[c][hd_grid_at(g, r[0] + pad, r[1] + pad, r[2] + pad)];
+            mat[c][hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad)] = k;
+            media |= k != HD_FDTD_VACUUM && k != HD_FDTD_PEC;
+          }
         }
   }
+  return media;
 }
 
 int fdtd_input_build(fdtd_input *in, fdtd_model *m, char *err, size_t n) {
@@ -782,7 +787,7 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
     }
   }
   surface_rule(in, &g, off, ln, pad, in->mat);
-  extend_materials(in, &g, off, ln, pad, in->mat);
+  m->media_out = extend_materials(in, &g, off, ln, pad, in->mat);
   return 0;
 }
 
