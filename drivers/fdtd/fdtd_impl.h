@@ -251,12 +251,13 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     const int on = fd_layers(m->bc[a]);
     const hd_idx gn = m->gn[a];
     const double x0 = m->node[a][0], xn = m->node[a][gn];
-    const double t = on ? L * 0.5 * ((m->node[a][1] - x0) + (xn - m->node[a][gn - 1])) : 1.0;
+    const double tlo = L * (m->node[a][1] - x0), thi = L * (xn - m->node[a][gn - 1]); /* each face's layers: its cells */
     for (p = 0; p < len[a]; ++p) {
       const double xe = fd_coord(m, a, p, pad), xh = 0.5 * (xe + fd_coord(m, a, p + 1, pad));
       const double dep[2] = {on ? (xe < x0 ? x0 - xe : xe - xn) : 0.0, on ? (xh < x0 ? x0 - xh : xh - xn) : 0.0};
       int w;
       for (w = 0; w < 2; ++w) {
+        const double t = (w ? xh : xe) < x0 ? tlo : thi;
         hd_real *q = prof + off[6 * a + 3 * w] + p;
         if (st->cpml) {
           double kappa, sigma, alpha, b;
@@ -1046,7 +1047,6 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     s = hd_fdtd_ade_loop(ctx, &st->ade, 0, st->nade);
   }
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 1);
-  if (s == HD_OK) s = fd_periodic(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
     if (st->npml[c]) s = fd_layers_step(ctx, st, c);
   if (s == HD_OK && st->nmur && !st->mur_h) s = fd_mur(ctx, st);
@@ -1060,6 +1060,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     fa.rec = rec ? rec + st->nprobe : st->vi;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
   }
+  if (s == HD_OK) s = fd_periodic(ctx, st, 1); /* the ghosts of E once every pass has set it (in the layers too) */
   if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);

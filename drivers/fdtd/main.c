@@ -1082,6 +1082,7 @@ static int run(int argc, char **argv) {
          c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
+  if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   if (c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;
