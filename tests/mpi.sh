@@ -98,6 +98,9 @@ fdtd|periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=p
 fdtd|periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
 fdtd|frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _farfield.vtk _near1.vtr _near2.vtr _dft1.vti|2 3 4
 fdtd|a plane wave: RCS and a map|--input=$src/tests/fdtd_scatter.in --nearfield=ez,z,0 --backend=openmp|_average.csv _farfield.csv _near1.vtr|2 4
+fdtd|CPML faces, voltage points (S11 on a line split over the ranks) and the feed's port|$fdtd --boundary=cpml --point=Z,0.02,0.03,0.01,+Y --point=Y,0,0.05,0.02 --frequencies=2e9,4e9,3 --backend=serial|$fout _points.csv _ports.csv|2 3 4
+fdtd|Mur on H with a released feed, OpenMP|$fdtd --boundary=mur --mur=h --feed-release=yes --backend=openmp|$fout|2 4
+fdtd|a plane wave in the scattered-field form, CPML, far field on the faces|--input=$src/tests/fdtd_scatter.in --planewave-form=sf --boundary=cpml --huygens-margin=0 --point=X,0.03,0,0,-X --backend=serial|_average.csv _probes.csv _points.csv _farfield.csv|2 4
 fdtd|excite=all: the S matrix|--input=$src/tests/fdtd_twoport.in --steps=1500 --backend=serial|_sparams.csv .s2p|2
 ns|seed vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --monitor-every=5 --png=no --backend=serial|_history.csv _0000.vtr _0001.vtr _0002.vtr|2 3 4
 ns|walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no --backend=openmp|_history.csv _0001.vtr|2 4

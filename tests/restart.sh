@@ -62,6 +62,9 @@ nbody|--n=300 --ic=plummer --diag-every=6 --snapshot-every=8
 nbody|--n=300 --ic=plummer --method=tree --theta=0.6 --diag-every=6 --snapshot-every=8
 fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=pml --average-every=6 --frequencies=4e9,8e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0
 fdtd|--input=$src/tests/fdtd_scatter.in --average-every=6 --nearfield=ez,z,0 --nearvolume=yes
+fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=cpml --average-every=6 --frequencies=4e9,8e9,3 --point=Z,0.01,0.01,0,+X --point=Y,0.02,-0.01,0.01
+fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=mur --mur=h --feed-release=yes --average-every=6
+fdtd|--input=$src/tests/fdtd_scatter.in --planewave-form=sf --boundary=cpml --average-every=6 --point=X,0.03,0,0,-X
 cavity|--n=32 --re=100 --steady=0 --monitor-every=6
 ns|--n=24 --mach=0.5 --frames=3 --monitor-every=6
 CASES
