@@ -42,7 +42,7 @@ bad 2 "mesh.in:2: xmesh: mesh lines must increase" --input=mesh.in
 bad 2 "feed.in:8: feed: 'Q' is not X, Y or Z" --input=feed.in
 bad 2 "probe.in:9: probe: point outside the domain along z" --input=probe.in
 bad 2 "onface.in:8: feed: the edge lies on a boundary face" --input=onface.in
-bad 2 "boundary: 'absorbing' is not pec, mur, pml or periodic" --input=good.in --boundary=absorbing
+bad 2 "boundary: 'absorbing' is not pec, mur, pml, cpml or periodic" --input=good.in --boundary=absorbing
 bad 2 "pml: expected 'layers order R0'" --input=good.in --boundary=pml --pml=8,4,2
 bad 2 "slice: expected" --input=good.in --slice=ez
 bad 2 "--bench: 5 is out of range" --bench=5
