@@ -125,6 +125,9 @@ log "benchmarks"
     echo "-- dispersive media: the benchmark model plain, its block Debye, the whole volume Debye (the ADE pass's cost an edge) --"
     sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 single
     sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 double
+    echo "-- the absorbing layers and the scattered-field plane wave beside the march (their bytes a point) --"
+    sh bench/fdtd_passes.sh drivers/hd-fdtd cuda 300 301 single
+    sh bench/fdtd_passes.sh drivers/hd-fdtd cuda 300 301 double
   fi
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, cold start) --"
@@ -209,7 +212,9 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     cp tests/fdtd_sanitize.in /tmp/fd.in
     for tool in memcheck racecheck initcheck synccheck; do
       for args in "--variant=generic" "--variant=tuned --precision=single" "--variant=tuned --boundary=pml" \
-                  "--variant=tuned --boundary=periodic --boundary-z=pml --block=8,3,5"; do
+                  "--variant=tuned --boundary=periodic --boundary-z=pml --block=8,3,5" \
+                  "--boundary=cpml --mur=h --point=Z,0.01,0.01,0,+X --frequencies=4e9,8e9,2" \
+                  "--boundary=mur --mur=h --feed-release=yes --precision=single"; do
         echo "-- $tool: hd-fdtd $args"
         "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-fdtd --backend=cuda --input=/tmp/fd.in \
           --output=/tmp/csf --progress=0 $args >/tmp/cs.out 2>&1
@@ -217,6 +222,12 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
         echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
         [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
       done
+      echo "-- $tool: hd-fdtd, a scattered-field plane wave (tests/fdtd_scatter.in, CPML)"
+      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-fdtd --backend=cuda --input=tests/fdtd_scatter.in --steps=30 \
+        --planewave-form=sf --boundary=cpml --point=X,0.03,0,0,-X --output=/tmp/csf --progress=0 >/tmp/cs.out 2>&1
+      rc=$?
+      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
     done
   fi
   want cavity && for tool in memcheck racecheck initcheck synccheck; do

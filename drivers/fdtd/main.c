@@ -961,12 +961,13 @@ static int run(int argc, char **argv) {
     state = NULL;
     rate = cells / sec;
     printf("program: " PROG "\nbackend: %s\ndevice: %s\nprecision: %s\nkernels: %s\n"
-           "benchmark: %ld^3 cells, %ld steps (%d rounds, the best), Mur\n"
+           "benchmark: %ld^3 cells, %ld steps (%d rounds, the best), boundaries %s %s %s\n"
            "seconds_per_step: %.6g\nmcells_steps_per_second: %.6g\nbytes_per_cell_step: %.0f (6 fields read, 3 written per half step, 6 index bytes)\n"
            "effective_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\nfraction_of_byte_floor: %.3f\n",
            core->name, ctx.device_name, ops->precision,
            ops->has_tuned && c.com.variant != HD_VARIANT_GENERIC ? "tuned" : "generic", c.bench, per_round * rounds,
-           rounds, sec, rate / 1e6, per, rate * per / 1e9, bw / 1e9, bw > 0 ? rate * per / bw : 0.0);
+           rounds, c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
+           c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, sec, rate / 1e6, per, rate * per / 1e9, bw / 1e9, bw > 0 ? rate * per / bw : 0.0);
     core->destroy(&ctx);
     rc = 0;
     goto out;

@@ -815,7 +815,7 @@ int fdtd_input_benchmark(fdtd_input *in, long nc, char *err, size_t n) {
   /* 0.2 m cube of nc^3 cells; 15 cells a wavelength sets the frequency; a
    * PEC plate 0.12 m square at z = -0.04 m over an eps_r = 2 block 0.03 m
    * thick; a quarter-wave PEC monopole from the plate's centre, fed at its
-   * base through 50 ohm; Mur boundaries */
+   * base through 50 ohm; Mur boundaries unless others are given */
   const double d = 0.2 / (double)nc, f = HD_FDTD_C0 / (15.0 * d), zp = -0.04;
   char mesh[64], geom[3][256], feed[256];
   const char *where = "benchmark";
@@ -829,8 +829,7 @@ int fdtd_input_benchmark(fdtd_input *in, long nc, char *err, size_t n) {
       fdtd_input_add(&in->geometry, geom[0], where) || fdtd_input_add(&in->geometry, geom[1], where) ||
       fdtd_input_add(&in->geometry, geom[2], where) || fdtd_input_add(&in->feed, feed, where))
     return fail(err, n, "out of memory");
-  strcpy(in->bc_all, "mur");
-  in->freq = f;
+  in->freq = f; /* the boundaries as given (default Mur) */
   in->waveform = HD_FDTD_DGAUSSIAN;
   in->steps = 2001;
   return fdtd_input_parse(in, err, n);
