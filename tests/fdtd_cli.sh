@@ -47,6 +47,13 @@ bad 2 "pml: expected 'layers order R0'" --input=good.in --boundary=pml --pml=8,4
 bad 2 "slice: expected" --input=good.in --slice=ez
 bad 2 "--bench: 5 is out of range" --bench=5
 bad 2 "--block: 0 is out of range" --input=good.in --block=0
+bad 2 "boundary: pml and cpml on one grid" --input=good.in --boundary=pml --boundary-z=cpml
+bad 2 "cpml: expected 'KAPPA,ALPHA'" --input=good.in --boundary=cpml --cpml=0.5,0
+bad 2 "point: '+W' is not a direction" --input=good.in --point="Z 0.03 0.03 0.03 +W"
+bad 2 "point: the first point needs a neighbour either side along x" --input=good.in --point="Z 0 0.03 0.03"
+bad 2 "--mur: 'x' is not one of e|h" --input=good.in --mur=x
+bad 2 "farfield-frequencies: expected 'F' or 'F0 F1 N'" --input=good.in --frequencies=1e9 --farfield-frequencies=2e9,1e9,3
+bad 2 "huygens-margin: 0 puts the Huygens box on the faces" --input=good.in --frequencies=1e9 --farfield=6,8 --huygens-margin=0
 
 # good runs
 clean_dir
