@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # `make bench`: CPU figures of this build, serial and OpenMP, each beside the
 # copy bandwidth its driver measures in the same run (five rounds of the
 # kernel interleaved with copies, the best of each: a shared host's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # FDTD benchmark table: hd-fdtd --bench=N (the built-in model, doc/fdtd.md)
 # on the given backend, one row per size, precision, variant and block.
 #   bench/fdtd.sh BIN BACKEND "N:STEPS ..." [VARIANTS] [BLOCKS] [PRECISIONS]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The cost of dispersive media: the built-in benchmark model of N^3 cells
 # (doc/fdtd.md) as an input file, its eps_r = 2 block plain, then a Debye
 # medium (eps_inf 2, one pole), then the whole volume of that medium.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Cost of the running DFTs over the march (doc/performance.md, "The running
 # DFTs"): an N^3 model of 1 cm cells, Mur, one feed at the centre, STEPS
 # steps; the steps alone (steps_seconds), best of two, for no outputs, the

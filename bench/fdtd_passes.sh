@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The passes beside hd-fdtd's march, timed against it on one backend:
 #   sh bench/fdtd_passes.sh BIN BACKEND N STEPS [PRECISION]
 # - the absorbing layers: the built-in benchmark (doc/fdtd.md) of N^3

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Heat benchmark table: hd-heat --bench on the given backend for a list of
 # cases, one row each (key: value output parsed with awk).
 #   bench/heat.sh BIN BACKEND "DIM:N:STEPS ..." [VARIANTS] [BLOCKS]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # N-body benchmark table: hd-nbody --bench on a backend for a list of cases.
 #   bench/nbody.sh BIN BACKEND "PRECISION:N:EVALS ..." [VARIANTS] [SPLITS]
 # VARIANTS: generic/tuned/auto (default auto); SPLITS: CUDA j splits ("-" =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The N-body CPU loop (hd_nbody_accel_tuned) built as scalar code on one
  * thread: the baseline for the OpenMP + SIMD speed-up.  Makefile.am
  * compiles this file without OpenMP, with -fno-tree-vectorize and without

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Barnes-Hut tree benchmark table: hd-nbody --bench --method=tree (Plummer)
 # on a backend, whole leapfrog steps by phase, and the force error of a
 # 64-body sample against the direct sum.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-fdtd beside OpenFDTD on OpenFDTD's own sample models: each sample run
 # by both programs on the same .ofd file, one table row a sample.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Weak and strong scaling of hd-heat (3-D) and hd-fdtd over MPI ranks, one
 # GPU (or CPU backend) per rank.  Rates come from the runs' own summary
 # (steps_*: cells x steps / wall time of the steps with their halo

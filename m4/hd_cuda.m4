@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # hd_cuda.m4 - the CUDA backend: --with-cuda[=DIR] and --with-cuda-arch=LIST.
 #
 # HD_CUDA sets, when CUDA is requested and works:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # HD_MPI: --with-mpi[=MPICC].  Finds the MPI compiler wrapper (mpicc unless
 # given), takes its compile and link flags (Open MPI's --showme, MPICH's
 # -show) so the drivers keep being compiled by $CC and nvcc, checks that a

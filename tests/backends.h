@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every backend of this build that works here, for tests that run the same
  * case on each; the ones that do not (CUDA without a GPU) are TAP skips. */
 #ifndef HD_TEST_BACKENDS_H

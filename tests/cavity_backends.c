@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-backend equivalence of the cavity module: 300 steps of Re = 400
  * from rest (the lid's start is the most violent stretch), both solvers,
  * both precisions, on grids that are not powers of two (SOR on 45^2,

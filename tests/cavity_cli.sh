@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-cavity's contract with its user: good runs write the centreline CSV,
 # the history, the fields and the streamline picture and say how close
 # Ghia's tables are; bad input gives one line, exit status 2, and writes

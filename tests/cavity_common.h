@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup for the cavity tests: a problem at a given Re and grid, and
  * runs to a steady state (or a number of steps) returning the fields. */
 #ifndef HD_TEST_CAVITY_COMMON_H

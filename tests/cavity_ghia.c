@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The lid-driven cavity against Ghia, Ghia & Shin (1982) and against
  * itself on finer grids (the serial backend, double precision: the small
  * multigrid levels gain nothing from threads, and the suite runs tests side

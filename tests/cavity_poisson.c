@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Poisson solvers of hd/poisson.h on every backend and precision.
  *
  * Exact discrete solution: u* is a smooth field, zero on the boundary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The checkpoint file and the series it carries, below the drivers:
  * CRC-32's check value, a version-2 file written and read back with its
  * series records and values, a version-1 file (the layout before series)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared helpers of the driver command-line tests (sourced).  The test sets
 #   bin      the driver
 #   outputs  glob patterns of the files a run with --output=out writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Core machinery on every backend of this build: the loop launcher covers
  * exactly its range, reductions agree with a long-double reference within
  * the association bound, serial and OpenMP reductions are bit-identical at
@@ -468,6 +469,16 @@ static void test_align_rows(void) {
   ok(fine, "hd_grid_align_rows pads rows to the multiple, keeps cells addressable, refuses 0 and overflow");
 }
 
+/* The headers' version is configure's (configure reads it from them) and
+ * the three forms agree. */
+static void test_version(void) {
+  char parts[32];
+  snprintf(parts, sizeof parts, "%d.%d.%d", HD_VERSION_MAJOR, HD_VERSION_MINOR, HD_VERSION_PATCH);
+  ok(strcmp(HD_VERSION_STRING, PACKAGE_VERSION) == 0 && strcmp(parts, PACKAGE_VERSION) == 0 &&
+         HD_VERSION == HD_VERSION_MAJOR * 10000 + HD_VERSION_MINOR * 100 + HD_VERSION_PATCH,
+     "hd/hd.h says version %s (%d), configure %s", HD_VERSION_STRING, HD_VERSION, PACKAGE_VERSION);
+}
+
 static void test_errors(backend *be, int nb) {
   int b;
   hd_ctx ctx;
@@ -509,6 +520,7 @@ int main(void) {
   test_stats(be, nb);
   test_xsum();
   test_align_rows();
+  test_version();
   test_nonfinite(be, nb);
   test_errors(be, nb);
   for (id = 0; id < nb; ++id) be[id].core->destroy(&be[id].ctx);

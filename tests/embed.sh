@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The embedding examples, doc/examples/*.c (one a module, and a kernel of
 # your own), built from the headers alone as serial C, OpenMP C (double and
 # single precision) and CUDA (nvcc -x cu), and run: each checks a known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Absorbing boundaries: first-order Mur (on E and on H), the split-field
  * PML and the convolutional PML.
  *

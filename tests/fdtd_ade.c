@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dispersive media and lumped loads (hd/fdtd_ade.h) against exact results:
  *   - an LC tank on one edge rings at 1/(2 pi sqrt(LC)) within 1 %;
  *   - a two-wire line: its impedance Z0 measured from the outgoing wave at

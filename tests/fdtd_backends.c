@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-backend equivalence of the FDTD module on models that use every
  * feature: lossy dielectric and magnetic materials, a dispersive one
  * (Debye, Drude and Lorentz poles), PEC box, sphere, cylinder, plate and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A closed PEC cavity, 1.0 x 0.8 x 0.6 m in cells of 5 cm, on every backend
  * and precision.
  *

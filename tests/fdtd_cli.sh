@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-fdtd's contract with its user: good runs write the probe and average
 # time series, the field volume and the slice; bad input files give one line
 # with file:line where there is one, exit status 2, and write nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup for the FDTD tests: models built from input lines, runs on
  * one backend/precision returning probe records and the six fields. */
 #ifndef HD_TEST_FDTD_COMMON_H

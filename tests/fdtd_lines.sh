@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Transmission lines running into each absorbing boundary, matched: the
 # wave a line carries into the boundary must not come back.  A two-wire
 # line in vacuum and a microstrip (eps_r 4 substrate on a ground plane,

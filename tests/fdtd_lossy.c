@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A plane wave in a lossy dielectric (eps_r = 2, sigma = 0.0278 S/m: loss
  * tangent 1/2 at 500 MHz) decays at the analytic rate.
  *

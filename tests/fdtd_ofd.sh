@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # OpenFDTD model files (.ofd) run by hd-fdtd: each test model, one feature
 # each, gives the same bytes as the hd-fdtd input that says the same thing
 # in hd's keys (the translation is exact), keys hd does not use are named on

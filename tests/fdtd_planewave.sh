@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Plane waves in the scattered-field form against exact answers:
 #  - a dielectric slab (eps_r 4) filling a periodic cell at normal
 #    incidence: |reflection| from three voltage points above it within

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-fdtd's frequency-domain results against what physics and the discrete
 # scheme demand:
 #  - a short dipole: pattern sin^2(theta) within 0.2 dB over 20..160

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A newcomer's first hour, proved: a minimal root of a fresh distribution
 # (debootstrap --variant=minbase: the base system and nothing else), a clean
 # clone of this repository's HEAD in it, and README.md's quick-start

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every public header compiles on its own, warning-free (-Wall -Wextra
 # -Werror), as C99, C11 with OpenMP, C++11 and, when nvcc is configured,
 # CUDA (nvcc -x cu).  TAP output.

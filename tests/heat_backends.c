@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-backend equivalence of the heat module.
  *   OpenMP vs serial: the same code on the same data in the same order, so
  *   fields and statistics must be identical bit for bit at 1, 2 and 3 threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Temporal blocking (hd/heat_blocked.h): T steps a sweep against T single
  * steps, bit for bit, on every backend and precision.
  *

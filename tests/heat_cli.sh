@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-heat's contract with its user: good runs write their outputs and a
 # key: value summary; bad input of any kind gives exactly one line on stderr
 # naming the problem, exit status 2, and writes nothing (existing outputs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup for the heat tests: the backends of this build, and a run of
  * a problem on one backend/precision that returns the interior as doubles. */
 #ifndef HD_TEST_HEAT_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Conservation and exact steady states of the heat scheme on every backend.
  *
  * With every face adiabatic the discrete Laplacian telescopes, so the total

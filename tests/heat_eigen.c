@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Discrete eigenmodes of the explicit scheme decay by exactly
  *   G = 1 - sum_d 4 c_d sin^2(k_d pi / (2 n_d)),  c_d = alpha dt / dx_d^2
  * per step (derivation in include/hd/heat.h).  Cosine modes with adiabatic

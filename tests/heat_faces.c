@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Convective (Robin) and flux faces of the heat module, on every backend.
  *
  * Steady wall.  Fixed Tb at x = 0, convection -k dT/dx = h (T - T_inf) at

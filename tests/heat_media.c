@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Heat conduction through several materials (hd/heat_media.h), on every
  * backend.
  *

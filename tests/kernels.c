@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "kernels.h"
 
 const testk_ops *testk_get(int backend) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loop and reduction kernels the core test runs on every backend (double
  * precision), built from kernels_impl.h like the drivers' tables. */
 #ifndef HD_TEST_KERNELS_H

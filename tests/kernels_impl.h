@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "kernels.h"
 
 typedef struct mark_args {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Bistatic radar cross-section of a PEC sphere of radius `a` by the Mie
 # series (Bohren & Huffman 1983, sec. 4.4 with m -> infinity: a_n =
 # psi_n'/xi_n', b_n = psi_n/xi_n), beside hd-fdtd's far-field CSV.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Distributed runs (configure --with-mpi): on 2, 3, 4 and 6 ranks (uneven
 # splits, two split axes in 3-D) hd-heat writes the same field, CSV and
 # summary, byte for byte, as on one rank, in 2-D and 3-D, both precisions,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-backend equivalence of the N-body module.
  *   OpenMP vs serial: the same code, bodies in the same order, each body's
  *   sum over j in order: bodies after 15 steps are bit-identical at 1, 2 and

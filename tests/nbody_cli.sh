@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-nbody's contract with its user: good runs write the CSV time series,
 # the snapshot series and a key: value summary; bad input of any kind gives
 # one line on stderr naming the problem, exit status 2, and writes nothing.

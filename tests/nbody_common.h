@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup for the N-body tests: bodies on the host, a run on one
  * backend/precision/variant returning the bodies (9 blocks of n doubles: x,
  * y, z, vx, vy, vz, ax, ay, az) and the diagnostics. */

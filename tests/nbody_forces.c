@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Accelerations of every backend, precision and kernel (generic loop and
  * tuned kernel) against a long-double all-pairs sum over the same bodies
  * (rounded to the working precision first), 3-D softened, 3-D unsoftened,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dynamics of the N-body module on every backend.
  *
  * Kepler.  Two bodies of mass 1/2, semi-major axis 1, eccentricity 1/2,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Barnes-Hut tree (hd/nbody_tree.h) against the direct sum.
  *   - theta = 0 opens every cell: the direct sum in tree order, to 1e-13;
  *   - Plummer spheres of 2000 and 8000 bodies: the relative RMS error of

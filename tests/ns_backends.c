@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cross-backend equivalence of the compressible-flow module: an isentropic
  * vortex (strength 0.2, so the perturbations are large enough to compare)
  * carried through characteristic faces of every kind, viscous, 60 steps on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # hd-ns's contract with its user: good runs write the history, the frames
 # with their .pvd and the pictures; bad input gives one line, exit status 2,
 # and writes nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup for the compressible-flow tests: problems in the units of
  * hd/ns.h (rho_inf = c_inf = 1) and runs returning the fields. */
 #ifndef HD_TEST_NS_COMMON_H

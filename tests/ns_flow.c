@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compressible Navier-Stokes with characteristic boundaries (hd/ns.h,
  * hd/nscbc.h).  Units: rho_inf = c_inf = 1, so p_inf = 1/gamma.
  *

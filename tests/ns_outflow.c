@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The seed's vortex (Gamma = -0.0005, rc = 0.15, Re = 10^4, in units of
  * c_inf and the side l) leaves a unit box through characteristic faces
  * (fastest CPU backend, double).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Checkpoint and restart, for every time-stepping driver and CPU backend:
 #  - N steps straight and N/2, checkpoint, restart, N/2 give byte-identical
 #    outputs, every file: fields (written in full precision) and time

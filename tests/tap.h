@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal TAP producer for automake's tap-driver.sh.  Tests print their plan
  * at the end (done_testing), so the count follows what actually ran. */
 #ifndef HD_TAP_H

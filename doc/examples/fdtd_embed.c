@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Embedding the FDTD module: a cubic PEC cavity of side 0.1 m in 24^3 Yee
  * cells, started on its TM110 mode, Ez = sin(pi x/L) sin(pi y/L), and
  * marched 300 steps by the library's H and E loops (build lines as for

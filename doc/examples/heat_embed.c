@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Embedding hd in your own code: the heat module from the headers alone.
  * The same file builds three ways (see README.md):
  *   cc  -O2 -I$HD/include heat_embed.c -lm             serial loops

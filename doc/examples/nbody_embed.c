@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Embedding the N-body module: a Plummer sphere of 1024 bodies (Henon
  * units, softening 0.01) for 200 kick-drift-kick leapfrog steps of 1e-3,
  * from the headers alone, on the backend the compiler picks (build lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Embedding the compressible-flow module: an isentropic vortex (an exact
  * steady solution of the Euler equations) carried at u = 0.5 through a
  * periodic unit square of 64 x 64 nodes for one period, by the library's

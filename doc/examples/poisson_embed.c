@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Embedding the cavity module's streamfunction solver (hd/poisson.h): the
  * 5-point Poisson equation on a square of 256 x 256 cells with u = 0 on the
  * edge, solved by multigrid V-cycles on the backend the compiler picks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Your own kernel: the 2-D wave equation u_tt = c^2 lap(u), written once
  * and run as serial loops, OpenMP loops or CUDA kernels (build lines as for
  * heat_embed.c).  A point function and HD_DEFINE_FOR_2D make the step; a

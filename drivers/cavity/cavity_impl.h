@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cavity backend table, compiled once per backend and precision by the
  * two-line cavity_<backend>_<f|d> wrappers.  Allocation and the order of
  * the loops of a step; the physics is hd/cavity.h and hd/poisson.h. */

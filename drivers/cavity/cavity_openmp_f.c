@@ -1,2 +1,3 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define HD_REAL_FLOAT 1
 #include "cavity_impl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cavity driver's view of a backend: a problem in host doubles, an
  * opaque state, and a table built once per backend and precision from
  * cavity_impl.h.  The Poisson solvers are also offered alone (tests,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ghia, Ghia & Shin (1982), J. Comput. Phys. 48, 387-411: the lid-driven
  * cavity on a 129 x 129 grid, Tables I and II (u along the vertical line
  * through the centre, v along the horizontal one) for Re = 100 and 1000,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-cavity: the lid-driven square cavity in vorticity-streamfunction form
  * (hd/cavity.h) with red-black SOR or multigrid for the streamfunction
  * (hd/poisson.h), on any backend; compares with Ghia et al. (1982) at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Run-time backend choice for the drivers.
  *
  * Every driver links each backend configure enabled.  Backend code is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checkpoints shared by every time-stepping driver.
  *
  * File: a header, then the arrays, each with its own CRC-32 (the zlib

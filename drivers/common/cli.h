@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Strict options for the drivers: --key=value on the command line and
  * `key = value` lines in an input file (--input=FILE), one table for both.
  * Unknown keys name the closest valid key, duplicates and malformed or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The per-backend core table (hd_core_<backend>), compiled once per backend
  * by core_serial.c, core_openmp.c and core_cuda.cu. */
 #include "backend.h"

@@ -1,1 +1,2 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "core_impl.h"

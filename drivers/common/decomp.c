@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ranks and grid decomposition (decomp.h); one rank without MPI. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

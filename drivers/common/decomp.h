@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Distributed runs: ranks, a Cartesian decomposition of a grid, halo
  * exchange, and reductions and gathers whose results do not depend on the
  * number of ranks.  Without MPI (configure without --with-mpi) every call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every driver's main shares: the common options, parsing with --help
  * and --version, opening the backend, the memory check, and the mapping of
  * failures to exit statuses (0 success, 1 run-time failure, 2 bad input). */

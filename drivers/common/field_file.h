@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cell fields read from files: the VTK ImageData (.vti) files the drivers
  * write (raw appended data, one value a cell) and raw binary files with a
  * stated type and shape.  A spec is "PATH.vti" (its first cell array) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Driver outputs that never leave a half-written file behind.
  *
  * An hd_out writes into a temporary file in the target's directory; commit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Line plots and polar patterns as PNG pictures, labelled with a 5 x 7
  * pixel font: the curves a person would rather look at than read (|S11|
  * against frequency, an impedance, a radiation pattern).  Separate from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Time series files (CSV rows, .pvd frame lists) that continue across a
  * restart, byte for byte.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* For the *_impl.h backend units: a backend state listed as named device
  * arrays, copied to and from host buffers for checkpoints (the
  * hd_state_io_fn of backend.h). */

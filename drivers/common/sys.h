@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small host facts and helpers the drivers share. */
 #ifndef HD_DRV_SYS_H
 #define HD_DRV_SYS_H

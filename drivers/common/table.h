@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Piecewise-linear tables of a value over time, read from text files:
  * one "TIME VALUE" pair a line (spaces or a comma between), '#' starts a
  * comment, times strictly increasing.  Before the first time the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact sums of doubles, whatever the order of the additions.
  *
  * A sum is held as fixed-point digits of 32 bits in int64 words covering

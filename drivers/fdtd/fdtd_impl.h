@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* FDTD backend table, compiled once per backend and precision by the
  * two-line fdtd_<backend>_<f|d> wrappers.  Tables, point lists and launches;
  * the physics is hd/fdtd.h. */

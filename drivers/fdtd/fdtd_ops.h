@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The FDTD driver's view of a backend: a model in host doubles (mesh,
  * boundaries, materials, per-component material indices rasterised on the
  * padded grid, sources, probes), an opaque state, and a table built once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-fdtd: 3-D Yee FDTD on the serial, OpenMP or CUDA backend, from an
  * input file of key = value lines (doc/fdtd.md) or the built-in benchmark.
  * Everything is checked and every output opened before the run; exit status

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The FDTD model as the user describes it (keys of an input file, in the
  * spirit of OpenFDTD's .ofd): mesh lines, materials, geometry, feeds,
  * sources, probes.  Parsing checks everything and reports file:line;

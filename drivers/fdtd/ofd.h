@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* OpenFDTD's model files (.ofd, "OpenFDTD 4 x" header) read as hd-fdtd
  * input: each line is translated into hd-fdtd keys (doc/fdtd.md has the
  * table), so the usual checks and FILE:LINE messages apply. */

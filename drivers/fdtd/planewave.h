@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-fdtd's plane-wave incidence: the `planewave` key, the total-field box
  * and the model's plane-wave fields (the physics is hd/fdtd_tfsf.h). */
 #ifndef HD_DRV_FDTD_PLANEWAVE_H

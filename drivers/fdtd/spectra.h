@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-fdtd's frequency-domain results, from the running DFTs the backend
  * gathered (hd/fdtd_dft.h): port quantities of every feed (impedance,
  * reflection, return loss, VSWR, accepted power, the S-parameter column of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Heat backend table, compiled once per backend and precision by the
  * two-line heat_<backend>_<f|d> wrappers.  Allocation and launches only: the
  * physics is hd/heat.h. */

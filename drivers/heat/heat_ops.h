@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The heat driver's view of a backend: a problem in plain doubles, an
  * opaque state, and a table of operations built once per backend and
  * precision from heat_impl.h. */

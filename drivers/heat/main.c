@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-heat: explicit 2-D/3-D heat conduction on the serial, OpenMP or CUDA
  * backend.  Parses and checks everything, opens every output, then runs; an
  * error at any point leaves existing files as they were.

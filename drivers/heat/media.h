@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-heat's materials and regions (hd/heat_media.h): parsing the repeated
  * --material and --region values and painting the material map. */
 #ifndef HD_DRV_HEAT_MEDIA_H

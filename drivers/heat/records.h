@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What hd-heat reads and records over time besides the field: face values
  * from time tables (--bc-F=KIND:@FILE), the temperature at probe points
  * (PREFIX_probes.csv) and the heat balance (PREFIX_balance.csv). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bodies on the host, in double: the driver's initial conditions and
  * snapshots.  Reading a CSV body file is driver I/O, not physics. */
 #ifndef HD_DRV_NBODY_BODIES_H

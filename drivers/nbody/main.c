@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-nbody: all-pairs gravitational N-body on the serial, OpenMP or CUDA
  * backend.  Checks everything and opens every output before the run; exit
  * status 0 success, 1 run-time failure, 2 bad usage or input. */

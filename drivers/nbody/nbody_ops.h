@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The N-body driver's view of a backend: initial bodies in host doubles, an
  * opaque state on the backend, and a table built once per backend and
  * precision from nbody_impl.h. */

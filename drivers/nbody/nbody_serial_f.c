@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define HD_SERIAL 1
 #define HD_REAL_FLOAT 1
 #include "nbody_impl.h"

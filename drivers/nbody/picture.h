@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-nbody's picture: the bodies seen along z, as a map of how many fall in
  * each pixel (log scale).  Separate from the snapshots: a glance, not data. */
 #ifndef HD_NBODY_PICTURE_H

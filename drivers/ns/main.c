@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd-ns: 2-D compressible Navier-Stokes with characteristic boundaries
  * (hd/ns.h, hd/nscbc.h); the seed's convected vortex, the isentropic
  * vortex and uniform flow.  doc/ns.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compressible-flow backend table, compiled once per backend and precision
  * by the two-line ns_<backend>_<f|d> wrappers.  Allocation and the stage
  * sequence; the physics is hd/ns.h and hd/nscbc.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The compressible-flow driver's view of a backend: a problem in host
  * doubles, an opaque state, and a table built once per backend and
  * precision from ns_impl.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/cavity.h - incompressible 2-D flow in vorticity-streamfunction form on
  * the lid-driven square cavity (seed 003, second half).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/context.h - the execution context every host call takes.
  *
  * An hd_ctx holds what a backend needs between calls (CUDA device, stream,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/error.h - status codes.  Library code never exits: every host call
  * returns an hd_status and leaves a one-line message in its hd_ctx. */
 #ifndef HD_ERROR_H

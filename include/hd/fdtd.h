@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd.h - 3-D Yee FDTD (OpenFDTD style), SI units.
  *
  * Mesh: node coordinates x_0 < ... < x_N per axis (non-uniform allowed).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd_ade.h - dispersive media and lumped loads on single E edges.
  *
  * An edge of a dispersive material or with a lumped load obeys

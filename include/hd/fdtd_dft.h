@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd_dft.h - frequency-domain results of an FDTD run, gathered while it
  * marches (nothing of the time history is stored).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd_sf.h - plane-wave incidence in the scattered-field form
  * (Taflove & Hagness, ch. 5.8; OpenFDTD's form).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd_tfsf.h - plane-wave incidence by the total-field/scattered-field
  * split (Taflove & Hagness, ch. 5).
  *

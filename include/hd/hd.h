@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/hd.h - everything: the core headers and every physics module. */
 #ifndef HD_HD_H
 #define HD_HD_H
 
+#include "version.h"
 #include "platform.h"
 #include "real.h"
 #include "index.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/heat.h - explicit heat conduction, dT/dt = alpha lap(T) + q.
  *
  * Cell-centred grid with one ghost layer (hd_grid, ghost = 1): cell (i, j, k)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/heat_balance.h - the heat that steps move through the faces of the
  * grid, as the scheme moves it: energy accounting for hd/heat.h and
  * hd/heat_media.h.

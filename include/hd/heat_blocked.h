@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/heat_blocked.h - temporal blocking for the heat step of hd/heat.h:
  * several time steps per sweep of memory, bit-identical to single steps.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/heat_media.h - heat conduction in a medium of several materials.
  *
  * Each cell has a material index m (one byte, the field's layout, ghosts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/index.h - 64-bit indices, index ranges and padded grids.
  *
  * Any index that can pass 2^31 is an hd_idx (int64_t): cell counts, array

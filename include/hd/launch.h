@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/launch.h - one loop definition, three expansions.
  *
  * C has no lambdas, so a parallel loop is written as a point function and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/memory.h - host and device buffers.
  *
  * "Device" memory is GPU memory in a CUDA unit and ordinary (64-byte

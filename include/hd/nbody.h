@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/nbody.h - all-pairs gravitational N-body, G = 1.
  *
  * Bodies are structure-of-arrays (x, y, z, vx, vy, vz, m; accelerations ax,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/nbody_tree.h - Barnes-Hut tree forces for the 3-D softened N-body
  * problem of hd/nbody.h (G = 1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/ns.h - 2-D compressible Navier-Stokes (seed 003, first half).
  *
  * Conservative variables q = (rho, rho u, rho v, rho E) on the nodes of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/nscbc.h - Navier-Stokes characteristic boundary conditions (Poinsot &
  * Lele, J. Comput. Phys. 101, 1992; seed 003) for hd/ns.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/platform.h - the only header that looks at the compiler.
  *
  * Every other hd header uses these macros instead of testing __CUDACC__,
@@ -11,6 +12,8 @@
  * backend is compared with, bit for bit. */
 #ifndef HD_PLATFORM_H
 #define HD_PLATFORM_H
+
+#include "version.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HD_UNUSED __attribute__((unused))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/poisson.h - 2-D Poisson solvers on the nodes of a square of n x n cells
  * of width h:
  *   (4 u - u_E - u_W - u_N - u_S) / h^2 = f   at the interior nodes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/random.h - counter-based random numbers.
  *
  * Value k of stream s is a pure function of (seed, s, k): the SplitMix64

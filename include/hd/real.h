@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/real.h - the floating-point type of a translation unit.
  *
  * hd_real is double unless HD_REAL_FLOAT is defined before the first hd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/reduce.h - deterministic reductions.
  *
  * A reduction is a point function that folds one point into an accumulator,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The N-body CSV reader (drivers/nbody/bodies.c) on arbitrary bytes. */
 #include "fuzz_common.h"
 #include "nbody/bodies.h"

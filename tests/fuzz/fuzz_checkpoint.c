@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The checkpoint reader (drivers/common/checkpoint.c) on arbitrary bytes,
  * expecting hd-heat's layout of a 6 x 6 grid. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer harnesses read files, as the drivers do: the input goes to a
  * temporary file first. */
 #ifndef HD_FUZZ_COMMON_H

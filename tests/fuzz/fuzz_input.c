@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The input-file parser (drivers/common/cli.c) on arbitrary bytes, with a
  * table holding every option type. */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Build the libFuzzer harnesses with clang (ASan + UBSan) and run each for
 # SECONDS (default 60) from its seed corpus; a crash fails and leaves the
 # reproducer in tests/fuzz/crashes/.  Usage: sh tests/fuzz/run.sh [SECONDS]
