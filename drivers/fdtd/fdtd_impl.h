@@ -29,6 +29,8 @@ typedef struct fdtd_state {
   hd_real *mesh;               /* rn[3] then rc[3], each padded length */
   hd_real *field[6];           /* allocations; a.f = field + lead (fdtd_lead) */
   unsigned char *mat[6];       /* allocations; a.m = mat + lead */
+  int64_t *row_run[6];         /* CPU tuned rows: the materials as runs (a.run, a.row_run) */
+  hd_fdtd_run *run[6];
   hd_fdtd_mur *mur;
   hd_idx nmur;
   int mur_h;                   /* the Mur points act on H outside the faces */
@@ -83,15 +85,26 @@ typedef struct fdtd_state {
   hd_idx nsf[2];
   hd_real *sf_coef;
   double *sf_probe_d, *ade_pwd;
+  int time_block;              /* steps a sweep of memory (fdtd_wave.h); 1: single steps */
+  struct fd_tb *tb;            /* their plan, made at the first block */
 } fdtd_state;
+
+#if !defined(HD_BACKEND_CUDA)
+static void fd_tb_free(struct fd_tb *tb);
+#endif
 
 static void fd_destroy(hd_ctx *ctx, void *state) {
   fdtd_state *st = (fdtd_state *)state;
   int c;
   if (!st) return;
+#if !defined(HD_BACKEND_CUDA)
+  fd_tb_free(st->tb);
+#endif
   for (c = 0; c < 6; ++c) {
     hd_dev_free(ctx, st->field[c]);
     hd_dev_free(ctx, st->mat[c]);
+    free(st->row_run[c]);
+    free(st->run[c]);
     hd_dev_free(ctx, (void *)st->pml[c].pt);
     hd_dev_free(ctx, st->pml[c].s1);
     hd_dev_free(ctx, st->pml[c].s2);
@@ -770,6 +783,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   st->mur_h = m->mur_h;
   st->wave = m->wave;
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
+  st->time_block = m->time_block > 1 ? m->time_block : 1;
   memcpy(st->block, m->block, sizeof st->block);
   for (a = 0; a < 3; ++a) { /* faces shared with another block, PML and Mur on H: E there too, from H outside */
     const int open = fd_layers(m->bc[a]) || (m->bc[a] == HD_FDTD_BC_MUR && m->mur_h);
@@ -788,6 +802,17 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     st->a.f[c] = st->field[c] + lead;
     st->a.m[c] = st->mat[c] + lead;
   }
+#if !defined(HD_BACKEND_CUDA)
+  for (c = 0; c < 6 && s == HD_OK && st->tuned; ++c) { /* the tuned rows take each row's materials as runs */
+    const hd_idx rows = st->a.g.stride[2] / st->a.g.stride[1] * (st->a.g.n[2] + 2 * st->a.g.ghost);
+    const int64_t nrun = hd_fdtd_runs_build(&st->a.g, m->mat[c], NULL, NULL);
+    st->row_run[c] = (int64_t *)malloc((size_t)(rows + 1) * sizeof(int64_t));
+    st->run[c] = (hd_fdtd_run *)malloc((size_t)nrun * sizeof(hd_fdtd_run));
+    if (!st->row_run[c] || !st->run[c]) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the material runs");
+    else hd_fdtd_runs_build(&st->a.g, m->mat[c], st->row_run[c], st->run[c]);
+    st->a.row_run[c] = st->row_run[c], st->a.run[c] = st->run[c];
+  }
+#endif
   /* coefficient tables: E by permittivity and conductivity (PEC: 0, 0), H
    * by permeability and magnetic conductivity */
   memset(coef, 0, sizeof coef);
@@ -1092,12 +1117,25 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   return s;
 }
 
+#include "fdtd_wave.h"
+
+/* Steps a sweep this state takes, and why not more where it was asked. */
+static int fd_time_block(void *state, const char **why) {
+  fdtd_state *st = (fdtd_state *)state;
+  *why = st->time_block > 1 ? fd_tb_refusal(st) : NULL;
+  if (*why) st->time_block = 1;
+  if (st->time_block > FD_TB_MAX) st->time_block = FD_TB_MAX;
+  return st->time_block;
+}
+
 static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
   fdtd_state *st = (fdtd_state *)state;
   hd_real *host = NULL;
   hd_status s = HD_OK;
   long done = 0;
   int saved[3];
+  const char *why;
+  fd_time_block(st, &why); /* the kinds of state that cannot, step singly */
   if (rec && st->nrec) {
     host = (hd_real *)hd_host_alloc((size_t)FDTD_REC_CHUNK * st->nrec * sizeof(hd_real));
     if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
@@ -1107,8 +1145,18 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
   while (done < steps && s == HD_OK) {
     const long chunk = steps - done < FDTD_REC_CHUNK ? steps - done : FDTD_REC_CHUNK;
     long k, v;
-    for (k = 0; k < chunk && s == HD_OK; ++k)
+    for (k = 0; k < chunk && s == HD_OK;) {
+#if !defined(HD_BACKEND_CUDA)
+      const int t = st->time_block > 1 ? fd_block_steps(st, chunk - k) : 1;
+      if (t > 1) {
+        s = fd_block(ctx, st, t, host ? st->rec + k * st->nrec : NULL);
+        k += t;
+        continue;
+      }
+#endif
       s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
+      ++k;
+    }
     if (s == HD_OK && host) {
       s = hd_dev_download(ctx, host, st->rec, (size_t)chunk * st->nrec * sizeof(hd_real));
       for (v = 0; s == HD_OK && v < chunk * st->nrec; ++v) rec[done * st->nrec + v] = (double)host[v];
@@ -1269,4 +1317,4 @@ static hd_status fd_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
 
 const fdtd_ops HD_OPS_NAME(fdtd_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), FDTD_HAS_TUNED, fd_create,
                                         fd_advance, fd_row_sums, fd_download, fd_field, fd_spectra, fd_destroy,
-                                        fd_state_count, fd_state_io};
+                                        fd_state_count, fd_state_io, fd_time_block};

@@ -26,6 +26,7 @@ typedef struct fdtd_load {
 } fdtd_load;
 
 #define FDTD_MAX_PLANES 8
+#define FDTD_MAX_TIME_BLOCK 16 /* steps a sweep of memory */
 
 typedef struct fdtd_model {
   long n[3];                   /* cells per axis of this block */
@@ -53,6 +54,7 @@ typedef struct fdtd_model {
   const fdtd_point *probe;
   int variant;                 /* HD_VARIANT_* */
   int block[3];                /* CUDA launch shape of the E and H kernels; 0 = default */
+  int time_block;              /* steps a sweep of memory, bit-identical to single steps (0, 1: single) */
   /* frequency-domain results (hd/fdtd_dft.h): the frequencies, and the
    * points of the Huygens surface in this block (hd_dft_surface_points'
    * faces and base nodes, physical nodes of the block) on which the
@@ -130,6 +132,9 @@ typedef struct fdtd_ops {
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;
+  /* steps a sweep of memory the state takes (the model's time_block, or
+   * 1 with *why saying why not) */
+  int (*time_block)(void *state, const char **why);
 } fdtd_ops;
 
 HD_DECLARE_OPS(fdtd_ops, fdtd_ops)

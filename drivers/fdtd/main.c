@@ -37,7 +37,7 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume;
-  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128];
+  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16];
   fdtd_planewave pw;
   cli_list nearfield;
   fdtd_slice near[FDTD_MAX_PLANES];
@@ -126,6 +126,32 @@ static double cell_value(const double *f, int comp, const hd_grid *g, long pad, 
   const hd_idx sc = g->stride[c];
   if (comp < 3) return 0.25 * (f[n] + f[n + su] + f[n + sv] + f[n + su + sv]);
   return 0.5 * (f[n] + f[n + sc]);
+}
+
+/* --time-block=auto: where blocking pays, measured (doc/performance.md). */
+#define FDTD_AUTO_TIME_BLOCK_DOC "4 on the CPU backends, 1 on CUDA"
+static int auto_time_block(int backend) { return backend == HD_B_CUDA ? 1 : 4; }
+
+/* --time-block=T|auto into the model; 0, or 1 with a message. */
+static int parse_time_block(const char *arg, int backend, fdtd_model *m, char *err, size_t n) {
+  char *end;
+  long t;
+  if (!arg[0] || !strcmp(arg, "auto")) {
+    m->time_block = auto_time_block(backend);
+    return 0;
+  }
+  t = strtol(arg, &end, 10);
+  if (end == arg || *end || t < 1 || t > FDTD_MAX_TIME_BLOCK) {
+    snprintf(err, n, "--time-block: '%s' is not auto or a step count from 1 to %d", arg, FDTD_MAX_TIME_BLOCK);
+    return 1;
+  }
+  m->time_block = (int)t;
+  return 0;
+}
+
+static void print_time_block(int t, const char *why) {
+  if (why) printf("time_block: 1 (%s)\n", why);
+  else printf("time_block: %d\n", t);
 }
 
 static int uniform_mesh(const fdtd_input *in) {
@@ -668,6 +694,8 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512];
   void *state = NULL;
+  int time_block = 1;
+  const char *time_block_why = NULL;
   double *rec = NULL, *lrec = NULL, *rows = NULL, t0, wall = 0.0, steps_wall = 0.0, emax = 0.0, hmax = 0.0, cells, bytes, dft_bytes;
   long step = 0, step0 = 0, every, pad;
   int rc, k, have_slice = 0, converged = 0, nrec, cp, root, bad, keep = 0, want[5], cont = 0;
@@ -683,6 +711,7 @@ static int run(int argc, char **argv) {
       HD_DRV_CHECKPOINT_OPTIONS(c.com),
       {"bench", CLI_INT, &c.bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
       {"block", CLI_INTS, c.block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched", 1, 1024, 3, &c.nblock, 0, 0, 0},
+      {"time-block", CLI_STRING, c.time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CPU backends; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c.time_block, NULL, 0, 0, 0},
       {"xmesh", CLI_LIST, &c.in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ...", 1, 0, 0, NULL, 0, 0, 0},
       {"ymesh", CLI_LIST, &c.in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y", 1, 0, 0, NULL, 0, 0, 0},
       {"zmesh", CLI_LIST, &c.in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z", 1, 0, 0, NULL, 0, 0, 0},
@@ -888,6 +917,10 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
+  if (parse_time_block(c.time_block, core->id, &m, err, sizeof err)) {
+    core->destroy(&ctx);
+    goto usage;
+  }
   pad = fdtd_pad(&m);
   nrec = c.in.nprobe + 2 * c.in.nfeed;
   { /* rank 0 writes every output */
@@ -926,6 +959,9 @@ static int run(int argc, char **argv) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
     goto runtime_error;
   }
+  time_block = ops->time_block(state, &time_block_why);
+  if (r.dc.size > 1 && time_block > 1) /* the halos are exchanged after every step: advance takes one at a time */
+    time_block = 1, time_block_why = "several ranks exchange their halos every step";
   ckpt_template(&c.in, &m, ops->real_size, &ck);
   if (r.dc.size > 1) /* each rank's file holds its block */
     hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", m.off[0], m.off[1], m.off[2], m.n[0],
@@ -969,6 +1005,7 @@ static int run(int argc, char **argv) {
            ops->has_tuned && c.com.variant != HD_VARIANT_GENERIC ? "tuned" : "generic", c.bench, per_round * rounds,
            rounds, c.in.bc_axis[0][0] ? c.in.bc_axis[0] : c.in.bc_all, c.in.bc_axis[1][0] ? c.in.bc_axis[1] : c.in.bc_all,
            c.in.bc_axis[2][0] ? c.in.bc_axis[2] : c.in.bc_all, sec, rate / 1e6, per, rate * per / 1e9, bw / 1e9, bw > 0 ? rate * per / bw : 0.0);
+    print_time_block(time_block, time_block_why);
     core->destroy(&ctx);
     rc = 0;
     goto out;
@@ -1085,6 +1122,7 @@ static int run(int argc, char **argv) {
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
+  print_time_block(time_block, time_block_why);
   if (c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;

@@ -52,7 +52,17 @@ typedef struct hd_fdtd_args {
   hd_grid g;                   /* nodes: n = cells + 1 per axis; ghost = pad */
   hd_idx nc[3];                /* cells per axis */
   hd_idx elo[3], ehi[3];       /* physical nodes where tangential E is updated */
+  /* CPU tuned rows (NULL: look each node's material up): each row of each
+   * component as runs of one material, hd_fdtd_runs_build */
+  const struct hd_fdtd_run *run[6];
+  const int64_t *row_run[6];   /* row r's runs: run[c][row_run[c][r] .. row_run[c][r + 1]) */
 } hd_fdtd_args;
+
+/* A stretch of a row of one material: nodes from lo (padded x) to the next
+ * run's lo or the row's end. */
+typedef struct hd_fdtd_run {
+  int32_t lo, m;
+} hd_fdtd_run;
 
 /* ---- the updates --------------------------------------------------------- */
 
@@ -493,38 +503,114 @@ static inline void hd_fdtd_cpu_h_row(hd_real *HD_RESTRICT u, const unsigned char
                            pb[i + sb] - pb[i]);
 }
 
+/* The same with one material's coefficients k1, k2 for every node: a run
+ * (no lookup: the coefficient gathers cost more than the rest of the
+ * update, measured on AVX-512). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_e_run(hd_real *HD_RESTRICT u, hd_real k1, hd_real k2, const hd_real *HD_RESTRICT pa,
+                                     hd_idx sa, const hd_real *HD_RESTRICT ra, hd_real rac,
+                                     const hd_real *HD_RESTRICT pb, hd_idx sb, const hd_real *HD_RESTRICT rb,
+                                     hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_e_value(u[i], k1, k2, ra ? ra[i] : rac, pa[i] - pa[i - sa], rb ? rb[i] : rbc, pb[i] - pb[i - sb]);
+}
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_h_run(hd_real *HD_RESTRICT u, hd_real k1, hd_real k2, const hd_real *HD_RESTRICT pa,
+                                     hd_idx sa, const hd_real *HD_RESTRICT ra, hd_real rac,
+                                     const hd_real *HD_RESTRICT pb, hd_idx sb, const hd_real *HD_RESTRICT rb,
+                                     hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_h_value(u[i], k1, k2, ra ? ra[i] : rac, pa[i + sa] - pa[i], rb ? rb[i] : rbc, pb[i + sb] - pb[i]);
+}
+
+/* Component c of row (j, k) over nodes [lo, hi): by its runs where the
+ * arguments have them, else node by node. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_component(const hd_fdtd_args *a, int c, hd_idx j, hd_idx k, const hd_real *pa,
+                                         hd_idx sa, const hd_real *ra, hd_real rac, const hd_real *pb, hd_idx sb,
+                                         const hd_real *rb, hd_real rbc, hd_idx lo, hd_idx hi) {
+  const hd_idx row = hd_grid_at(&a->g, 0, j, k);
+  hd_real *u = a->f[c] + row;
+  const int e = c < 3;
+  const hd_real *k1 = e ? a->c1 : a->d1, *k2 = e ? a->c2 : a->d2;
+  pa += row, pb += row;
+  if (a->run[c]) {
+    const hd_idx r = j + k * (a->g.stride[2] / a->g.stride[1]);
+    const hd_fdtd_run *run = a->run[c];
+    int64_t q;
+    for (q = a->row_run[c][r]; q < a->row_run[c][r + 1]; ++q) {
+      const hd_idx x0 = run[q].lo > lo ? run[q].lo : lo;
+      const hd_idx x1 = q + 1 < a->row_run[c][r + 1] && run[q + 1].lo < hi ? run[q + 1].lo : hi;
+      if (x0 >= x1) continue;
+      if (e)
+        hd_fdtd_cpu_e_run(u, k1[run[q].m], k2[run[q].m], pa, sa, ra, rac, pb, sb, rb, rbc, x0, x1);
+      else
+        hd_fdtd_cpu_h_run(u, k1[run[q].m], k2[run[q].m], pa, sa, ra, rac, pb, sb, rb, rbc, x0, x1);
+    }
+  } else if (e) {
+    hd_fdtd_cpu_e_row(u, a->m[c] + row, k1, k2, pa, sa, ra, rac, pb, sb, rb, rbc, lo, hi);
+  } else {
+    hd_fdtd_cpu_h_row(u, a->m[c] + row, k1, k2, pa, sa, ra, rac, pb, sb, rb, rbc, lo, hi);
+  }
+}
+
 /* Row (j, k) (padded) of the E or H half step: the components and node
  * ranges of hd_fdtd_e_point / hd_fdtd_h_point. */
 HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_row(const hd_fdtd_args *a, hd_idx j, hd_idx k, int efield) {
   const hd_idx pad = a->g.ghost, pj = j - pad, pk = k - pad, sy = a->g.stride[1], sz = a->g.stride[2];
-  const hd_idx row = hd_grid_at(&a->g, 0, j, k), nx = a->nc[0];
+  const hd_idx nx = a->nc[0];
   hd_real *const *f = a->f;
-  const unsigned char *const *m = a->m;
-#define HD_FDTD_ROW(c) f[c] + row, m[c] + row
   if (efield) {
     const int ty = hd_fdtd_tangential(a, 1, pj), tz = hd_fdtd_tangential(a, 2, pk);
     const hd_idx lo = pad + a->elo[0], hi = pad + a->ehi[0] + 1; /* tangential x */
     if (ty && tz)
-      hd_fdtd_cpu_e_row(HD_FDTD_ROW(HD_FDTD_EX), a->c1, a->c2, f[HD_FDTD_HZ] + row, sy, NULL, a->rn[1][j],
-                        f[HD_FDTD_HY] + row, sz, NULL, a->rn[2][k], pad, pad + nx);
+      hd_fdtd_cpu_component(a, HD_FDTD_EX, j, k, f[HD_FDTD_HZ], sy, NULL, a->rn[1][j], f[HD_FDTD_HY], sz, NULL,
+                            a->rn[2][k], pad, pad + nx);
     if (pj < a->nc[1] && tz)
-      hd_fdtd_cpu_e_row(HD_FDTD_ROW(HD_FDTD_EY), a->c1, a->c2, f[HD_FDTD_HX] + row, sz, NULL, a->rn[2][k],
-                        f[HD_FDTD_HZ] + row, 1, a->rn[0], 0, lo, hi);
+      hd_fdtd_cpu_component(a, HD_FDTD_EY, j, k, f[HD_FDTD_HX], sz, NULL, a->rn[2][k], f[HD_FDTD_HZ], 1, a->rn[0], 0,
+                            lo, hi);
     if (pk < a->nc[2] && ty)
-      hd_fdtd_cpu_e_row(HD_FDTD_ROW(HD_FDTD_EZ), a->c1, a->c2, f[HD_FDTD_HY] + row, 1, a->rn[0], 0,
-                        f[HD_FDTD_HX] + row, sy, NULL, a->rn[1][j], lo, hi);
+      hd_fdtd_cpu_component(a, HD_FDTD_EZ, j, k, f[HD_FDTD_HY], 1, a->rn[0], 0, f[HD_FDTD_HX], sy, NULL, a->rn[1][j],
+                            lo, hi);
   } else {
     if (pj < a->nc[1] && pk < a->nc[2])
-      hd_fdtd_cpu_h_row(HD_FDTD_ROW(HD_FDTD_HX), a->d1, a->d2, f[HD_FDTD_EZ] + row, sy, NULL, a->rc[1][j],
-                        f[HD_FDTD_EY] + row, sz, NULL, a->rc[2][k], pad, pad + nx + 1);
+      hd_fdtd_cpu_component(a, HD_FDTD_HX, j, k, f[HD_FDTD_EZ], sy, NULL, a->rc[1][j], f[HD_FDTD_EY], sz, NULL,
+                            a->rc[2][k], pad, pad + nx + 1);
     if (pk < a->nc[2])
-      hd_fdtd_cpu_h_row(HD_FDTD_ROW(HD_FDTD_HY), a->d1, a->d2, f[HD_FDTD_EX] + row, sz, NULL, a->rc[2][k],
-                        f[HD_FDTD_EZ] + row, 1, a->rc[0], 0, pad, pad + nx);
+      hd_fdtd_cpu_component(a, HD_FDTD_HY, j, k, f[HD_FDTD_EX], sz, NULL, a->rc[2][k], f[HD_FDTD_EZ], 1, a->rc[0], 0,
+                            pad, pad + nx);
     if (pj < a->nc[1])
-      hd_fdtd_cpu_h_row(HD_FDTD_ROW(HD_FDTD_HZ), a->d1, a->d2, f[HD_FDTD_EY] + row, 1, a->rc[0], 0,
-                        f[HD_FDTD_EX] + row, sy, NULL, a->rc[1][j], pad, pad + nx);
+      hd_fdtd_cpu_component(a, HD_FDTD_HZ, j, k, f[HD_FDTD_EY], 1, a->rc[0], 0, f[HD_FDTD_EX], sy, NULL, a->rc[1][j],
+                            pad, pad + nx);
   }
-#undef HD_FDTD_ROW
+}
+
+/* The runs of one component's material array m over every padded row of
+ * g: row_run (rows + 1 entries) and run (NULL: count only).  Returns the
+ * number of runs. */
+HD_HOST_FN int64_t hd_fdtd_runs_build(const hd_grid *g, const unsigned char *m, int64_t *row_run, hd_fdtd_run *run) {
+  const hd_idx nx = g->n[0] + 2 * g->ghost, rows = g->stride[2] / g->stride[1] * (g->n[2] + 2 * g->ghost);
+  int64_t count = 0;
+  hd_idx r, i;
+  for (r = 0; r < rows; ++r) {
+    const unsigned char *x = m + r * g->stride[1];
+    if (row_run) row_run[r] = count;
+    for (i = 0; i < nx; ++i)
+      if (i == 0 || x[i] != x[i - 1]) {
+        if (run) run[count].lo = (int32_t)i, run[count].m = x[i];
+        ++count;
+      }
+  }
+  if (row_run) row_run[rows] = count;
+  return count;
 }
 
 HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
