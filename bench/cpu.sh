@@ -5,9 +5,8 @@
 # kernel interleaved with copies, the best of each: a shared host's
 # bandwidth drifts 2x within seconds).  GPU figures: bench/gpu.sh.
 #   OPENFDTD=/path/to/ofd   an OpenFDTD CPU build (built beside hd, not part
-#                           of it): its benchmark100 model runs beside hd's
-#                           (OPENFDTD_MODEL, default DIR/data/benchmark/
-#                           benchmark100.ofd next to the binary's directory)
+#                           of it, its data/benchmark/ beside the binary):
+#                           benchmark100 and 200 run by both programs
 #   BENCH_THREADS=N         OpenMP threads (default: all cores)
 set -u
 top=${top_builddir:-.}
@@ -30,19 +29,29 @@ for b in $backends; do
   sh "$here/fdtd.sh" "$top/drivers/hd-fdtd" "$b" "100:1000" "generic tuned"
 done
 if [ -n "${OPENFDTD:-}" ]; then
-  model=${OPENFDTD_MODEL:-$(dirname "$OPENFDTD")/data/benchmark/benchmark100.ofd}
+  # side by side on OpenFDTD's own benchmark files, single precision, both
+  # programs' update loops alone (OpenFDTD's part-2 time, hd's bench
+  # rounds), three interleaved rounds, the best of each
   dir=$(mktemp -d)
-  # its update loop alone, as hd's bench: without the volume DFT
-  # (frequency2), after which the run stops at its far-field step
-  grep -v '^frequency2' "$model" >"$dir/b100.ofd"
-  for v in -vector -no-vector; do
-    t0=$(date +%s.%N)
-    (cd "$dir" && "$OPENFDTD" -n "$threads" $v b100.ofd >ofd.txt 2>&1) 2>/dev/null
-    t1=$(date +%s.%N)
-    steps=$(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$dir/ofd.txt")
-    grep -q '^ *'"$steps"' ' "$dir/ofd.txt" || { echo "OpenFDTD $v: did not run (see $dir/ofd.txt)"; continue; }
-    echo "$t0 $t1 $steps" | awk -v v="$v" '{ printf "OpenFDTD %-10s %d threads, single: %.1f Mcells.steps/s (1e6 cells, %d steps, %.2f s wall)\n", v, ENVIRON["OMP_NUM_THREADS"], 1e6 * ($3 + 1) / ($2 - $1) / 1e6, $3 + 1, $2 - $1 }'
-  done
+  models=$(dirname "$OPENFDTD")/data/benchmark
+  for spec in 100:2000 200:300; do
+    n=${spec%%:*} steps=${spec#*:}
+    sed "s/^solver = [0-9]*/solver = $steps/" "$models/benchmark$n.ofd" >"$dir/b.ofd"
+    for round in 1 2 3; do
+      for t in 1 auto; do
+        "$top/drivers/hd-fdtd" --bench="$n" --steps="$steps" --precision=single --backend=openmp --time-block="$t" 2>/dev/null |
+          sed -n "s/^mcells_steps_per_second: /hd$t /p"
+      done
+      (cd "$dir" && "$OPENFDTD" -n "$threads" -vector b.ofd >ofd.txt 2>&1)
+      sed -n 's/^ *part-2 *: *//p' "$dir/ofd.txt" | awk -v c="$n" -v s="$steps" '$1 > 0 { print "ofd", c * c * c * s / $1 / 1e6 }'
+    done | awk -v n="$n" '{ if ($2 > best[$1]) best[$1] = $2 }
+      END { printf "benchmark%-4s %12.1f %12.1f %12.1f %9.2fx\n", n, best["hd1"], best["hdauto"], best["ofd"],
+              best["ofd"] > 0 ? (best["hd1"] > best["hdauto"] ? best["hd1"] : best["hdauto"]) / best["ofd"] : 0 }'
+  done >"$dir/rows"
+  version=$(sed -n 's/.*Ver\.\([0-9.]*\).*/\1/p' "$dir/ofd.txt" | head -n 1)
+  echo "-- FDTD beside OpenFDTD ${version:-(did not run: see its log)} -vector, its benchmark files, single, $threads threads: Mcells.steps/s, best of 3 interleaved rounds --"
+  printf '%-13s %12s %12s %12s %10s\n' model "hd T=1" "hd auto" OpenFDTD "hd/OpenFDTD"
+  cat "$dir/rows"
   rm -rf "$dir"
 fi
 
