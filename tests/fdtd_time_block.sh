@@ -13,8 +13,8 @@
 # wave; blocks of 2, 3, 4 and 16 steps (the DFT windows and the record
 # chunks cut some short), serial and OpenMP on 1 to 3 threads, single and
 # double precision; a checkpoint taken inside a run of blocks and resumed.
-# What cannot be blocked (a periodic z axis, the total-field box) must say
-# so on its time_block line and run single steps.
+# What cannot be blocked (a periodic z axis, the total-field box, CUDA for
+# now) must say so on its time_block line and run single steps.
 set -u
 bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -120,10 +120,22 @@ for case in "periodic z|model.in|--boundary-z=periodic|periodic z axis" \
   args=${rest%%|*} why=${rest#*|}
   rm -rf blk && mkdir blk
   # shellcheck disable=SC2086
-  (cd blk && "$bin" --progress=0 --input="../$model" --time-block=4 --steps=20 --output=o $args >stdout 2>stderr)
+  (cd blk && "$bin" --progress=0 --input="../$model" --backend=serial --time-block=4 --steps=20 --output=o $args \
+    >stdout 2>stderr)
   grep -q "^time_block: 1 (.*$why" blk/stdout
   result $? "$name: steps singly and says why ($(grep time_block blk/stdout))"
 done
+case " $backends " in *" cuda "*)
+  rm -rf blk && mkdir blk
+  (cd blk && "$bin" --progress=0 --input=../model.in --backend=cuda --time-block=4 --steps=20 --output=o >stdout 2>stderr)
+  if grep -q "no CUDA device" blk/stderr; then
+    n=$((n + 1)) && echo "ok $n # SKIP CUDA: no GPU here"
+  else
+    grep -q "^time_block: 1 (time blocks run on the CPU backends" blk/stdout
+    result $? "CUDA steps singly and says why ($(grep time_block blk/stdout))"
+  fi
+  ;;
+esac
 
 # a checkpoint between blocks resumed: as the run straight through
 rm -rf one blk && mkdir one blk
