@@ -6,6 +6,9 @@
 # summary table.  Usage, from the repository root:
 #   [MODULES="heat nbody fdtd cavity ns"] bash bench/gpu.sh [quick|bench|sanitize|mpi|scaling]
 # MODULES picks the benchmark and sanitizer sections (default: all).
+# OPENFDTD_CUDA=/path/to/ofd_cuda (an OpenFDTD CUDA build, its
+# data/benchmark/ beside it): the FDTD section runs it side by side
+# (MODULES=openfdtd: that table alone).
 # quick: build and tests only; bench: build (kept from an earlier call on
 # the same machine), benchmarks and sanitizers, no tests; sanitize: build
 # and compute-sanitizer only; mpi: build, tests
@@ -129,6 +132,41 @@ log "benchmarks"
     echo "-- the absorbing layers and the scattered-field plane wave beside the march (their bytes a point) --"
     sh bench/fdtd_passes.sh drivers/hd-fdtd cuda 300 301 single
     sh bench/fdtd_passes.sh drivers/hd-fdtd cuda 300 301 double
+  fi
+  if [ -n "${OPENFDTD_CUDA:-}" ] && { want fdtd || want openfdtd; }; then
+    # side by side with an OpenFDTD CUDA build (built beside hd, not part of
+    # it; its data/benchmark/ beside the binary, as in its source tree), its own
+    # benchmark files, single, three interleaved rounds.  Its loop alone: the
+    # wall time of 500 steps without DFT less that of one step; with the
+    # volume DFT: its part-2 time.
+    w=$(mktemp -d)
+    models=$(dirname "$OPENFDTD_CUDA")/data/benchmark
+    for n in 300 400; do
+      sed "s/^solver = [0-9]*/solver = 500/" "$models/benchmark$n.ofd" >"$w/dft$n.ofd"
+      grep -v '^frequency2' "$w/dft$n.ofd" >"$w/loop$n.ofd"
+      sed "s/^solver = [0-9]*/solver = 1/" "$w/loop$n.ofd" >"$w/one$n.ofd"
+      for round in 1 2 3; do
+        for v in no yes; do
+          dft=
+          [ $v = yes ] && dft="--frequencies=3e9 --nearvolume=yes"
+          ./drivers/hd-fdtd --bench=$n --precision=single --backend=cuda --steps=501 --progress=0 $dft 2>/dev/null |
+            sed -n "s/^mcells_steps_per_second: /hd_$v /p"
+        done
+        for k in one loop dft; do
+          t0=$(date +%s.%N)
+          (cd "$w" && "$OPENFDTD_CUDA" $k$n.ofd >$k$n.txt 2>&1)
+          echo "$k $t0 $(date +%s.%N)"
+        done | awk -v n=$n '{ t[$1] = $3 - $2 } END { if (t["loop"] > t["one"]) print "ofd_no", n * n * n * 499 / (t["loop"] - t["one"]) / 1e6 }'
+        sed -n 's/^ *part-2 *: *//p' "$w/dft$n.txt" | awk -v n=$n '$1 > 0 { print "ofd_yes", n * n * n * 500 / $1 / 1e6 }'
+      done | awk -v n=$n '{ if ($2 > b[$1]) b[$1] = $2 }
+        END { printf "benchmark%-4s %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx\n", n, b["hd_no"], b["ofd_no"],
+                b["ofd_no"] > 0 ? b["hd_no"] / b["ofd_no"] : 0, b["hd_yes"], b["ofd_yes"], b["ofd_yes"] > 0 ? b["hd_yes"] / b["ofd_yes"] : 0 }'
+    done >"$w/rows"
+    version=$(sed -n 's/.*Ver\.\([0-9.]*\).*/\1/p' "$w/dft300.txt" | head -n 1)
+    echo "-- FDTD beside OpenFDTD ${version:-(did not run: see its log)} CUDA, its benchmark files, single: Mcells.steps/s, best of 3 interleaved rounds --"
+    printf '%-13s %10s %10s %7s %10s %10s %7s\n' model "hd" OpenFDTD ratio "hd+vDFT" "ofd+vDFT" ratio
+    cat "$w/rows"
+    rm -rf "$w"
   fi
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, cold start) --"

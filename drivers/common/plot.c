@@ -140,7 +140,7 @@ int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *
 }
 
 int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const hd_plot_curve *const *cv, const int *nc,
-                  int npanel, double top, double range, char *err, size_t n) {
+                  int npanel, double top, double range, double step, char *err, size_t n) {
   const double pi = 3.14159265358979323846, r0 = 150;
   canvas *c = blank(err, n);
   char buf[32];
@@ -149,13 +149,13 @@ int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const 
   for (p = 0; p < npanel && p < 2; ++p) {
     const double cx = npanel == 1 ? W / 2.0 : W / 4.0 + p * W / 2.0, cy = H / 2.0 + 20;
     double db;
-    for (db = 0; db <= range + 1e-9; db += 10) { /* circles every 10 dB */
+    for (db = 0; db <= range * (1 + 1e-9); db += step) { /* circles every step */
       const double r = r0 * (1 - db / range);
       for (a = 0; a < 360; ++a)
         line(c, cx + r * sin(a * pi / 180), cy - r * cos(a * pi / 180), cx + r * sin((a + 1) * pi / 180),
              cy - r * cos((a + 1) * pi / 180), db == 0 ? black : grey, 1);
-      snprintf(buf, sizeof buf, "%.0f", top - db); /* along 15 degrees, clear of the top spoke */
-      if (db < range) text(c, (int)(cx + r * sin(pi / 12) + 3), (int)(cy - r * cos(pi / 12) - 3), buf, 1, 0, dark);
+      snprintf(buf, sizeof buf, "%.3g", top - db); /* along 15 degrees, clear of the top spoke */
+      if (db < range * (1 - 1e-9)) text(c, (int)(cx + r * sin(pi / 12) + 3), (int)(cy - r * cos(pi / 12) - 3), buf, 1, 0, dark);
     }
     for (a = 0; a < 360; a += 30) { /* spokes */
       line(c, cx, cy, cx + r0 * sin(a * pi / 180), cy - r0 * cos(a * pi / 180), grey, 1);
@@ -176,4 +176,60 @@ int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const 
   }
   text(c, W / 2, 10, title, 2, 1, black);
   return finish(o, c, err, n);
+}
+
+int hd_plot_smith(hd_out *o, const char *title, const hd_plot_curve *cv, int nc, char *err, size_t n) {
+  static const double marks[5] = {0.2, 0.5, 1, 2, 5};
+  const double pi = 3.14159265358979323846, r0 = 200, cx = W / 2.0, cy = H / 2.0 + 15;
+  canvas *c = blank(err, n);
+  char buf[16];
+  int k, i, a;
+  if (!c) return -1;
+  /* z = r + jx maps to gamma = (z - 1) / (z + 1): resistance r is the circle
+   * of centre r / (1 + r) and radius 1 / (1 + r); reactance x the arc of
+   * centre (1, 1 / x) and radius 1 / |x|, inside the unit circle */
+  for (k = -1; k < 5; ++k) {
+    const double r = k < 0 ? 0 : marks[k], ccx = r / (1 + r), rad = 1 / (1 + r);
+    for (a = 0; a < 360; ++a)
+      line(c, cx + r0 * (ccx + rad * cos(a * pi / 180)), cy - r0 * rad * sin(a * pi / 180),
+           cx + r0 * (ccx + rad * cos((a + 1) * pi / 180)), cy - r0 * rad * sin((a + 1) * pi / 180), k < 0 ? black : grey, 1);
+    if (k >= 0) {
+      snprintf(buf, sizeof buf, "%g", r);
+      text(c, (int)(cx + r0 * (ccx - rad)) + 2, (int)cy + 4, buf, 1, 0, dark);
+    }
+  }
+  for (k = 0; k < 10; ++k) {
+    const double x = (k % 2 ? -1 : 1) * marks[k / 2];
+    double prev[2] = {1, 0};
+    for (a = 1; a <= 400; ++a) { /* z = jx + r for r from 0 up: the arc from the rim to gamma = 1 */
+      const double r = a < 400 ? tan(a * pi / 800) * 0.25 : 1e9, dr = (r + 1) * (r + 1) + x * x;
+      const double gr = (r * r + x * x - 1) / dr, gi = 2 * x / dr;
+      if (a > 1) line(c, cx + r0 * prev[0], cy - r0 * prev[1], cx + r0 * gr, cy - r0 * gi, grey, 1);
+      prev[0] = gr, prev[1] = gi;
+    }
+    { /* the label where the arc meets the rim: r = 0 */
+      const double dr = 1 + x * x, gr = (x * x - 1) / dr, gi = 2 * x / dr;
+      snprintf(buf, sizeof buf, "%+g", x);
+      text(c, (int)(cx + (r0 + 16) * gr), (int)(cy - (r0 + 12) * gi) - 3, buf, 1, 1, dark);
+    }
+  }
+  line(c, cx - r0, cy, cx + r0, cy, grey, 1);
+  for (k = 0; k < nc; ++k) {
+    for (i = 1; i < cv[k].n; ++i)
+      line(c, cx + r0 * cv[k].x[i - 1], cy - r0 * cv[k].y[i - 1], cx + r0 * cv[k].x[i], cy - r0 * cv[k].y[i], palette[k % 6], 2);
+    if (cv[k].n > 0) line(c, cx + r0 * cv[k].x[0] - 3, cy - r0 * cv[k].y[0], cx + r0 * cv[k].x[0] + 3, cy - r0 * cv[k].y[0], palette[k % 6], 6);
+    line(c, 20, 58 + 14 * k, 40, 58 + 14 * k, palette[k % 6], 3);
+    text(c, 46, 55 + 14 * k, cv[k].label ? cv[k].label : "", 1, 0, black);
+  }
+  text(c, 20, H - 20, "SQUARE: FIRST FREQUENCY", 1, 0, dark);
+  text(c, W / 2, 10, title, 2, 1, black);
+  return finish(o, c, err, n);
+}
+
+int hd_plot_csv(hd_out *o, const char *xname, const char *yname, const hd_plot_curve *cv, int nc) {
+  int k, i;
+  fprintf(o->f, "curve,%s,%s\n", xname, yname);
+  for (k = 0; k < nc; ++k)
+    for (i = 0; i < cv[k].n; ++i) fprintf(o->f, "%s,%.9g,%.9g\n", cv[k].label ? cv[k].label : "", cv[k].x[i], cv[k].y[i]);
+  return ferror(o->f) ? -1 : 0;
 }

@@ -21,9 +21,19 @@ typedef struct hd_plot_curve {
 int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *c, int nc,
                   double lo, double hi, char *err, size_t n);
 
-/* Polar diagrams side by side (at most 2), each of up to 6 curves in dB:
- * the rim at `top` dB, circles every 10 dB down to top - range. */
+/* Polar diagrams side by side (at most 2), each of up to 6 curves: the
+ * rim at `top`, circles every `step` down to top - range (dB: 10 and 40;
+ * linear: top / 4 and top). */
 int hd_plot_polar(hd_out *o, const char *title, const char *const *panel, const hd_plot_curve *const *c, const int *nc,
-                  int npanel, double top, double range, char *err, size_t n);
+                  int npanel, double top, double range, double step, char *err, size_t n);
+
+/* A Smith chart of up to 6 curves of reflection coefficients (x the real
+ * part, y the imaginary), each marked at its first point: resistance
+ * circles and reactance arcs at 0.2, 0.5, 1, 2, 5. */
+int hd_plot_smith(hd_out *o, const char *title, const hd_plot_curve *c, int nc, char *err, size_t n);
+
+/* The numbers of a picture: "curve,XNAME,YNAME" and a row a point, so
+ * that what is drawn can be read back (and is written where no PNG is). */
+int hd_plot_csv(hd_out *o, const char *xname, const char *yname, const hd_plot_curve *c, int nc);
 
 #endif

@@ -23,6 +23,7 @@
 #include "planewave.h"
 #include "ofd.h"
 #include "spectra.h"
+#include "plots.h"
 #include "sys.h"
 
 #define PROG "hd-fdtd"
@@ -45,6 +46,8 @@ typedef struct fdtd_cli {
   long margin;
   double z0;
   fdtd_spectra sp;
+  fdtd_plot_keys pk;
+  fdtd_plots plots;
 } fdtd_cli;
 
 /* What a checkpoint of this model must match on restart: the time step,
@@ -128,16 +131,23 @@ static double cell_value(const double *f, int comp, const hd_grid *g, long pad, 
   return 0.5 * (f[n] + f[n + sc]);
 }
 
-/* --time-block=auto: where blocking pays, measured (doc/performance.md). */
-#define FDTD_AUTO_TIME_BLOCK_DOC "4 on the CPU backends, 1 on CUDA"
-static int auto_time_block(int backend) { return backend == HD_B_CUDA ? 1 : 4; }
+/* --time-block=auto: where blocking pays, measured (doc/performance.md,
+ * "FDTD past the memory wall"): on the CPU 4 once the six fields outgrow a
+ * last-level cache (at 100^3 single, 24 MB, single steps are faster; at
+ * 200^3 and 300^3 four steps a sweep are 1.3x); CUDA steps singly. */
+#define FDTD_AUTO_TIME_BLOCK_DOC "4 on the CPU backends where the fields pass 64 MB, else 1"
+#define FDTD_AUTO_TIME_BLOCK_BYTES 64e6
+static int auto_time_block(int backend, const fdtd_model *m, size_t real_size) {
+  const double field_bytes = 6.0 * (double)real_size * (double)m->n[0] * (double)m->n[1] * (double)m->n[2];
+  return backend == HD_B_CUDA || field_bytes < FDTD_AUTO_TIME_BLOCK_BYTES ? 1 : 4;
+}
 
 /* --time-block=T|auto into the model; 0, or 1 with a message. */
-static int parse_time_block(const char *arg, int backend, fdtd_model *m, char *err, size_t n) {
+static int parse_time_block(const char *arg, int backend, size_t real_size, fdtd_model *m, char *err, size_t n) {
   char *end;
   long t;
   if (!arg[0] || !strcmp(arg, "auto")) {
-    m->time_block = auto_time_block(backend);
+    m->time_block = auto_time_block(backend, m, real_size);
     return 0;
   }
   t = strtol(arg, &end, 10);
@@ -748,6 +758,7 @@ static int run(int argc, char **argv) {
       {"nearvolume", CLI_FLAG, &c.nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
+      FDTD_PLOT_OPTIONS(c.pk),
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -759,6 +770,7 @@ static int run(int argc, char **argv) {
   c.margin = 5;
   hd_drv_common_defaults(&c.com, "fdtd");
   fdtd_input_defaults(&c.in);
+  fdtd_plot_keys_defaults(&c.pk);
   cli_set_dialect(&fdtd_ofd_dialect); /* --input=model.ofd */
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes "
@@ -790,6 +802,12 @@ static int run(int argc, char **argv) {
     snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : c.nearvolume ? "nearvolume" : "nearfield");
     goto usage;
   }
+  if (fdtd_plots_parse(&c.plots, &c.pk, opts, c.com.input, err, sizeof err)) goto usage;
+  if ((c.plots.far0d || c.plots.ncut || (c.plots.want & FDTD_PLOT_FAR2D)) && !c.farfield[0]) {
+    snprintf(err, sizeof err, "%s: give farfield too", c.plots.far0d ? "plot-far0d" : c.plots.ncut ? "plot-far1d" : "plot = far2d");
+    goto usage;
+  }
+  c.sp.plots = &c.plots;
   if (c.nearfield.count > FDTD_MAX_PLANES) {
     snprintf(err, sizeof err, "%s: nearfield: at most %d maps", c.nearfield.where[FDTD_MAX_PLANES], FDTD_MAX_PLANES);
     goto usage;
@@ -917,7 +935,7 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   for (k = 0; k < c.nblock; ++k) m.block[k] = (int)c.block[k];
-  if (parse_time_block(c.time_block, core->id, &m, err, sizeof err)) {
+  if (parse_time_block(c.time_block, core->id, c.com.precision == 1 ? sizeof(float) : sizeof(double), &m, err, sizeof err)) {
     core->destroy(&ctx);
     goto usage;
   }
@@ -1123,7 +1141,8 @@ static int run(int argc, char **argv) {
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   print_time_block(time_block, time_block_why);
-  if (c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) {
+  if ((c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) ||
+      fdtd_plots_series(&c.plots, &c.in, c.com.output, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;
     goto cleanup;
@@ -1162,6 +1181,7 @@ out:
   fdtd_spectra_free(&c.sp);
   spectra_free(&spec);
   cli_list_free(&c.nearfield);
+  fdtd_plot_keys_free(&c.pk);
   for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(runs[k]);
   return rc;
 }

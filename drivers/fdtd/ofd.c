@@ -88,6 +88,43 @@ static int post_key(const char *k) {
   return 0;
 }
 
+/* OpenFDTD's plot keys as hd's (plots.h): 1 where translated (or off),
+ * 0 where hd has no such picture yet (a note), -1 out of memory. */
+static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
+  static const char *const named[][2] = {{"plotiter", "history"},    {"plotfeed", "feed-waveforms"}, {"plotpoint", "point-waveforms"},
+                                         {"plotsmith", "smith"},     {"plotzin", "impedance"},       {"plotyin", "admittance"},
+                                         {"plotref", "reflection"},  {"plotspara", "sparameters"},   {"plotcoupling", "coupling"},
+                                         {"plotfar2d", "far2d"}};
+  const char *key = t[0];
+  char buf[256];
+  size_t k;
+  for (k = 0; k < sizeof named / sizeof named[0]; ++k)
+    if (!strcmp(key, named[k][0])) /* "0" off; the frequency scales of plotzin etc. are OpenFDTD's to draw */
+      return !strcmp(t[2], "0") ? 1 : emit(o, line, "plot = %s", named[k][1]) ? -1 : 1;
+  if (!strcmp(key, "plotfar0d") && nt >= 4) return emit(o, line, "plot-far0d = %s %s", t[2], t[3]) ? -1 : 1;
+  if (!strcmp(key, "plotfar1d")) {
+    join(t, 2, nt < 5 ? nt : 5, buf, sizeof buf);
+    return emit(o, line, "plot-far1d = %s", buf) ? -1 : 1;
+  }
+  if (!strcmp(key, "plotnear2d") && nt >= 5 && strlen(t[2]) == 2 && strchr("EeHh", t[2][0]) && strchr("XxYyZz", t[2][1]) &&
+      strchr("XxYyZz", t[3][0]) && !t[3][1]) /* one component's map; |E| and |H| not yet */
+    return emit(o, line, "nearfield = %c%c %c %s", tolower((unsigned char)t[2][0]), tolower((unsigned char)t[2][1]),
+                tolower((unsigned char)t[3][0]), t[4]) ? -1 : 1;
+  if (!strcmp(key, "far1dstyle")) return emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
+  if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far1dscale") && nt >= 4) return emit(o, line, "far1d-scale = %s %s", t[2], t[3]) ? -1 : 1;
+  if (!strcmp(key, "far1dcomponent") && nt >= 5) { /* |E|, E_theta, E_phi as 1 or 0 */
+    static const char *const comp[3] = {"total", "theta", "phi"};
+    int c;
+    buf[0] = '\0';
+    for (c = 0; c < 3; ++c)
+      if (strcmp(t[2 + c], "0")) strcat(strcat(buf, buf[0] ? "," : ""), comp[c]);
+    return !buf[0] || !emit(o, line, "far1d-component = %s", buf) ? 1 : -1;
+  }
+  return 0;
+}
+
 void fdtd_ofd_add_note(const char *key, int line) {
   char item[160], seen[96];
   snprintf(seen, sizeof seen, " %s (", key);
@@ -103,7 +140,7 @@ static int translate(const char *path, const char *text, char **out, int **lines
   ofd_out o;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
   double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0, npoint = 0;
+  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0, npoint = 0, far0d = 0;
   memset(&o, 0, sizeof o);
   note[0] = '\0';
   far_line = 0;
@@ -158,6 +195,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
           pwline = lineno;
         } else if (!strcmp(key, "point")) {
           ++npoint;
+        } else if (!strcmp(key, "plotfar0d") && nt >= 4) {
+          far0d = lineno;
         } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !far[2])) {
           const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
           far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, far[1] = two ? atoi(t[3]) : atoi(t[3]), far[2] = lineno;
@@ -260,7 +299,9 @@ static int translate(const char *path, const char *text, char **out, int **lines
         double v;
         if (num(t[2], &v) && v > 0 && emit(&o, lineno, "timestep = %s", t[2])) goto oom;
       } else if (post_key(key)) {
-        if (lineno != far[2]) fdtd_ofd_add_note(key, lineno);
+        const int r = plot_key(&o, t, nt, lineno);
+        if (r < 0) goto oom;
+        if (!r && lineno != far[2]) fdtd_ofd_add_note(key, lineno);
       } else {
         snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key);
         goto fail;
@@ -304,8 +345,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
       goto oom;
     if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
       goto oom; /* OpenFDTD's defaults */
-    if (!far[2] && pwline) /* OpenFDTD always gives a plane wave's cross-sections: they need the far field */
-      far[0] = 18, far[1] = 36, far[2] = pwline;
+    if (!far[2] && (pwline || far0d)) /* a plane wave's cross-sections and a direction's gain need the far field */
+      far[0] = 18, far[1] = 36, far[2] = far0d ? far0d : pwline;
     if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies, from the faces as OpenFDTD */
       if (emit(&o, far[2], "farfield = %d %d", far[0], far[1]) || emit(&o, far[2], "huygens-margin = 0")) goto oom;
       far_line = far[2];

@@ -140,6 +140,44 @@ static int plot_file(const char *prefix, const char *suffix, const char *title, 
   return 0;
 }
 
+/* The port pictures a model asks for: the reflection on a Smith chart
+ * (PREFIX_smith.png) and the admittance G, B in mS (PREFIX_admittance.png),
+ * each beside its CSV, the first six ports (three for the admittance). */
+static int ports_asked(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const double *ghz, const char *prefix,
+                       char *err, size_t en) {
+  const unsigned want = s->plots ? s->plots->want : 0;
+  double *val = NULL;
+  hd_plot_curve g[6], y[6];
+  char names[18][24];
+  int p, k, ng = 0, ny = 0, rc = -1;
+  if (!(want & (FDTD_PLOT_SMITH | FDTD_PLOT_ADMITTANCE))) return 0;
+  if (!(val = (double *)malloc((size_t)s->nport * 24 * sizeof(double)))) return snprintf(err, en, "out of host memory for the plots"), -1;
+  for (p = 0; p < in->nfeed && ng < 6; ++p) {
+    double *gr = val + (size_t)(4 * ng) * s->nport, *gi = gr + s->nport, *yg = gi + s->nport, *yb = yg + s->nport;
+    if (in->feeds[p].r < 0) continue;
+    for (k = 0; k < s->nport; ++k) {
+      cplx v, i, a, b, yy, gg;
+      port_waves(s, in, acc, k, p, &v, &i, &a, &b);
+      yy = cdiv(i, v), gg = cdiv(b, a);
+      gr[k] = gg.re, gi[k] = gg.im, yg[k] = 1e3 * yy.re, yb[k] = 1e3 * yy.im;
+    }
+    snprintf(names[3 * ng], 24, "PORT %d", p + 1);
+    g[ng].x = gr, g[ng].y = gi, g[ng].n = s->nport, g[ng].label = names[3 * ng];
+    if (ny < 6) {
+      snprintf(names[3 * ng + 1], 24, "G PORT %d", p + 1), snprintf(names[3 * ng + 2], 24, "B PORT %d", p + 1);
+      y[ny].x = ghz, y[ny].y = yg, y[ny].n = s->nport, y[ny++].label = names[3 * ng + 1];
+      y[ny].x = ghz, y[ny].y = yb, y[ny].n = s->nport, y[ny++].label = names[3 * ng + 2];
+    }
+    ++ng;
+  }
+  if ((!(want & FDTD_PLOT_SMITH) || !fdtd_plots_smith(prefix, g, ng, err, en)) &&
+      (!(want & FDTD_PLOT_ADMITTANCE) ||
+       !fdtd_plots_lines(prefix, "_admittance.png", "ADMITTANCE", "FREQUENCY (GHZ)", "MS", y, ny, err, en)))
+    rc = 0;
+  free(val);
+  return rc;
+}
+
 /* PREFIX_ports.png (reflection in dB) and PREFIX_impedance.png (R and X)
  * against frequency, for the first ports. */
 static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double *acc, const char *prefix, char *err,
@@ -170,7 +208,8 @@ static int ports_plots(const fdtd_spectra *s, const fdtd_input *in, const double
     ++ng;
   }
   if (!plot_file(prefix, "_ports.png", "REFLECTION", "FREQUENCY (GHZ)", "DB", g, ng, err, en) &&
-      !plot_file(prefix, "_impedance.png", "IMPEDANCE", "FREQUENCY (GHZ)", "OHM", z, nz, err, en))
+      !plot_file(prefix, "_impedance.png", "IMPEDANCE", "FREQUENCY (GHZ)", "OHM", z, nz, err, en) &&
+      !ports_asked(s, in, acc, ghz, prefix, err, en))
     rc = 0;
 done:
   free(ghz), free(val);
@@ -231,12 +270,17 @@ static cplx csqrt_(cplx a) {
 int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const double *probes, const double *feeds,
                         const char *prefix, char *err, size_t en) {
   const int np = in->nprobe, n = in->npoint, p0 = in->point_first;
-  char path[4200];
+  const unsigned want = s->plots ? s->plots->want : 0;
+  char path[4200], names[12][24];
   hd_out csv;
-  int k, q, f;
+  hd_plot_curve cs[6], cc[6];
+  int k, q, f, ns = n < 6 ? n : 6, ncc = 0;
+  double *db = NULL; /* the pictures' curves: the first six S and six couplings, then the frequencies in GHz */
   if (!n) return 0;
+  if ((want & (FDTD_PLOT_SPARAMETERS | FDTD_PLOT_COUPLING)) && !(db = (double *)malloc((size_t)13 * s->nport * sizeof(double))))
+    return snprintf(err, en, "out of host memory for the plots"), -1;
   snprintf(path, sizeof path, "%s_points.csv", prefix);
-  if (hd_out_open(&csv, path, err, en)) return -1;
+  if (hd_out_open(&csv, path, err, en)) return free(db), -1;
   fprintf(csv.f, "frequency,name,dB,deg\n");
   for (k = 0; k < s->nport; ++k) {
     const double *x = probes + (size_t)2 * k * np;
@@ -261,8 +305,9 @@ int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const doubl
     for (q = 0; q < n; ++q) {
       const cplx sq = cdiv(q ? v[q] : vm, vp);
       fprintf(csv.f, "%.9e,S%d1,%.6f,%.4f\n", s->freq[k], q + 1, 20 * log10(hypot(sq.re, sq.im)), atan2(sq.im, sq.re) * 180 / PI);
+      if (db && q < 6) db[(size_t)q * s->nport + k] = 20 * log10(hypot(sq.re, sq.im));
     }
-    for (f = 0; feeds && f < in->nfeed; ++f) {
+    for (f = 0, ncc = 0; feeds && f < in->nfeed; ++f) {
       const double *y = feeds + (size_t)4 * k * in->nfeed;
       cplx vf;
       vf.re = y[f], vf.im = y[in->nfeed + f];
@@ -270,10 +315,31 @@ int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const doubl
         const cplx cq = cdiv(v[q], vf);
         fprintf(csv.f, "%.9e,C%d%d,%.6f,%.4f\n", s->freq[k], q + 1, f + 1, 20 * log10(hypot(cq.re, cq.im)),
                 atan2(cq.im, cq.re) * 180 / PI);
+        if (db && ncc < 6) {
+          db[(size_t)(6 + ncc) * s->nport + k] = 20 * log10(hypot(cq.re, cq.im));
+          if (k == 0) snprintf(names[6 + ncc], 24, "C%d%d", q + 1, f + 1);
+          ++ncc;
+        }
       }
     }
   }
-  if (hd_out_commit(&csv, err, en)) return -1;
+  if (hd_out_commit(&csv, err, en)) return free(db), -1;
+  if (db) { /* PREFIX_sparameters.png and PREFIX_coupling.png, dB against GHz */
+    double *ghz = db + (size_t)12 * s->nport;
+    int rc = 0;
+    for (k = 0; k < s->nport; ++k) ghz[k] = s->freq[k] / 1e9;
+    for (q = 0; q < 12; ++q) {
+      hd_plot_curve *c = q < 6 ? &cs[q] : &cc[q - 6];
+      if (q < 6) snprintf(names[q], 24, "S%d1", q + 1);
+      c->x = ghz, c->y = db + (size_t)q * s->nport, c->n = s->nport, c->label = names[q];
+    }
+    if (want & FDTD_PLOT_SPARAMETERS)
+      rc = fdtd_plots_lines(prefix, "_sparameters.png", "S-PARAMETERS OF THE POINTS", "FREQUENCY (GHZ)", "DB", cs, ns, err, en);
+    if (!rc && (want & FDTD_PLOT_COUPLING))
+      rc = fdtd_plots_lines(prefix, "_coupling.png", "COUPLING", "FREQUENCY (GHZ)", "DB", cc, ncc, err, en);
+    free(db);
+    if (rc) return -1;
+  }
   printf("points: %d, S11%s%s at %d frequencies: %s\n", n, n > 1 ? " and Sn1" : "", feeds && in->nfeed ? ", couplings" : "",
          s->nport, path);
   return 0;
@@ -497,7 +563,7 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
   if (!np) return free(xy), 0;
   snprintf(path, sizeof path, "%s_%s.png", prefix, rcs ? "rcs" : "pattern");
   if (hd_out_open(&o, path, err, en)) return free(xy), -1;
-  if (hd_plot_polar(&o, rcs ? "BISTATIC RCS (DBSM)" : "DIRECTIVITY (DBI)", names, panels, nc, np, ceil(top / 5) * 5 + 0.0, 40, err, en)) {
+  if (hd_plot_polar(&o, rcs ? "BISTATIC RCS (DBSM)" : "DIRECTIVITY (DBI)", names, panels, nc, np, ceil(top / 5) * 5 + 0.0, 40, 10, err, en)) {
     hd_out_abort(&o);
     return free(xy), -1;
   }
@@ -538,15 +604,159 @@ static int sphere_write(const fdtd_spectra *s, const double *db, int rcs, const 
   return hd_out_commit(&o, err, en);
 }
 
+/* The directions the far-field pictures ask for beyond the sphere: the
+ * 0-D one, then each cut's div + 1. */
+static int far_asked_directions(const fdtd_plots *p) {
+  int c, n = 0;
+  if (!p) return 0;
+  n += p->far0d;
+  for (c = 0; c < p->ncut; ++c) n += p->cut[c].div + 1;
+  return n;
+}
+
+static void far_asked_fill(const fdtd_plots *p, double *th, double *ph) {
+  int c, i, d = 0;
+  if (!p) return;
+  if (p->far0d) th[d] = p->far0d_theta * PI / 180, ph[d] = p->far0d_phi * PI / 180, ++d;
+  for (c = 0; c < p->ncut; ++c)
+    for (i = 0; i <= p->cut[c].div; ++i, ++d) fdtd_plots_cut_direction(&p->cut[c], i, th + d, ph + d);
+}
+
+/* Whether any port accepts power at every far frequency: the pictures give gain, else directivity. */
+static int feeds_accept(const fdtd_spectra *s, const fdtd_input *in, const double *feeds) {
+  int k, i;
+  if (!feeds) return 0;
+  for (k = 0; k < s->nfar; ++k) {
+    const double *x = feeds + (size_t)4 * (s->far0 + k) * in->nfeed;
+    double pacc = 0;
+    for (i = 0; i < in->nfeed; ++i)
+      if (in->feeds[i].r >= 0) pacc += 0.5 * (x[i] * x[2 * in->nfeed + i] + x[in->nfeed + i] * x[3 * in->nfeed + i]);
+    if (!(pacc > 0)) return 0;
+  }
+  return 1;
+}
+
+/* PREFIX_far0d.png (the 0-D direction against frequency), PREFIX_far1d_K.png
+ * (each cut: polar or against the angle, dB or linear, the components
+ * asked, a curve a component and frequency up to six) and PREFIX_far2d.png
+ * (the sphere at the first far frequency as a map, theta down, phi across,
+ * 40 dB), each beside its CSV.  extra: 3 values a direction and frequency. */
+static int far_asked_plots(const fdtd_spectra *s, const double *extra, int nextra, const double *sphere, int rcs, int gain,
+                           const char *prefix, char *err, size_t en) {
+  static const char *const comp_name[3] = {"", " THETA", " PHI"};
+  const fdtd_plots *p = s->plots;
+  const char *unit = rcs ? (p->db ? "DBSM" : "M2") : gain ? (p->db ? "DBI" : "GAIN") : (p->db ? "DBI" : "DIRECTIVITY");
+  char names[6][40], title[64], suffix[32];
+  hd_plot_curve c[6];
+  double *buf = (double *)malloc((size_t)(nextra ? nextra : 1) * 12 * sizeof(double) + (size_t)s->nfar * 2 * sizeof(double));
+  int k, d0 = 0, q, i, rc = -1;
+  if (!buf) return snprintf(err, en, "out of host memory for the far-field pictures"), -1;
+  if (p->far0d) { /* the value against frequency */
+    double *x = buf, *y = buf + s->nfar;
+    for (k = 0; k < s->nfar; ++k) x[k] = s->freq[s->far0 + k] / 1e9, y[k] = 10 * log10(extra[(size_t)k * nextra * 3]);
+    snprintf(names[0], sizeof names[0], "THETA %g PHI %g", p->far0d_theta, p->far0d_phi);
+    c[0].x = x, c[0].y = y, c[0].n = s->nfar, c[0].label = names[0];
+    if (fdtd_plots_lines(prefix, "_far0d.png", rcs ? "RCS IN ONE DIRECTION" : gain ? "GAIN IN ONE DIRECTION" : "DIRECTIVITY IN ONE DIRECTION",
+                         "FREQUENCY (GHZ)", rcs ? "DBSM" : "DBI", c, 1, err, en))
+      goto done;
+    d0 = 1;
+  }
+  for (q = 0; q < p->ncut; ++q) { /* the cuts */
+    const fdtd_cut *cu = &p->cut[q];
+    const int m = cu->div + 1;
+    double top = -HUGE_VAL, peak[6];
+    int nc = 0, comp;
+    for (k = 0; k < s->nfar && nc < 6; ++k)
+      for (comp = 0; comp < 3 && nc < 6; ++comp) {
+        double *x = buf + (size_t)nc * 2 * m, *y = x + m;
+        if (!p->component[comp]) continue;
+        peak[nc] = 0;
+        for (i = 0; i < m; ++i) {
+          double th, ph;
+          fdtd_plots_cut_direction(cu, i, &th, &ph);
+          x[i] = (cu->plane == 'Z' || cu->plane == 'H' ? ph : th) * 180 / PI;
+          y[i] = extra[((size_t)k * nextra + d0 + i) * 3 + comp];
+          peak[nc] = fmax(peak[nc], y[i]);
+        }
+        for (i = 0; i < m; ++i) {
+          if (p->normalize && peak[nc] > 0) y[i] /= peak[nc];
+          if (p->db) y[i] = 10 * log10(y[i] > 1e-30 ? y[i] : 1e-30);
+          top = fmax(top, y[i]);
+        }
+        snprintf(names[nc], sizeof names[nc], "%.4g GHZ%s", s->freq[s->far0 + k] / 1e9, comp_name[comp]);
+        c[nc].x = x, c[nc].y = y, c[nc].n = m, c[nc].label = names[nc];
+        ++nc;
+      }
+    snprintf(suffix, sizeof suffix, "_far1d_%d.png", q + 1);
+    if (cu->plane == 'V' || cu->plane == 'H')
+      snprintf(title, sizeof title, "%s: %s = %g, %s", rcs ? "RCS" : gain ? "GAIN" : "DIRECTIVITY", cu->plane == 'V' ? "PHI" : "THETA",
+               cu->angle, unit);
+    else
+      snprintf(title, sizeof title, "%s: %c PLANE, %s", rcs ? "RCS" : gain ? "GAIN" : "DIRECTIVITY", cu->plane == 'X' ? 'X' : cu->plane, unit);
+    if (p->cartesian) {
+      if (fdtd_plots_lines(prefix, suffix, title, cu->plane == 'Z' || cu->plane == 'H' ? "PHI (DEG)" : "THETA (DEG)", unit, c, nc,
+                           err, en))
+        goto done;
+    } else {
+      const double hi = p->lo < p->hi ? p->hi : p->db ? ceil(top / 5) * 5 : top > 0 ? top : 1;
+      const double range = p->lo < p->hi ? p->hi - p->lo : p->db ? 40 : hi;
+      if (fdtd_plots_polar(prefix, suffix, title, cu->plane == 'Z' || cu->plane == 'H' ? "PHI FROM THE TOP" : "THETA FROM THE TOP",
+                           c, nc, hi, range, p->db && fmod(range, 10) == 0 && range >= 20 ? 10 : range / 4, err, en))
+        goto done;
+    }
+    d0 += m;
+  }
+  if ((p->want & FDTD_PLOT_FAR2D) && s->ntheta) { /* the sphere at the first far frequency */
+    const int nth = s->ntheta + 1, nph = s->nphi, w = 720, h = 360;
+    double top = -HUGE_VAL, *img = (double *)malloc((size_t)w * h * sizeof(double));
+    char path[4200];
+    hd_out o;
+    int it, ip;
+    if (!img) {
+      snprintf(err, en, "out of host memory for the far-field map");
+      goto done;
+    }
+    for (i = 0; i < nth * nph; ++i) top = fmax(top, sphere[i]);
+    for (it = 0; it < h; ++it)
+      for (ip = 0; ip < w; ++ip) /* nearest direction of the sphere's grid */
+        img[(size_t)it * w + ip] = sphere[(int)lround((double)it / (h - 1) * s->ntheta) * nph + (int)((double)ip / w * nph) % nph];
+    snprintf(path, sizeof path, "%s_far2d.csv", prefix);
+    rc = hd_out_open(&o, path, err, en);
+    if (!rc) {
+      fprintf(o.f, "theta_deg,phi_deg,%s\n", rcs ? "rcs_dBsm" : "directivity_dBi");
+      for (i = 0; i < nth * nph; ++i) fprintf(o.f, "%.6g,%.6g,%.6f\n", 180.0 * (i / nph) / s->ntheta, 360.0 * (i % nph) / nph, sphere[i]);
+      rc = hd_out_commit(&o, err, en);
+    }
+    if (!rc) printf("plot: %s%s\n", path, HD_PNG_BUILT ? "" : " (no picture: " HD_NO_PNG ")");
+    if (!rc && HD_PNG_BUILT) {
+      snprintf(path, sizeof path, "%s_far2d.png", prefix);
+      rc = hd_out_open(&o, path, err, en);
+      if (!rc && (hd_png_write_map(&o, w, h, img, top - 40, top, HD_PNG_SEQUENTIAL, err, en) || hd_out_commit(&o, err, en))) {
+        hd_out_abort(&o);
+        rc = -1;
+      }
+      if (!rc) printf("plot: %s (theta 0-180 down, phi 0-360 across, %.4g to %.4g %s)\n", path, top - 40, top, rcs ? "dBsm" : "dBi");
+    }
+    free(img);
+    if (rc) goto done;
+  }
+  rc = 0;
+done:
+  free(buf);
+  return rc;
+}
+
 int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, const long lo[3], const long hi[3],
                                 const double *surface, const double *feeds, const double *incident, const char *prefix,
                                 char *err, size_t en) {
   const hd_idx npts = hd_dft_surface_points(lo, hi, NULL, NULL);
   const int nth = s->ntheta + 1, nph = s->nphi, ndir = nth * nph; /* and under a plane wave the back and forward ones */
+  const int nextra = far_asked_directions(s->plots), nall = ndir + 2 + nextra; /* then the pictures' own directions */
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
   double *area = (double *)malloc((size_t)npts * sizeof(double)), *scratch = NULL;
-  double *th = (double *)malloc((size_t)(ndir + 2) * sizeof(double)), *ph = (double *)malloc((size_t)(ndir + 2) * sizeof(double));
-  double *out = (double *)malloc((size_t)(ndir + 2) * 4 * sizeof(double));
+  double *th = (double *)malloc((size_t)nall * sizeof(double)), *ph = (double *)malloc((size_t)nall * sizeof(double));
+  double *out = (double *)malloc((size_t)nall * 4 * sizeof(double));
+  double *extra = (double *)malloc((size_t)(nextra ? nextra : 1) * s->nfar * 3 * sizeof(double)); /* their 3 values a frequency */
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
@@ -557,7 +767,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   hd_out csv;
   hd_idx p;
   int k, d, rc = -1;
-  if (!area || !th || !ph || !out || !face || !ijk || !cut || !db) {
+  if (!area || !th || !ph || !out || !face || !ijk || !cut || !db || !extra) {
     snprintf(err, en, "farfield: out of host memory");
     goto done;
   }
@@ -571,6 +781,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   for (d = 0; d < ndir; ++d) th[d] = PI * (double)(d / nph) / s->ntheta, ph[d] = 2 * PI * (double)(d % nph) / nph;
   th[ndir] = s->pw_theta, ph[ndir] = s->pw_phi; /* back toward the plane wave's source */
   th[ndir + 1] = PI - s->pw_theta, ph[ndir + 1] = s->pw_phi + PI; /* on along its way */
+  far_asked_fill(s->plots, th + ndir + 2, ph + ndir + 2);
   snprintf(path, sizeof path, "%s_farfield.csv", prefix);
   if (hd_out_open(&csv, path, err, en)) goto done;
   fprintf(csv.f, "frequency,theta_deg,phi_deg,r_e_theta_re,r_e_theta_im,r_e_phi_re,r_e_phi_im,directivity_dBi,gain_dBi%s\n",
@@ -578,7 +789,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   for (k = 0; k < s->nfar; ++k) {
     hd_ntff_args na;
     double prad = 0.0, pacc = 0.0, umax = -1.0, einc2 = 0.0;
-    int dmax = 0, i, nd = incident ? ndir + 2 : ndir, bad = 0;
+    int dmax = 0, i, nd = incident || nextra ? nall : ndir, bad = 0;
     for (i = 0; i < 3; ++i) na.node[i] = in->node[i], na.nn[i] = in->n[i] + 1;
     na.ijk = ijk, na.area = area, na.face = face, na.acc = surface + (size_t)8 * k * npts, na.npts = npts;
     na.k = 2 * PI * s->freq[s->far0 + k] / HD_FDTD_C0, na.eta = eta, na.theta = th, na.phi = ph, na.out = out;
@@ -634,6 +845,13 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
         }
       }
     }
+    for (d = 0; d < nextra; ++d) { /* total, theta, phi as gain (directivity without feeds) or RCS, linear */
+      const double *o = out + 4 * (ndir + 2 + d);
+      const double norm = incident ? 4 * PI * 2 * eta / einc2 : 4 * PI / (pacc > 0 ? pacc : prad), ut = (o[0] * o[0] + o[1] * o[1]) / (2 * eta),
+                   up = (o[2] * o[2] + o[3] * o[3]) / (2 * eta);
+      double *e = extra + ((size_t)k * nextra + d) * 3;
+      e[0] = norm * (ut + up), e[1] = norm * ut, e[2] = norm * up;
+    }
     printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[s->far0 + k],
            10 * log10(4 * PI * umax / prad), 4 * PI * umax / prad, th[dmax] * 180 / PI, ph[dmax] * 180 / PI, prad);
     if (pacc > 0)
@@ -653,7 +871,8 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   rc = hd_out_commit(&csv, err, en);
   if (rc == 0) rc = sphere_write(s, db, incident != NULL, prefix, err, en);
   if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, incident != NULL, prefix, err, en);
+  if (rc == 0 && s->plots) rc = far_asked_plots(s, extra, nextra, db, incident != NULL, feeds_accept(s, in, feeds), prefix, err, en);
 done:
-  free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db);
+  free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db), free(extra);
   return rc;
 }

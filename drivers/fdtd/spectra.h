@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "output.h"
+#include "plots.h"
 
 #define HD_FDTD_MAX_PORTS 64 /* excite=all */
 
@@ -27,6 +28,7 @@ typedef struct fdtd_spectra {
   double dt;          /* the run's time step */
   int excite_all;     /* one run per port, the S-parameter matrix */
   double pw_theta, pw_phi; /* a plane wave's arrival direction (radians): the monostatic RCS */
+  const fdtd_plots *plots;  /* the pictures asked for beyond the default ones (may be NULL) */
 } fdtd_spectra;
 
 /* The ports: feeds with a resistance (soft sources are none). */

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "plots.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+static const double PI = 3.14159265358979323846;
+
+void fdtd_plots_defaults(fdtd_plots *p) {
+  memset(p, 0, sizeof *p);
+  p->component[0] = 1, p->db = 1;
+}
+
+void fdtd_plot_keys_defaults(fdtd_plot_keys *k) {
+  memset(k, 0, sizeof *k);
+  k->db = 1;
+}
+
+void fdtd_plot_keys_free(fdtd_plot_keys *k) {
+  cli_list_free(&k->plot);
+  cli_list_free(&k->far1d);
+}
+
+/* "file:line: " or "command line: " of an option the user gave. */
+static void where(cli_opt *opts, const char *name, const char *input, char *buf, size_t n) {
+  const cli_opt *o = cli_find(opts, name);
+  if (o && o->seen == 1) snprintf(buf, n, "%.900s:%d", input, o->line);
+  else snprintf(buf, n, "command line");
+}
+
+static int led(int rc, const char *at, char *err, size_t n) {
+  char msg[1024];
+  if (rc) {
+    snprintf(msg, sizeof msg, "%s", err);
+    snprintf(err, n, "%s: %s", at, msg);
+  }
+  return rc;
+}
+
+int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, const char *input, char *err, size_t n) {
+  char at[1024];
+  int i;
+  fdtd_plots_defaults(p);
+  p->cartesian = k->style, p->db = k->db, p->normalize = k->normalize;
+  for (i = 0; i < k->plot.count; ++i)
+    if (led(fdtd_plots_names(p, k->plot.value[i], err, n), k->plot.where[i], err, n)) return -1;
+  for (i = 0; i < k->far1d.count; ++i)
+    if (led(fdtd_plots_cut(p, k->far1d.value[i], err, n), k->far1d.where[i], err, n)) return -1;
+  where(opts, "plot-far0d", input, at, sizeof at);
+  if (k->far0d[0] && led(fdtd_plots_far0d(p, k->far0d, err, n), at, err, n)) return -1;
+  where(opts, "far1d-component", input, at, sizeof at);
+  if (k->component[0] && led(fdtd_plots_components(p, k->component, err, n), at, err, n)) return -1;
+  where(opts, "far1d-scale", input, at, sizeof at);
+  if (k->scale[0] && led(fdtd_plots_scale(p, k->scale, err, n), at, err, n)) return -1;
+  return 0;
+}
+
+int fdtd_plots_names(fdtd_plots *p, const char *text, char *err, size_t n) {
+  static const char *const names[] = {"history", "feed-waveforms", "point-waveforms", "smith", "impedance",
+                                      "admittance", "reflection", "sparameters", "coupling", "far2d"};
+  const char *s = text;
+  while (*s) {
+    size_t len, k;
+    while (*s == ' ' || *s == ',' || *s == '\t') ++s;
+    if (!*s) break;
+    for (len = 0; s[len] && s[len] != ' ' && s[len] != ',' && s[len] != '\t'; ++len) {}
+    for (k = 0; k < sizeof names / sizeof names[0]; ++k)
+      if (strlen(names[k]) == len && !strncmp(s, names[k], len)) break;
+    if (k == sizeof names / sizeof names[0]) {
+      snprintf(err, n, "plot: '%.*s' is none of " FDTD_PLOT_NAMES_DOC, (int)(len < 40 ? len : 40), s);
+      return -1;
+    }
+    p->want |= 1u << k;
+    s += len;
+  }
+  return 0;
+}
+
+static int numbers(const char *text, double *v, int max) {
+  int k = 0;
+  char *end;
+  const char *s = text;
+  for (;;) {
+    while (*s == ' ' || *s == ',' || *s == '\t') ++s;
+    if (!*s) return k;
+    if (k == max) return -1;
+    v[k] = strtod(s, &end);
+    if (end == s || !isfinite(v[k])) return -1;
+    ++k, s = end;
+  }
+}
+
+int fdtd_plots_far0d(fdtd_plots *p, const char *text, char *err, size_t n) {
+  double v[2];
+  if (numbers(text, v, 2) != 2 || v[0] < 0 || v[0] > 180) {
+    snprintf(err, n, "plot-far0d: expected 'THETA PHI' in degrees (0 <= THETA <= 180), not '%.60s'", text);
+    return -1;
+  }
+  p->far0d = 1, p->far0d_theta = v[0], p->far0d_phi = v[1];
+  return 0;
+}
+
+int fdtd_plots_cut(fdtd_plots *p, const char *text, char *err, size_t n) {
+  const char plane = (char)toupper((unsigned char)text[0]);
+  double v[2];
+  const int nv = strchr("XYZVH", plane) && plane && (text[1] == ' ' || text[1] == '\t') ? numbers(text + 1, v, 2) : -1;
+  const int need = plane == 'V' || plane == 'H' ? 2 : 1;
+  if (nv != need || v[0] < 4 || v[0] > 36000 || v[0] != floor(v[0])) {
+    snprintf(err, n, "plot-far1d: expected 'X|Y|Z DIV' or 'V|H DIV ANGLE' (4 <= DIV <= 36000), not '%.60s'", text);
+    return -1;
+  }
+  if (p->ncut == FDTD_MAX_CUTS) {
+    snprintf(err, n, "plot-far1d: at most %d cuts", FDTD_MAX_CUTS);
+    return -1;
+  }
+  p->cut[p->ncut].plane = plane, p->cut[p->ncut].div = (int)v[0], p->cut[p->ncut].angle = need == 2 ? v[1] : 0;
+  ++p->ncut;
+  return 0;
+}
+
+int fdtd_plots_components(fdtd_plots *p, const char *text, char *err, size_t n) {
+  static const char *const names[3] = {"total", "theta", "phi"};
+  const char *s = text;
+  int k;
+  memset(p->component, 0, sizeof p->component);
+  while (*s) {
+    size_t len;
+    while (*s == ' ' || *s == ',') ++s;
+    if (!*s) break;
+    for (len = 0; s[len] && s[len] != ' ' && s[len] != ','; ++len) {}
+    for (k = 0; k < 3 && !(strlen(names[k]) == len && !strncmp(s, names[k], len)); ++k) {}
+    if (k == 3) {
+      snprintf(err, n, "far1d-component: '%.*s' is none of total, theta, phi", (int)(len < 40 ? len : 40), s);
+      return -1;
+    }
+    p->component[k] = 1, s += len;
+  }
+  if (!p->component[0] && !p->component[1] && !p->component[2]) {
+    snprintf(err, n, "far1d-component: name at least one of total, theta, phi");
+    return -1;
+  }
+  return 0;
+}
+
+int fdtd_plots_scale(fdtd_plots *p, const char *text, char *err, size_t n) {
+  double v[2];
+  if (numbers(text, v, 2) != 2 || !(v[0] < v[1])) {
+    snprintf(err, n, "far1d-scale: expected 'MIN MAX' with MIN < MAX, not '%.60s'", text);
+    return -1;
+  }
+  p->lo = v[0], p->hi = v[1];
+  return 0;
+}
+
+void fdtd_plots_cut_direction(const fdtd_cut *c, int i, double *theta, double *phi) {
+  const double a = 360.0 * i / c->div;
+  double t = a, f = 0;
+  switch (c->plane) {
+  case 'X': f = 90; break;
+  case 'Y': f = 0; break;
+  case 'Z': t = 90, f = a; break;
+  case 'V': f = c->angle; break;
+  default: t = c->angle, f = a; break; /* H */
+  }
+  *theta = t * PI / 180, *phi = f * PI / 180;
+}
+
+/* ---- writing ------------------------------------------------------------------- */
+
+static int write_csv(const char *prefix, const char *suffix, const char *xname, const char *yname, const hd_plot_curve *c,
+                     int nc, char *err, size_t en) {
+  char path[4200];
+  hd_out o;
+  snprintf(path, sizeof path, "%s%.*s.csv", prefix, (int)(strlen(suffix) - 4), suffix); /* suffix ends in .png */
+  if (hd_out_open(&o, path, err, en)) return -1;
+  if (hd_plot_csv(&o, xname, yname, c, nc)) {
+    snprintf(err, en, "cannot write %.900s", path);
+    hd_out_abort(&o);
+    return -1;
+  }
+  if (hd_out_commit(&o, err, en)) return -1;
+  printf("plot: %s%s\n", path, HD_PNG_BUILT ? "" : " (no picture: " HD_NO_PNG ")");
+  return 0;
+}
+
+enum { LINES, POLAR, SMITH };
+
+static int draw(int kind, const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                const hd_plot_curve *c, int nc, double top, double range, double step, char *err, size_t en) {
+  char path[4200];
+  const hd_plot_curve *panel[1];
+  const char *names[1];
+  hd_out o;
+  int rc;
+  if (!nc) return 0;
+  if (write_csv(prefix, suffix, kind == SMITH ? "gamma_re" : xlabel, kind == SMITH ? "gamma_im" : ylabel, c, nc, err, en))
+    return -1;
+  if (!HD_PNG_BUILT) return 0;
+  snprintf(path, sizeof path, "%s%s", prefix, suffix);
+  if (hd_out_open(&o, path, err, en)) return -1;
+  panel[0] = c, names[0] = xlabel;
+  rc = kind == LINES   ? hd_plot_lines(&o, title, xlabel, ylabel, c, nc, top, range, err, en)
+       : kind == POLAR ? hd_plot_polar(&o, title, names, panel, &nc, 1, top, range, step, err, en)
+                       : hd_plot_smith(&o, title, c, nc, err, en);
+  if (rc) {
+    hd_out_abort(&o);
+    return -1;
+  }
+  if (hd_out_commit(&o, err, en)) return -1;
+  printf("plot: %s\n", path);
+  return 0;
+}
+
+int fdtd_plots_lines(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                     const hd_plot_curve *c, int nc, char *err, size_t en) {
+  return draw(LINES, prefix, suffix, title, xlabel, ylabel, c, nc, 0, 0, 0, err, en);
+}
+
+int fdtd_plots_polar(const char *prefix, const char *suffix, const char *title, const char *panel, const hd_plot_curve *c,
+                     int nc, double top, double range, double step, char *err, size_t en) {
+  return draw(POLAR, prefix, suffix, title, panel, "", c, nc, top, range, step, err, en);
+}
+
+int fdtd_plots_smith(const char *prefix, const hd_plot_curve *c, int nc, char *err, size_t en) {
+  return draw(SMITH, prefix, "_smith.png", "SMITH CHART", "", "", c, nc, 0, 0, 0, err, en);
+}
+
+/* ---- the series the run wrote -------------------------------------------------- */
+
+typedef struct table {
+  double *v;
+  long rows;
+  int cols;
+} table;
+
+/* A CSV of one header line and rows of numbers. */
+static int read_table(const char *path, table *t, char *err, size_t en) {
+  FILE *f = fopen(path, "r");
+  char *line = NULL;
+  size_t cap = 0, have = 0;
+  int c;
+  memset(t, 0, sizeof *t);
+  if (!f) return snprintf(err, en, "cannot read %.900s back for its picture", path), -1;
+  if (getline(&line, &cap, f) > 0)
+    for (t->cols = 1, c = 0; line[c]; ++c) t->cols += line[c] == ',';
+  while (getline(&line, &cap, f) > 0) {
+    char *s = line, *end;
+    if ((size_t)(t->rows + 1) * t->cols > have) {
+      double *v = (double *)realloc(t->v, (have = 2 * have + 1024 * (size_t)t->cols) * sizeof(double));
+      if (!v) break;
+      t->v = v;
+    }
+    for (c = 0; c < t->cols; ++c, s = end + (*end == ',')) {
+      t->v[t->rows * t->cols + c] = strtod(s, &end);
+      if (end == s) break;
+    }
+    if (c == t->cols) ++t->rows;
+  }
+  free(line);
+  fclose(f);
+  if (!t->v && t->rows) return snprintf(err, en, "out of host memory reading %.900s", path), -1;
+  return 0;
+}
+
+/* Column c of t into x (time in ns or the step) and y (log10 |v| where log). */
+static void column(const table *t, int xc, double xs, int c, double ys, int log, double *x, double *y) {
+  long r;
+  for (r = 0; r < t->rows; ++r) {
+    const double v = ys * t->v[r * t->cols + c];
+    x[r] = xs * t->v[r * t->cols + xc];
+    y[r] = log ? (v != 0 ? log10(fabs(v)) : NAN) : v;
+  }
+}
+
+int fdtd_plots_series(const fdtd_plots *p, const fdtd_input *in, const char *prefix, char *err, size_t en) {
+  char path[4200], names[6][32];
+  hd_plot_curve c[6];
+  table t;
+  double *xy = NULL;
+  int k, nc = 0, rc = -1;
+  if (p->want & FDTD_PLOT_HISTORY) { /* step, time, e_average, h_average */
+    snprintf(path, sizeof path, "%s_average.csv", prefix);
+    if (read_table(path, &t, err, en)) return -1;
+    xy = (double *)malloc((size_t)(t.rows ? t.rows : 1) * 4 * sizeof(double));
+    if (!xy) goto oom;
+    for (k = 0; k < 2; ++k) {
+      column(&t, 0, 1, 2 + k, 1, 1, xy + 2 * k * t.rows, xy + (2 * k + 1) * t.rows);
+      c[k].x = xy + 2 * k * t.rows, c[k].y = xy + (2 * k + 1) * t.rows, c[k].n = (int)t.rows;
+      c[k].label = k ? "H AVERAGE" : "E AVERAGE";
+    }
+    rc = fdtd_plots_lines(prefix, "_history.png", "CONVERGENCE", "STEP", "LOG10 AVERAGE", c, 2, err, en);
+    free(t.v), free(xy), xy = NULL;
+    if (rc) return -1;
+    rc = -1;
+  }
+  if (!(p->want & (FDTD_PLOT_FEED_WAVEFORMS | FDTD_PLOT_POINT_WAVEFORMS))) return 0;
+  snprintf(path, sizeof path, "%s_probes.csv", prefix); /* step, time, the probes, each feed's v and i */
+  if (read_table(path, &t, err, en)) return -1;
+  if (t.cols != 2 + in->nprobe + 2 * in->nfeed) {
+    snprintf(err, en, "%.900s: %d columns, the model gives %d", path, t.cols, 2 + in->nprobe + 2 * in->nfeed);
+    goto done;
+  }
+  xy = (double *)malloc((size_t)(t.rows ? t.rows : 1) * 12 * sizeof(double));
+  if (!xy) goto oom;
+  if (p->want & FDTD_PLOT_FEED_WAVEFORMS) { /* |V| and |I| of the first three feeds, log scale as OpenFDTD's */
+    for (nc = 0, k = 0; k < in->nfeed && nc < 6; ++k, nc += 2) {
+      column(&t, 1, 1e9, 2 + in->nprobe + 2 * k, 1, 1, xy + 2 * nc * t.rows, xy + (2 * nc + 1) * t.rows);
+      column(&t, 1, 1e9, 3 + in->nprobe + 2 * k, 1, 1, xy + (2 * nc + 2) * t.rows, xy + (2 * nc + 3) * t.rows);
+      snprintf(names[nc], 32, "V FEED %d", k + 1), snprintf(names[nc + 1], 32, "I FEED %d", k + 1);
+      c[nc].x = xy + 2 * nc * t.rows, c[nc].y = xy + (2 * nc + 1) * t.rows, c[nc].n = (int)t.rows, c[nc].label = names[nc];
+      c[nc + 1].x = xy + (2 * nc + 2) * t.rows, c[nc + 1].y = xy + (2 * nc + 3) * t.rows, c[nc + 1].n = (int)t.rows;
+      c[nc + 1].label = names[nc + 1];
+    }
+    if (fdtd_plots_lines(prefix, "_feed_waveforms.png", "FEED WAVEFORMS", "TIME (NS)", "LOG10 |V| (V), |I| (A)", c, nc, err, en))
+      goto done;
+  }
+  if (p->want & FDTD_PLOT_POINT_WAVEFORMS) { /* the points' V = -E d, the first six */
+    for (nc = 0; nc < in->npoint && nc < 6; ++nc) {
+      const fdtd_point *pt = &in->probes[in->point_first + nc];
+      const long at = pt->comp == 0 ? pt->i : pt->comp == 1 ? pt->j : pt->k;
+      column(&t, 1, 1e9, 2 + in->point_first + nc, -(in->node[pt->comp][at + 1] - in->node[pt->comp][at]), 0,
+             xy + 2 * nc * t.rows, xy + (2 * nc + 1) * t.rows);
+      snprintf(names[nc], 32, "POINT %d", nc + 1);
+      c[nc].x = xy + 2 * nc * t.rows, c[nc].y = xy + (2 * nc + 1) * t.rows, c[nc].n = (int)t.rows, c[nc].label = names[nc];
+    }
+    if (fdtd_plots_lines(prefix, "_point_waveforms.png", "POINT WAVEFORMS", "TIME (NS)", "V", c, nc, err, en)) goto done;
+  }
+  rc = 0;
+  goto done;
+oom:
+  snprintf(err, en, "out of host memory for the pictures");
+done:
+  free(t.v), free(xy);
+  return rc;
+}

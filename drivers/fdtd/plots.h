@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The pictures a model asks for, by hd's keys (plot, plot-far0d,
+ * plot-far1d, far1d-*) or OpenFDTD's plot keys translated to them: each a
+ * PNG (where libpng is) beside a CSV of the numbers drawn.  The port,
+ * point and far-field pictures are drawn where spectra.c has the numbers;
+ * the waveforms and the convergence history here, from the CSV files the
+ * run wrote, so that a restarted run draws its whole history. */
+#ifndef HD_DRV_FDTD_PLOTS_H
+#define HD_DRV_FDTD_PLOTS_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "model.h"
+#include "plot.h"
+
+enum {
+  FDTD_PLOT_HISTORY = 1,         /* OpenFDTD's plotiter */
+  FDTD_PLOT_FEED_WAVEFORMS = 2,  /* plotfeed */
+  FDTD_PLOT_POINT_WAVEFORMS = 4, /* plotpoint */
+  FDTD_PLOT_SMITH = 8,           /* plotsmith */
+  FDTD_PLOT_IMPEDANCE = 16,      /* plotzin (drawn with any port) */
+  FDTD_PLOT_ADMITTANCE = 32,     /* plotyin */
+  FDTD_PLOT_REFLECTION = 64,     /* plotref (drawn with any port) */
+  FDTD_PLOT_SPARAMETERS = 128,   /* plotspara: the points' S11, Sn1 */
+  FDTD_PLOT_COUPLING = 256,      /* plotcoupling: the points' Cnf */
+  FDTD_PLOT_FAR2D = 512          /* plotfar2d: the sphere as a map */
+};
+#define FDTD_PLOT_NAMES_DOC \
+  "history, feed-waveforms, point-waveforms, smith, impedance, admittance, reflection, sparameters, coupling, far2d"
+#define FDTD_MAX_CUTS 8
+
+typedef struct fdtd_cut {
+  char plane; /* X (the yz plane), Y (zx), Z (xy), V (theta round at phi = angle), H (phi round at theta = angle) */
+  int div;    /* points round the circle */
+  double angle;
+} fdtd_cut;
+
+typedef struct fdtd_plots {
+  unsigned want;        /* FDTD_PLOT_* */
+  int far0d;            /* 1: the far field at (far0d_theta, far0d_phi) against frequency */
+  double far0d_theta, far0d_phi; /* degrees */
+  fdtd_cut cut[FDTD_MAX_CUTS];
+  int ncut;
+  int cartesian;        /* far1d-style: 0 polar, 1 against the angle */
+  int component[3];     /* far1d-component: |E|, E_theta, E_phi */
+  int db;               /* far1d-db: 1 dB, 0 linear */
+  int normalize;        /* far1d-normalize: each cut to its peak */
+  double lo, hi;        /* far1d-scale: the value axis (lo < hi), else from the data */
+} fdtd_plots;
+
+/* The keys as given, and their rows of the option table. */
+typedef struct fdtd_plot_keys {
+  cli_list plot, far1d;
+  char far0d[64], component[64], scale[64];
+  int style, db, normalize;
+} fdtd_plot_keys;
+#define FDTD_PLOT_OPTIONS(k)                                                                                                   \
+  {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"plot-far0d", CLI_STRING, (k).far0d, "THETA PHI", "the far field in one direction (degrees) against frequency: PREFIX_far0d.png; needs farfield", 1, 0, sizeof (k).far0d, NULL, 0, 0, 0}, \
+  {"plot-far1d", CLI_LIST, &(k).far1d, "X|Y|Z|V|H DIV [ANGLE]", "a cut of the far field in DIV steps: the yz, zx or xy plane, theta round at phi = ANGLE (V) or phi round at theta = ANGLE (H): PREFIX_far1d_K.png; needs farfield (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"far1d-style", CLI_CHOICE, &(k).style, "polar|cartesian", "the cuts as polar diagrams (default) or against the angle", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"far1d-component", CLI_STRING, (k).component, "total,theta,phi", "which of |E|, E_theta, E_phi the cuts draw (default total)", 1, 0, sizeof (k).component, NULL, 0, 0, 0}, \
+  {"far1d-db", CLI_FLAG, &(k).db, "yes|no", "the cuts in dB (default yes) or linear", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"far1d-normalize", CLI_FLAG, &(k).normalize, "yes|no", "each cut to its own peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"far1d-scale", CLI_STRING, (k).scale, "MIN MAX", "the cuts' value axis (default: from the values; polar dB: 40 dB under the peak)", 1, 0, sizeof (k).scale, NULL, 0, 0, 0}
+
+void fdtd_plot_keys_defaults(fdtd_plot_keys *k);
+void fdtd_plot_keys_free(fdtd_plot_keys *k);
+
+/* The keys into p, messages led by where each was given (input, the
+ * option lines from opts); 0 or -1 with "WHERE: message". */
+int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, const char *input, char *err, size_t n);
+
+void fdtd_plots_defaults(fdtd_plots *p);
+
+/* "NAME[,NAME...]" of FDTD_PLOT_NAMES_DOC (blanks or commas) into want;
+ * "THETA PHI"; "X|Y|Z|V|H DIV [ANGLE]"; "total,theta,phi" (any of them);
+ * "MIN MAX": 0 or -1 with a message. */
+int fdtd_plots_names(fdtd_plots *p, const char *text, char *err, size_t n);
+int fdtd_plots_far0d(fdtd_plots *p, const char *text, char *err, size_t n);
+int fdtd_plots_cut(fdtd_plots *p, const char *text, char *err, size_t n);
+int fdtd_plots_components(fdtd_plots *p, const char *text, char *err, size_t n);
+int fdtd_plots_scale(fdtd_plots *p, const char *text, char *err, size_t n);
+
+/* The cut's direction i of div + 1 (radians), OpenFDTD's convention:
+ * theta beyond pi is the far side of the plane. */
+void fdtd_plots_cut_direction(const fdtd_cut *c, int i, double *theta, double *phi);
+
+/* PREFIX + suffix as a PNG of curves against x (where libpng is) and as
+ * CSV (always), each named on a "plot:" line; polar: a polar diagram
+ * (x in degrees) of top, range and step.  0 or -1 with a message. */
+int fdtd_plots_lines(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                     const hd_plot_curve *c, int nc, char *err, size_t en);
+int fdtd_plots_polar(const char *prefix, const char *suffix, const char *title, const char *panel, const hd_plot_curve *c,
+                     int nc, double top, double range, double step, char *err, size_t en);
+int fdtd_plots_smith(const char *prefix, const hd_plot_curve *c, int nc, char *err, size_t en);
+
+/* From PREFIX_average.csv and PREFIX_probes.csv, as the model asks: the
+ * averages against the step (log scale), the feeds' |V| and |I| against
+ * time (log scale), the points' voltages against time.  0 or -1. */
+int fdtd_plots_series(const fdtd_plots *p, const fdtd_input *in, const char *prefix, char *err, size_t en);
+
+#endif

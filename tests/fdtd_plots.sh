@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The pictures a model asks for (plot, plot-far0d, plot-far1d, far1d-*;
+# OpenFDTD's plot keys): each CSV beside its picture holds the numbers hd
+# already writes (ports, points, far field, averages, probes) as the picture
+# draws them, a PNG wherever libpng is, and bad values get FILE:LINE, exit 2.
+set -u
+bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+
+# a dipole fed at its centre with a voltage point beside it, PML
+cat >dipole.in <<'IN'
+xmesh = -0.075 30 0.075
+ymesh = -0.075 30 0.075
+zmesh = -0.075 10 -0.025 11 0.025 10 0.075
+geometry = 1 box 0 0 0 0 -0.025 0.025
+feed = Z 0 0 0 1 50
+point = Z 0.03 0 0 +X
+frequency = 2.5e9
+steps = 300
+boundary = pml
+frequencies = 2e9 3e9 5
+farfield = 18 36
+plot = history feed-waveforms,point-waveforms
+plot = smith admittance sparameters coupling far2d
+plot-far0d = 90 0
+plot-far1d = Z 36
+plot-far1d = V 36 0
+far1d-component = total,theta,phi
+IN
+"$bin" --progress=0 --input=dipole.in --output=a --volume=no --slice=none >a.out 2>a.err
+result $? "a model asking for every picture runs"
+png=yes
+grep -q '^#define HD_HAVE_PNG' "$config_h" || png=no
+ok=0
+for f in history feed_waveforms point_waveforms smith admittance sparameters coupling far0d far1d_1 far1d_2 far2d; do
+  grep -q "^plot: a_$f.csv" a.out && [ -s a_$f.csv ] || { echo "# no a_$f.csv"; ok=1; }
+  if [ $png = yes ]; then grep -q "^plot: a_$f.png" a.out && [ -s a_$f.png ] || { echo "# no a_$f.png"; ok=1; }
+  else grep -q "^plot: a_$f.csv (no picture: " a.out && [ ! -e a_$f.png ] || { echo "# a_$f.png or no reason"; ok=1; }; fi
+done
+result $ok "each picture named on a plot: line, its CSV beside it (PNG: $png)"
+
+# compare FILE_A COLUMN_A FILE_B COLUMN_B TOL: the columns (numbers only) agree within TOL, as many rows
+same_columns() {
+  awk -F, -v ca="$2" -v cb="$4" -v tol="$5" 'FNR == 1 { next }
+    FILENAME == ARGV[1] { a[na++] = $ca; next } { b[nb++] = $cb }
+    END { if (na != nb || na == 0) { print "# rows " na " and " nb; exit 1 }
+          for (i = 0; i < na; ++i) { d = a[i] - b[i]; if (d < 0) d = -d; if (d > tol) { print "# row " i ": " a[i] " " b[i]; exit 1 } } }' "$1" "$3"
+}
+same_columns a_smith.csv 2 a_ports.csv 10 1e-8 && same_columns a_smith.csv 3 a_ports.csv 11 1e-8
+result $? "the Smith chart's points are the ports' reflection coefficients"
+awk -F, 'NR > 1 { z2 = $7 * $7 + $8 * $8; printf "G,%.9g,%.9g\n", $1 / 1e9, 1e3 * $7 / z2 }' a_ports.csv >g.csv
+grep '^G PORT 1,' a_admittance.csv | sed 's/^G PORT 1/G/' >ga.csv
+sed -i '1i curve,x,y' g.csv ga.csv
+same_columns ga.csv 3 g.csv 3 1e-6
+result $? "the admittance's G is 1000 Re(1/Z) of the ports (mS)"
+grep ',S11,' a_points.csv >s.csv && sed -i '1i f,name,db,deg' s.csv
+same_columns a_sparameters.csv 3 s.csv 3 1e-5
+result $? "the points' S11 curve is the points file's"
+grep ',C11,' a_points.csv >c.csv && sed -i '1i f,name,db,deg' c.csv
+same_columns a_coupling.csv 3 c.csv 3 1e-5
+result $? "the coupling curve is the points file's C11"
+# the far field at (90, 0) and the Z cut at phi = 10 k equal the sphere's gain there (a grid direction)
+awk -F, '$2 == 90 && $3 == 0 { print }' a_farfield.csv | sed '1i h' >f0.csv
+same_columns a_far0d.csv 3 f0.csv 9 2e-6
+result $? "the far field in one direction is the sphere's gain there, at each frequency"
+awk -F, '$1 == "2 GHZ" { print }' a_far1d_1.csv | sed '1i h' >cut.csv
+awk -F, 'NR > 1 && $1 == 2e9 && $2 == 90 { print }' a_farfield.csv | sed '1i h' >ring.csv
+awk -F, 'NR > 1 && $1 == 2e9 && $2 == 90 && $3 == 0 { print }' a_farfield.csv >>ring.csv # phi = 360 closes the cut
+same_columns cut.csv 3 ring.csv 9 2e-6
+result $? "the xy cut (plot-far1d = Z 36) is the sphere's theta = 90 ring"
+# V at phi = 0 beyond theta = 180 is the far side: (360 - theta, 180)
+# (the nulls on the axis are left out: the cut floors at -300 dB)
+awk -F, '$1 == "2 GHZ" && $2 > 180 && $2 < 360 { print }' a_far1d_2.csv | sed '1i h' >back.csv
+awk -F, 'NR > 1 && $1 == 2e9 && $3 == 180 && $2 > 0 && $2 < 180 { print }' a_farfield.csv | sort -t, -k2,2gr | sed '1i h' >side.csv
+same_columns back.csv 3 side.csv 9 2e-6
+result $? "the V cut past theta = 180 is the phi = 180 half of the sphere"
+awk -F, '$1 == "2 GHZ THETA" || $1 == "2 GHZ PHI" { s[$2] += 10 ^ ($3 / 10) } $1 == "2 GHZ" { t[$2] = 10 ^ ($3 / 10) }
+  END { for (a in t) if (t[a] > 1e-3 && (s[a] - t[a]) * (s[a] - t[a]) > 1e-8 * t[a] * t[a]) { print "# " a; exit 1 } }' a_far1d_1.csv
+result $? "the cut's theta and phi parts add to its total"
+# the history: log10 of the averages; the feed waveforms: log10 |V| and |I| against ns
+awk -F, 'NR > 1 { printf "E,%s,%.9g\n", $1, log($3) / log(10) }' a_average.csv | sed '1i h' >e.csv
+grep '^E AVERAGE,' a_history.csv | sed '1i h' >he.csv
+same_columns he.csv 3 e.csv 3 1e-7
+result $? "the convergence history is log10 of the E average the run wrote"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "feed1_v") c = i; next }
+  $c != 0 { printf "V,%.9g,%.9g\n", $2 * 1e9, log($c < 0 ? -$c : $c) / log(10) }' a_probes.csv | sed '1i h' >v.csv
+awk -F, '$1 == "V FEED 1" && $3 != "nan" { print }' a_feed_waveforms.csv | sed '1i h' >fv.csv
+same_columns fv.csv 3 v.csv 3 1e-7
+result $? "the feed waveform is log10 |V| of the feed's record"
+[ "$(grep -c '^theta' a_far2d.csv)" -eq 1 ] && [ "$(($(wc -l <a_far2d.csv) - 1))" -eq $((19 * 36)) ]
+result $? "the far-field map's CSV holds every direction of the sphere"
+rm -f a_* a.* ./*.csv
+
+# linear, normalised, Cartesian: the values run to 1
+"$bin" --progress=0 --input=dipole.in --output=b --volume=no --slice=none --plot= --plot-far1d='Z 36' \
+  --far1d-db=no --far1d-normalize=yes --far1d-style=cartesian --far1d-component=total >b.out 2>b.err
+awk -F, 'NR > 1 && $1 == "2 GHZ" { if ($3 > m) m = $3; if ($3 < 0) bad = 1 } END { exit !(m > 0.999999 && m <= 1 + 1e-9 && !bad) }' b_far1d_1.csv
+result $? "far1d-db=no, far1d-normalize=yes: each cut linear with its peak at 1"
+rm -f b_* b.*
+
+# OpenFDTD's keys translate to these
+cat >dipole.ofd <<'IN'
+OpenFDTD 4 2
+xmesh = -0.075 30 0.075
+ymesh = -0.075 30 0.075
+zmesh = -0.075 10 -0.025 11 0.025 10 0.075
+geometry = 1 1 0 0 0 0 -0.025 0.025
+feed = Z 0 0 0 1 0 50
+frequency1 = 2e9 3e9 4
+frequency2 = 3e9 3e9 0
+solver = 300 50 1e-3
+plotiter = 1
+plotfeed = 0
+plotsmith = 1
+plotzin = 1
+plotyin = 2 2e9 3e9 4
+plotfar0d = 90 0 1
+plotfar1d = X 36
+far1dstyle = 1
+far1dcomponent = 0 1 1
+far1ddb = 1
+plotnear2d = Ez Z 0
+plotnear2d = E X 0.03
+end
+IN
+"$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
+ok=$?
+for f in history smith admittance far0d far1d_1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && grep -q 'not used: plotnear2d (line 21)$' o.err || ok=1
+[ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ PHI 3 GHZ THETA curve " ] || ok=1
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's map); |E|'s map named as not used"
+rm -f o_* o.*
+
+# bad values: FILE:LINE, exit 2
+{ cat dipole.in; echo 'plot = smith nonsense'; } >bad1.in
+bad 2 "bad1.in:$(wc -l <bad1.in): plot: 'nonsense' is none of" --input=bad1.in
+bad 2 "command line: plot-far1d: expected" --input=dipole.in --plot-far1d='Q 10'
+bad 2 "plot-far1d: expected" --input=dipole.in --plot-far1d='V 10'
+bad 2 "command line: far1d-component: 'e' is none of" --input=dipole.in --far1d-component=total,e
+bad 2 "far1d-scale: expected 'MIN MAX'" --input=dipole.in --far1d-scale='0 -40'
+bad 2 "plot-far0d: expected 'THETA PHI'" --input=dipole.in --plot-far0d='200 0'
+grep -v '^farfield' dipole.in >nofar.in
+bad 2 "plot-far0d: give farfield too" --input=nofar.in
+finish
