@@ -122,15 +122,28 @@ far1dcomponent = 0 1 1
 far1ddb = 1
 plotnear2d = Ez Z 0
 plotnear2d = E X 0.03
+plotnear1d = E Z 0.03 0
+near2ddb = 1
 end
 IN
 "$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
 ok=$?
-for f in history smith admittance far0d far1d_1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
-[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && grep -q 'not used: plotnear2d (line 21)$' o.err || ok=1
+for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2ddb (line 23)$' o.err || ok=1
+grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
 [ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ PHI 3 GHZ THETA curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's map); |E|'s map named as not used"
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's and |E|'s maps, |E| on a line); near2ddb named as not used"
 rm -f o_* o.*
+
+# near-field lines: |E| is the root of the sum of its components' squares, cell by cell
+grep -v '^plot\|^far' dipole.in >lines.in
+"$bin" --progress=0 --input=lines.in --output=n --volume=no --slice=none \
+  --nearline='e z 0.03 0' --nearline='ex z 0.03 0' --nearline='ey,z,0.03,0' --nearline='ez z 0.03 0' >n.out 2>n.err
+ok=$?
+paste -d, n_line1.csv n_line2.csv n_line3.csv n_line4.csv | awk -F, 'NR > 1 { e = sqrt($6 * $6 + $9 * $9 + $12 * $12); n++
+  if ($2 != $5 || (e - $3) * (e - $3) > 1e-12 * e * e) bad = 1 } END { exit bad || n != 5 * 31 }' || ok=1
+result $ok "nearline = e: |E| along z equals the root of |Ex|^2 + |Ey|^2 + |Ez|^2 of the three component lines, at each of 31 cells and 5 frequencies"
+rm -f n_* n.*
 
 # bad values: FILE:LINE, exit 2
 { cat dipole.in; echo 'plot = smith nonsense'; } >bad1.in
@@ -140,6 +153,10 @@ bad 2 "plot-far1d: expected" --input=dipole.in --plot-far1d='V 10'
 bad 2 "command line: far1d-component: 'e' is none of" --input=dipole.in --far1d-component=total,e
 bad 2 "far1d-scale: expected 'MIN MAX'" --input=dipole.in --far1d-scale='0 -40'
 bad 2 "plot-far0d: expected 'THETA PHI'" --input=dipole.in --plot-far0d='200 0'
+bad 2 "command line: nearline: expected 'ex|ey|ez|hx|hy|hz|e|h x|y|z P1 P2'" --input=dipole.in --nearline='ez q 0 0'
+bad 2 "nearline: expected" --input=dipole.in --nearline='ez x 0'
+bad 2 "nearline: 0.5 is outside the domain along y" --input=dipole.in --nearline='ez x 0.5 0'
+bad 2 "command line: nearline: at most 8 planes in all" --input=dipole.in --nearfield='e x 0' --nearfield='h y 0' --nearline='e z 0 0'
 grep -v '^farfield' dipole.in >nofar.in
 bad 2 "plot-far0d: give farfield too" --input=nofar.in
 finish

@@ -28,10 +28,6 @@
 
 #define PROG "hd-fdtd"
 
-typedef struct fdtd_slice {
-  int comp, axis;
-  long layer; /* cell layer normal to axis */
-} fdtd_slice;
 
 typedef struct fdtd_cli {
   hd_drv_common com;
@@ -40,8 +36,10 @@ typedef struct fdtd_cli {
   int nblock, volume;
   char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16];
   fdtd_planewave pw;
-  cli_list nearfield;
-  fdtd_slice near[FDTD_MAX_PLANES];
+  cli_list nearfield, nearline;
+  fdtd_slice near[FDTD_MAX_PLANES]; /* the maps' planes */
+  fdtd_map map[FDTD_MAX_PLANES];
+  int nplane, nmap;
   int excite, nearvolume;
   long margin;
   double z0;
@@ -94,32 +92,6 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
 }
 
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
-
-static int parse_slice(const fdtd_input *in, const char *text, fdtd_slice *sl, char *err, size_t n) {
-  char name[16], ax[16], s[128];
-  double pos;
-  int c;
-  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c]; /* "ez,z,0" too */
-  s[c] = '\0';
-  if (sscanf(s, "%15s %15s %lf", name, ax, &pos) != 3) {
-    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
-    return -1;
-  }
-  for (sl->comp = -1, c = 0; c < 6; ++c)
-    if (!strcmp(name, comp_names[c])) sl->comp = c;
-  sl->axis = !strcmp(ax, "x") ? 0 : !strcmp(ax, "y") ? 1 : !strcmp(ax, "z") ? 2 : -1;
-  if (sl->comp < 0 || sl->axis < 0) {
-    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
-    return -1;
-  }
-  if (pos < in->node[sl->axis][0] || pos > in->node[sl->axis][in->n[sl->axis]]) {
-    snprintf(err, n, "slice: %g is outside the domain along %s", pos, ax);
-    return -1;
-  }
-  for (sl->layer = 0; sl->layer < in->n[sl->axis] - 1 && in->node[sl->axis][sl->layer + 1] <= pos; ++sl->layer) {
-  }
-  return 0;
-}
 
 /* Component comp averaged to the centre of cell (i, j, k) (physical): the
  * mean of its four (E) or two (H) positions around the centre. */
@@ -601,7 +573,7 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
   g->surf = (double *)calloc(8 * nff * (size_t)r->gpts + 1, sizeof(double));
   g->inc = (double *)malloc((2 * nf + 1) * sizeof(double));
   bad = !feeds || !probes || !surf || !g->feeds || !g->probes || !g->surf || !g->inc;
-  for (k = 0; k < c->nearfield.count; ++k) { /* this block's cells of the map, and the whole map's */
+  for (k = 0; k < c->nplane; ++k) { /* this block's cells of the plane, and the whole plane's */
     const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
     const long layer = c->near[k].layer - r->dc.off[a];
     lu[k] = layer >= 0 && layer < r->dc.ln[a] ? r->dc.ln[u] : 0, lv[k] = r->dc.ln[v];
@@ -639,7 +611,7 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
       for (p = 0; p < (size_t)r->npts; ++p) g->surf[q * r->gpts + r->surf_slot[p]] = surf[q * r->npts + p];
     for (q = 0; q < 2 * nf; ++q) /* each probe from the block that reports it */
       for (p = 0; p < (size_t)r->nprobe; ++p) g->probes[q * c->in.nprobe + r->probe_slot[p]] = probes[q * r->nprobe + p];
-    for (k = 0; k < c->nearfield.count; ++k) {
+    for (k = 0; k < c->nplane; ++k) {
       const int a = c->near[k].axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
       long i, j;
       for (q = 0; lu[k] && q < 2 * nff; ++q)
@@ -652,13 +624,13 @@ static int gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, v
   if (r->dc.size > 1) {
     bad |= hd_par_sum_to_root(g->probes, (long)(2 * nf * (size_t)c->in.nprobe)) != 0;
     bad |= hd_par_sum_to_root(g->surf, (long)(8 * nff * (size_t)r->gpts)) != 0;
-    for (k = 0; k < c->nearfield.count; ++k) bad |= hd_par_sum_to_root(g->planes[k], (long)(2 * nff * (size_t)(gu[k] * gv[k]))) != 0;
+    for (k = 0; k < c->nplane; ++k) bad |= hd_par_sum_to_root(g->planes[k], (long)(2 * nff * (size_t)(gu[k] * gv[k]))) != 0;
   }
   if (hd_par_any(bad)) snprintf(err, en, "collecting the spectra failed");
   else rc = 0;
 done:
   free(feeds), free(probes), free(surf);
-  for (k = 0; k < c->nearfield.count; ++k) free(planes[k]);
+  for (k = 0; k < c->nplane; ++k) free(planes[k]);
   return rc;
 }
 
@@ -675,9 +647,9 @@ static int write_spectra(const fdtd_cli *c, const fdtd_spectra_run *g, const lon
   else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], g->feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
                                 fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
-  for (k = 0; rc == 0 && k < c->nearfield.count; ++k)
-    rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1, c->near[k].comp, c->near[k].axis, c->near[k].layer, g->planes[k],
-                                c->com.output, err, en);
+  for (k = 0; rc == 0 && k < c->nmap; ++k)
+    rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1 - (c->map[k].line ? c->nearfield.count : 0), &c->map[k], c->near + c->map[k].first,
+                                (const double *const *)g->planes + c->map[k].first, c->com.output, err, en);
   return rc;
 }
 
@@ -752,7 +724,8 @@ static int run(int argc, char **argv) {
       {"farfield-frequencies", CLI_STRING, c.ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c.ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c.margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5; 0, the faces themselves, with PML or mur = h: .ofd models)", 0, 1e9, 0, NULL, 0, 0, 0},
-      {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0},
+      {"nearfield", CLI_LIST, &c.nearfield, "COMP AXIS POS", "amplitude and phase of COMP (ex ... hz, or e, h: |E|, |H| and their components) on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat; at most 8 planes with nearline, e and h take three)", 1, 0, 0, NULL, 0, 0, 0},
+      {"nearline", CLI_LIST, &c.nearline, "COMP AXIS P1 P2", "the amplitude of COMP (as nearfield) along AXIS through the cell centres at P1, P2 on the next two axes (y z for x, z x for y, x y for z; OpenFDTD's plotnear1d) at the far frequencies: PREFIX_lineK.png beside its CSV (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c.planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c.planewave, NULL, 0, 0, 0},
       {"planewave-form", CLI_CHOICE, &c.pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearvolume", CLI_FLAG, &c.nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
@@ -798,8 +771,9 @@ static int run(int argc, char **argv) {
     memcpy(c.frequencies, c.ffrequencies, sizeof c.frequencies);
     c.ffrequencies[0] = '\0';
   }
-  if ((c.farfield[0] || c.nearfield.count || c.nearvolume) && !c.frequencies[0]) {
-    snprintf(err, sizeof err, "%s: give the frequencies too", c.farfield[0] ? "farfield" : c.nearvolume ? "nearvolume" : "nearfield");
+  if ((c.farfield[0] || c.nearfield.count || c.nearline.count || c.nearvolume) && !c.frequencies[0]) {
+    snprintf(err, sizeof err, "%s: give the frequencies too",
+             c.farfield[0] ? "farfield" : c.nearvolume ? "nearvolume" : c.nearfield.count ? "nearfield" : "nearline");
     goto usage;
   }
   if (fdtd_plots_parse(&c.plots, &c.pk, opts, c.com.input, err, sizeof err)) goto usage;
@@ -808,15 +782,14 @@ static int run(int argc, char **argv) {
     goto usage;
   }
   c.sp.plots = &c.plots;
-  if (c.nearfield.count > FDTD_MAX_PLANES) {
-    snprintf(err, sizeof err, "%s: nearfield: at most %d maps", c.nearfield.where[FDTD_MAX_PLANES], FDTD_MAX_PLANES);
-    goto usage;
-  }
-  for (k = 0; k < c.nearfield.count; ++k)
-    if (parse_slice(&c.in, c.nearfield.value[k], &c.near[k], why, sizeof why)) {
-      snprintf(err, sizeof err, "%s: nearfield%s", c.nearfield.where[k], why + strlen("slice")); /* the slice's message */
+  for (k = 0; k < c.nearfield.count + c.nearline.count; ++k) { /* maps, then lines */
+    const int line = k >= c.nearfield.count, q = line ? k - c.nearfield.count : k;
+    const cli_list *l = line ? &c.nearline : &c.nearfield;
+    if (fdtd_map_parse(&c.in, l->value[q], line, &c.map[c.nmap++], c.near, &c.nplane, why, sizeof why)) {
+      snprintf(err, sizeof err, "%s: %s", l->where[q], why);
       goto usage;
     }
+  }
   if (c.frequencies[0] && fdtd_spectra_frequencies(&c.sp, c.frequencies, c.ffrequencies, err, sizeof err)) goto usage;
   if (c.farfield[0] && fdtd_spectra_farfield(&c.sp, c.farfield, err, sizeof err)) goto usage;
   c.sp.margin = c.margin, c.sp.z0 = c.z0, c.sp.excite_all = c.excite == 1;
@@ -854,7 +827,7 @@ static int run(int argc, char **argv) {
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;
-  if (have_slice && parse_slice(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
+  if (have_slice && fdtd_slice_parse(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
   want[0] = want[1] = 1, want[2] = c.volume, want[3] = have_slice, want[4] = have_slice && HD_PNG_BUILT;
   /* blocks of whole x rows; periodic axes stay whole (their wrap is local) */
@@ -885,7 +858,7 @@ static int run(int argc, char **argv) {
   if (c.nearvolume) /* every node: 12 sums of the run's precision a frequency, a buffer of samples */
     dft_bytes += (12.0 * c.sp.nfar + 6.0 * HD_DFT_VOLUME_BUFFER) * ops->real_size * (double)(c.in.n[0] + 1) *
                  (double)(c.in.n[1] + 1) * (double)(c.in.n[2] + 1);
-  for (k = 0; k < c.nearfield.count; ++k) /* and 2 a map's cell */
+  for (k = 0; k < c.nplane; ++k) /* and 2 a plane's cell */
     dft_bytes += 16.0 * c.sp.nfar * (double)c.in.n[c.near[k].axis == 0 ? 1 : 0] * (double)c.in.n[c.near[k].axis == 2 ? 1 : 2];
   bytes = fdtd_model_bytes(&c.in, r.dc.ln, ops->real_size) + dft_bytes;
   /* host: this block's six material arrays, and for the output a field in
@@ -915,7 +888,7 @@ static int run(int argc, char **argv) {
   m.variant = c.com.variant;
   m.nfreq = c.sp.nfreq, m.freq = c.sp.freq, m.field_first = c.sp.far0, m.nfield = c.sp.nfar;
   c.sp.dt = m.dt;
-  for (m.nplane = 0; m.nplane < c.nearfield.count; ++m.nplane) {
+  for (m.nplane = 0; m.nplane < c.nplane; ++m.nplane) {
     const int a = c.near[m.nplane].axis;
     const long layer = c.near[m.nplane].layer - r.dc.off[a]; /* in this block, or -1 */
     m.plane_comp[m.nplane] = c.near[m.nplane].comp, m.plane_axis[m.nplane] = a;
@@ -1181,6 +1154,7 @@ out:
   fdtd_spectra_free(&c.sp);
   spectra_free(&spec);
   cli_list_free(&c.nearfield);
+  cli_list_free(&c.nearline);
   fdtd_plot_keys_free(&c.pk);
   for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(runs[k]);
   return rc;

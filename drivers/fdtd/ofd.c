@@ -106,10 +106,15 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
     join(t, 2, nt < 5 ? nt : 5, buf, sizeof buf);
     return emit(o, line, "plot-far1d = %s", buf) ? -1 : 1;
   }
-  if (!strcmp(key, "plotnear2d") && nt >= 5 && strlen(t[2]) == 2 && strchr("EeHh", t[2][0]) && strchr("XxYyZz", t[2][1]) &&
-      strchr("XxYyZz", t[3][0]) && !t[3][1]) /* one component's map; |E| and |H| not yet */
-    return emit(o, line, "nearfield = %c%c %c %s", tolower((unsigned char)t[2][0]), tolower((unsigned char)t[2][1]),
-                tolower((unsigned char)t[3][0]), t[4]) ? -1 : 1;
+  if ((!strcmp(key, "plotnear2d") && nt >= 5) || (!strcmp(key, "plotnear1d") && nt >= 6)) { /* "E", "Hx", ... */
+    const int line1d = key[8] == '1';
+    if (strlen(t[2]) > 2 || !strchr("EeHh", t[2][0]) || (t[2][1] && !strchr("XxYyZz", t[2][1])) || !strchr("XxYyZz", t[3][0]) ||
+        t[3][1])
+      return 0;
+    return emit(o, line, "%s = %c%c %c %s%s%s", line1d ? "nearline" : "nearfield", tolower((unsigned char)t[2][0]),
+                t[2][1] ? tolower((unsigned char)t[2][1]) : ' ', tolower((unsigned char)t[3][0]), t[4], line1d ? " " : "",
+                line1d ? t[5] : "") ? -1 : 1;
+  }
   if (!strcmp(key, "far1dstyle")) return emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
   if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;

@@ -16,6 +16,80 @@ void fdtd_plots_defaults(fdtd_plots *p) {
   p->component[0] = 1, p->db = 1;
 }
 
+static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+
+int fdtd_slice_parse(const fdtd_input *in, const char *text, fdtd_slice *sl, char *err, size_t n) {
+  char name[16], ax[16], s[128];
+  double pos;
+  int c;
+  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c]; /* "ez,z,0" too */
+  s[c] = '\0';
+  if (sscanf(s, "%15s %15s %lf", name, ax, &pos) != 3) {
+    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
+    return -1;
+  }
+  for (sl->comp = -1, c = 0; c < 6; ++c)
+    if (!strcmp(name, comp_names[c])) sl->comp = c;
+  sl->axis = !strcmp(ax, "x") ? 0 : !strcmp(ax, "y") ? 1 : !strcmp(ax, "z") ? 2 : -1;
+  if (sl->comp < 0 || sl->axis < 0) {
+    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
+    return -1;
+  }
+  if (pos < in->node[sl->axis][0] || pos > in->node[sl->axis][in->n[sl->axis]]) {
+    snprintf(err, n, "slice: %g is outside the domain along %s", pos, ax);
+    return -1;
+  }
+  for (sl->layer = 0; sl->layer < in->n[sl->axis] - 1 && in->node[sl->axis][sl->layer + 1] <= pos; ++sl->layer) {
+  }
+  return 0;
+}
+
+int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m, fdtd_slice *planes, int *nplane,
+                   char *err, size_t n) {
+  const char *key = line ? "nearline" : "nearfield";
+  char name[16], ax[16], s[128], one[160];
+  double pos[2];
+  int c, k, axis;
+  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c];
+  s[c] = '\0';
+  memset(m, 0, sizeof *m);
+  if (sscanf(s, "%15s %15s %lf %lf", name, ax, &pos[0], &pos[1]) != 3 + line || strlen(ax) != 1 || !strchr("xyz", ax[0])) {
+    snprintf(err, n, "%s: expected 'ex|ey|ez|hx|hy|hz|e|h x|y|z %s'", key, line ? "P1 P2" : "POS");
+    return -1;
+  }
+  axis = ax[0] - 'x';
+  m->field = !strcmp(name, "e") ? 0 : !strcmp(name, "h") ? 1 : -1;
+  m->count = m->field < 0 ? 1 : 3, m->first = *nplane;
+  if (*nplane + m->count > FDTD_MAX_PLANES) {
+    snprintf(err, n, "%s: at most %d planes in all (|E| and |H| take three)", key, FDTD_MAX_PLANES);
+    return -1;
+  }
+  if (line) { /* the plane normal to the second axis after AXIS, the row at P1 on the first */
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    long row;
+    if (pos[0] < in->node[a1][0] || pos[0] > in->node[a1][in->n[a1]]) {
+      snprintf(err, n, "%s: %g is outside the domain along %c", key, pos[0], 'x' + a1);
+      return -1;
+    }
+    for (row = 0; row < in->n[a1] - 1 && in->node[a1][row + 1] <= pos[0]; ++row) {
+    }
+    m->line = 1, m->line_axis = axis, m->line_row = row;
+    axis = a2, pos[0] = pos[1];
+  }
+  for (k = 0; k < m->count; ++k) {
+    snprintf(one, sizeof one, "%s %c %.17g", m->field < 0 ? name : comp_names[3 * m->field + k], 'x' + axis, pos[0]);
+    if (fdtd_slice_parse(in, one, &planes[*nplane + k], err, n)) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", err + strlen("slice"));
+      if (strstr(msg, "expected")) snprintf(msg, sizeof msg, ": expected 'ex|ey|ez|hx|hy|hz|e|h x|y|z %s'", line ? "P1 P2" : "POS");
+      snprintf(err, n, "%s%s", key, msg);
+      return -1;
+    }
+  }
+  *nplane += m->count;
+  return 0;
+}
+
 void fdtd_plot_keys_defaults(fdtd_plot_keys *k) {
   memset(k, 0, sizeof *k);
   k->db = 1;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "fdtd_ops.h"
 #include "model.h"
 #include "plot.h"
 
@@ -48,6 +49,33 @@ typedef struct fdtd_plots {
   int normalize;        /* far1d-normalize: each cut to its peak */
   double lo, hi;        /* far1d-scale: the value axis (lo < hi), else from the data */
 } fdtd_plots;
+
+/* A cell layer normal to axis and a component on it (the slice, the
+ * near-field maps' planes). */
+typedef struct fdtd_slice {
+  int comp, axis;
+  long layer; /* cell layer normal to axis */
+} fdtd_slice;
+
+/* "ex|ey|ez|hx|hy|hz x|y|z POS" (commas too): 0 or -1 with a message. */
+int fdtd_slice_parse(const fdtd_input *in, const char *text, fdtd_slice *sl, char *err, size_t n);
+
+/* A near-field picture: a map on a plane (nearfield) or a line on one
+ * (nearline), of one component or of |E| or |H| from three planes. */
+typedef struct fdtd_map {
+  int field;     /* -1: the component of its plane; 0: |E|, 1: |H| (three planes: x, y, z) */
+  int line;      /* a line along line_axis through row line_row of the plane */
+  int line_axis;
+  long line_row;
+  int first, count; /* its planes */
+} fdtd_map;
+
+/* nearfield "COMP AXIS POS" (line 0) or nearline "COMP AXIS P1 P2" (line
+ * 1: along AXIS at P1, P2 on the next two axes in cyclic order, as
+ * OpenFDTD's plotnear1d), COMP ex ... hz, e or h: the map and its planes
+ * appended to planes[*nplane] (at most FDTD_MAX_PLANES in all).  0 or -1. */
+int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m, fdtd_slice *planes, int *nplane,
+                   char *err, size_t n);
 
 /* The keys as given, and their rows of the option table. */
 typedef struct fdtd_plot_keys {

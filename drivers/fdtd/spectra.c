@@ -472,51 +472,98 @@ done:
 
 /* ---- near-field maps --------------------------------------------------------- */
 
-int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, int comp, int axis, long layer,
-                           const double *acc, const char *prefix, char *err, size_t en) {
+/* A line of a plane's cells (m->line): the amplitude along it at the
+ * first far frequencies (up to six), PREFIX_lineK.png beside its CSV. */
+static int nearline_write(const fdtd_spectra *s, const fdtd_input *in, int k, const fdtd_map *m, const fdtd_slice *pl,
+                          const double *amp, const char *prefix, char *err, size_t en) {
+  static const char *const comp_names[6] = {"EX", "EY", "EZ", "HX", "HY", "HZ"};
+  const int axis = pl->axis, u = axis == 0 ? 1 : 0, la = m->line_axis;
+  const long nu = in->n[u], ncell = nu * in->n[axis == 2 ? 1 : 2], len = in->n[la];
+  const int nc = s->nfar < 6 ? s->nfar : 6;
+  double *xy = (double *)malloc((size_t)len * (nc + 1) * sizeof(double));
+  char names[6][32], title[64], suffix[32], xlabel[16];
+  hd_plot_curve c[6];
+  long i;
+  int f, rc;
+  if (!xy) return snprintf(err, en, "nearline: out of host memory"), -1;
+  for (i = 0; i < len; ++i) xy[i] = 0.5 * (in->node[la][i] + in->node[la][i + 1]);
+  for (f = 0; f < nc; ++f) {
+    double *y = xy + (size_t)(f + 1) * len;
+    for (i = 0; i < len; ++i) y[i] = amp[(size_t)f * ncell + (la == u ? m->line_row * nu + i : i * nu + m->line_row)];
+    snprintf(names[f], sizeof names[f], "%.4g GHZ", s->freq[s->far0 + f] / 1e9);
+    c[f].x = xy, c[f].y = y, c[f].n = (int)len, c[f].label = names[f];
+  }
+  snprintf(title, sizeof title, "|%s| ALONG %c", m->field < 0 ? comp_names[pl->comp] : m->field ? "H" : "E", 'X' + la);
+  snprintf(suffix, sizeof suffix, "_line%d.png", k);
+  snprintf(xlabel, sizeof xlabel, "%c (M)", 'X' + la);
+  rc = fdtd_plots_lines(prefix, suffix, title, xlabel, (m->field < 0 ? pl->comp >= 3 : m->field) ? "A/M" : "V/M", c, nc, err, en);
+  free(xy);
+  return rc;
+}
+
+int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, const fdtd_map *m, const fdtd_slice *pl,
+                           const double *const *acc, const char *prefix, char *err, size_t en) {
   static const char *const comp_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
-  const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
-  const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
-  double *data = (double *)malloc((size_t)ncell * 2 * s->nfar * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
-  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)2 * s->nfar, sizeof(hd_vti_array));
-  char (*names)[48] = (char (*)[48])calloc((size_t)2 * s->nfar, 48);
+  const int axis = pl->axis, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2, vec = m->count == 3;
+  const int per = vec ? 7 : 2; /* arrays a frequency: |F|, then each component's amplitude and phase */
+  const long nu = in->n[u], nv = in->n[v], ncell = nu * nv, layer = pl->layer;
+  double *data = (double *)malloc((size_t)ncell * per * s->nfar * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
+  double *amp = (double *)malloc((size_t)ncell * s->nfar * sizeof(double)); /* what the pictures draw */
+  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)per * s->nfar, sizeof(hd_vti_array));
+  char (*names)[48] = (char (*)[48])calloc((size_t)per * s->nfar, 48), what[8];
   char path[4200];
   hd_out vtr, png;
   int64_t dims[3];
   const double *xyz[3];
   double lay[2], top = 0.0;
   long c, q;
-  int f, rc = -1;
-  if (!data || !img || !arr || !names) {
+  int f, j, rc = -1;
+  if (!data || !img || !amp || !arr || !names) {
     snprintf(err, en, "nearfield: out of host memory");
     goto done;
   }
+  snprintf(what, sizeof what, "%s", vec ? (m->field ? "|H|" : "|E|") : comp_names[pl->comp]);
   for (f = 0; f < s->nfar; ++f) { /* amplitude and phase of each frequency */
-    const double *x = acc + (size_t)2 * f * ncell;
-    for (c = 0; c < ncell; ++c) {
-      data[(2 * f) * ncell + c] = hypot(x[c], x[ncell + c]);
-      data[(2 * f + 1) * ncell + c] = atan2(x[ncell + c], x[c]) * 180 / PI;
+    double *d = data + (size_t)per * f * ncell;
+    if (vec) {
+      snprintf(names[per * f], 48, "%s_amplitude_%.6g_Hz", m->field ? "H" : "E", s->freq[s->far0 + f]);
+      arr[per * f].name = names[per * f], arr[per * f].data = d;
+      for (c = 0; c < ncell; ++c) d[c] = 0;
     }
-    snprintf(names[2 * f], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
-    snprintf(names[2 * f + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
-    arr[2 * f].name = names[2 * f], arr[2 * f].data = data + (2 * f) * ncell;
-    arr[2 * f + 1].name = names[2 * f + 1], arr[2 * f + 1].data = data + (2 * f + 1) * ncell;
+    for (j = 0; j < m->count; ++j) {
+      const double *x = acc[j] + (size_t)2 * f * ncell;
+      double *a = d + (vec + 2 * j) * ncell, *ph = a + ncell;
+      const int comp = pl[j].comp;
+      for (c = 0; c < ncell; ++c) {
+        a[c] = hypot(x[c], x[ncell + c]), ph[c] = atan2(x[ncell + c], x[c]) * 180 / PI;
+        if (vec) d[c] += a[c] * a[c];
+      }
+      snprintf(names[per * f + vec + 2 * j], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
+      snprintf(names[per * f + vec + 2 * j + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
+      arr[per * f + vec + 2 * j].name = names[per * f + vec + 2 * j], arr[per * f + vec + 2 * j].data = a;
+      arr[per * f + vec + 2 * j + 1].name = names[per * f + vec + 2 * j + 1], arr[per * f + vec + 2 * j + 1].data = ph;
+    }
+    for (c = 0; c < ncell; ++c) amp[(size_t)f * ncell + c] = vec ? (d[c] = sqrt(d[c])) : d[c];
+  }
+  if (m->line) {
+    rc = nearline_write(s, in, k, m, pl, amp, prefix, err, en);
+    goto done;
   }
   dims[axis] = 1, dims[u] = nu, dims[v] = nv;
   lay[0] = in->node[axis][layer], lay[1] = in->node[axis][layer + 1];
   xyz[axis] = lay, xyz[u] = in->node[u], xyz[v] = in->node[v];
   snprintf(path, sizeof path, "%s_near%d.vtr", prefix, k);
   if (hd_out_open(&vtr, path, err, en)) goto done;
-  if (hd_vtr_write(&vtr, dims, xyz, arr, 2 * s->nfar)) {
+  if (hd_vtr_write(&vtr, dims, xyz, arr, per * s->nfar)) {
     snprintf(err, en, "cannot write %.900s", path);
     hd_out_abort(&vtr);
     goto done;
   }
   if (hd_out_commit(&vtr, err, en)) goto done;
-  printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, comp_names[comp], layer, 'x' + axis, path);
+  printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, what, layer, 'x' + axis, path);
   if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up */
     for (q = 0; q < nv; ++q)
-      for (c = 0; c < nu; ++c) top = fmax(top, img[(nv - 1 - q) * nu + c] = data[q * nu + c]);
+      for (c = 0; c < nu; ++c) top = fmax(top, img[(nv - 1 - q) * nu + c] = amp[q * nu + c]);
     snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
     if (hd_out_open(&png, path, err, en)) goto done;
     if (hd_png_write_map(&png, (int)nu, (int)nv, img, 0.0, top > 0 ? top : 1.0, HD_PNG_SEQUENTIAL, err, en) ||
@@ -529,7 +576,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, i
   printf("\n");
   rc = 0;
 done:
-  free(data), free(img), free(arr), free(names);
+  free(data), free(img), free(amp), free(arr), free(names);
   return rc;
 }
 

@@ -66,12 +66,13 @@ int fdtd_spectra_points(const fdtd_spectra *s, const fdtd_input *in, const doubl
 int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *const *runs, const char *prefix,
                          char *err, size_t en);
 
-/* Near-field map k (1-based) of component comp on the cell layer `layer`
- * normal to `axis`: PREFIX_nearK.vtr (amplitude and phase in degrees at
- * each frequency) and PREFIX_nearK.png (the amplitude at the first).  0 or
- * -1 with a message. */
-int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, int comp, int axis, long layer,
-                           const double *acc, const char *prefix, char *err, size_t en);
+/* Near-field map k (1-based) m on its planes pl (one, or x, y, z of |E|
+ * or |H|), acc their spectra: PREFIX_nearK.vtr (amplitude and phase in
+ * degrees at each frequency, and |E| or |H|) and PREFIX_nearK.png (the
+ * amplitude at the first); a line (m->line): PREFIX_lineK.png beside its
+ * CSV.  0 or -1 with a message. */
+int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, const fdtd_map *m, const fdtd_slice *pl,
+                           const double *const *acc, const char *prefix, char *err, size_t en);
 
 /* Write PREFIX_farfield.csv from the surface spectra (8 x nfreq x points
  * of the box lo..hi) and print directivity, gain and efficiency a
