@@ -124,15 +124,16 @@ plotnear2d = Ez Z 0
 plotnear2d = E X 0.03
 plotnear1d = E Z 0.03 0
 near2ddb = 1
+freqdiv = 10
 end
 IN
 "$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
 ok=$?
 for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
-[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2ddb (line 23)$' o.err || ok=1
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: freqdiv (line 24)$' o.err || ok=1
 grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
 [ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ PHI 3 GHZ THETA curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's and |E|'s maps, |E| on a line); near2ddb named as not used"
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's and |E|'s maps, |E| on a line, near2ddb); freqdiv named as not used"
 rm -f o_* o.*
 
 # near-field lines: |E| is the root of the sum of its components' squares, cell by cell
@@ -143,7 +144,24 @@ ok=$?
 paste -d, n_line1.csv n_line2.csv n_line3.csv n_line4.csv | awk -F, 'NR > 1 { e = sqrt($6 * $6 + $9 * $9 + $12 * $12); n++
   if ($2 != $5 || (e - $3) * (e - $3) > 1e-12 * e * e) bad = 1 } END { exit bad || n != 5 * 31 }' || ok=1
 result $ok "nearline = e: |E| along z equals the root of |Ex|^2 + |Ey|^2 + |Ez|^2 of the three component lines, at each of 31 cells and 5 frequencies"
-rm -f n_* n.*
+# near1d-db: the same line in dB
+"$bin" --progress=0 --input=lines.in --output=d --volume=no --slice=none --nearline='e z 0.03 0' --near1d-db=yes >d.out 2>d.err
+paste -d, n_line1.csv d_line1.csv | awk -F, 'NR > 1 { d = 20 * log($3) / log(10) - $6; n++; if (d * d > 1e-10) bad = 1 }
+  END { exit bad || n != 5 * 31 }'
+result $? "near1d-db=yes: the line is 20 log10 of the amplitude"
+rm -f n_* n.* d_* d.*
+if [ $png = yes ]; then # the outline marks the cells the wire crosses, and nothing where none does
+  for at in "y 0" "x 0.06"; do
+    for o in no yes; do
+      "$bin" --progress=0 --input=lines.in --output="m$o" --volume=no --slice=none --frequencies=2e9 \
+        --nearfield="e $at" --near2d-outline=$o --near2d-contour=yes --near2d-db=yes >/dev/null 2>&1
+    done
+    if cmp -s mno_near1.png myes_near1.png; then echo same; else echo differ; fi
+    rm -f mno_* myes_*
+  done >outline.txt
+  [ "$(tr '\n' ' ' <outline.txt)" = "differ same " ]
+  result $? "near2d-outline draws the wire on the plane through it (y = 0) and nothing on one it does not cross (x = 0.06)"
+fi
 
 # bad values: FILE:LINE, exit 2
 { cat dipole.in; echo 'plot = smith nonsense'; } >bad1.in

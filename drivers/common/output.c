@@ -389,15 +389,46 @@ static int png_rows(hd_out *o, int w, int h, png_row_fn row_fn, const void *user
 
 typedef struct map_rows {
   const double *v;
-  int w, zoom, map;
+  const unsigned char *region;
+  int w, h, zoom, map, contours;
   double lo, span;
 } map_rows;
 
+/* The contour level of pixel (x, y): the cell values bilinear between the
+ * cell centres, so the lines run smooth across the magnified cells. */
+static int level(const map_rows *m, int x, int y) {
+  const double fx = (x + 0.5) / m->zoom - 0.5, fy = (y + 0.5) / m->zoom - 0.5;
+  const int x0 = fx < 0 ? 0 : fx >= m->w - 1 ? m->w - 1 : (int)fx, y0 = fy < 0 ? 0 : fy >= m->h - 1 ? m->h - 1 : (int)fy;
+  const int x1 = x0 + 1 < m->w ? x0 + 1 : x0, y1 = y0 + 1 < m->h ? y0 + 1 : y0;
+  const double tx = fx - x0 < 0 ? 0 : fx - x0 > 1 ? 1 : fx - x0, ty = fy - y0 < 0 ? 0 : fy - y0 > 1 ? 1 : fy - y0;
+  const double *v = m->v;
+  const double a = v[(size_t)y0 * m->w + x0] + tx * (v[(size_t)y0 * m->w + x1] - v[(size_t)y0 * m->w + x0]);
+  const double b = v[(size_t)y1 * m->w + x0] + tx * (v[(size_t)y1 * m->w + x1] - v[(size_t)y1 * m->w + x0]);
+  const double t = ((a + ty * (b - a)) - m->lo) / m->span;
+  return (int)floor((t < 0 ? 0 : t > 1 ? 1 : t) * m->contours * (1 - 1e-12));
+}
+
 static void map_row(const void *user, int y, unsigned char *rgb) {
   const map_rows *m = (const map_rows *)user;
+  const int cy = y / m->zoom;
   int x;
-  for (x = 0; x < m->w * m->zoom; ++x)
-    colour((m->v[(size_t)(y / m->zoom) * m->w + x / m->zoom] - m->lo) / m->span, m->map, rgb + 3 * x);
+  for (x = 0; x < m->w * m->zoom; ++x) {
+    const int cx = x / m->zoom;
+    colour((m->v[(size_t)cy * m->w + cx] - m->lo) / m->span, m->map, rgb + 3 * x);
+    if (m->contours > 0) { /* a dark pixel where the level steps to the right or below */
+      const int l = level(m, x, y);
+      if ((x + 1 < m->w * m->zoom && level(m, x + 1, y) != l) || (y + 1 < m->h * m->zoom && level(m, x, y + 1) != l))
+        rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = 64;
+    }
+    if (m->region) { /* black along the edges between cells of different regions */
+      const unsigned char r = m->region[(size_t)cy * m->w + cx];
+      const int right = x % m->zoom == m->zoom - 1 && cx + 1 < m->w && m->region[(size_t)cy * m->w + cx + 1] != r;
+      const int left = x % m->zoom == 0 && cx > 0 && m->region[(size_t)cy * m->w + cx - 1] != r;
+      const int down = y % m->zoom == m->zoom - 1 && cy + 1 < m->h && m->region[(size_t)(cy + 1) * m->w + cx] != r;
+      const int up = y % m->zoom == 0 && cy > 0 && m->region[(size_t)(cy - 1) * m->w + cx] != r;
+      if (right || left || down || up) rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = 0;
+    }
+  }
 }
 
 typedef struct rgb_rows {
@@ -412,14 +443,20 @@ static void rgb_row(const void *user, int y, unsigned char *rgb) {
 #endif
 
 int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n) {
+  return hd_png_write_map_lines(o, w, h, v, lo, hi, map, 0, NULL, err, n);
+}
+
+int hd_png_write_map_lines(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, int contours,
+                           const unsigned char *region, char *err, size_t n) {
 #if defined(HD_HAVE_PNG)
   /* small maps are magnified (nearest neighbour) to at least 512 pixels */
   const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
   map_rows m;
-  m.v = v, m.w = w, m.zoom = zoom, m.map = map, m.lo = lo, m.span = hi > lo ? hi - lo : 1.0;
+  m.v = v, m.region = region, m.w = w, m.h = h, m.zoom = zoom, m.map = map, m.contours = contours;
+  m.lo = lo, m.span = hi > lo ? hi - lo : 1.0;
   return png_rows(o, w * zoom, h * zoom, map_row, &m, err, n);
 #else
-  (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map;
+  (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map, (void)contours, (void)region;
   snprintf(err, n, "%s", HD_NO_PNG);
   return -1;
 #endif

@@ -77,6 +77,11 @@ int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *er
 /* The same with the scale lo..hi in one of two colour maps. */
 enum { HD_PNG_DIVERGING, HD_PNG_SEQUENTIAL };
 int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n);
+/* ... with `contours` iso-lines evenly spaced over lo..hi (0: none) and,
+ * where region (w x h ids, may be NULL) changes between cells, a black
+ * outline (the objects on a field map). */
+int hd_png_write_map_lines(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, int contours,
+                           const unsigned char *region, char *err, size_t n);
 
 /* A w x h picture of 8-bit RGB triplets, row 0 at the top. */
 int hd_png_write_rgb(hd_out *o, int w, int h, const unsigned char *rgb, char *err, size_t n);

@@ -623,6 +623,13 @@ static int inside(const fdtd_object *o, const double p[3], double tol) {
   }
 }
 
+int fdtd_input_material_at(const fdtd_input *in, const double p[3], double tol) {
+  int k, mat = 0;
+  for (k = 0; k < in->nobj; ++k) /* later objects win */
+    if (inside(&in->obj[k], p, tol)) mat = in->obj[k].mat;
+  return mat;
+}
+
 /* Index range [lo, hi] of component positions within [a0 - tol, a1 + tol]. */
 static void index_range(const fdtd_input *in, int comp, int a, double a0, double a1, double tol,
                         long *lo, long *hi) {

@@ -69,6 +69,10 @@ typedef struct fdtd_input {
 } fdtd_input;
 
 void fdtd_input_defaults(fdtd_input *in);
+
+/* The material of the geometry at p (the last object holding it within
+ * tol; 0 vacuum): the outlines on pictures. */
+int fdtd_input_material_at(const fdtd_input *in, const double p[3], double tol);
 void fdtd_input_free(fdtd_input *in);
 
 /* Parse mesh, materials, geometry, feeds, sources, probes and boundaries;

@@ -115,6 +115,10 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
                 t[2][1] ? tolower((unsigned char)t[2][1]) : ' ', tolower((unsigned char)t[3][0]), t[4], line1d ? " " : "",
                 line1d ? t[5] : "") ? -1 : 1;
   }
+  if (!strcmp(key, "near1ddb") || !strcmp(key, "near2ddb") || !strcmp(key, "near2dcontour") || !strcmp(key, "near2dobj")) {
+    const char *to = key[4] == '1' ? "near1d-db" : key[6] == 'd' ? "near2d-db" : key[6] == 'c' ? "near2d-contour" : "near2d-outline";
+    return emit(o, line, "%s = %s", to, strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  }
   if (!strcmp(key, "far1dstyle")) return emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
   if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;

@@ -48,6 +48,8 @@ typedef struct fdtd_plots {
   int db;               /* far1d-db: 1 dB, 0 linear */
   int normalize;        /* far1d-normalize: each cut to its peak */
   double lo, hi;        /* far1d-scale: the value axis (lo < hi), else from the data */
+  int line_db;          /* near1d-db: the lines in dB (20 log10 of the amplitude) */
+  int map_db, contour, outline; /* near2d-db, near2d-contour, near2d-outline: the maps' scale and lines */
 } fdtd_plots;
 
 /* A cell layer normal to axis and a component on it (the slice, the
@@ -81,7 +83,7 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 typedef struct fdtd_plot_keys {
   cli_list plot, far1d;
   char far0d[64], component[64], scale[64];
-  int style, db, normalize;
+  int style, db, normalize, line_db, map_db, contour, outline;
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
   {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
@@ -91,7 +93,11 @@ typedef struct fdtd_plot_keys {
   {"far1d-component", CLI_STRING, (k).component, "total,theta,phi", "which of |E|, E_theta, E_phi the cuts draw (default total)", 1, 0, sizeof (k).component, NULL, 0, 0, 0}, \
   {"far1d-db", CLI_FLAG, &(k).db, "yes|no", "the cuts in dB (default yes) or linear", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-normalize", CLI_FLAG, &(k).normalize, "yes|no", "each cut to its own peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"far1d-scale", CLI_STRING, (k).scale, "MIN MAX", "the cuts' value axis (default: from the values; polar dB: 40 dB under the peak)", 1, 0, sizeof (k).scale, NULL, 0, 0, 0}
+  {"far1d-scale", CLI_STRING, (k).scale, "MIN MAX", "the cuts' value axis (default: from the values; polar dB: 40 dB under the peak)", 1, 0, sizeof (k).scale, NULL, 0, 0, 0}, \
+  {"near1d-db", CLI_FLAG, &(k).line_db, "yes|no", "nearline pictures in dB, 20 log10 of the amplitude (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near2d-db", CLI_FLAG, &(k).map_db, "yes|no", "nearfield maps in dB, 40 dB under the peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near2d-contour", CLI_FLAG, &(k).contour, "yes|no", "ten contour lines on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}
 
 void fdtd_plot_keys_defaults(fdtd_plot_keys *k);
 void fdtd_plot_keys_free(fdtd_plot_keys *k);

@@ -479,7 +479,7 @@ static int nearline_write(const fdtd_spectra *s, const fdtd_input *in, int k, co
   static const char *const comp_names[6] = {"EX", "EY", "EZ", "HX", "HY", "HZ"};
   const int axis = pl->axis, u = axis == 0 ? 1 : 0, la = m->line_axis;
   const long nu = in->n[u], ncell = nu * in->n[axis == 2 ? 1 : 2], len = in->n[la];
-  const int nc = s->nfar < 6 ? s->nfar : 6;
+  const int nc = s->nfar < 6 ? s->nfar : 6, db = s->plots && s->plots->line_db;
   double *xy = (double *)malloc((size_t)len * (nc + 1) * sizeof(double));
   char names[6][32], title[64], suffix[32], xlabel[16];
   hd_plot_curve c[6];
@@ -489,14 +489,18 @@ static int nearline_write(const fdtd_spectra *s, const fdtd_input *in, int k, co
   for (i = 0; i < len; ++i) xy[i] = 0.5 * (in->node[la][i] + in->node[la][i + 1]);
   for (f = 0; f < nc; ++f) {
     double *y = xy + (size_t)(f + 1) * len;
-    for (i = 0; i < len; ++i) y[i] = amp[(size_t)f * ncell + (la == u ? m->line_row * nu + i : i * nu + m->line_row)];
+    for (i = 0; i < len; ++i) {
+      const double a = amp[(size_t)f * ncell + (la == u ? m->line_row * nu + i : i * nu + m->line_row)];
+      y[i] = db ? 20 * log10(a > 1e-300 ? a : 1e-300) : a;
+    }
     snprintf(names[f], sizeof names[f], "%.4g GHZ", s->freq[s->far0 + f] / 1e9);
     c[f].x = xy, c[f].y = y, c[f].n = (int)len, c[f].label = names[f];
   }
   snprintf(title, sizeof title, "|%s| ALONG %c", m->field < 0 ? comp_names[pl->comp] : m->field ? "H" : "E", 'X' + la);
   snprintf(suffix, sizeof suffix, "_line%d.png", k);
   snprintf(xlabel, sizeof xlabel, "%c (M)", 'X' + la);
-  rc = fdtd_plots_lines(prefix, suffix, title, xlabel, (m->field < 0 ? pl->comp >= 3 : m->field) ? "A/M" : "V/M", c, nc, err, en);
+  rc = fdtd_plots_lines(prefix, suffix, title, xlabel,
+                        (m->field < 0 ? pl->comp >= 3 : m->field) ? (db ? "DBA/M" : "A/M") : (db ? "DBV/M" : "V/M"), c, nc, err, en);
   free(xy);
   return rc;
 }
@@ -515,7 +519,8 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   hd_out vtr, png;
   int64_t dims[3];
   const double *xyz[3];
-  double lay[2], top = 0.0;
+  double lay[2], top = -HUGE_VAL;
+  unsigned char *region = NULL;
   long c, q;
   int f, j, rc = -1;
   if (!data || !img || !amp || !arr || !names) {
@@ -562,11 +567,28 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   if (hd_out_commit(&vtr, err, en)) goto done;
   printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, what, layer, 'x' + axis, path);
   if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up */
+    const fdtd_plots *p = s->plots;
+    const int db = p && p->map_db;
     for (q = 0; q < nv; ++q)
-      for (c = 0; c < nu; ++c) top = fmax(top, img[(nv - 1 - q) * nu + c] = amp[q * nu + c]);
+      for (c = 0; c < nu; ++c) {
+        const double a = amp[q * nu + c];
+        top = fmax(top, img[(nv - 1 - q) * nu + c] = db ? 20 * log10(a > 1e-300 ? a : 1e-300) : a);
+      }
+    if (p && p->outline && !(region = (unsigned char *)malloc((size_t)ncell))) {
+      snprintf(err, en, "nearfield: out of host memory");
+      goto done;
+    }
+    for (q = 0; region && q < nv; ++q) /* the geometry within half a cell of each cell's centre: plates and wires show */
+      for (c = 0; c < nu; ++c) {
+        double at[3];
+        const double du = in->node[u][c + 1] - in->node[u][c], dv = in->node[v][q + 1] - in->node[v][q];
+        at[axis] = 0.5 * (lay[0] + lay[1]), at[u] = in->node[u][c] + 0.5 * du, at[v] = in->node[v][q] + 0.5 * dv;
+        region[(nv - 1 - q) * nu + c] = (unsigned char)fdtd_input_material_at(in, at, 0.51 * fmax(du, dv));
+      }
     snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
     if (hd_out_open(&png, path, err, en)) goto done;
-    if (hd_png_write_map(&png, (int)nu, (int)nv, img, 0.0, top > 0 ? top : 1.0, HD_PNG_SEQUENTIAL, err, en) ||
+    if (hd_png_write_map_lines(&png, (int)nu, (int)nv, img, db ? top - 40 : 0.0, top > (db ? -HUGE_VAL : 0) ? top : 1.0,
+                               HD_PNG_SEQUENTIAL, p && p->contour ? 10 : 0, region, err, en) ||
         hd_out_commit(&png, err, en)) {
       hd_out_abort(&png);
       goto done;
@@ -576,7 +598,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   printf("\n");
   rc = 0;
 done:
-  free(data), free(img), free(amp), free(arr), free(names);
+  free(data), free(img), free(amp), free(arr), free(names), free(region);
   return rc;
 }
 
