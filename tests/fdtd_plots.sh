@@ -90,6 +90,10 @@ same_columns fv.csv 3 v.csv 3 1e-7
 result $? "the feed waveform is log10 |V| of the feed's record"
 [ "$(grep -c '^theta' a_far2d.csv)" -eq 1 ] && [ "$(($(wc -l <a_far2d.csv) - 1))" -eq $((19 * 36)) ]
 result $? "the far-field map's CSV holds every direction of the sphere"
+awk -F, 'NR > 1 && $3 == 0 && $8 > -100 { print $2 "," $8 }' a_farfield.csv | head -n 17 | sed '1i t,d' >dir.csv
+awk -F, 'NR > 1 && $2 == 0 && $3 > -100 { print $1 "," $3 }' a_far2d.csv | sed '1i t,d' >map.csv
+same_columns map.csv 2 dir.csv 2 2e-6
+result $? "the far-field map is the sphere's directivity (phi = 0, first frequency)"
 rm -f a_* a.* ./*.csv
 
 # linear, normalised, Cartesian: the values run to 1
@@ -98,6 +102,19 @@ rm -f a_* a.* ./*.csv
 awk -F, 'NR > 1 && $1 == "2 GHZ" { if ($3 > m) m = $3; if ($3 < 0) bad = 1 } END { exit !(m > 0.999999 && m <= 1 + 1e-9 && !bad) }' b_far1d_1.csv
 result $? "far1d-db=no, far1d-normalize=yes: each cut linear with its peak at 1"
 rm -f b_* b.*
+
+# the parts of the far field: theta + phi, major + minor and RHCP + LHCP each make the total; a z dipole is
+# linearly polarised along theta (minor 0, the circular halves equal)
+"$bin" --progress=0 --input=dipole.in --output=p --volume=no --slice=none --far2d-db=no \
+  --far2d-component=total,theta,phi,major,minor,rhcp,lhcp >p.out 2>p.err
+awk -F, 'NR == 1 { ok = $3 == "directivity_ratio" && $9 == "directivity_lhcp_ratio"; next }
+  $3 > 1e-3 { t = $3; if ((($4 + $5 - t) / t) ^ 2 > 1e-12 || (($6 + $7 - t) / t) ^ 2 > 1e-12 || (($8 + $9 - t) / t) ^ 2 > 1e-12) bad = 1
+    if ($7 / t > 1e-3 || (($8 - $9) / t) ^ 2 > 1e-6 || ($5 / t) > 1e-3) lin = 1; n++ }
+  END { exit !ok || bad || lin || n < 300 }' p_far2d.csv
+result $? "far2d-component: theta + phi = major + minor = rhcp + lhcp = total; the dipole's minor axis and E_phi vanish, RHCP = LHCP"
+[ $png = no ] || { [ -s p_far2d.png ] && [ -s p_far2d_rhcp.png ] && [ -s p_far2d_minor.png ]; }
+result $? "a map a part asked for (PNG: $png)"
+rm -f p_* p.*
 
 # OpenFDTD's keys translate to these
 cat >dipole.ofd <<'IN'
@@ -132,8 +149,8 @@ ok=$?
 for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
 [ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: freqdiv (line 24)$' o.err || ok=1
 grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
-[ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ PHI 3 GHZ THETA curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none, E_theta and E_phi alone, Ez's and |E|'s maps, |E| on a line, near2ddb); freqdiv named as not used"
+[ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ 3 GHZ LHCP 3 GHZ MAJOR 3 GHZ MINOR 3 GHZ RHCP curve " ] || ok=1
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb); freqdiv named as not used"
 rm -f o_* o.*
 
 # near-field lines: |E| is the root of the sum of its components' squares, cell by cell

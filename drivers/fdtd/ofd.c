@@ -123,14 +123,24 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
   if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "far1dscale") && nt >= 4) return emit(o, line, "far1d-scale = %s %s", t[2], t[3]) ? -1 : 1;
-  if (!strcmp(key, "far1dcomponent") && nt >= 5) { /* |E|, E_theta, E_phi as 1 or 0 */
-    static const char *const comp[3] = {"total", "theta", "phi"};
+  if (!strcmp(key, "far1dcomponent") && nt >= 5) { /* pages of |E| with E_theta, E_phi; major, minor; RHCP, LHCP */
+    static const char *const page[3] = {"theta,phi", "major,minor", "rhcp,lhcp"};
+    int c;
+    strcpy(buf, "total");
+    for (c = 0; c < 3; ++c)
+      if (strcmp(t[2 + c], "0")) strcat(strcat(buf, ","), page[c]);
+    return emit(o, line, "far1d-component = %s", buf) ? -1 : 1;
+  }
+  if (!strcmp(key, "far2dcomponent") && nt >= 9) { /* |E|, E_theta, E_phi, major, minor, RHCP, LHCP */
+    static const char *const part[7] = {"total", "theta", "phi", "major", "minor", "rhcp", "lhcp"};
     int c;
     buf[0] = '\0';
-    for (c = 0; c < 3; ++c)
-      if (strcmp(t[2 + c], "0")) strcat(strcat(buf, buf[0] ? "," : ""), comp[c]);
-    return !buf[0] || !emit(o, line, "far1d-component = %s", buf) ? 1 : -1;
+    for (c = 0; c < 7; ++c)
+      if (strcmp(t[2 + c], "0")) strcat(strcat(buf, buf[0] ? "," : ""), part[c]);
+    return !buf[0] || !emit(o, line, "far2d-component = %s", buf) ? 1 : -1;
   }
+  if (!strcmp(key, "far2ddb")) return emit(o, line, "far2d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far2dscale") && nt >= 4) return emit(o, line, "far2d-scale = %s %s", t[2], t[3]) ? -1 : 1;
   return 0;
 }
 

@@ -13,7 +13,7 @@ static const double PI = 3.14159265358979323846;
 
 void fdtd_plots_defaults(fdtd_plots *p) {
   memset(p, 0, sizeof *p);
-  p->component[0] = 1, p->db = 1;
+  p->component[0] = p->map_component[0] = 1, p->db = 1;
 }
 
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
@@ -92,7 +92,7 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 
 void fdtd_plot_keys_defaults(fdtd_plot_keys *k) {
   memset(k, 0, sizeof *k);
-  k->db = 1;
+  k->db = k->far2d_db = 1;
 }
 
 void fdtd_plot_keys_free(fdtd_plot_keys *k) {
@@ -128,10 +128,17 @@ int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, cons
     if (led(fdtd_plots_cut(p, k->far1d.value[i], err, n), k->far1d.where[i], err, n)) return -1;
   where(opts, "plot-far0d", input, at, sizeof at);
   if (k->far0d[0] && led(fdtd_plots_far0d(p, k->far0d, err, n), at, err, n)) return -1;
+  p->map_linear = !k->far2d_db;
   where(opts, "far1d-component", input, at, sizeof at);
-  if (k->component[0] && led(fdtd_plots_components(p, k->component, err, n), at, err, n)) return -1;
+  if (k->component[0] && led(fdtd_plots_parts(p->component, "far1d-component", k->component, err, n), at, err, n)) return -1;
+  where(opts, "far2d-component", input, at, sizeof at);
+  if (k->map_component[0] && led(fdtd_plots_parts(p->map_component, "far2d-component", k->map_component, err, n), at, err, n))
+    return -1;
   where(opts, "far1d-scale", input, at, sizeof at);
-  if (k->scale[0] && led(fdtd_plots_scale(p, k->scale, err, n), at, err, n)) return -1;
+  if (k->scale[0] && led(fdtd_plots_range(&p->lo, &p->hi, "far1d-scale", k->scale, err, n), at, err, n)) return -1;
+  where(opts, "far2d-scale", input, at, sizeof at);
+  if (k->map_scale[0] && led(fdtd_plots_range(&p->map_lo, &p->map_hi, "far2d-scale", k->map_scale, err, n), at, err, n))
+    return -1;
   return 0;
 }
 
@@ -198,38 +205,47 @@ int fdtd_plots_cut(fdtd_plots *p, const char *text, char *err, size_t n) {
   return 0;
 }
 
-int fdtd_plots_components(fdtd_plots *p, const char *text, char *err, size_t n) {
-  static const char *const names[3] = {"total", "theta", "phi"};
+int fdtd_plots_parts(int part[FDTD_FAR_PARTS], const char *key, const char *text, char *err, size_t n) {
+  static const char *const names[FDTD_FAR_PARTS] = {"total", "theta", "phi", "major", "minor", "rhcp", "lhcp"};
   const char *s = text;
-  int k;
-  memset(p->component, 0, sizeof p->component);
+  int k, any = 0;
+  memset(part, 0, FDTD_FAR_PARTS * sizeof *part);
   while (*s) {
     size_t len;
     while (*s == ' ' || *s == ',') ++s;
     if (!*s) break;
     for (len = 0; s[len] && s[len] != ' ' && s[len] != ','; ++len) {}
-    for (k = 0; k < 3 && !(strlen(names[k]) == len && !strncmp(s, names[k], len)); ++k) {}
-    if (k == 3) {
-      snprintf(err, n, "far1d-component: '%.*s' is none of total, theta, phi", (int)(len < 40 ? len : 40), s);
+    for (k = 0; k < FDTD_FAR_PARTS && !(strlen(names[k]) == len && !strncmp(s, names[k], len)); ++k) {}
+    if (k == FDTD_FAR_PARTS) {
+      snprintf(err, n, "%s: '%.*s' is none of " FDTD_FAR_PARTS_DOC, key, (int)(len < 40 ? len : 40), s);
       return -1;
     }
-    p->component[k] = 1, s += len;
+    part[k] = any = 1, s += len;
   }
-  if (!p->component[0] && !p->component[1] && !p->component[2]) {
-    snprintf(err, n, "far1d-component: name at least one of total, theta, phi");
+  if (!any) {
+    snprintf(err, n, "%s: name at least one of " FDTD_FAR_PARTS_DOC, key);
     return -1;
   }
   return 0;
 }
 
-int fdtd_plots_scale(fdtd_plots *p, const char *text, char *err, size_t n) {
+int fdtd_plots_range(double *lo, double *hi, const char *key, const char *text, char *err, size_t n) {
   double v[2];
   if (numbers(text, v, 2) != 2 || !(v[0] < v[1])) {
-    snprintf(err, n, "far1d-scale: expected 'MIN MAX' with MIN < MAX, not '%.60s'", text);
+    snprintf(err, n, "%s: expected 'MIN MAX' with MIN < MAX, not '%.60s'", key, text);
     return -1;
   }
-  p->lo = v[0], p->hi = v[1];
+  *lo = v[0], *hi = v[1];
   return 0;
+}
+
+void fdtd_plots_far_parts(const double e[4], double part[FDTD_FAR_PARTS]) {
+  const double rr = (e[0] - e[3]) * (e[0] - e[3]) + (e[1] + e[2]) * (e[1] + e[2]); /* 2 |E_R|^2 */
+  const double ll = (e[0] + e[3]) * (e[0] + e[3]) + (e[1] - e[2]) * (e[1] - e[2]); /* 2 |E_L|^2 */
+  const double r = sqrt(0.5 * rr), l = sqrt(0.5 * ll);
+  part[1] = e[0] * e[0] + e[1] * e[1], part[2] = e[2] * e[2] + e[3] * e[3], part[0] = part[1] + part[2];
+  part[3] = 0.5 * (r + l) * (r + l), part[4] = 0.5 * (r - l) * (r - l); /* the ellipse's semi-axes (|E_R| +- |E_L|) / sqrt 2 */
+  part[5] = 0.5 * rr, part[6] = 0.5 * ll;
 }
 
 void fdtd_plots_cut_direction(const fdtd_cut *c, int i, double *theta, double *phi) {

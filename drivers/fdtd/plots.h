@@ -30,6 +30,11 @@ enum {
 #define FDTD_PLOT_NAMES_DOC \
   "history, feed-waveforms, point-waveforms, smith, impedance, admittance, reflection, sparameters, coupling, far2d"
 #define FDTD_MAX_CUTS 8
+/* The far field's parts: |E|, E_theta, E_phi, the polarisation ellipse's
+ * major and minor axes, right- and left-hand circular (IEEE, e^{jwt}:
+ * E_R = (E_theta + j E_phi) / sqrt 2). */
+#define FDTD_FAR_PARTS 7
+#define FDTD_FAR_PARTS_DOC "total, theta, phi, major, minor, rhcp, lhcp"
 
 typedef struct fdtd_cut {
   char plane; /* X (the yz plane), Y (zx), Z (xy), V (theta round at phi = angle), H (phi round at theta = angle) */
@@ -44,7 +49,10 @@ typedef struct fdtd_plots {
   fdtd_cut cut[FDTD_MAX_CUTS];
   int ncut;
   int cartesian;        /* far1d-style: 0 polar, 1 against the angle */
-  int component[3];     /* far1d-component: |E|, E_theta, E_phi */
+  int component[FDTD_FAR_PARTS];     /* far1d-component: which parts (FDTD_FAR_PARTS_DOC) the cuts draw */
+  int map_component[FDTD_FAR_PARTS]; /* far2d-component: the sphere's maps */
+  int map_linear;                    /* far2d-db=no */
+  double map_lo, map_hi;             /* far2d-scale (lo < hi), else 40 dB under the peak */
   int db;               /* far1d-db: 1 dB, 0 linear */
   int normalize;        /* far1d-normalize: each cut to its peak */
   double lo, hi;        /* far1d-scale: the value axis (lo < hi), else from the data */
@@ -82,15 +90,18 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 /* The keys as given, and their rows of the option table. */
 typedef struct fdtd_plot_keys {
   cli_list plot, far1d;
-  char far0d[64], component[64], scale[64];
-  int style, db, normalize, line_db, map_db, contour, outline;
+  char far0d[64], component[64], scale[64], map_component[96], map_scale[64];
+  int style, db, normalize, line_db, map_db, contour, outline, far2d_db;
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
   {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"plot-far0d", CLI_STRING, (k).far0d, "THETA PHI", "the far field in one direction (degrees) against frequency: PREFIX_far0d.png; needs farfield", 1, 0, sizeof (k).far0d, NULL, 0, 0, 0}, \
   {"plot-far1d", CLI_LIST, &(k).far1d, "X|Y|Z|V|H DIV [ANGLE]", "a cut of the far field in DIV steps: the yz, zx or xy plane, theta round at phi = ANGLE (V) or phi round at theta = ANGLE (H): PREFIX_far1d_K.png; needs farfield (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-style", CLI_CHOICE, &(k).style, "polar|cartesian", "the cuts as polar diagrams (default) or against the angle", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"far1d-component", CLI_STRING, (k).component, "total,theta,phi", "which of |E|, E_theta, E_phi the cuts draw (default total)", 1, 0, sizeof (k).component, NULL, 0, 0, 0}, \
+  {"far1d-component", CLI_STRING, (k).component, "PART[,PART...]", "the parts of the field the cuts draw: " FDTD_FAR_PARTS_DOC " (default total)", 1, 0, sizeof (k).component, NULL, 0, 0, 0}, \
+  {"far2d-component", CLI_STRING, (k).map_component, "PART[,PART...]", "the parts of the field drawn over the sphere (plot = far2d): " FDTD_FAR_PARTS_DOC ", a map each (default total)", 1, 0, sizeof (k).map_component, NULL, 0, 0, 0}, \
+  {"far2d-db", CLI_FLAG, &(k).far2d_db, "yes|no", "the sphere's maps in dB (default yes) or linear", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"far2d-scale", CLI_STRING, (k).map_scale, "MIN MAX", "the sphere's maps' colour scale (default: 40 dB under the peak, or 0 to the peak)", 1, 0, sizeof (k).map_scale, NULL, 0, 0, 0}, \
   {"far1d-db", CLI_FLAG, &(k).db, "yes|no", "the cuts in dB (default yes) or linear", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-normalize", CLI_FLAG, &(k).normalize, "yes|no", "each cut to its own peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-scale", CLI_STRING, (k).scale, "MIN MAX", "the cuts' value axis (default: from the values; polar dB: 40 dB under the peak)", 1, 0, sizeof (k).scale, NULL, 0, 0, 0}, \
@@ -109,13 +120,17 @@ int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, cons
 void fdtd_plots_defaults(fdtd_plots *p);
 
 /* "NAME[,NAME...]" of FDTD_PLOT_NAMES_DOC (blanks or commas) into want;
- * "THETA PHI"; "X|Y|Z|V|H DIV [ANGLE]"; "total,theta,phi" (any of them);
- * "MIN MAX": 0 or -1 with a message. */
+ * "THETA PHI"; "X|Y|Z|V|H DIV [ANGLE]"; parts of FDTD_FAR_PARTS_DOC into
+ * part (key names the key in messages); "MIN MAX": 0 or -1 with a
+ * message. */
 int fdtd_plots_names(fdtd_plots *p, const char *text, char *err, size_t n);
 int fdtd_plots_far0d(fdtd_plots *p, const char *text, char *err, size_t n);
 int fdtd_plots_cut(fdtd_plots *p, const char *text, char *err, size_t n);
-int fdtd_plots_components(fdtd_plots *p, const char *text, char *err, size_t n);
-int fdtd_plots_scale(fdtd_plots *p, const char *text, char *err, size_t n);
+int fdtd_plots_parts(int part[FDTD_FAR_PARTS], const char *key, const char *text, char *err, size_t n);
+int fdtd_plots_range(double *lo, double *hi, const char *key, const char *text, char *err, size_t n);
+
+/* |E_part|^2 of the seven parts from r E_theta, r E_phi (re, im, re, im). */
+void fdtd_plots_far_parts(const double e[4], double part[FDTD_FAR_PARTS]);
 
 /* The cut's direction i of div + 1 (radians), OpenFDTD's convention:
  * theta beyond pi is the far side of the plane. */

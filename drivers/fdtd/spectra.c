@@ -706,14 +706,18 @@ static int feeds_accept(const fdtd_spectra *s, const fdtd_input *in, const doubl
 }
 
 /* PREFIX_far0d.png (the 0-D direction against frequency), PREFIX_far1d_K.png
- * (each cut: polar or against the angle, dB or linear, the components
- * asked, a curve a component and frequency up to six) and PREFIX_far2d.png
- * (the sphere at the first far frequency as a map, theta down, phi across,
- * 40 dB), each beside its CSV.  extra: 3 values a direction and frequency. */
+ * (each cut: polar or against the angle, dB or linear, the parts asked, a
+ * curve a part and frequency up to six) and PREFIX_far2d[_PART].png (the
+ * sphere at the first far frequency as a map, theta down, phi across),
+ * each beside its CSV.  extra: FDTD_FAR_PARTS values a direction and
+ * frequency; sphere: as many a direction of the sphere, first frequency. */
 static int far_asked_plots(const fdtd_spectra *s, const double *extra, int nextra, const double *sphere, int rcs, int gain,
                            const char *prefix, char *err, size_t en) {
-  static const char *const comp_name[3] = {"", " THETA", " PHI"};
+  enum { NP = FDTD_FAR_PARTS };
+  static const char *const part_name[NP] = {"", " THETA", " PHI", " MAJOR", " MINOR", " RHCP", " LHCP"};
+  static const char *const part_file[NP] = {"", "_theta", "_phi", "_major", "_minor", "_rhcp", "_lhcp"};
   const fdtd_plots *p = s->plots;
+  const char *what = rcs ? "RCS" : gain ? "GAIN" : "DIRECTIVITY";
   const char *unit = rcs ? (p->db ? "DBSM" : "M2") : gain ? (p->db ? "DBI" : "GAIN") : (p->db ? "DBI" : "DIRECTIVITY");
   char names[6][40], title[64], suffix[32];
   hd_plot_curve c[6];
@@ -722,91 +726,102 @@ static int far_asked_plots(const fdtd_spectra *s, const double *extra, int nextr
   if (!buf) return snprintf(err, en, "out of host memory for the far-field pictures"), -1;
   if (p->far0d) { /* the value against frequency */
     double *x = buf, *y = buf + s->nfar;
-    for (k = 0; k < s->nfar; ++k) x[k] = s->freq[s->far0 + k] / 1e9, y[k] = 10 * log10(extra[(size_t)k * nextra * 3]);
+    for (k = 0; k < s->nfar; ++k) x[k] = s->freq[s->far0 + k] / 1e9, y[k] = 10 * log10(extra[(size_t)k * nextra * NP]);
     snprintf(names[0], sizeof names[0], "THETA %g PHI %g", p->far0d_theta, p->far0d_phi);
     c[0].x = x, c[0].y = y, c[0].n = s->nfar, c[0].label = names[0];
-    if (fdtd_plots_lines(prefix, "_far0d.png", rcs ? "RCS IN ONE DIRECTION" : gain ? "GAIN IN ONE DIRECTION" : "DIRECTIVITY IN ONE DIRECTION",
-                         "FREQUENCY (GHZ)", rcs ? "DBSM" : "DBI", c, 1, err, en))
-      goto done;
+    snprintf(title, sizeof title, "%s IN ONE DIRECTION", what);
+    if (fdtd_plots_lines(prefix, "_far0d.png", title, "FREQUENCY (GHZ)", rcs ? "DBSM" : "DBI", c, 1, err, en)) goto done;
     d0 = 1;
   }
   for (q = 0; q < p->ncut; ++q) { /* the cuts */
     const fdtd_cut *cu = &p->cut[q];
-    const int m = cu->div + 1;
-    double top = -HUGE_VAL, peak[6];
-    int nc = 0, comp;
+    const int m = cu->div + 1, round_phi = cu->plane == 'Z' || cu->plane == 'H';
+    double top = -HUGE_VAL, peak;
+    int nc = 0, part;
     for (k = 0; k < s->nfar && nc < 6; ++k)
-      for (comp = 0; comp < 3 && nc < 6; ++comp) {
+      for (part = 0; part < NP && nc < 6; ++part) {
         double *x = buf + (size_t)nc * 2 * m, *y = x + m;
-        if (!p->component[comp]) continue;
-        peak[nc] = 0;
-        for (i = 0; i < m; ++i) {
+        if (!p->component[part]) continue;
+        for (peak = 0, i = 0; i < m; ++i) {
           double th, ph;
           fdtd_plots_cut_direction(cu, i, &th, &ph);
-          x[i] = (cu->plane == 'Z' || cu->plane == 'H' ? ph : th) * 180 / PI;
-          y[i] = extra[((size_t)k * nextra + d0 + i) * 3 + comp];
-          peak[nc] = fmax(peak[nc], y[i]);
+          x[i] = (round_phi ? ph : th) * 180 / PI;
+          y[i] = extra[((size_t)k * nextra + d0 + i) * NP + part];
+          peak = fmax(peak, y[i]);
         }
         for (i = 0; i < m; ++i) {
-          if (p->normalize && peak[nc] > 0) y[i] /= peak[nc];
+          if (p->normalize && peak > 0) y[i] /= peak;
           if (p->db) y[i] = 10 * log10(y[i] > 1e-30 ? y[i] : 1e-30);
           top = fmax(top, y[i]);
         }
-        snprintf(names[nc], sizeof names[nc], "%.4g GHZ%s", s->freq[s->far0 + k] / 1e9, comp_name[comp]);
+        snprintf(names[nc], sizeof names[nc], "%.4g GHZ%s", s->freq[s->far0 + k] / 1e9, part_name[part]);
         c[nc].x = x, c[nc].y = y, c[nc].n = m, c[nc].label = names[nc];
         ++nc;
       }
     snprintf(suffix, sizeof suffix, "_far1d_%d.png", q + 1);
     if (cu->plane == 'V' || cu->plane == 'H')
-      snprintf(title, sizeof title, "%s: %s = %g, %s", rcs ? "RCS" : gain ? "GAIN" : "DIRECTIVITY", cu->plane == 'V' ? "PHI" : "THETA",
-               cu->angle, unit);
+      snprintf(title, sizeof title, "%s: %s = %g, %s", what, cu->plane == 'V' ? "PHI" : "THETA", cu->angle, unit);
     else
-      snprintf(title, sizeof title, "%s: %c PLANE, %s", rcs ? "RCS" : gain ? "GAIN" : "DIRECTIVITY", cu->plane == 'X' ? 'X' : cu->plane, unit);
+      snprintf(title, sizeof title, "%s: %c PLANE, %s", what, cu->plane, unit);
     if (p->cartesian) {
-      if (fdtd_plots_lines(prefix, suffix, title, cu->plane == 'Z' || cu->plane == 'H' ? "PHI (DEG)" : "THETA (DEG)", unit, c, nc,
-                           err, en))
-        goto done;
+      if (fdtd_plots_lines(prefix, suffix, title, round_phi ? "PHI (DEG)" : "THETA (DEG)", unit, c, nc, err, en)) goto done;
     } else {
       const double hi = p->lo < p->hi ? p->hi : p->db ? ceil(top / 5) * 5 : top > 0 ? top : 1;
       const double range = p->lo < p->hi ? p->hi - p->lo : p->db ? 40 : hi;
-      if (fdtd_plots_polar(prefix, suffix, title, cu->plane == 'Z' || cu->plane == 'H' ? "PHI FROM THE TOP" : "THETA FROM THE TOP",
-                           c, nc, hi, range, p->db && fmod(range, 10) == 0 && range >= 20 ? 10 : range / 4, err, en))
+      if (fdtd_plots_polar(prefix, suffix, title, round_phi ? "PHI FROM THE TOP" : "THETA FROM THE TOP", c, nc, hi, range,
+                           p->db && fmod(range, 10) == 0 && range >= 20 ? 10 : range / 4, err, en))
         goto done;
     }
     d0 += m;
   }
-  if ((p->want & FDTD_PLOT_FAR2D) && s->ntheta) { /* the sphere at the first far frequency */
-    const int nth = s->ntheta + 1, nph = s->nphi, w = 720, h = 360;
-    double top = -HUGE_VAL, *img = (double *)malloc((size_t)w * h * sizeof(double));
+  if ((p->want & FDTD_PLOT_FAR2D) && s->ntheta) { /* the sphere at the first far frequency, a map a part */
+    const int nth = s->ntheta + 1, nph = s->nphi, nd = nth * nph, w = 720, h = 360;
+    double *img = (double *)malloc((size_t)w * h * sizeof(double)), *val = (double *)malloc((size_t)nd * NP * sizeof(double));
     char path[4200];
     hd_out o;
-    int it, ip;
-    if (!img) {
+    int it, ip, part;
+    if (!img || !val) {
+      free(img), free(val);
       snprintf(err, en, "out of host memory for the far-field map");
       goto done;
     }
-    for (i = 0; i < nth * nph; ++i) top = fmax(top, sphere[i]);
-    for (it = 0; it < h; ++it)
-      for (ip = 0; ip < w; ++ip) /* nearest direction of the sphere's grid */
-        img[(size_t)it * w + ip] = sphere[(int)lround((double)it / (h - 1) * s->ntheta) * nph + (int)((double)ip / w * nph) % nph];
+    for (i = 0; i < nd * NP; ++i) val[i] = p->map_linear ? sphere[i] : 10 * log10(sphere[i] > 1e-30 ? sphere[i] : 1e-30);
     snprintf(path, sizeof path, "%s_far2d.csv", prefix);
     rc = hd_out_open(&o, path, err, en);
     if (!rc) {
-      fprintf(o.f, "theta_deg,phi_deg,%s\n", rcs ? "rcs_dBsm" : "directivity_dBi");
-      for (i = 0; i < nth * nph; ++i) fprintf(o.f, "%.6g,%.6g,%.6f\n", 180.0 * (i / nph) / s->ntheta, 360.0 * (i % nph) / nph, sphere[i]);
+      fprintf(o.f, "theta_deg,phi_deg");
+      for (part = 0; part < NP; ++part)
+        if (p->map_component[part])
+          fprintf(o.f, ",%s%s_%s", rcs ? "rcs" : "directivity", part_file[part], p->map_linear ? (rcs ? "m2" : "ratio") : rcs ? "dBsm" : "dBi");
+      fprintf(o.f, "\n");
+      for (i = 0; i < nd; ++i) {
+        fprintf(o.f, "%.6g,%.6g", 180.0 * (i / nph) / s->ntheta, 360.0 * (i % nph) / nph);
+        for (part = 0; part < NP; ++part)
+          if (p->map_component[part]) fprintf(o.f, ",%.9g", val[(size_t)i * NP + part]);
+        fprintf(o.f, "\n");
+      }
       rc = hd_out_commit(&o, err, en);
     }
     if (!rc) printf("plot: %s%s\n", path, HD_PNG_BUILT ? "" : " (no picture: " HD_NO_PNG ")");
-    if (!rc && HD_PNG_BUILT) {
-      snprintf(path, sizeof path, "%s_far2d.png", prefix);
+    for (part = 0; !rc && HD_PNG_BUILT && part < NP; ++part) {
+      double top = -HUGE_VAL, lo, hi;
+      if (!p->map_component[part]) continue;
+      for (i = 0; i < nd; ++i) top = fmax(top, val[(size_t)i * NP + part]);
+      lo = p->map_lo < p->map_hi ? p->map_lo : p->map_linear ? 0 : top - 40, hi = p->map_lo < p->map_hi ? p->map_hi : top;
+      for (it = 0; it < h; ++it)
+        for (ip = 0; ip < w; ++ip) /* nearest direction of the sphere's grid */
+          img[(size_t)it * w + ip] = val[((size_t)lround((double)it / (h - 1) * s->ntheta) * nph + (int)((double)ip / w * nph) % nph) * NP + part];
+      snprintf(path, sizeof path, "%s_far2d%s.png", prefix, part_file[part]);
       rc = hd_out_open(&o, path, err, en);
-      if (!rc && (hd_png_write_map(&o, w, h, img, top - 40, top, HD_PNG_SEQUENTIAL, err, en) || hd_out_commit(&o, err, en))) {
+      if (!rc && (hd_png_write_map(&o, w, h, img, lo, hi, HD_PNG_SEQUENTIAL, err, en) || hd_out_commit(&o, err, en))) {
         hd_out_abort(&o);
         rc = -1;
       }
-      if (!rc) printf("plot: %s (theta 0-180 down, phi 0-360 across, %.4g to %.4g %s)\n", path, top - 40, top, rcs ? "dBsm" : "dBi");
+      if (!rc)
+        printf("plot: %s (theta 0-180 down, phi 0-360 across, %.4g to %.4g %s)\n", path, lo, hi,
+               p->map_linear ? (rcs ? "m2" : "linear") : rcs ? "dBsm" : "dBi");
     }
-    free(img);
+    free(img), free(val);
     if (rc) goto done;
   }
   rc = 0;
@@ -825,7 +840,8 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   double *area = (double *)malloc((size_t)npts * sizeof(double)), *scratch = NULL;
   double *th = (double *)malloc((size_t)nall * sizeof(double)), *ph = (double *)malloc((size_t)nall * sizeof(double));
   double *out = (double *)malloc((size_t)nall * 4 * sizeof(double));
-  double *extra = (double *)malloc((size_t)(nextra ? nextra : 1) * s->nfar * 3 * sizeof(double)); /* their 3 values a frequency */
+  double *extra = (double *)malloc((size_t)(nextra ? nextra : 1) * s->nfar * FDTD_FAR_PARTS * sizeof(double)); /* their parts */
+  double *parts = (double *)malloc((size_t)ndir * FDTD_FAR_PARTS * sizeof(double)); /* the sphere's, first frequency */
   unsigned char *face = (unsigned char *)malloc((size_t)npts);
   long *ijk = (long *)malloc((size_t)npts * 3 * sizeof(long));
   /* the principal cuts for the picture: E plane (phi = 0 and 180) and H plane (theta = 90), per frequency */
@@ -836,7 +852,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   hd_out csv;
   hd_idx p;
   int k, d, rc = -1;
-  if (!area || !th || !ph || !out || !face || !ijk || !cut || !db || !extra) {
+  if (!area || !th || !ph || !out || !face || !ijk || !cut || !db || !extra || !parts) {
     snprintf(err, en, "farfield: out of host memory");
     goto done;
   }
@@ -914,12 +930,17 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
         }
       }
     }
-    for (d = 0; d < nextra; ++d) { /* total, theta, phi as gain (directivity without feeds) or RCS, linear */
-      const double *o = out + 4 * (ndir + 2 + d);
-      const double norm = incident ? 4 * PI * 2 * eta / einc2 : 4 * PI / (pacc > 0 ? pacc : prad), ut = (o[0] * o[0] + o[1] * o[1]) / (2 * eta),
-                   up = (o[2] * o[2] + o[3] * o[3]) / (2 * eta);
-      double *e = extra + ((size_t)k * nextra + d) * 3;
-      e[0] = norm * (ut + up), e[1] = norm * ut, e[2] = norm * up;
+    for (d = 0; d < nextra; ++d) { /* the parts as gain (directivity without feeds) or RCS, linear */
+      double *e = extra + ((size_t)k * nextra + d) * FDTD_FAR_PARTS;
+      const double norm = (incident ? 4 * PI * 2 * eta / einc2 : 4 * PI / (pacc > 0 ? pacc : prad)) / (2 * eta);
+      fdtd_plots_far_parts(out + 4 * (ndir + 2 + d), e);
+      for (i = 0; i < FDTD_FAR_PARTS; ++i) e[i] *= norm;
+    }
+    for (d = 0; k == 0 && d < ndir; ++d) { /* the sphere's parts as directivity or RCS (the maps) */
+      double *e = parts + (size_t)d * FDTD_FAR_PARTS;
+      const double norm = (incident ? 4 * PI * 2 * eta / einc2 : 4 * PI / prad) / (2 * eta);
+      fdtd_plots_far_parts(out + 4 * d, e);
+      for (i = 0; i < FDTD_FAR_PARTS; ++i) e[i] *= norm;
     }
     printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[s->far0 + k],
            10 * log10(4 * PI * umax / prad), 4 * PI * umax / prad, th[dmax] * 180 / PI, ph[dmax] * 180 / PI, prad);
@@ -940,8 +961,8 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
   rc = hd_out_commit(&csv, err, en);
   if (rc == 0) rc = sphere_write(s, db, incident != NULL, prefix, err, en);
   if (rc == 0 && HD_PNG_BUILT) rc = pattern_plot(s, cut, ncut, ne, nh, incident != NULL, prefix, err, en);
-  if (rc == 0 && s->plots) rc = far_asked_plots(s, extra, nextra, db, incident != NULL, feeds_accept(s, in, feeds), prefix, err, en);
+  if (rc == 0 && s->plots) rc = far_asked_plots(s, extra, nextra, parts, incident != NULL, feeds_accept(s, in, feeds), prefix, err, en);
 done:
-  free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db), free(extra);
+  free(area), free(th), free(ph), free(out), free(face), free(ijk), free(cut), free(db), free(extra), free(parts);
   return rc;
 }
