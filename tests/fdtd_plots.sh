@@ -116,6 +116,19 @@ result $? "far2d-component: theta + phi = major + minor = rhcp + lhcp = total; t
 result $? "a map a part asked for (PNG: $png)"
 rm -f p_* p.*
 
+# matching-loss: realised gain, the gain less the mismatch, 10 log10(1 - |reflection|^2), at each frequency
+grep -v '^plot\|^far1d' dipole.in >ml.in
+"$bin" --progress=0 --input=ml.in --output=g0 --volume=no --slice=none >/dev/null 2>&1 &&
+  "$bin" --progress=0 --input=ml.in --output=g1 --volume=no --slice=none --matching-loss=yes >g1.out 2>&1
+ok=$?
+awk -F, 'FILENAME == ARGV[1] { if (FNR > 1) m[$1 + 0] = 10 * log(1 - $10 * $10 - $11 * $11) / log(10); next }
+  FILENAME == ARGV[2] { if (FNR > 1) g[FNR] = $9; next }
+  FNR > 1 { d = $9 - g[FNR] - m[$1 + 0]; n++; if (d * d > 1e-10) bad = 1 } END { exit bad || n != 5 * 19 * 36 }' \
+  g0_ports.csv g0_farfield.csv g1_farfield.csv || ok=1
+grep -q '^farfield_1: .*available .* W, realised gain' g1.out || ok=1
+result $ok "matching-loss=yes: every gain less 10 log10(1 - |reflection|^2) of the port at its frequency, said on the summary"
+rm -f g0_* g1_* g1.out ml.in
+
 # OpenFDTD's keys translate to these
 cat >dipole.ofd <<'IN'
 OpenFDTD 4 2
@@ -141,16 +154,17 @@ plotnear2d = Ez Z 0
 plotnear2d = E X 0.03
 plotnear1d = E Z 0.03 0
 near2ddb = 1
-freqdiv = 10
+near2dnoinc = 1
+matchingloss = 1
 end
 IN
 "$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
 ok=$?
 for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
-[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: freqdiv (line 24)$' o.err || ok=1
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2dnoinc (line 24)$' o.err && grep -q '^farfield_1: .*realised gain' o.out || ok=1
 grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
 [ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ 3 GHZ LHCP 3 GHZ MAJOR 3 GHZ MINOR 3 GHZ RHCP curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb); freqdiv named as not used"
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb, matchingloss); near2dnoinc named as not used"
 rm -f o_* o.*
 
 # near-field lines: |E| is the root of the sum of its components' squares, cell by cell

@@ -730,6 +730,7 @@ static int run(int argc, char **argv) {
       {"planewave-form", CLI_CHOICE, &c.pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearvolume", CLI_FLAG, &c.nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c.excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
+      {"matching-loss", CLI_FLAG, &c.sp.matching_loss, "yes|no", "gain against the power the feeds' sources make available, P / (1 - |reflection|^2): realised gain (OpenFDTD's matchingloss; default no: the power the ports accept)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c.z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       FDTD_PLOT_OPTIONS(c.pk),
       {"slice", CLI_STRING, c.slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c.slice, NULL, 0, 0, 0},

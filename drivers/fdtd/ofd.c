@@ -119,6 +119,9 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
     const char *to = key[4] == '1' ? "near1d-db" : key[6] == 'd' ? "near2d-db" : key[6] == 'c' ? "near2d-contour" : "near2d-outline";
     return emit(o, line, "%s = %s", to, strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   }
+  if (!strcmp(key, "matchingloss")) return emit(o, line, "matching-loss = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "near2ddim") || !strcmp(key, "far2dobj") || !strcmp(key, "freqdiv"))
+    return 1; /* OpenFDTD's own views: hd draws the 2-D maps always, the 3-D ones are ParaView's, its ticks its own */
   if (!strcmp(key, "far1dstyle")) return emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
   if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;

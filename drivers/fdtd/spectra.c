@@ -691,18 +691,30 @@ static void far_asked_fill(const fdtd_plots *p, double *th, double *ph) {
     for (i = 0; i <= p->cut[c].div; ++i, ++d) fdtd_plots_cut_direction(&p->cut[c], i, th + d, ph + d);
 }
 
-/* Whether any port accepts power at every far frequency: the pictures give gain, else directivity. */
-static int feeds_accept(const fdtd_spectra *s, const fdtd_input *in, const double *feeds) {
-  int k, i;
-  if (!feeds) return 0;
-  for (k = 0; k < s->nfar; ++k) {
-    const double *x = feeds + (size_t)4 * (s->far0 + k) * in->nfeed;
-    double pacc = 0;
-    for (i = 0; i < in->nfeed; ++i)
-      if (in->feeds[i].r >= 0) pacc += 0.5 * (x[i] * x[2 * in->nfeed + i] + x[in->nfeed + i] * x[3 * in->nfeed + i]);
-    if (!(pacc > 0)) return 0;
+/* The power the ports accept at frequency k (of all), or with the matching
+ * loss (s->matching_loss, OpenFDTD's matchingloss) what their sources make
+ * available, P / (1 - |reflection|^2): gain then is realised gain. */
+static double feeds_power(const fdtd_spectra *s, const fdtd_input *in, const double *feeds, int k) {
+  double sum = 0;
+  int p;
+  for (p = 0; feeds && p < in->nfeed; ++p) {
+    cplx v, i, a, b, g;
+    double pacc;
+    if (in->feeds[p].r < 0) continue;
+    port_waves(s, in, feeds, k, p, &v, &i, &a, &b);
+    pacc = 0.5 * (v.re * i.re + v.im * i.im);
+    if (s->matching_loss) g = cdiv(b, a), pacc /= fmax(1 - (g.re * g.re + g.im * g.im), 1e-12);
+    sum += pacc;
   }
-  return 1;
+  return sum;
+}
+
+/* Whether the ports take power at every far frequency: the pictures give gain, else directivity. */
+static int feeds_accept(const fdtd_spectra *s, const fdtd_input *in, const double *feeds) {
+  int k;
+  for (k = 0; feeds && k < s->nfar; ++k)
+    if (!(feeds_power(s, in, feeds, s->far0 + k) > 0)) return 0;
+  return feeds != NULL;
 }
 
 /* PREFIX_far0d.png (the 0-D direction against frequency), PREFIX_far1d_K.png
@@ -905,10 +917,7 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
       prad += u * sin(th[d]) * (it == 0 || it == s->ntheta ? 0.5 : 1.0) * (PI / s->ntheta) * (2 * PI / nph);
       if (u > umax) umax = u, dmax = d;
     }
-    for (i = 0; feeds && i < in->nfeed; ++i) {
-      const double *x = feeds + (size_t)4 * (s->far0 + k) * in->nfeed;
-      if (in->feeds[i].r >= 0) pacc += 0.5 * (x[i] * x[2 * in->nfeed + i] + x[in->nfeed + i] * x[3 * in->nfeed + i]);
-    }
+    pacc = feeds_power(s, in, feeds, s->far0 + k);
     for (d = 0; d < ndir; ++d) {
       const double u = (out[4 * d] * out[4 * d] + out[4 * d + 1] * out[4 * d + 1] + out[4 * d + 2] * out[4 * d + 2] +
                         out[4 * d + 3] * out[4 * d + 3]) / (2 * eta);
@@ -945,7 +954,8 @@ int fdtd_spectra_farfield_write(const fdtd_spectra *s, const fdtd_input *in, con
     printf("farfield_%d: %.6g Hz: directivity %.4f dBi (%.5f) at theta %.4g phi %.4g, radiated %.6g W", k + 1, s->freq[s->far0 + k],
            10 * log10(4 * PI * umax / prad), 4 * PI * umax / prad, th[dmax] * 180 / PI, ph[dmax] * 180 / PI, prad);
     if (pacc > 0)
-      printf(", accepted %.6g W, gain %.4f dBi, efficiency %.5f", pacc, 10 * log10(4 * PI * umax / pacc), prad / pacc);
+      printf(", %s %.6g W, %s %.4f dBi, efficiency %.5f", s->matching_loss ? "available" : "accepted", pacc,
+             s->matching_loss ? "realised gain" : "gain", 10 * log10(4 * PI * umax / pacc), prad / pacc);
     printf("\n");
     if (incident) { /* sigma = 4 pi |r E_s|^2 / |E_i|^2; the scattered power over the incident intensity */
       const double *o = out + 4 * ndir, *w = o + 4;

@@ -29,6 +29,7 @@ typedef struct fdtd_spectra {
   int excite_all;     /* one run per port, the S-parameter matrix */
   double pw_theta, pw_phi; /* a plane wave's arrival direction (radians): the monostatic RCS */
   const fdtd_plots *plots;  /* the pictures asked for beyond the default ones (may be NULL) */
+  int matching_loss;        /* gain against the power the ports' sources make available (realised gain) */
 } fdtd_spectra;
 
 /* The ports: feeds with a resistance (soft sources are none). */
