@@ -206,6 +206,9 @@ bad 2 "command line: nearline: expected 'ex|ey|ez|hx|hy|hz|e|h x|y|z P1 P2'" --i
 bad 2 "nearline: expected" --input=dipole.in --nearline='ez x 0'
 bad 2 "nearline: 0.5 is outside the domain along y" --input=dipole.in --nearline='ez x 0.5 0'
 bad 2 "command line: nearline: at most 8 planes in all" --input=dipole.in --nearfield='e x 0' --nearfield='h y 0' --nearline='e z 0 0'
+bad 2 "command line: near1d-scale: expected 'MIN MAX'" --input=dipole.in --near1d-scale='1 1'
+bad 2 "command line: near2d-scale: expected 'MIN MAX'" --input=dipole.in --near2d-scale='-20'
+bad 2 "command line: far2d-component: 'x' is none of total, theta" --input=dipole.in --far2d-component=x
 grep -v '^farfield' dipole.in >nofar.in
 bad 2 "plot-far0d: give farfield too" --input=nofar.in
 finish

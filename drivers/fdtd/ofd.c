@@ -119,6 +119,8 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
     const char *to = key[4] == '1' ? "near1d-db" : key[6] == 'd' ? "near2d-db" : key[6] == 'c' ? "near2d-contour" : "near2d-outline";
     return emit(o, line, "%s = %s", to, strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   }
+  if ((!strcmp(key, "near1dscale") && nt >= 4) || (!strcmp(key, "near2dscale") && nt >= 4))
+    return emit(o, line, "%s = %s %s", key[4] == '1' ? "near1d-scale" : "near2d-scale", t[2], t[3]) ? -1 : 1;
   if (!strcmp(key, "matchingloss")) return emit(o, line, "matching-loss = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "near2ddim") || !strcmp(key, "far2dobj") || !strcmp(key, "freqdiv"))
     return 1; /* OpenFDTD's own views: hd draws the 2-D maps always, the 3-D ones are ParaView's, its ticks its own */

@@ -136,6 +136,12 @@ int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, cons
     return -1;
   where(opts, "far1d-scale", input, at, sizeof at);
   if (k->scale[0] && led(fdtd_plots_range(&p->lo, &p->hi, "far1d-scale", k->scale, err, n), at, err, n)) return -1;
+  where(opts, "near1d-scale", input, at, sizeof at);
+  if (k->line_scale[0] && led(fdtd_plots_range(&p->line_lo, &p->line_hi, "near1d-scale", k->line_scale, err, n), at, err, n))
+    return -1;
+  where(opts, "near2d-scale", input, at, sizeof at);
+  if (k->near_scale[0] && led(fdtd_plots_range(&p->map_lo2, &p->map_hi2, "near2d-scale", k->near_scale, err, n), at, err, n))
+    return -1;
   where(opts, "far2d-scale", input, at, sizeof at);
   if (k->map_scale[0] && led(fdtd_plots_range(&p->map_lo, &p->map_hi, "far2d-scale", k->map_scale, err, n), at, err, n))
     return -1;
@@ -310,6 +316,11 @@ static int draw(int kind, const char *prefix, const char *suffix, const char *ti
 int fdtd_plots_lines(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
                      const hd_plot_curve *c, int nc, char *err, size_t en) {
   return draw(LINES, prefix, suffix, title, xlabel, ylabel, c, nc, 0, 0, 0, err, en);
+}
+
+int fdtd_plots_lines_in(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                        const hd_plot_curve *c, int nc, double lo, double hi, char *err, size_t en) {
+  return draw(LINES, prefix, suffix, title, xlabel, ylabel, c, nc, lo, hi, 0, err, en);
 }
 
 int fdtd_plots_polar(const char *prefix, const char *suffix, const char *title, const char *panel, const hd_plot_curve *c,

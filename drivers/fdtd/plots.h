@@ -58,6 +58,7 @@ typedef struct fdtd_plots {
   double lo, hi;        /* far1d-scale: the value axis (lo < hi), else from the data */
   int line_db;          /* near1d-db: the lines in dB (20 log10 of the amplitude) */
   int map_db, contour, outline; /* near2d-db, near2d-contour, near2d-outline: the maps' scale and lines */
+  double line_lo, line_hi, map_lo2, map_hi2; /* near1d-scale, near2d-scale (lo < hi), else from the values */
 } fdtd_plots;
 
 /* A cell layer normal to axis and a component on it (the slice, the
@@ -90,7 +91,7 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 /* The keys as given, and their rows of the option table. */
 typedef struct fdtd_plot_keys {
   cli_list plot, far1d;
-  char far0d[64], component[64], scale[64], map_component[96], map_scale[64];
+  char far0d[64], component[64], scale[64], map_component[96], map_scale[64], line_scale[64], near_scale[64];
   int style, db, normalize, line_db, map_db, contour, outline, far2d_db;
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
@@ -108,7 +109,9 @@ typedef struct fdtd_plot_keys {
   {"near1d-db", CLI_FLAG, &(k).line_db, "yes|no", "nearline pictures in dB, 20 log10 of the amplitude (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-db", CLI_FLAG, &(k).map_db, "yes|no", "nearfield maps in dB, 40 dB under the peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-contour", CLI_FLAG, &(k).contour, "yes|no", "ten contour lines on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}
+  {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near1d-scale", CLI_STRING, (k).line_scale, "MIN MAX", "the nearline pictures' value axis (default: from the values)", 1, 0, sizeof (k).line_scale, NULL, 0, 0, 0}, \
+  {"near2d-scale", CLI_STRING, (k).near_scale, "MIN MAX", "the nearfield maps' colour scale (default: 0 to the peak, in dB 40 dB under it)", 1, 0, sizeof (k).near_scale, NULL, 0, 0, 0}
 
 void fdtd_plot_keys_defaults(fdtd_plot_keys *k);
 void fdtd_plot_keys_free(fdtd_plot_keys *k);
@@ -141,6 +144,9 @@ void fdtd_plots_cut_direction(const fdtd_cut *c, int i, double *theta, double *p
  * (x in degrees) of top, range and step.  0 or -1 with a message. */
 int fdtd_plots_lines(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
                      const hd_plot_curve *c, int nc, char *err, size_t en);
+/* ... with the value axis lo..hi (lo < hi; else from the values). */
+int fdtd_plots_lines_in(const char *prefix, const char *suffix, const char *title, const char *xlabel, const char *ylabel,
+                        const hd_plot_curve *c, int nc, double lo, double hi, char *err, size_t en);
 int fdtd_plots_polar(const char *prefix, const char *suffix, const char *title, const char *panel, const hd_plot_curve *c,
                      int nc, double top, double range, double step, char *err, size_t en);
 int fdtd_plots_smith(const char *prefix, const hd_plot_curve *c, int nc, char *err, size_t en);

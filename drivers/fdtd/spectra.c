@@ -499,8 +499,9 @@ static int nearline_write(const fdtd_spectra *s, const fdtd_input *in, int k, co
   snprintf(title, sizeof title, "|%s| ALONG %c", m->field < 0 ? comp_names[pl->comp] : m->field ? "H" : "E", 'X' + la);
   snprintf(suffix, sizeof suffix, "_line%d.png", k);
   snprintf(xlabel, sizeof xlabel, "%c (M)", 'X' + la);
-  rc = fdtd_plots_lines(prefix, suffix, title, xlabel,
-                        (m->field < 0 ? pl->comp >= 3 : m->field) ? (db ? "DBA/M" : "A/M") : (db ? "DBV/M" : "V/M"), c, nc, err, en);
+  rc = fdtd_plots_lines_in(prefix, suffix, title, xlabel,
+                           (m->field < 0 ? pl->comp >= 3 : m->field) ? (db ? "DBA/M" : "A/M") : (db ? "DBV/M" : "V/M"), c, nc,
+                           s->plots ? s->plots->line_lo : 0, s->plots ? s->plots->line_hi : 0, err, en);
   free(xy);
   return rc;
 }
@@ -587,7 +588,8 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
       }
     snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
     if (hd_out_open(&png, path, err, en)) goto done;
-    if (hd_png_write_map_lines(&png, (int)nu, (int)nv, img, db ? top - 40 : 0.0, top > (db ? -HUGE_VAL : 0) ? top : 1.0,
+    if (hd_png_write_map_lines(&png, (int)nu, (int)nv, img, p && p->map_lo2 < p->map_hi2 ? p->map_lo2 : db ? top - 40 : 0.0,
+                               p && p->map_lo2 < p->map_hi2 ? p->map_hi2 : top > (db ? -HUGE_VAL : 0) ? top : 1.0,
                                HD_PNG_SEQUENTIAL, p && p->contour ? 10 : 0, region, err, en) ||
         hd_out_commit(&png, err, en)) {
       hd_out_abort(&png);
