@@ -129,6 +129,39 @@ grep -q '^farfield_1: .*available .* W, realised gain' g1.out || ok=1
 result $ok "matching-loss=yes: every gain less 10 log10(1 - |reflection|^2) of the port at its frequency, said on the summary"
 rm -f g0_* g1_* g1.out ml.in
 
+# under a plane wave the near fields are the total field, as the probes: a dielectric cube lit in the
+# scattered-field form (the incident wave added to the map) against the total-field box (inside it the
+# grid's own total field, outside it the incident added), E and H along a line through both regions
+cat >cube.in <<'IN'
+xmesh = -0.075 30 0.075
+ymesh = -0.075 30 0.075
+zmesh = -0.075 30 0.075
+material = 4 0 1 0
+geometry = 2 box -0.02 0.02 -0.02 0.02 -0.02 0.02
+planewave = 0 0 V
+frequency = 3e9
+frequencies = 1.5e9 2.5e9 3
+boundary = cpml
+steps = 600
+IN
+ok=0
+for f in tfsf sf; do
+  "$bin" --progress=0 --input=cube.in --output=$f --volume=no --slice=none --planewave-form=$f \
+    --nearline='ex z 0.0025 0.0025' --nearline='hy z 0.0025 0.0025' >$f.out 2>&1 || ok=1
+done
+for l in 1 2; do
+  paste -d, tfsf_line$l.csv sf_line$l.csv | awk -F, 'NR > 1 { r = $6 / $3; n++; if (r < 0.995 || r > 1.005) bad = 1 } END { exit bad || n != 90 }' || ok=1
+done
+for f in tfsf sf; do # near1d-noinc: the scattered field, which outside the box both forms hold
+  "$bin" --progress=0 --input=cube.in --output=n$f --volume=no --slice=none --planewave-form=$f \
+    --nearline='ex z 0.0025 0.0025' --near1d-noinc=yes >/dev/null 2>&1 || ok=1
+done
+paste -d, nsf_line1.csv sf_line1.csv ntfsf_line1.csv | awk -F, 'NR > 1 { n++; if ($3 > 0.9 * $6) same++ }
+  NR > 1 && ($2 < -0.068 || $2 > 0.068) { r = $3 / $9; m++; if (r < 0.995 || r > 1.005) bad = 1 }
+  END { exit bad || m != 3 * 2 || same == n }' || ok=1
+result $ok "plane wave: |Ex| and |Hy| along z through a dielectric cube, the scattered-field form with the incident added within 0.5 % of the total-field box's at 90 points; near1d-noinc=yes the scattered field alone, as the box's outside holds it"
+rm -f tfsf* sf* ntfsf* nsf* cube.in
+
 # OpenFDTD's keys translate to these
 cat >dipole.ofd <<'IN'
 OpenFDTD 4 2
@@ -154,17 +187,17 @@ plotnear2d = Ez Z 0
 plotnear2d = E X 0.03
 plotnear1d = E Z 0.03 0
 near2ddb = 1
-near2dnoinc = 1
+near2dzoom = 0 0.01 0 0.01
 matchingloss = 1
 end
 IN
 "$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
 ok=$?
 for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
-[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2dnoinc (line 24)$' o.err && grep -q '^farfield_1: .*realised gain' o.out || ok=1
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2dzoom (line 24)$' o.err && grep -q '^farfield_1: .*realised gain' o.out || ok=1
 grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
 [ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ 3 GHZ LHCP 3 GHZ MAJOR 3 GHZ MINOR 3 GHZ RHCP curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb, matchingloss); near2dnoinc named as not used"
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb, matchingloss); near2dzoom named as not used"
 rm -f o_* o.*
 
 # near-field lines: |E| is the root of the sum of its components' squares, cell by cell

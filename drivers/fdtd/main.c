@@ -636,8 +636,8 @@ done:
 
 /* The frequency-domain results from the gathered spectra (rank 0): the
  * ports, the far field, the S matrix, the maps.  0 or -1 + message. */
-static int write_spectra(const fdtd_cli *c, const fdtd_spectra_run *g, const long lo[3], const long hi[3],
-                         double *const *runs, char *err, size_t en) {
+static int write_spectra(const fdtd_cli *c, const fdtd_model *m, long steps, const fdtd_spectra_run *g, const long lo[3],
+                         const long hi[3], double *const *runs, char *err, size_t en) {
   const size_t nf = (size_t)c->sp.nfreq;
   int rc = -1, k;
   if (c->in.nfeed && fdtd_spectra_ports(&c->sp, &c->in, g->feeds, c->com.output, err, en)) (void)0;
@@ -647,9 +647,15 @@ static int write_spectra(const fdtd_cli *c, const fdtd_spectra_run *g, const lon
   else if (c->sp.excite_all && (memcpy(runs[c->in.nfeed - 1], g->feeds, 4 * nf * (size_t)c->in.nfeed * sizeof(double)),
                                 fdtd_spectra_smatrix(&c->sp, &c->in, runs, c->com.output, err, en))) (void)0;
   else rc = 0;
-  for (k = 0; rc == 0 && k < c->nmap; ++k)
+  for (k = 0; rc == 0 && k < c->nmap; ++k) {
+    const fdtd_map *mp = &c->map[k];
+    int q;
+    for (q = 0; c->pw.on && !(mp->line ? c->plots.line_noinc : c->plots.map_noinc) && q < mp->count; ++q)
+      fdtd_planewave_add_incident(m, &c->in, &c->near[mp->first + q], c->sp.freq + c->sp.far0, c->sp.nfar, steps,
+                                  g->planes[mp->first + q]); /* the total field, as the probes record it */
     rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1 - (c->map[k].line ? c->nearfield.count : 0), &c->map[k], c->near + c->map[k].first,
                                 (const double *const *)g->planes + c->map[k].first, c->com.output, err, en);
+  }
   return rc;
 }
 
@@ -1115,7 +1121,7 @@ static int run(int argc, char **argv) {
   printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   print_time_block(time_block, time_block_why);
-  if ((c.sp.nfreq && write_spectra(&c, &spec, box_lo, box_hi, runs, err, sizeof err)) ||
+  if ((c.sp.nfreq && write_spectra(&c, &m, step, &spec, box_lo, box_hi, runs, err, sizeof err)) ||
       fdtd_plots_series(&c.plots, &c.in, c.com.output, err, sizeof err)) {
     fprintf(stderr, PROG ": error: %s\n", err);
     rc = 1;

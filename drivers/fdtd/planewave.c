@@ -131,3 +131,55 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
                     in->node[2][m->tfsf_lo[2]], in->node[2][m->tfsf_hi[2]]), -1;
   return 0;
 }
+
+void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, const fdtd_slice *pl, const double *freq, int nf,
+                                 long steps, double *acc) {
+  const int comp = pl->comp, axis = pl->axis, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+  const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
+  const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0), at = comp < 3 ? 1.0 : 1.5; /* E at (n + 1) dt, H at (n + 3/2) dt */
+  const double amp = m->pw_e0 * (comp < 3 ? m->pw_e[comp] : m->pw_h[comp - 3] / eta);
+  double r0[3], lead = 0;
+  int a, k;
+  if (amp == 0) return;
+  for (a = 0; a < 3; ++a) { /* where the wave starts: the grid's corner, or the box's and the line's lead (hd/fdtd_tfsf.h) */
+    const long lo = m->pw_sf ? 0 : m->tfsf_lo[a], hi = m->pw_sf ? in->n[a] : m->tfsf_hi[a];
+    r0[a] = m->pw_k[a] >= 0 ? in->node[a][lo] : in->node[a][hi];
+  }
+  if (!m->pw_sf) lead = HD_FDTD_INC_LEAD * m->pw_cell;
+  for (k = 0; k < nf; ++k) {
+    const double w = 2 * PI * freq[k];
+    double sr = 0, si = 0, *x = acc + (size_t)2 * k * ncell;
+    long n, iu, iv;
+    for (n = 0; n < steps; ++n) { /* the waveform's transform at the maps' sampling times, as they sum */
+      const double t = ((double)n + at) * m->dt, turns = fmod(fmod((double)n * (freq[k] * m->dt), 1.0) + at * freq[k] * m->dt, 1.0);
+      const double y = hd_fdtd_waveform(&m->wave, t);
+      sr += y * cos(2 * PI * turns), si -= y * sin(2 * PI * turns);
+    }
+    sr *= m->dt, si *= m->dt; /* the DFT's dt, as the spectra carry it */
+    for (iv = 0; iv < nv; ++iv)
+      for (iu = 0; iu < nu; ++iu) {
+        /* the component's positions the map averages: E on the cell's four edges along it, H on its two faces */
+        const long cell[3] = {axis == 0 ? pl->layer : iu, axis == 1 ? pl->layer : axis == 0 ? iu : iv, axis == 2 ? pl->layer : iv};
+        double pr = 0, pi = 0;
+        int q, npos = comp < 3 ? 4 : 2;
+        for (q = 0; q < npos; ++q) {
+          double d = lead;
+          long h[3];
+          int b, bit = 0, inside = !m->pw_sf;
+          for (b = 0; b < 3; ++b) { /* in half cells: the centre's odd index, or a node's even one */
+            const int along = comp < 3 ? b == comp : b != comp - 3;
+            h[b] = along ? 2 * cell[b] + 1 : 2 * (cell[b] + ((q >> bit++) & 1));
+          }
+          for (b = 0; b < 3; ++b) {
+            const double xb = h[b] % 2 ? 0.5 * (in->node[b][h[b] / 2] + in->node[b][h[b] / 2 + 1]) : in->node[b][h[b] / 2];
+            d += m->pw_k[b] * (xb - r0[b]);
+            inside &= h[b] >= 2 * m->tfsf_lo[b] && h[b] <= 2 * m->tfsf_hi[b];
+          }
+          if (inside) continue; /* the box's total field is the grid's */
+          pr += cos(w * d / HD_FDTD_C0), pi -= sin(w * d / HD_FDTD_C0);
+        }
+        /* the mean of amp W(t - d/c) e^{-jwt}: the waveform's transform delayed by d/c */
+        x[iv * nu + iu] += amp * (sr * pr - si * pi) / npos, x[ncell + iv * nu + iu] += amp * (sr * pi + si * pr) / npos;
+      }
+  }
+}

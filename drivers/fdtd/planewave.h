@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "plots.h"
 #include "spectra.h"
 
 /* Gap between the Huygens box and the total-field box, in cells: the
@@ -41,5 +42,14 @@ int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fd
  * any material outside the box (built model m).  0 or -1. */
 int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
                          char *err, size_t n);
+
+/* The incident wave added to the spectra of a near-field plane (acc: re,
+ * im of each cell a frequency), so that the map shows the total field as
+ * the probes record it: each cell the mean over the component's positions
+ * the map averages, at the maps' sampling times over `steps` steps; in
+ * the total-field box's form only outside the box (the grid holds the
+ * total field inside it). */
+void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, const fdtd_slice *pl, const double *freq, int nf,
+                                 long steps, double *acc);
 
 #endif

@@ -122,6 +122,7 @@ int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, cons
   fdtd_plots_defaults(p);
   p->cartesian = k->style, p->db = k->db, p->normalize = k->normalize;
   p->line_db = k->line_db, p->map_db = k->map_db, p->contour = k->contour, p->outline = k->outline;
+  p->line_noinc = k->line_noinc, p->map_noinc = k->map_noinc;
   for (i = 0; i < k->plot.count; ++i)
     if (led(fdtd_plots_names(p, k->plot.value[i], err, n), k->plot.where[i], err, n)) return -1;
   for (i = 0; i < k->far1d.count; ++i)

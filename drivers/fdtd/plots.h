@@ -59,6 +59,7 @@ typedef struct fdtd_plots {
   int line_db;          /* near1d-db: the lines in dB (20 log10 of the amplitude) */
   int map_db, contour, outline; /* near2d-db, near2d-contour, near2d-outline: the maps' scale and lines */
   double line_lo, line_hi, map_lo2, map_hi2; /* near1d-scale, near2d-scale (lo < hi), else from the values */
+  int line_noinc, map_noinc; /* near1d-noinc, near2d-noinc: under a plane wave the scattered field alone */
 } fdtd_plots;
 
 /* A cell layer normal to axis and a component on it (the slice, the
@@ -92,7 +93,7 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 typedef struct fdtd_plot_keys {
   cli_list plot, far1d;
   char far0d[64], component[64], scale[64], map_component[96], map_scale[64], line_scale[64], near_scale[64];
-  int style, db, normalize, line_db, map_db, contour, outline, far2d_db;
+  int style, db, normalize, line_db, map_db, contour, outline, far2d_db, line_noinc, map_noinc;
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
   {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
@@ -110,6 +111,8 @@ typedef struct fdtd_plot_keys {
   {"near2d-db", CLI_FLAG, &(k).map_db, "yes|no", "nearfield maps in dB, 40 dB under the peak (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-contour", CLI_FLAG, &(k).contour, "yes|no", "ten contour lines on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near1d-noinc", CLI_FLAG, &(k).line_noinc, "yes|no", "under a plane wave the nearline pictures of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near2d-noinc", CLI_FLAG, &(k).map_noinc, "yes|no", "under a plane wave the nearfield maps of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near1d-scale", CLI_STRING, (k).line_scale, "MIN MAX", "the nearline pictures' value axis (default: from the values)", 1, 0, sizeof (k).line_scale, NULL, 0, 0, 0}, \
   {"near2d-scale", CLI_STRING, (k).near_scale, "MIN MAX", "the nearfield maps' colour scale (default: 0 to the peak, in dB 40 dB under it)", 1, 0, sizeof (k).near_scale, NULL, 0, 0, 0}
 
