@@ -50,7 +50,7 @@ solver = 300 50 1e-3
 abc = 1 6 2 1e-4
 plotiter = 1
 plotfar2d = 18 36
-near2dframe = 0
+plot3dgeom = 1
 end
 anything after end is not read
 IN
@@ -81,7 +81,7 @@ feed-release = yes
 IN
 same_run dipole dipole.ofd dipole.in
 "$bin" --progress=0 --input=dipole.ofd --output=a --volume=no --slice=none >a.out 2>a.err
-grep -q "^hd-fdtd: dipole.ofd: not used: near2dframe (line 17)$" a.err
+grep -q "^hd-fdtd: dipole.ofd: not used: plot3dgeom (line 17)$" a.err
 result $? "the keys hd does not use are named on one line with their lines"
 [ -s a_history.csv ] && [ -s a_far2d.csv ]
 result $? "plotiter and plotfar2d draw the history and the far-field map (tests/fdtd_plots.sh checks them)"

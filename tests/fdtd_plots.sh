@@ -187,17 +187,17 @@ plotnear2d = Ez Z 0
 plotnear2d = E X 0.03
 plotnear1d = E Z 0.03 0
 near2ddb = 1
-near2dzoom = 0 0.01 0 0.01
+plot3dgeom = 1
 matchingloss = 1
 end
 IN
 "$bin" --progress=0 --input=dipole.ofd --output=o --volume=no --slice=none >o.out 2>o.err
 ok=$?
 for f in history smith admittance far0d far1d_1 line1; do [ -s o_$f.csv ] || { echo "# no o_$f.csv"; ok=1; }; done
-[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: near2dzoom (line 24)$' o.err && grep -q '^farfield_1: .*realised gain' o.out || ok=1
+[ ! -e o_feed_waveforms.csv ] && [ -s o_near1.vtr ] && [ -s o_near2.vtr ] && grep -q 'not used: plot3dgeom (line 24)$' o.err && grep -q '^farfield_1: .*realised gain' o.out || ok=1
 grep -q '^nearfield_2: |E| on the cell layer' o.out || ok=1
 [ "$(cut -d, -f1 o_far1d_1.csv | sort -u | tr '\n' ' ')" = "3 GHZ 3 GHZ LHCP 3 GHZ MAJOR 3 GHZ MINOR 3 GHZ RHCP curve " ] || ok=1
-result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb, matchingloss); near2dzoom named as not used"
+result $ok "OpenFDTD's plot keys: drawn as asked (plotfeed = 0 none; far1dcomponent = 0 1 1: |E| with the ellipse's axes and the circular parts; Ez's and |E|'s maps, |E| on a line, near2ddb, matchingloss); plot3dgeom (a 3-D view of the geometry) named as not used"
 rm -f o_* o.*
 
 # near-field lines: |E| is the root of the sum of its components' squares, cell by cell
@@ -226,6 +226,15 @@ if [ $png = yes ]; then # the outline marks the cells the wire crosses, and noth
   [ "$(tr '\n' ' ' <outline.txt)" = "differ same " ]
   result $? "near2d-outline draws the wire on the plane through it (y = 0) and nothing on one it does not cross (x = 0.06)"
 fi
+if [ $png = yes ]; then # near2d-zoom: the window's cells alone (10 x 21 of 30 x 31, magnified 25x); near2d-frames: a picture a phase
+  "$bin" --progress=0 --input=lines.in --output=z --volume=no --slice=none --frequencies=2e9 --nearfield='ez y 0' \
+    --near2d-zoom='-0.025 0.025 -0.05 0.05' --near2d-frames=3 >z.out 2>&1
+  size=$(od -An -tu1 -j16 -N8 z_near1.png | awk '{ print $3 * 256 + $4, $7 * 256 + $8 }')
+  [ "$size" = "250 525" ] && [ -s z_near1_frame1.png ] && [ -s z_near1_frame3.png ] && [ ! -e z_near1_frame4.png ] &&
+    grep -q 'and 3 frames z_near1_frame1.png' z.out
+  result $? "near2d-zoom draws the window's cells (got ${size:-nothing} pixels), near2d-frames=3 three pictures"
+  rm -f z_* z.out
+fi
 
 # bad values: FILE:LINE, exit 2
 { cat dipole.in; echo 'plot = smith nonsense'; } >bad1.in
@@ -240,6 +249,7 @@ bad 2 "nearline: expected" --input=dipole.in --nearline='ez x 0'
 bad 2 "nearline: 0.5 is outside the domain along y" --input=dipole.in --nearline='ez x 0.5 0'
 bad 2 "command line: nearline: at most 8 planes in all" --input=dipole.in --nearfield='e x 0' --nearfield='h y 0' --nearline='e z 0 0'
 bad 2 "command line: near1d-scale: expected 'MIN MAX'" --input=dipole.in --near1d-scale='1 1'
+bad 2 "command line: near2d-zoom: expected 'U0 U1 V0 V1'" --input=dipole.in --near2d-zoom='0 1 2'
 bad 2 "command line: near2d-scale: expected 'MIN MAX'" --input=dipole.in --near2d-scale='-20'
 bad 2 "command line: far2d-component: 'x' is none of total, theta" --input=dipole.in --far2d-component=x
 grep -v '^farfield' dipole.in >nofar.in

@@ -123,6 +123,10 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
     return emit(o, line, "%s = %s %s", key[4] == '1' ? "near1d-scale" : "near2d-scale", t[2], t[3]) ? -1 : 1;
   if (!strcmp(key, "near1dnoinc") || !strcmp(key, "near2dnoinc"))
     return emit(o, line, "%s = %s", key[4] == '1' ? "near1d-noinc" : "near2d-noinc", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "near2dzoom") && nt >= 6) /* OpenFDTD takes either order */
+    return emit(o, line, "near2d-zoom = %.17g %.17g %.17g %.17g", fmin(atof(t[2]), atof(t[3])), fmax(atof(t[2]), atof(t[3])),
+                fmin(atof(t[4]), atof(t[5])), fmax(atof(t[4]), atof(t[5]))) ? -1 : 1;
+  if (!strcmp(key, "near2dframe")) return emit(o, line, "near2d-frames = %s", t[2]) ? -1 : 1;
   if (!strcmp(key, "matchingloss")) return emit(o, line, "matching-loss = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "near2ddim") || !strcmp(key, "far2dobj") || !strcmp(key, "freqdiv"))
     return 1; /* OpenFDTD's own views: hd draws the 2-D maps always, the 3-D ones are ParaView's, its ticks its own */

@@ -100,6 +100,20 @@ void fdtd_plot_keys_free(fdtd_plot_keys *k) {
   cli_list_free(&k->far1d);
 }
 
+static int numbers(const char *text, double *v, int max) {
+  int k = 0;
+  char *end;
+  const char *s = text;
+  for (;;) {
+    while (*s == ' ' || *s == ',' || *s == '\t') ++s;
+    if (!*s) return k;
+    if (k == max) return -1;
+    v[k] = strtod(s, &end);
+    if (end == s || !isfinite(v[k])) return -1;
+    ++k, s = end;
+  }
+}
+
 /* "file:line: " or "command line: " of an option the user gave. */
 static void where(cli_opt *opts, const char *name, const char *input, char *buf, size_t n) {
   const cli_opt *o = cli_find(opts, name);
@@ -123,6 +137,14 @@ int fdtd_plots_parse(fdtd_plots *p, const fdtd_plot_keys *k, cli_opt *opts, cons
   p->cartesian = k->style, p->db = k->db, p->normalize = k->normalize;
   p->line_db = k->line_db, p->map_db = k->map_db, p->contour = k->contour, p->outline = k->outline;
   p->line_noinc = k->line_noinc, p->map_noinc = k->map_noinc;
+  p->frames = (int)k->frames;
+  where(opts, "near2d-zoom", input, at, sizeof at);
+  if (k->zoom[0]) {
+    double v[4];
+    if (numbers(k->zoom, v, 4) != 4 || !(v[0] < v[1]) || !(v[2] < v[3]))
+      return snprintf(err, n, "%s: near2d-zoom: expected 'U0 U1 V0 V1' with U0 < U1, V0 < V1, not '%.60s'", at, k->zoom), -1;
+    p->zoom = 1, p->zoom_u[0] = v[0], p->zoom_u[1] = v[1], p->zoom_v[0] = v[2], p->zoom_v[1] = v[3];
+  }
   for (i = 0; i < k->plot.count; ++i)
     if (led(fdtd_plots_names(p, k->plot.value[i], err, n), k->plot.where[i], err, n)) return -1;
   for (i = 0; i < k->far1d.count; ++i)
@@ -168,20 +190,6 @@ int fdtd_plots_names(fdtd_plots *p, const char *text, char *err, size_t n) {
     s += len;
   }
   return 0;
-}
-
-static int numbers(const char *text, double *v, int max) {
-  int k = 0;
-  char *end;
-  const char *s = text;
-  for (;;) {
-    while (*s == ' ' || *s == ',' || *s == '\t') ++s;
-    if (!*s) return k;
-    if (k == max) return -1;
-    v[k] = strtod(s, &end);
-    if (end == s || !isfinite(v[k])) return -1;
-    ++k, s = end;
-  }
 }
 
 int fdtd_plots_far0d(fdtd_plots *p, const char *text, char *err, size_t n) {

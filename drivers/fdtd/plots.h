@@ -60,6 +60,8 @@ typedef struct fdtd_plots {
   int map_db, contour, outline; /* near2d-db, near2d-contour, near2d-outline: the maps' scale and lines */
   double line_lo, line_hi, map_lo2, map_hi2; /* near1d-scale, near2d-scale (lo < hi), else from the values */
   int line_noinc, map_noinc; /* near1d-noinc, near2d-noinc: under a plane wave the scattered field alone */
+  int zoom, frames;          /* near2d-zoom: the maps' window; near2d-frames: pictures of the field through a period */
+  double zoom_u[2], zoom_v[2];
 } fdtd_plots;
 
 /* A cell layer normal to axis and a component on it (the slice, the
@@ -92,8 +94,9 @@ int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m
 /* The keys as given, and their rows of the option table. */
 typedef struct fdtd_plot_keys {
   cli_list plot, far1d;
-  char far0d[64], component[64], scale[64], map_component[96], map_scale[64], line_scale[64], near_scale[64];
+  char far0d[64], component[64], scale[64], map_component[96], map_scale[64], line_scale[64], near_scale[64], zoom[128];
   int style, db, normalize, line_db, map_db, contour, outline, far2d_db, line_noinc, map_noinc;
+  long frames;
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
   {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
@@ -113,6 +116,8 @@ typedef struct fdtd_plot_keys {
   {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near1d-noinc", CLI_FLAG, &(k).line_noinc, "yes|no", "under a plane wave the nearline pictures of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-noinc", CLI_FLAG, &(k).map_noinc, "yes|no", "under a plane wave the nearfield maps of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
+  {"near2d-zoom", CLI_STRING, (k).zoom, "U0 U1 V0 V1", "the part of the nearfield maps drawn: U and V the plane's axes in order (y z, x z, x y)", 1, 0, sizeof (k).zoom, NULL, 0, 0, 0}, \
+  {"near2d-frames", CLI_INT, &(k).frames, "N", "N pictures of each nearfield map's field through a period at the first frequency, PREFIX_nearK_frameJ.png (default 0)", 0, 360, 0, NULL, 0, 0, 0}, \
   {"near1d-scale", CLI_STRING, (k).line_scale, "MIN MAX", "the nearline pictures' value axis (default: from the values)", 1, 0, sizeof (k).line_scale, NULL, 0, 0, 0}, \
   {"near2d-scale", CLI_STRING, (k).near_scale, "MIN MAX", "the nearfield maps' colour scale (default: 0 to the peak, in dB 40 dB under it)", 1, 0, sizeof (k).near_scale, NULL, 0, 0, 0}
 

@@ -567,28 +567,38 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   }
   if (hd_out_commit(&vtr, err, en)) goto done;
   printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, what, layer, 'x' + axis, path);
-  if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up */
+  if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up, the window near2d-zoom asks */
     const fdtd_plots *p = s->plots;
-    const int db = p && p->map_db;
-    for (q = 0; q < nv; ++q)
-      for (c = 0; c < nu; ++c) {
+    const int db = p && p->map_db, frames = p ? p->frames : 0;
+    long c0 = 0, c1 = nu, q0 = 0, q1 = nv, wu, wv;
+    double peak = 0;
+    if (p && p->zoom) { /* the cells whose centres lie in the window */
+      while (c0 < nu - 1 && 0.5 * (in->node[u][c0] + in->node[u][c0 + 1]) < p->zoom_u[0]) ++c0;
+      while (c1 > c0 + 1 && 0.5 * (in->node[u][c1 - 1] + in->node[u][c1]) > p->zoom_u[1]) --c1;
+      while (q0 < nv - 1 && 0.5 * (in->node[v][q0] + in->node[v][q0 + 1]) < p->zoom_v[0]) ++q0;
+      while (q1 > q0 + 1 && 0.5 * (in->node[v][q1 - 1] + in->node[v][q1]) > p->zoom_v[1]) --q1;
+    }
+    wu = c1 - c0, wv = q1 - q0;
+    for (q = q0; q < q1; ++q)
+      for (c = c0; c < c1; ++c) {
         const double a = amp[q * nu + c];
-        top = fmax(top, img[(nv - 1 - q) * nu + c] = db ? 20 * log10(a > 1e-300 ? a : 1e-300) : a);
+        peak = fmax(peak, a);
+        top = fmax(top, img[(wv - 1 - (q - q0)) * wu + c - c0] = db ? 20 * log10(a > 1e-300 ? a : 1e-300) : a);
       }
     if (p && p->outline && !(region = (unsigned char *)malloc((size_t)ncell))) {
       snprintf(err, en, "nearfield: out of host memory");
       goto done;
     }
-    for (q = 0; region && q < nv; ++q) /* the geometry within half a cell of each cell's centre: plates and wires show */
-      for (c = 0; c < nu; ++c) {
+    for (q = q0; region && q < q1; ++q) /* the geometry within half a cell of each cell's centre: plates and wires show */
+      for (c = c0; c < c1; ++c) {
         double at[3];
         const double du = in->node[u][c + 1] - in->node[u][c], dv = in->node[v][q + 1] - in->node[v][q];
         at[axis] = 0.5 * (lay[0] + lay[1]), at[u] = in->node[u][c] + 0.5 * du, at[v] = in->node[v][q] + 0.5 * dv;
-        region[(nv - 1 - q) * nu + c] = (unsigned char)fdtd_input_material_at(in, at, 0.51 * fmax(du, dv));
+        region[(wv - 1 - (q - q0)) * wu + c - c0] = (unsigned char)fdtd_input_material_at(in, at, 0.51 * fmax(du, dv));
       }
     snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
     if (hd_out_open(&png, path, err, en)) goto done;
-    if (hd_png_write_map_lines(&png, (int)nu, (int)nv, img, p && p->map_lo2 < p->map_hi2 ? p->map_lo2 : db ? top - 40 : 0.0,
+    if (hd_png_write_map_lines(&png, (int)wu, (int)wv, img, p && p->map_lo2 < p->map_hi2 ? p->map_lo2 : db ? top - 40 : 0.0,
                                p && p->map_lo2 < p->map_hi2 ? p->map_hi2 : top > (db ? -HUGE_VAL : 0) ? top : 1.0,
                                HD_PNG_SEQUENTIAL, p && p->contour ? 10 : 0, region, err, en) ||
         hd_out_commit(&png, err, en)) {
@@ -596,6 +606,27 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
       goto done;
     }
     printf(" %s", path);
+    for (f = 0; f < frames; ++f) { /* the field at phase 2 pi f / frames of a period: a component, or |E| of the three */
+      const double ph = 2 * PI * f / frames, cs = cos(ph), sn = sin(ph);
+      for (q = q0; q < q1; ++q)
+        for (c = c0; c < c1; ++c) {
+          double sum = 0, val = 0;
+          for (j = 0; j < m->count; ++j) {
+            const double *x = acc[j];
+            val = x[q * nu + c] * cs - x[ncell + q * nu + c] * sn, sum += val * val;
+          }
+          img[(wv - 1 - (q - q0)) * wu + c - c0] = vec ? sqrt(sum) : val;
+        }
+      snprintf(path, sizeof path, "%s_near%d_frame%d.png", prefix, k, f + 1);
+      if (hd_out_open(&png, path, err, en)) goto done;
+      if (hd_png_write_map_lines(&png, (int)wu, (int)wv, img, vec ? 0.0 : -(peak > 0 ? peak : 1), peak > 0 ? peak : 1,
+                                 vec ? HD_PNG_SEQUENTIAL : HD_PNG_DIVERGING, 0, region, err, en) ||
+          hd_out_commit(&png, err, en)) {
+        hd_out_abort(&png);
+        goto done;
+      }
+    }
+    if (frames) printf(" and %d frames %s_near%d_frame1.png ...", frames, prefix, k);
   }
   printf("\n");
   rc = 0;
