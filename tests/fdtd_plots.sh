@@ -208,6 +208,14 @@ ok=$?
 paste -d, n_line1.csv n_line2.csv n_line3.csv n_line4.csv | awk -F, 'NR > 1 { e = sqrt($6 * $6 + $9 * $9 + $12 * $12); n++
   if ($2 != $5 || (e - $3) * (e - $3) > 1e-12 * e * e) bad = 1 } END { exit bad || n != 5 * 31 }' || ok=1
 result $ok "nearline = e: |E| along z equals the root of |Ex|^2 + |Ey|^2 + |Ez|^2 of the three component lines, at each of 31 cells and 5 frequencies"
+# the map's CSV: a line through the plane is the map's row
+"$bin" --progress=0 --input=lines.in --output=c --volume=no --slice=none --nearfield='e z 0.01' --nearline='e x 0.0025 0.01' >c.out 2>&1
+awk -F, 'NR > 1 && $2 == 0.0025 { print "r," $1 "," $3 }' c_near1.csv | sed '1i h' >row.csv
+awk -F, 'NR > 1 && $1 == "2 GHZ"' c_line1.csv | sed '1i h' >l1.csv
+same_columns row.csv 3 l1.csv 3 1e-20 && same_columns row.csv 2 l1.csv 2 1e-12 && grep -q '^nearfield_1: |E| on .* c_near1.csv' c.out
+result $? "nearfield's CSV beside its picture: the row through a nearline's cells holds the line's values"
+rm -f c_* c.out row.csv l1.csv
+
 # near1d-db: the same line in dB
 "$bin" --progress=0 --input=lines.in --output=d --volume=no --slice=none --nearline='e z 0.03 0' --near1d-db=yes >d.out 2>d.err
 paste -d, n_line1.csv d_line1.csv | awk -F, 'NR > 1 { d = 20 * log($3) / log(10) - $6; n++; if (d * d > 1e-10) bad = 1 }
@@ -252,6 +260,8 @@ bad 2 "command line: near1d-scale: expected 'MIN MAX'" --input=dipole.in --near1
 bad 2 "command line: near2d-zoom: expected 'U0 U1 V0 V1'" --input=dipole.in --near2d-zoom='0 1 2'
 bad 2 "command line: near2d-scale: expected 'MIN MAX'" --input=dipole.in --near2d-scale='-20'
 bad 2 "command line: far2d-component: 'x' is none of total, theta" --input=dipole.in --far2d-component=x
+sed 's/^plotfar1d = X 36$/plotfar1d = Q 36/' dipole.ofd >bad.ofd
+bad 2 "bad.ofd:16: plot-far1d: expected" --input=bad.ofd
 grep -v '^farfield' dipole.in >nofar.in
 bad 2 "plot-far0d: give farfield too" --input=nofar.in
 finish

@@ -567,6 +567,19 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   }
   if (hd_out_commit(&vtr, err, en)) goto done;
   printf("nearfield_%d: %s on the cell layer %ld along %c: %s", k, what, layer, 'x' + axis, path);
+  snprintf(path, sizeof path, "%s_near%d.csv", prefix, k); /* the amplitudes the picture draws, cell centres */
+  if (hd_out_open(&png, path, err, en)) goto done;
+  fprintf(png.f, "%c,%c", 'x' + u, 'x' + v);
+  for (f = 0; f < s->nfar; ++f) fprintf(png.f, ",%s_%.6g_Hz", what, s->freq[s->far0 + f]);
+  fprintf(png.f, "\n");
+  for (q = 0; q < nv; ++q)
+    for (c = 0; c < nu; ++c) {
+      fprintf(png.f, "%.9g,%.9g", 0.5 * (in->node[u][c] + in->node[u][c + 1]), 0.5 * (in->node[v][q] + in->node[v][q + 1]));
+      for (f = 0; f < s->nfar; ++f) fprintf(png.f, ",%.9g", amp[(size_t)f * ncell + q * nu + c]);
+      fprintf(png.f, "\n");
+    }
+  if (hd_out_commit(&png, err, en)) goto done;
+  printf(" %s", path);
   if (HD_PNG_BUILT) { /* the amplitude at the first frequency, second in-plane axis up, the window near2d-zoom asks */
     const fdtd_plots *p = s->plots;
     const int db = p && p->map_db, frames = p ? p->frames : 0;
