@@ -354,7 +354,7 @@ static int read_table(const char *path, table *t, char *err, size_t en) {
   FILE *f = fopen(path, "r");
   char *line = NULL;
   size_t cap = 0, have = 0;
-  int c;
+  int c, oom = 0;
   memset(t, 0, sizeof *t);
   if (!f) return snprintf(err, en, "cannot read %.900s back for its picture", path), -1;
   if (getline(&line, &cap, f) > 0)
@@ -363,7 +363,10 @@ static int read_table(const char *path, table *t, char *err, size_t en) {
     char *s = line, *end;
     if ((size_t)(t->rows + 1) * t->cols > have) {
       double *v = (double *)realloc(t->v, (have = 2 * have + 1024 * (size_t)t->cols) * sizeof(double));
-      if (!v) break;
+      if (!v) {
+        oom = 1;
+        break;
+      }
       t->v = v;
     }
     for (c = 0; c < t->cols; ++c, s = end + (*end == ',')) {
@@ -374,7 +377,10 @@ static int read_table(const char *path, table *t, char *err, size_t en) {
   }
   free(line);
   fclose(f);
-  if (!t->v && t->rows) return snprintf(err, en, "out of host memory reading %.900s", path), -1;
+  if (oom) {
+    free(t->v), t->v = NULL;
+    return snprintf(err, en, "out of host memory reading %.900s back", path), -1;
+  }
   return 0;
 }
 
