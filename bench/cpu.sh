@@ -79,3 +79,17 @@ for p in single double; do
   sh "$here/nbody.sh" "$top/drivers/hd-nbody" openmp "$p:16384:3" tuned | tail -n 1 |
     awk -v s="$s" '{ printf "%s  scalar one-thread %.4g interactions/s: speed-up %.1fx\n", $0, s, $6 / s }'
 done
+
+echo "-- cavity: Re = 1000 on 256^2 from rest to the steady state (--steady=1e-4), double, OpenMP --"
+echo "   march         solver  steps     seconds  psi_min     max|u-Ghia| max|v-Ghia|"
+for run in "time mg" "time fft" "local fft"; do
+  set -- $run
+  extra=
+  [ "$1" = local ] && extra=--local-dt=0.9
+  "$top/drivers/hd-cavity" --n=256 --re=1000 --solver="$2" $extra --backend=openmp --png=no --progress=0 \
+    --output="${TMPDIR:-/tmp}/hd_bench_cavity" 2>&1 |
+    awk -v m="$1" -v s="$2" -F': ' '{ k[$1] = $2 }
+      END { printf "   %-13s %-7s %-9s %-8.3g %-11s %-11s %s\n", (m == "local" ? "local 0.9" : "time-accurate"), s,
+              k["steps"], k["wall_seconds"], k["psi_min"], k["ghia_max_du"], k["ghia_max_dv"] }'
+done
+rm -f "${TMPDIR:-/tmp}"/hd_bench_cavity*

@@ -7,6 +7,12 @@
 #include "backend.h"
 #include "tap.h"
 
+#if defined(HD_HAVE_FFTW) /* config.h, through backend.h */
+#define TEST_HAVE_FFTW 1
+#else
+#define TEST_HAVE_FFTW 0
+#endif
+
 typedef struct test_backend {
   const hd_core_ops *core;
   hd_ctx ctx;

@@ -18,14 +18,19 @@ printf 'n = 32\n\001\002\003\377junk\n' >junk.in
 bad 2 "typo.in:3: unknown key 'stedy' (did you mean 'steady'?)" --input=typo.in
 bad 2 "negre.in:2: re: -5 is out of range" --input=negre.in
 bad 2 "--n: 2 is out of range" --n=2
-bad 2 "n: multigrid needs n = m 2^k with m <= 64; n = 130 coarsens only to 65" --n=130
+bad 2 "n: multigrid needs n = m 2^k with m <= 64; n = 130 coarsens only to 65" --n=130 --solver=mg
 bad 2 "dt: 0.01 exceeds the stability limit 0.002" --n=64 --dt=0.01
 bad 2 "tol: 1e-08 is below what single precision reaches on 256^2" --n=256 --precision=single --tol=1e-8
-bad 2 "omega: only SOR takes a relaxation factor" --omega=1.5
+bad 2 "omega: only SOR takes a relaxation factor" --omega=1.5 --solver=mg
 bad 2 "--omega: 2.5 is out of range" --solver=sor --omega=2.5
-bad 2 "--solver: 'cg' is not one of sor|mg" --solver=cg
+bad 2 "--solver: 'cg' is not one of sor|mg|fft|auto" --solver=cg
 bad 2 "steady: 1e-12 is below the rounding of w per unit time" --steady=1e-12
 bad 2 "grid too large for memory" --n=1048576 --solver=sor
+bad 2 "--local-dt: 1.5 is out of range" --local-dt=1.5
+bad 2 "--local-dt: 0 is out of range" --local-dt=0
+if [ -z "${FFTW_LIBS:-}" ]; then
+  bad 2 "solver: fft runs on CPU backends built with FFTW3 (configure found none)" --solver=fft --n=16
+fi
 bad 2 "cannot write" --output=/nonexistent/dir/out --n=16
 
 bad 2 "dup.in:3: duplicate key 'n' (first set on line 1)" --input=dup.in
@@ -53,6 +58,27 @@ clean_dir
 run --n=30 --re=100 --solver=sor --steps=200 --steady=0
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^steps: 200$' stdout && grep -q '^solver: sor$' stdout && echo 0 || echo 1) \
   "SOR on a grid that is not a power of two; --steady=0 runs every step"
+
+# auto: FFT on a CPU built with FFTW3, else multigrid where n coarsens, else SOR
+clean_dir
+run --n=32 --re=100 --steps=10 --steady=0 --png=no
+want=mg
+[ -n "${FFTW_LIBS:-}" ] && want=fft
+result $([ "$(cat rc)" -eq 0 ] && grep -q "^solver: $want\$" stdout && echo 0 || echo 1) "--solver=auto takes $want here"
+clean_dir
+run --n=30 --re=100 --steps=10 --steady=0 --png=no --omega=1.5
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^solver: sor$' stdout && echo 0 || echo 1) "--solver=auto with --omega takes SOR"
+
+# local pseudo-time steps: the same steady state in fewer steps
+clean_dir
+run --n=32 --re=400 --steady=1e-6 --png=no
+mv stdout global.txt
+run --n=32 --re=400 --steady=1e-6 --png=no --local-dt=0.9
+g=$(sed -n 's/^steps: //p' global.txt) l=$(sed -n 's/^steps: //p' stdout)
+pg=$(sed -n 's/^psi_min: //p' global.txt) pl=$(sed -n 's/^psi_min: //p' stdout)
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^steady: yes$' stdout &&
+  awk -v g="${g:-0}" -v l="${l:-0}" -v a="${pg:-1}" -v b="${pl:-9}" 'BEGIN { d = a - b; exit !(2 * l < g && d * d < 1e-10) }' &&
+  echo 0 || echo 1) "--local-dt=0.9: steady at Re = 400 in $l steps against $g, psi_min $pl against $pg"
 
 clean_dir
 run --bench --n=32

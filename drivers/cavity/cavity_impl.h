@@ -10,6 +10,10 @@
 #include <hd/cavity.h>
 #include <hd/memory.h>
 #include <hd/poisson.h>
+#if defined(HD_HAVE_FFTW) && !defined(HD_BACKEND_CUDA)
+#define CAVITY_HAVE_FFT 1
+#include <hd/poisson_fft.h>
+#endif
 
 #include "state_io.h"
 #include "sys.h"
@@ -18,23 +22,41 @@ typedef struct cavity_solver {
   int kind;
   hd_pois_sor sor;
   hd_pois_mg mg;
+#if defined(CAVITY_HAVE_FFT)
+  hd_pois_fft fft;
+#endif
 } cavity_solver;
 
 static void cv_solver_destroy(hd_ctx *ctx, cavity_solver *s) {
-  if (s->kind == CAVITY_SOR)
-    hd_pois_sor_destroy(ctx, &s->sor);
-  else
-    hd_pois_mg_destroy(ctx, &s->mg);
+  if (s->kind == CAVITY_SOR) hd_pois_sor_destroy(ctx, &s->sor);
+  if (s->kind == CAVITY_MG) hd_pois_mg_destroy(ctx, &s->mg);
+#if defined(CAVITY_HAVE_FFT)
+  if (s->kind == CAVITY_FFT) hd_pois_fft_destroy(ctx, &s->fft);
+#endif
 }
 
 static hd_status cv_solver_create(hd_ctx *ctx, cavity_solver *s, int kind, long n, double h) {
   memset(s, 0, sizeof *s);
   s->kind = kind;
-  return kind == CAVITY_SOR ? hd_pois_sor_create(ctx, &s->sor, n, h) : hd_pois_mg_create(ctx, &s->mg, n, h);
+  if (kind == CAVITY_SOR) return hd_pois_sor_create(ctx, &s->sor, n, h);
+  if (kind == CAVITY_MG) return hd_pois_mg_create(ctx, &s->mg, n, h);
+#if defined(CAVITY_HAVE_FFT)
+  return hd_pois_fft_create(ctx, &s->fft, n, h);
+#else
+  s->kind = -1; /* nothing to destroy */
+#if defined(HD_BACKEND_CUDA)
+  return hd_fail(ctx, HD_ERR_ARG, "cavity: the FFT Poisson solve runs on CPU backends; on cuda use mg");
+#else
+  return hd_fail(ctx, HD_ERR_ARG, "cavity: the FFT Poisson solve needs FFTW3, which configure did not find");
+#endif
+#endif
 }
 
 static hd_status cv_solve(hd_ctx *ctx, cavity_solver *s, hd_real *u, const hd_real *f, const hd_pois_opts *o,
                           hd_pois_result *r) {
+#if defined(CAVITY_HAVE_FFT)
+  if (s->kind == CAVITY_FFT) return hd_pois_fft_solve(ctx, &s->fft, u, f, o, r);
+#endif
   return s->kind == CAVITY_SOR ? hd_pois_sor_solve(ctx, &s->sor, u, f, o, r)
                                : hd_pois_mg_solve(ctx, &s->mg, u, f, o, r);
 }
@@ -50,7 +72,7 @@ typedef struct cavity_state {
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
   void *user;
-  /* multigrid on a split grid: every block solves the whole grid (the
+  /* multigrid or FFT on a split grid: every block solves the whole grid (the
    * same solve as one rank's, so the same bits) from the gathered psi and
    * vorticity, then keeps its rows; whole-grid arrays here and on the host */
   hd_real *whole_psi, *whole_f, *host_psi, *host_f;
@@ -89,12 +111,13 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   st->pois = p->pois;
   st->halo = p->halo, st->max = p->max, st->user = p->user;
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
-  if (s == HD_OK && p->rows && p->solver == CAVITY_MG) { /* a block solving the whole grid */
+  st->a.local = (hd_real)p->local;
+  if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
     const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
     st->gather = p->gather;
-    if (!st->gather) s = hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid on a split grid needs the gather hook");
-    if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, CAVITY_MG, p->n, p->length / (double)p->n);
+    if (!st->gather) s = hd_fail(ctx, HD_ERR_ARG, "cavity: a whole-grid solver on a split grid needs the gather hook");
+    if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_psi, whole);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_f, whole);
     if (s == HD_OK && (!(st->host_psi = (hd_real *)hd_host_alloc(whole)) || !(st->host_f = (hd_real *)hd_host_alloc(whole))))
@@ -125,7 +148,7 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   return HD_OK;
 }
 
-/* The Poisson solve of a block with multigrid: the blocks' rows of psi
+/* The Poisson solve of a block with a whole-grid solver (multigrid, FFT): the blocks' rows of psi
  * (the first guess) and of the vorticity gathered into whole arrays, the
  * whole grid solved as one rank solves it, this block's rows (ghost rows
  * included) kept. */

@@ -10,12 +10,14 @@
 
 #include "backend.h"
 
-enum { CAVITY_SOR = 0, CAVITY_MG = 1 };
+/* the --solver choices, in order; auto resolves to one of the others */
+enum { CAVITY_SOR = 0, CAVITY_MG = 1, CAVITY_FFT = 2, CAVITY_AUTO = 3 };
 
 typedef struct cavity_problem {
   long n;          /* cells per side */
   double length, lid, nu, dt;
-  int solver;      /* CAVITY_SOR or CAVITY_MG */
+  int solver;      /* CAVITY_SOR, CAVITY_MG or CAVITY_FFT */
+  double local;    /* local pseudo-time steps, fraction of each node's limit (0: dt everywhere) */
   hd_pois_opts pois;
   /* a block of rows [jlo, jhi) of a grid split over ranks (rows 0: the
    * whole grid), held with a ghost row each side; hooks that fill the

@@ -20,11 +20,16 @@
 #include "sys.h"
 
 #define PROG "hd-cavity"
+#if defined(HD_HAVE_FFTW)
+#define CAVITY_FFTW_BUILT 1
+#else
+#define CAVITY_FFTW_BUILT 0
+#endif
 
 typedef struct cavity_cli {
   hd_drv_common com;
   long n, steps, max_iter, check_every, monitor_every;
-  double re, lid, dt, tol, omega, steady;
+  double re, lid, dt, tol, omega, steady, local;
   int solver, png;
 } cavity_cli;
 
@@ -35,7 +40,7 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
   const double floor = 0.5 * eps * (double)c->n * (double)c->n; /* residual reachable, relative */
   const double dtmax = hd_cav_dt_max(h, c->lid / c->re, c->lid);
   memset(p, 0, sizeof *p);
-  p->n = c->n, p->length = 1.0, p->lid = c->lid, p->nu = c->lid / c->re, p->solver = c->solver;
+  p->n = c->n, p->length = 1.0, p->lid = c->lid, p->nu = c->lid / c->re, p->solver = c->solver, p->local = c->local;
   p->dt = cli_find(opts, "dt")->seen ? c->dt : 0.5 * dtmax;
   if (p->dt > dtmax) {
     snprintf(err, n, "dt: %g exceeds the stability limit %g (nu dt/h^2 <= 1/4 and U^2 dt/nu <= 2)", p->dt, dtmax);
@@ -48,10 +53,9 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
              c->com.precision == 1 ? " or use --precision=double" : "");
     return -1;
   }
-  p->pois.max_iter = cli_find(opts, "max-iter")->seen ? c->max_iter : c->solver == CAVITY_SOR ? 20 * c->n : 50;
   p->pois.check_every = (int)c->check_every;
   p->pois.omega = c->omega;
-  if (c->omega > 0 && c->solver == CAVITY_MG) {
+  if (c->omega > 0 && c->solver != CAVITY_SOR && c->solver != CAVITY_AUTO) {
     snprintf(err, n, "omega: only SOR takes a relaxation factor");
     return -1;
   }
@@ -62,6 +66,37 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
     return -1;
   }
   return 0;
+}
+
+/* The streamfunction solver once the backend is known: auto takes the FFT
+ * solve on CPUs built with FFTW3, else multigrid where n coarsens, else
+ * SOR (and SOR when a relaxation factor is given). */
+static int choose_solver(cavity_cli *c, cli_opt *opts, cavity_problem *p, int backend, char *err, size_t n) {
+  hd_pois_mg m;
+  hd_ctx probe;
+  int mg_fits;
+  memset(&probe, 0, sizeof probe);
+  mg_fits = hd_pois_mg_plan(&probe, &m, c->n, 1.0);
+  if (c->solver == CAVITY_AUTO)
+    c->solver = c->omega > 0                                   ? CAVITY_SOR
+                : backend != HD_B_CUDA && CAVITY_FFTW_BUILT        ? CAVITY_FFT
+                : mg_fits                                      ? CAVITY_MG
+                                                               : CAVITY_SOR;
+  if (c->solver == CAVITY_MG && !mg_fits) {
+    snprintf(err, n, "n: %s", probe.msg + strlen("poisson: "));
+    return -1;
+  }
+  if (c->solver == CAVITY_FFT && (backend == HD_B_CUDA || !CAVITY_FFTW_BUILT)) {
+    snprintf(err, n, "solver: fft runs on CPU backends built with FFTW3%s", backend == HD_B_CUDA ? "; on cuda use mg" : " (configure found none)");
+    return -1;
+  }
+  p->solver = c->solver;
+  p->pois.max_iter = cli_find(opts, "max-iter")->seen ? c->max_iter : c->solver == CAVITY_SOR ? 20 * c->n : 50;
+  return 0;
+}
+
+static const char *solver_name(int solver) {
+  return solver == CAVITY_SOR ? "SOR" : solver == CAVITY_MG ? "multigrid" : "FFT";
 }
 
 static double centre(const double *f, long n, int along_x, double s) {
@@ -135,10 +170,11 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
                      hd_ctx *ctx) {
   const long n = c->n, count = (n + 1) * (n + 1);
   double *f = (double *)malloc((size_t)count * sizeof(double)), *u = (double *)calloc((size_t)count, sizeof(double));
-  double secs[2] = {0, 0}, sweep = 0.0, bw = 0.0, step_secs[2] = {0, 0};
+  double secs[3] = {0, 0, 0}, sweep = 0.0, bw = 0.0, step_secs[3] = {0, 0, 0};
   const long sweeps = n >= 2048 ? 50 : 200;
+  const int solvers = core->id != HD_B_CUDA && CAVITY_FFTW_BUILT ? 3 : 2; /* SOR, multigrid, FFT */
   hd_pois_opts o;
-  hd_pois_result r[2], rs;
+  hd_pois_result r[3], rs;
   int k;
   if (!f || !u) {
     free(f), free(u);
@@ -150,13 +186,13 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
   memset(&o, 0, sizeof o);
   o.tol = 0.0, o.max_iter = sweeps, o.check_every = (int)sweeps;
   if (ops->poisson(ctx, n, 1.0 / n, CAVITY_SOR, &o, f, u, &rs, &sweep) != HD_ERR_NOCONV) goto fail;
-  for (k = 0; k < 2; ++k) { /* cold solves to the tolerance */
+  for (k = 0; k < solvers; ++k) { /* cold solves to the tolerance */
     memset(u, 0, (size_t)count * sizeof(double));
     o = p->pois;
     o.max_iter = k == CAVITY_SOR ? 100 * n : 200;
     if (ops->poisson(ctx, n, 1.0 / n, k, &o, f, u, &r[k], &secs[k]) != HD_OK) goto fail;
   }
-  for (k = 0; k < 2; ++k) { /* 20 time steps after 20 of warm-up */
+  for (k = 0; k < solvers; ++k) { /* 20 time steps after 20 of warm-up */
     cavity_problem q = *p;
     cavity_progress pr;
     void *state = NULL;
@@ -185,11 +221,15 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
            "sor_sweep_seconds: %.6g\nsor_sweep_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\n"
            "sor_sweep_fraction_of_copy: %.3f\n"
            "poisson_tolerance: %g\nsor_solve_seconds: %.6g\nsor_solve_sweeps: %ld\nsor_solve_checks: %ld\n"
-           "mg_solve_seconds: %.6g\nmg_solve_cycles: %ld\nmg_speedup_over_sor: %.3g\n"
-           "step_seconds_sor: %.6g\nstep_seconds_mg: %.6g\n",
+           "mg_solve_seconds: %.6g\nmg_solve_cycles: %ld\nmg_speedup_over_sor: %.3g\n",
            core->name, ctx->device_name, ops->precision, n, sweep / sweeps, rate / 1e9, bw / 1e9,
            bw > 0 ? rate / bw : 0.0, o.tol, secs[0], r[0].iterations, r[0].checks, secs[1], r[1].iterations,
-           secs[1] > 0 ? secs[0] / secs[1] : 0.0, step_secs[0], step_secs[1]);
+           secs[1] > 0 ? secs[0] / secs[1] : 0.0);
+    if (solvers > 2)
+      printf("fft_solve_seconds: %.6g\nfft_solves: %ld\nfft_speedup_over_mg: %.3g\n", secs[2], r[2].iterations,
+             secs[2] > 0 ? secs[1] / secs[2] : 0.0);
+    printf("step_seconds_sor: %.6g\nstep_seconds_mg: %.6g\n", step_secs[0], step_secs[1]);
+    if (solvers > 2) printf("step_seconds_fft: %.6g\n", step_secs[2]);
   }
   free(f), free(u);
   return 0;
@@ -233,6 +273,7 @@ static void ckpt_template(const cavity_problem *p, size_t real_size, hd_ckpt *ck
   hd_ckpt_param(ck, "nu", "%.17g", p->nu);
   hd_ckpt_param(ck, "lid", "%.17g", p->lid);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
+  if (p->local > 0) hd_ckpt_param(ck, "local_dt", "%.17g", p->local);
 }
 
 static int run(int argc, char **argv) {
@@ -262,13 +303,14 @@ static int run(int argc, char **argv) {
       {"n", CLI_INT, &c.n, "N", "cells per side (default 128)", 3, 1 << 20, 0, NULL, 0, 0, 0},
       {"re", CLI_REAL, &c.re, "RE", "Reynolds number U L / nu (default 1000)", 1e-6, 1e7, 0, NULL, 0, 0, 0},
       {"lid", CLI_REAL, &c.lid, "U", "lid speed (default 1; the cavity side is 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
-      {"solver", CLI_CHOICE, &c.solver, "sor|mg", "streamfunction solver (default mg)", 1, 0, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c.solver, "sor|mg|fft|auto", "streamfunction solver (default auto: fft on CPUs with FFTW3, else mg where n = m 2^k, m <= 64, else sor)", 1, 0, 0, NULL, 0, 0, 0},
       {"tol", CLI_REAL, &c.tol, "EPS", "Poisson tolerance, max|r| / max|w| (default 1e-8 double, 1e-4 single)", 0, 1, 0, NULL, 0, 0, 0},
       {"max-iter", CLI_INT, &c.max_iter, "N", "Poisson sweeps (SOR, default 20 n) or V-cycles (default 50) a step", 1, 1e12, 0, NULL, 0, 0, 0},
       {"check-every", CLI_INT, &c.check_every, "K", "SOR sweeps between residual checks (default 10)", 1, 1e9, 0, NULL, 0, 0, 0},
       {"omega", CLI_REAL, &c.omega, "W", "SOR relaxation factor (default 2/(1 + sin(pi/n)))", 1e-3, 1.999999, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c.steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"local-dt", CLI_REAL, &c.local, "F", "steady runs: each node steps at F times its own stability limit (0 < F <= 1; default 0: dt everywhere)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_psi.png with streamlines (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
@@ -277,11 +319,11 @@ static int run(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   memset(&cr, 0, sizeof cr);
   hd_drv_common_defaults(&c.com, "cavity");
-  c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_MG, c.check_every = 10, c.steps = 10000000;
+  c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_AUTO, c.check_every = 10, c.steps = 10000000;
   c.monitor_every = 100;
   c.png = HD_PNG_BUILT;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
-                         "Lid-driven cavity, vorticity-streamfunction, red-black SOR or multigrid; writes "
+                         "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes "
                          "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr and PREFIX_psi.png.")) >= 0)
     return rc;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
@@ -296,17 +338,12 @@ static int run(int argc, char **argv) {
     p.jlo = cr.dc.off[1], p.jhi = cr.dc.off[1] + cr.dc.ln[1], p.rows = cr.dc.ln[1] + 2;
     p.halo = exchange, p.max = maxima, p.gather = gather, p.user = &cr;
   }
-  if (c.solver == CAVITY_MG) {
-    hd_pois_mg m;
-    hd_ctx probe;
-    memset(&probe, 0, sizeof probe);
-    if (!hd_pois_mg_plan(&probe, &m, c.n, 1.0)) {
-      snprintf(err, sizeof err, "n: %s", probe.msg + strlen("poisson: "));
-      rc = hd_drv_usage_error(PROG, err);
-      goto out;
-    }
-  }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
+  if (choose_solver(&c, opts, &p, core->id, err, sizeof err)) {
+    core->destroy(&ctx);
+    rc = hd_drv_usage_error(PROG, err);
+    goto out;
+  }
   hd_decomp_use_backend(&cr.dc, core, &ctx);
   ops = cavity_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
@@ -323,7 +360,7 @@ static int run(int argc, char **argv) {
      * four of the whole grid */
     const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
-    const int split_mg = p.rows && c.solver == CAVITY_MG;
+    const int split_mg = p.rows && c.solver != CAVITY_SOR;
     const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : split_mg ? 0.0 : 4.0)) +
                                          (split_mg ? 6.0 * whole : 0.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
@@ -338,7 +375,7 @@ static int run(int argc, char **argv) {
   }
   if (c.com.bench) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s\n", core->name,
-            ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+            ctx.device_name, ops->precision, c.n, c.re, solver_name(c.solver), p.dt,
             why[0] ? "; " : "", why);
 
     rc = run_bench(&c, &p, ops, core, &ctx);
@@ -360,7 +397,7 @@ static int run(int argc, char **argv) {
   }
   if (root)
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s%s%s\n", core->name,
-            ctx.device_name, ops->precision, c.n, c.re, c.solver == CAVITY_SOR ? "SOR" : "multigrid", p.dt,
+            ctx.device_name, ops->precision, c.n, c.re, solver_name(c.solver), p.dt,
             cr.dc.size > 1 ? "; " : "", cr.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
   {
     const size_t whole = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double), mine = (size_t)(gn[0] * cr.dc.ln[1]) * sizeof(double);
@@ -484,7 +521,7 @@ static int run(int argc, char **argv) {
          "dt: %g\ndt_max: %g\nsolver: %s\npoisson_tolerance: %g\nsteps: %ld\ntime: %.6g\nsteady: %s\n"
          "change: %.3e\npoisson_iterations: %ld\npoisson_checks: %ld\npsi_min: %.6f\nx_min: %.4f\ny_min: %.4f\n",
          core->name, ctx.device_name, ops->precision, c.n, c.re, c.lid, p.nu, p.dt,
-         hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : "mg", p.pois.tol, step, step * p.dt,
+         hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : c.solver == CAVITY_MG ? "mg" : "fft", p.pois.tol, step, step * p.dt,
          steady ? "yes" : "no", change, iterations, checks, pmin, xmin, ymin);
   {
     const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;
