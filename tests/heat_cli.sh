@@ -191,7 +191,7 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^max: ' stdout && cmp -s generic.vti 
 bad 2 "first.raw: 3840 bytes, not 24 x 21 x 1 values of 8 bytes" --n=24,21 --init-field=raw:f64:24,21:first.raw
 bad 2 "first.vti: 24 x 20 x 1 cells, the grid has 24 x 21 x 1" --n=24,21 --init-field=first.vti
 bad 2 "expected raw:u8|i32|f32|f64:NX,NY" --init-field=raw:f16:24,20:first.raw
-bad 2 "expected a .vti file or raw:TYPE" --source-field=first.csv
+bad 2 "expected a .vti or .pvti file or raw:TYPE" --source-field=first.csv
 echo '<?xml version="1.0"?><VTKFile type="PolyData">' >poly.vti
 bad 2 "poly.vti: not a VTK ImageData" --source-field=poly.vti --n=24,20
 bad 2 "define the materials it numbers with --material" --material-map=raw:u8:24,20:map.u8 --n=24,20

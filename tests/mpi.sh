@@ -127,6 +127,32 @@ mpirun 1 $args --output=one/o >/dev/null 2>&1 && HD_MPI_CUDA_AWARE=1 mpirun 4 $a
   cmp -s one/o.vti many/o.vti && cmp -s one/o.csv many/o.csv
 result $? "hd-heat on 4 ranks with HD_MPI_CUDA_AWARE=1 (halos in backend memory): the outputs of one rank"
 
+# output by pieces: 4 ranks write their blocks and a .pvti index, no rank
+# the whole field; the index, read back as an initial field on 1 and on 3
+# ranks (another split: blocks cross pieces), gives one rank's .vti
+rm -rf one many re && mkdir one many re
+for prec in double single; do
+  # shellcheck disable=SC2086
+  mpirun 1 $args --precision=$prec --png=no --output=one/$prec >/dev/null 2>&1 &&
+    mpirun 4 $args --precision=$prec --pieces --output=many/$prec >many/stdout 2>&1 && [ ! -f many/$prec.vti ] &&
+    [ "$(grep -c '<Piece ' many/$prec.pvti)" -eq 4 ] && [ "$(ls many | grep -c "^${prec}_p[0-3].vti$")" -eq 4 ] &&
+    grep -q '^picture: none (--pieces' many/stdout && cmp -s one/$prec.csv many/$prec.csv
+  result $? "hd-heat --pieces on 4 ranks, $prec: four block files and a .pvti index, the CSV of one rank"
+  for np in 1 3; do
+    mpirun $np --dim=3 --n=20,18,16 --init-field=many/$prec.pvti --steps=0 --csv-every=1 --precision=$prec --png=no \
+      --output=re/$prec$np >/dev/null 2>&1 && cmp -s one/$prec.vti re/$prec$np.vti
+    result $? "the $prec pieces read back on $np rank(s): one rank's .vti byte for byte"
+  done
+done
+
+"$bin" --dim=3 --n=20,18,16 --init-field=many/single_p1.vti --steps=0 --png=no --output=re/x >/dev/null 2>re/err
+result $([ $? -eq 2 ] && grep -q 'single_p1.vti: one piece of a parallel image; give its .pvti' re/err && echo 0 || echo 1) \
+  "a piece given alone as an initial field: exit 2, name its index"
+rm -f many/double_p2.vti
+"$bin" --dim=3 --n=20,18,16 --init-field=many/double.pvti --steps=0 --png=no --output=re/x >/dev/null 2>re/err
+result $([ $? -eq 2 ] && grep -q 'double_p2.vti: No such file' re/err && [ ! -f re/x.vti ] && echo 0 || echo 1) \
+  "an index whose piece is missing: exit 2, the missing file named, nothing written"
+
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos between ranks
 # of the node read from the neighbour's device memory (CUDA IPC), else in

@@ -59,7 +59,15 @@ static int vti_open(hd_field_file *f, char *err, size_t en) {
     snprintf(err, en, "%s: no ImageData WholeExtent", f->path);
     goto out;
   }
-  for (d = 0; d < 3; ++d) f->n[d] = e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1;
+  if ((tag = strstr(head, "<Piece")) && attribute(tag, "Extent", v, sizeof v) &&
+      sscanf(v, "%ld %ld %ld %ld %ld %ld", &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]) != 6) {
+    snprintf(err, en, "%s: a Piece Extent that is not six integers", f->path);
+    goto out;
+  }
+  for (d = 0; d < 3; ++d) {
+    f->lo[d] = e[2 * d];
+    f->n[d] = e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1;
+  }
   if (!(tag = strstr(head, "<CellData")) || !(tag = strstr(tag, "<DataArray"))) {
     snprintf(err, en, "%s: no cell data array", f->path);
     goto out;
@@ -108,6 +116,73 @@ out:
   return rc;
 }
 
+void hd_field_file_close(hd_field_file *f) {
+  free(f->pieces);
+  f->pieces = NULL, f->npieces = 0;
+}
+
+/* A parallel image's index: its whole extent and its pieces, each opened
+ * as a .vti (named relative to the index) and checked against its entry. */
+static int pvti_open(hd_field_file *f, char *err, size_t en) {
+  FILE *fp = fopen(f->path, "rb");
+  const char *slash = strrchr(f->path, '/');
+  const int dirlen = slash ? (int)(slash - f->path + 1) : 0;
+  char *text = NULL, *tag, v[4096];
+  long e[6], size;
+  int d, k, rc = -1;
+  if (!fp) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+  size = fseek(fp, 0, SEEK_END) ? -1 : ftell(fp);
+  if (size < 0 || size > (64L << 20) || fseek(fp, 0, SEEK_SET) || !(text = (char *)malloc((size_t)size + 1)) ||
+      fread(text, 1, (size_t)size, fp) != (size_t)size) {
+    snprintf(err, en, "%s: %s", f->path, size > (64L << 20) ? "an index over 64 MB" : "unreadable or out of memory");
+    goto out;
+  }
+  text[size] = '\0';
+  if (!(tag = strstr(text, "<VTKFile")) || !attribute(tag, "type", v, sizeof v) || strcmp(v, "PImageData") ||
+      !(tag = strstr(text, "<PImageData")) || !attribute(tag, "WholeExtent", v, sizeof v) ||
+      sscanf(v, "%ld %ld %ld %ld %ld %ld", &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]) != 6) {
+    snprintf(err, en, "%s: not a VTK parallel image (.pvti) with a WholeExtent", f->path);
+    goto out;
+  }
+  for (d = 0; d < 3; ++d) f->n[d] = e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1;
+  for (tag = text; (tag = strstr(tag, "<Piece ")); ++tag) f->npieces++;
+  if (!f->npieces || !(f->pieces = (hd_field_file *)calloc((size_t)f->npieces, sizeof *f->pieces))) {
+    snprintf(err, en, "%s: %s", f->path, f->npieces ? "out of memory" : "no pieces");
+    goto out;
+  }
+  for (k = 0, tag = text; (tag = strstr(tag, "<Piece ")); ++tag, ++k) {
+    hd_field_file *p = &f->pieces[k];
+    if (!attribute(tag, "Extent", v, sizeof v) ||
+        sscanf(v, "%ld %ld %ld %ld %ld %ld", &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]) != 6 ||
+        !attribute(tag, "Source", v, sizeof v)) {
+      snprintf(err, en, "%s: piece %d has no Extent or Source", f->path, k + 1);
+      goto out;
+    }
+    if (snprintf(p->path, sizeof p->path, "%.*s%s", v[0] == '/' ? 0 : dirlen, f->path, v) >= (int)sizeof p->path) {
+      snprintf(err, en, "%s: piece %d: path too long", f->path, k + 1);
+      goto out;
+    }
+    if (vti_open(p, err, en)) goto out;
+    for (d = 0; d < 3; ++d)
+      if (p->lo[d] != e[2 * d] || p->n[d] != (e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1) ||
+          p->lo[d] < 0 || p->lo[d] + p->n[d] > f->n[d]) {
+        snprintf(err, en, "%s: its extent is not the one %s gives it", p->path, f->path);
+        goto out;
+      }
+    if (k > 0 && p->type != f->type) {
+      snprintf(err, en, "%s: its values are not of the type of the other pieces", p->path);
+      goto out;
+    }
+    f->type = p->type;
+  }
+  rc = 0;
+out:
+  free(text);
+  fclose(fp);
+  if (rc) hd_field_file_close(f);
+  return rc;
+}
+
 int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n[3], char *err, size_t en) {
   const size_t len = strlen(spec);
   int d;
@@ -139,21 +214,31 @@ int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n
     if (size != f->n[0] * f->n[1] * f->n[2] * type_size[f->type])
       return snprintf(err, en, "%s: %ld bytes, not %ld x %ld x %ld values of %d bytes", f->path, size, f->n[0], f->n[1],
                       f->n[2], type_size[f->type]), -1;
+  } else if (len >= 5 && !strcmp(spec + len - 5, ".pvti") && len < sizeof f->path) {
+    strcpy(f->path, spec);
+    if (pvti_open(f, err, en)) return -1;
   } else {
     if (len < 4 || strcmp(spec + len - 4, ".vti") || len >= sizeof f->path)
-      return snprintf(err, en, "'%s': expected a .vti file or raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
+      return snprintf(err, en, "'%s': expected a .vti or .pvti file or raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
     strcpy(f->path, spec);
     if (vti_open(f, err, en)) return -1;
+    if (f->lo[0] || f->lo[1] || f->lo[2])
+      return snprintf(err, en, "%s: one piece of a parallel image; give its .pvti", f->path), -1;
   }
   for (d = 0; d < 3; ++d)
-    if (f->n[d] != (d < dim ? n[d] : 1))
-      return snprintf(err, en, "%s: %ld x %ld x %ld cells, the grid has %ld x %ld x %ld", f->path, f->n[0], f->n[1],
-                      f->n[2], n[0], dim > 1 ? n[1] : 1, dim > 2 ? n[2] : 1), -1;
+    if (f->n[d] != (d < dim ? n[d] : 1)) {
+      snprintf(err, en, "%s: %ld x %ld x %ld cells, the grid has %ld x %ld x %ld", f->path, f->n[0], f->n[1], f->n[2],
+               n[0], dim > 1 ? n[1] : 1, dim > 2 ? n[2] : 1);
+      hd_field_file_close(f);
+      return -1;
+    }
   return 0;
 }
 
-int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, char *err,
-                       size_t en) {
+/* The cells lo .. lo + cnt - 1 (within the file's block) into out, a box
+ * of ocnt cells whose first is olo. */
+static int read_box(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, const long olo[3],
+                    const long ocnt[3], char *err, size_t en) {
   const int w = type_size[f->type];
   FILE *fp = fopen(f->path, "rb");
   unsigned char *row = (unsigned char *)malloc((size_t)cnt[0] * (size_t)w);
@@ -167,7 +252,9 @@ int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[
   }
   for (k = 0; k < cnt[2] && !rc; ++k)
     for (j = 0; j < cnt[1] && !rc; ++j) {
-      const uint64_t at = f->offset + (uint64_t)(((lo[2] + k) * f->n[1] + lo[1] + j) * f->n[0] + lo[0]) * (uint64_t)w;
+      const uint64_t at =
+          f->offset +
+          (uint64_t)(((lo[2] - f->lo[2] + k) * f->n[1] + lo[1] - f->lo[1] + j) * f->n[0] + lo[0] - f->lo[0]) * (uint64_t)w;
       if (fseeko(fp, (off_t)at, SEEK_SET) || fread(row, (size_t)w, (size_t)cnt[0], fp) != (size_t)cnt[0]) {
         snprintf(err, en, "%s: truncated or unreadable", f->path);
         rc = -1;
@@ -188,10 +275,26 @@ int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[
         } else {
           memcpy(&v, b, 8);
         }
-        out[(k * cnt[1] + j) * cnt[0] + i] = v;
+        out[((lo[2] - olo[2] + k) * ocnt[1] + lo[1] - olo[1] + j) * ocnt[0] + lo[0] - olo[0] + i] = v;
       }
     }
   fclose(fp);
   free(row);
   return rc;
+}
+
+int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, char *err,
+                       size_t en) {
+  int k, d;
+  if (!f->npieces) return read_box(f, lo, cnt, out, lo, cnt, err, en);
+  for (k = 0; k < f->npieces; ++k) { /* the overlap of the block with each piece */
+    const hd_field_file *p = &f->pieces[k];
+    long a[3], b[3];
+    for (d = 0; d < 3; ++d) {
+      a[d] = lo[d] > p->lo[d] ? lo[d] : p->lo[d];
+      b[d] = (lo[d] + cnt[d] < p->lo[d] + p->n[d] ? lo[d] + cnt[d] : p->lo[d] + p->n[d]) - a[d];
+    }
+    if (b[0] > 0 && b[1] > 0 && b[2] > 0 && read_box(p, a, b, out, lo, cnt, err, en)) return -1;
+  }
+  return 0;
 }

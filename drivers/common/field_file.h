@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Cell fields read from files: the VTK ImageData (.vti) files the drivers
- * write (raw appended data, one value a cell) and raw binary files with a
- * stated type and shape.  A spec is "PATH.vti" (its first cell array) or
+ * write (raw appended data, one value a cell), the parallel images (.pvti)
+ * they write by pieces, and raw binary files with a stated type and shape.
+ * A spec is "PATH.vti" or "PATH.pvti" (the first cell array) or
  * "raw:TYPE:NX,NY[,NZ]:PATH" with TYPE u8, i32, f32 or f64, little-endian,
- * x fastest.  The shape must be the grid's. */
+ * x fastest.  The shape must be the grid's; a block is read from the pieces
+ * it overlaps, whatever the split that wrote them. */
 #ifndef HD_DRV_FIELD_FILE_H
 #define HD_DRV_FIELD_FILE_H
 
@@ -18,8 +20,11 @@ typedef struct hd_field_file {
   char path[4096];
   int type;        /* HD_FF_* */
   int swap;        /* big-endian data */
-  long n[3];       /* cells */
+  long n[3];       /* cells (of the file's block) */
+  long lo[3];      /* the block's first cell in the image (0 but in a piece) */
   uint64_t offset; /* of the first value */
+  int npieces;     /* a .pvti: its pieces */
+  struct hd_field_file *pieces;
 } hd_field_file;
 
 enum { HD_FF_U8, HD_FF_I32, HD_FF_F32, HD_FF_F64 };
@@ -31,6 +36,8 @@ int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n
 /* The cells lo[d] .. lo[d] + cnt[d] - 1 as doubles, x fastest.  0, or -1. */
 int hd_field_file_read(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, char *err,
                        size_t en);
+
+void hd_field_file_close(hd_field_file *f);
 
 #ifdef __cplusplus
 }

@@ -135,9 +135,9 @@ static int little_endian(void) {
   return *(const unsigned char *)&one == 1;
 }
 
-int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays,
-                 int narrays) {
-  const int64_t cells = n[0] * n[1] * n[2];
+int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double dx[3],
+                       const hd_vti_array *arrays, int narrays) {
+  const int64_t cells = cnt[0] * cnt[1] * cnt[2];
   uint64_t offset = 0;
   int a, dim3 = n[2] > 1;
   FILE *f = o->f;
@@ -146,10 +146,11 @@ int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti
           "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
           "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"0 0 0\" "
           "Spacing=\"%.17g %.17g %.17g\">\n"
-          "    <Piece Extent=\"0 %lld 0 %lld 0 %lld\">\n      <CellData Scalars=\"%s\">\n",
+          "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
           little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, (long long)n[0],
-          (long long)n[1], dim3 ? (long long)n[2] : 0LL, arrays[0].name);
+          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, (long long)lo[0], (long long)(lo[0] + cnt[0]),
+          (long long)lo[1], (long long)(lo[1] + cnt[1]), dim3 ? (long long)lo[2] : 0LL,
+          dim3 ? (long long)(lo[2] + cnt[2]) : 0LL, arrays[0].name);
   for (a = 0; a < narrays; ++a) {
     fprintf(f,
             "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
@@ -174,6 +175,36 @@ int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti
     }
   }
   fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  return ferror(f) ? -1 : 0;
+}
+
+int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays, int narrays) {
+  const int64_t lo[3] = {0, 0, 0};
+  return hd_vti_write_block(o, n, lo, n, dx, arrays, narrays);
+}
+
+int hd_pvti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays, int narrays,
+                  int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src) {
+  int a, k, dim3 = n[2] > 1;
+  FILE *f = o->f;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"0 0 0\" "
+          "Spacing=\"%.17g %.17g %.17g\">\n    <PCellData Scalars=\"%s\">\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
+          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, arrays[0].name);
+  for (a = 0; a < narrays; ++a)
+    fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",
+            arrays[a].name);
+  fprintf(f, "    </PCellData>\n");
+  for (k = 0; k < npieces; ++k) {
+    const int64_t *l = lo + 3 * k, *c = cnt + 3 * k;
+    fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\" Source=\"%s\"/>\n", (long long)l[0],
+            (long long)(l[0] + c[0]), (long long)l[1], (long long)(l[1] + c[1]), dim3 ? (long long)l[2] : 0LL,
+            dim3 ? (long long)(l[2] + c[2]) : 0LL, src[k]);
+  }
+  fprintf(f, "  </PImageData>\n</VTKFile>\n");
   return ferror(f) ? -1 : 0;
 }
 

@@ -59,7 +59,7 @@ static int heat_halo_depth(const hd_decomp *dc, const heat_problem *p, int tuned
 
 typedef struct heat_cli {
   hd_drv_common com;
-  int init, vti, png;
+  int init, vti, png, pieces;
   long dim, n[3], steps, csv_every;
   int nn, nlen, nbox, ncenter, nmode, nblock;
   long mode[3], block[3];
@@ -448,6 +448,48 @@ static hd_status heat_bench_steps(void *arg, long steps) {
   return b->ops->advance(b->ctx, b->state, steps);
 }
 
+/* Output by pieces: this rank's block as PREFIX_pR.vti, and on rank 0 the
+ * index (opened before the run as PREFIX.pvti) naming every rank's block.
+ * No rank holds more than its block.  0, or -1 with the message in ctx. */
+static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *state, const double dx[3],
+                        hd_out *index, const char *prefix) {
+  const int size = r->dc.size, rank = r->dc.rank;
+  const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
+  long *ext = (long *)calloc((size_t)size * 6, sizeof(long));
+  int64_t *lo = (int64_t *)calloc((size_t)size * 6, sizeof(int64_t)), *cnt = lo ? lo + 3 * size : NULL, n64[3];
+  char **src = (char **)calloc((size_t)size, sizeof(char *)), path[4096 + 32], err[512] = "";
+  hd_vti_array arr;
+  hd_out piece;
+  int d, k, bad = !ext || !lo || !src;
+  memset(&piece, 0, sizeof piece);
+  for (d = 0; d < 3; ++d) n64[d] = p->n[d];
+  arr.name = "T", arr.data = r->local, arr.single = r->real_size == 4;
+  if (!bad) bad = r->ops->download(ctx, state, r->local) != HD_OK;
+  if (!bad && snprintf(path, sizeof path, "%s_p%d.vti", prefix, rank) < (int)sizeof path && !hd_out_open(&piece, path, err, sizeof err)) {
+    for (d = 0; d < 3; ++d) ext[6 * rank + d] = r->dc.off[d], ext[6 * rank + 3 + d] = r->dc.ln[d];
+    for (d = 0; d < 3; ++d) lo[d] = ext[6 * rank + d], cnt[d] = ext[6 * rank + 3 + d];
+    bad = hd_vti_write_block(&piece, n64, lo, cnt, dx, &arr, 1) != 0 || hd_out_commit(&piece, err, sizeof err) != 0;
+    if (bad && piece.f) hd_out_abort(&piece);
+  } else if (!bad) {
+    bad = 1;
+  }
+  if (bad && !ctx->msg[0]) hd_fail(ctx, HD_ERR_IO, "cannot write %s_p%d.vti%s%s", prefix, rank, err[0] ? ": " : "", err);
+  if (hd_par_any(bad) || hd_par_allgather(ext, 6 * sizeof(long), size)) {
+    if (!bad) hd_fail(ctx, HD_ERR_IO, "writing the pieces failed on another rank");
+    bad = 1;
+  }
+  for (k = 0; !bad && rank == 0 && k < size; ++k) {
+    for (d = 0; d < 3; ++d) lo[3 * k + d] = ext[6 * k + d], cnt[3 * k + d] = ext[6 * k + 3 + d];
+    if (!(src[k] = (char *)malloc(strlen(base) + 32))) bad = 1, hd_fail(ctx, HD_ERR_NOMEM, "out of host memory");
+    else sprintf(src[k], "%s_p%d.vti", base, k);
+  }
+  if (!bad && rank == 0 && hd_pvti_write(index, n64, dx, &arr, 1, size, lo, cnt, (const char *const *)src))
+    bad = 1, hd_fail(ctx, HD_ERR_IO, "cannot write %s.pvti", prefix);
+  for (k = 0; src && k < size; ++k) free(src[k]);
+  free(src), free(lo), free(ext);
+  return bad ? -1 : 0;
+}
+
 static int run(int argc, char **argv) {
   heat_cli c;
   heat_problem p, pl;
@@ -456,7 +498,7 @@ static int run(int argc, char **argv) {
   const hd_core_ops *core;
   hd_ctx ctx;
   hd_out csv, vti, png, probes, bal, *outs[5];
-  const char *const suffix[5] = {".csv", ".vti", ".png", "_probes.csv", "_balance.csv"};
+  const char *suffix[5] = {".csv", ".vti", ".png", "_probes.csv", "_balance.csv"};
   heat_records rec;
   hd_stats st0, st;
   hd_progress prog;
@@ -501,6 +543,7 @@ static int run(int argc, char **argv) {
       {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
       {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "on more than one rank: each rank writes its block as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole field (default no: rank 0 gathers PREFIX.vti; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, "yes|no", "picture of the final field (3-D: its middle z layer) as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row and blow-up check every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.probes, "X,Y[,Z]", "record the temperature of the cell at this point every --csv-every steps in PREFIX_probes.csv (repeat)", 1, 0, 0, NULL, 0, 0, 0},
@@ -596,7 +639,7 @@ static int run(int argc, char **argv) {
     }
     dev_bytes = 2.0 * padded * ops->real_size;
     host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 +
-                 (root && (c.vti || c.png) && !c.com.bench ? cells * 8.0 : 0.0);
+                 (root && (c.vti || c.png) && !c.com.bench && !(c.pieces && hr.dc.size > 1) ? cells * 8.0 : 0.0);
     rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid");
     if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
       core->destroy(&ctx);
@@ -605,6 +648,7 @@ static int run(int argc, char **argv) {
     mem_gb = (dev_bytes + host_bytes) / 1e9;
   }
 
+  if (c.pieces && hr.dc.size > 1) suffix[1] = ".pvti", c.png = 0; /* the picture would need the whole field */
   want[0] = !c.com.bench, want[1] = c.vti && !c.com.bench, want[2] = c.png && !c.com.bench;
   want[3] = rec.nprobe && !c.com.bench, want[4] = p.balance && !c.com.bench;
   if (hd_drv_open_outputs(outs, suffix, want, 5, c.com.output, err, sizeof err)) { /* on rank 0 */
@@ -771,7 +815,9 @@ static int run(int argc, char **argv) {
     hd_progress_end(&prog);
   }
 
-  if (want[1] || want[2]) { /* every rank's block, gathered and written on rank 0 */
+  if (want[1] && c.pieces && hr.dc.size > 1) { /* every rank its block, rank 0 the index */
+    if (write_pieces(&hr, &p, &ctx, state, dx, &vti, c.com.output)) goto runtime_error;
+  } else if (want[1] || want[2]) { /* every rank's block, gathered and written on rank 0 */
     double *field = root ? (double *)malloc((size_t)cells * sizeof(double)) : NULL;
     bad = root && !field;
     if (bad) hd_fail(&ctx, HD_ERR_NOMEM, "no host memory for the output field");
@@ -831,7 +877,10 @@ static int run(int argc, char **argv) {
   printf("outputs: %s.csv%s%s%s%s%s%s\n", c.com.output, c.vti ? " " : "", c.vti ? vti.path : "", want[3] ? " " : "",
          want[3] ? probes.path : "", want[4] ? " " : "", want[4] ? bal.path : "");
   if (want[4]) printf("heat: %.17g\nheat_initial: %.17g\n", energy, energy0);
-  printf("picture: %s\n", c.png ? png.path : HD_PNG_BUILT ? "none (--png=no)" : "none (" HD_NO_PNG ")");
+  printf("picture: %s\n", c.png                             ? png.path
+                          : c.pieces && hr.dc.size > 1 ? "none (--pieces: no rank holds the whole field)"
+                          : HD_PNG_BUILT               ? "none (--png=no)"
+                                                       : "none (" HD_NO_PNG ")");
   ops->destroy(&ctx, state);
   core->destroy(&ctx);
   return 0;
