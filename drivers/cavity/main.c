@@ -78,16 +78,17 @@ static int choose_solver(cavity_cli *c, cli_opt *opts, cavity_problem *p, int ba
   memset(&probe, 0, sizeof probe);
   mg_fits = hd_pois_mg_plan(&probe, &m, c->n, 1.0);
   if (c->solver == CAVITY_AUTO)
-    c->solver = c->omega > 0                                   ? CAVITY_SOR
-                : backend != HD_B_CUDA && CAVITY_FFTW_BUILT        ? CAVITY_FFT
-                : mg_fits                                      ? CAVITY_MG
-                                                               : CAVITY_SOR;
+    c->solver = c->omega > 0                               ? CAVITY_SOR
+                : backend != HD_B_CUDA && CAVITY_FFTW_BUILT ? CAVITY_FFT
+                : mg_fits                                  ? CAVITY_MG
+                                                           : CAVITY_SOR;
   if (c->solver == CAVITY_MG && !mg_fits) {
     snprintf(err, n, "n: %s", probe.msg + strlen("poisson: "));
     return -1;
   }
   if (c->solver == CAVITY_FFT && (backend == HD_B_CUDA || !CAVITY_FFTW_BUILT)) {
-    snprintf(err, n, "solver: fft runs on CPU backends built with FFTW3%s", backend == HD_B_CUDA ? "; on cuda use mg" : " (configure found none)");
+    snprintf(err, n, "solver: fft runs on CPU backends built with FFTW3%s",
+             backend == HD_B_CUDA ? "; on cuda use mg" : " (configure found none)");
     return -1;
   }
   p->solver = c->solver;
@@ -539,7 +540,8 @@ static int run(int argc, char **argv) {
          "dt: %g\ndt_max: %g\nsolver: %s\npoisson_tolerance: %g\nsteps: %ld\ntime: %.6g\nsteady: %s\n"
          "change: %.3e\npoisson_iterations: %ld\npoisson_checks: %ld\npsi_min: %.6f\nx_min: %.4f\ny_min: %.4f\n",
          core->name, ctx.device_name, ops->precision, c.n, c.re, c.lid, p.nu, p.dt,
-         hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : c.solver == CAVITY_MG ? "mg" : "fft", p.pois.tol, step, step * p.dt,
+         hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : c.solver == CAVITY_MG ? "mg" : "fft",
+         p.pois.tol, step, step * p.dt,
          steady ? "yes" : "no", change, iterations, checks, pmin, xmin, ymin);
   {
     const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;

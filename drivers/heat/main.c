@@ -462,18 +462,19 @@ static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *s
   hd_out piece;
   int d, k, bad = !ext || !lo || !src;
   memset(&piece, 0, sizeof piece);
+  if (bad) hd_fail(ctx, HD_ERR_NOMEM, "out of host memory for the pieces");
   for (d = 0; d < 3; ++d) n64[d] = p->n[d];
   arr.name = "T", arr.data = r->local, arr.single = r->real_size == 4;
   if (!bad) bad = r->ops->download(ctx, state, r->local) != HD_OK;
-  if (!bad && snprintf(path, sizeof path, "%s_p%d.vti", prefix, rank) < (int)sizeof path && !hd_out_open(&piece, path, err, sizeof err)) {
+  if (!bad) {
     for (d = 0; d < 3; ++d) ext[6 * rank + d] = r->dc.off[d], ext[6 * rank + 3 + d] = r->dc.ln[d];
-    for (d = 0; d < 3; ++d) lo[d] = ext[6 * rank + d], cnt[d] = ext[6 * rank + 3 + d];
-    bad = hd_vti_write_block(&piece, n64, lo, cnt, dx, &arr, 1) != 0 || hd_out_commit(&piece, err, sizeof err) != 0;
-    if (bad && piece.f) hd_out_abort(&piece);
-  } else if (!bad) {
-    bad = 1;
+    for (d = 0; d < 3; ++d) lo[d] = r->dc.off[d], cnt[d] = r->dc.ln[d];
+    snprintf(path, sizeof path, "%s_p%d.vti", prefix, rank);
+    bad = hd_out_open(&piece, path, err, sizeof err) != 0 ||
+          hd_vti_write_block(&piece, n64, lo, cnt, dx, &arr, 1) != 0 || hd_out_commit(&piece, err, sizeof err) != 0;
+    hd_out_abort(&piece); /* nothing left to remove after a commit */
+    if (bad && !ctx->msg[0]) hd_fail(ctx, HD_ERR_IO, "cannot write %s%s%s", path, err[0] ? ": " : "", err);
   }
-  if (bad && !ctx->msg[0]) hd_fail(ctx, HD_ERR_IO, "cannot write %s_p%d.vti%s%s", prefix, rank, err[0] ? ": " : "", err);
   if (hd_par_any(bad) || hd_par_allgather(ext, 6 * sizeof(long), size)) {
     if (!bad) hd_fail(ctx, HD_ERR_IO, "writing the pieces failed on another rank");
     bad = 1;
