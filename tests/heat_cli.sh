@@ -173,6 +173,26 @@ for pr in double single; do
       "--init-field=raw:f64:24,20:FILE reads the values of the .vti"
   fi
 done
+# a parallel image's index (.pvti, as --pieces writes on MPI ranks) naming
+# its pieces: here one, the whole first.vti (single, as straight.vti now)
+pvti() { # piece extent, piece file
+  printf '<?xml version="1.0"?>\n<VTKFile type="PImageData" version="1.0" byte_order="LittleEndian">\n' >"$3"
+  printf '  <PImageData WholeExtent="0 24 0 20 0 0" GhostLevel="0" Origin="0 0 0" Spacing="1 1 1">\n' >>"$3"
+  printf '    <Piece Extent="%s" Source="%s"/>\n  </PImageData>\n</VTKFile>\n' "$1" "$2" >>"$3"
+}
+pvti "0 24 0 20 0 0" first.vti first.pvti
+run $fargs --precision=single --steps=25 --init-field=first.pvti --output=second
+result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+  "--init-field=FILE.pvti reads the field from its pieces (one here): the straight run, bit for bit"
+pvti "0 24 0 10 0 0" first.vti half.pvti
+bad 2 "first.vti: its extent is not the one half.pvti gives it" --n=24,20 --init-field=half.pvti
+sed 's/0 24 0 20 0 0" Source/0 24 0 10 0 0" Source/; s/first.vti/low.vti/' half.pvti >low.pvti
+run --n=24,10 --steps=3 --png=no --output=low
+bad 2 "low.pvti: its pieces hold 240 cells, the image 24 x 20 x 1" --n=24,20 --init-field=low.pvti
+pvti "0 24 0 20 0 0" gone.vti gone.pvti
+bad 2 "gone.vti: No such file or directory" --n=24,20 --init-field=gone.pvti
+cp first.vti notp.pvti
+bad 2 "notp.pvti: not a VTK parallel image (.pvti) with a WholeExtent" --n=24,20 --init-field=notp.pvti
 awk 'BEGIN { for (j = 0; j < 20; ++j) for (i = 0; i < 24; ++i) printf "%c", (i < 9 ? 1 : (j >= 10 ? 2 : 3)) }' >map.u8
 margs="--n=24,20 --material=5,1,2 --material=0.2,2,1 --material=1,3,1,0.5 --bc-xlo=fixed:1 --steps=30 --png=no --balance"
 run $margs --material-map=raw:u8:24,20:map.u8 --output=mapped && mv mapped.vti mapped_vti &&

@@ -128,6 +128,7 @@ static int pvti_open(hd_field_file *f, char *err, size_t en) {
   const char *slash = strrchr(f->path, '/');
   const int dirlen = slash ? (int)(slash - f->path + 1) : 0;
   char *text = NULL, *tag, v[4096];
+  double covered = 0.0; /* cells of the pieces, which must tile the image */
   long e[6], size;
   int d, k, rc = -1;
   if (!fp) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
@@ -174,6 +175,12 @@ static int pvti_open(hd_field_file *f, char *err, size_t en) {
       goto out;
     }
     f->type = p->type;
+    covered += (double)p->n[0] * (double)p->n[1] * (double)p->n[2];
+  }
+  if (covered != (double)f->n[0] * (double)f->n[1] * (double)f->n[2]) {
+    snprintf(err, en, "%s: its pieces hold %.0f cells, the image %ld x %ld x %ld", f->path, covered, f->n[0], f->n[1],
+             f->n[2]);
+    goto out;
   }
   rc = 0;
 out:
