@@ -78,16 +78,18 @@ _HD_EOF
   hd_cuda_libdir=$hd_cuda_dir/lib64
   AS_IF([test -d "$hd_cuda_libdir"], [], [hd_cuda_libdir=$hd_cuda_dir/lib])
   CUDA_CPPFLAGS="-I$hd_cuda_dir/include"
-  CUDA_LDFLAGS="-L$hd_cuda_libdir"
-  CUDA_LIBS="-lcudart_static -lstdc++ -ldl -lpthread -lrt"
-  AC_MSG_CHECKING([for cudaGetDeviceCount in $hd_cuda_libdir/libcudart_static])
+  dnl cuFFT (the cavity's FFT Poisson solve) comes with the toolkit, as a shared library only
+  CUDA_LDFLAGS="-L$hd_cuda_libdir -Wl,-rpath,$hd_cuda_libdir"
+  CUDA_LIBS="-lcufft -lcudart_static -lstdc++ -ldl -lpthread -lrt"
+  AC_MSG_CHECKING([for cudaGetDeviceCount and cufftCreate in $hd_cuda_libdir])
   hd_save_CPPFLAGS=$CPPFLAGS; hd_save_LDFLAGS=$LDFLAGS; hd_save_LIBS=$LIBS
   CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"; LDFLAGS="$LDFLAGS $CUDA_LDFLAGS"; LIBS="$CUDA_LIBS $LIBS"
-  AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cuda_runtime_api.h>]],
-                                  [[int n = 0; return (int)cudaGetDeviceCount(&n);]])],
+  AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cuda_runtime_api.h>
+#include <cufft.h>]],
+                                  [[int n = 0; cufftHandle p; return (int)cudaGetDeviceCount(&n) + (int)cufftCreate(&p);]])],
     [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no])
-     AC_MSG_ERROR([cannot link against the CUDA runtime (libcudart_static) in $hd_cuda_libdir; check --with-cuda=DIR])])
+     AC_MSG_ERROR([cannot link against the CUDA runtime (libcudart_static) and cuFFT in $hd_cuda_libdir; check --with-cuda=DIR])])
   CPPFLAGS=$hd_save_CPPFLAGS; LDFLAGS=$hd_save_LDFLAGS; LIBS=$hd_save_LIBS
 
   hd_have_cuda=yes

@@ -2,7 +2,8 @@
 /* Cross-backend equivalence of the cavity module: 300 steps of Re = 400
  * from rest (the lid's start is the most violent stretch), every solver,
  * both precisions, on grids that are not powers of two (SOR and FFT on
- * 45^2, multigrid on 48^2 = 3 x 16; FFT where FFTW3 is built, on CPUs).
+ * 45^2, multigrid on 48^2 = 3 x 16; FFT on CUDA, and on CPUs where FFTW3
+ * is built).
  *   OpenMP vs serial: every update of a colour or a level is independent
  *   of the others and the reductions fix their association, so psi and w
  *   are bit-identical at 1, 2 and 3 threads.
@@ -19,7 +20,7 @@ int main(void) {
   const int nb = test_backends_open(be);
   const long steps = 300;
   int solver, single, k, t;
-  for (solver = 0; solver < (TEST_HAVE_FFTW ? 3 : 2); ++solver)
+  for (solver = 0; solver < 3; ++solver)
     for (single = 0; single <= 1; ++single) {
       const long n = solver == CAVITY_MG ? 48 : 45;
       const size_t count = (size_t)((n + 1) * (n + 1));
@@ -30,11 +31,15 @@ int main(void) {
         ref[k] = (double *)malloc(count * sizeof(double)), out[k] = (double *)malloc(count * sizeof(double));
         if (!ref[k] || !out[k]) bail("out of memory");
       }
+      if (solver == CAVITY_FFT && !TEST_HAVE_FFTW) { /* no CPU reference */
+        for (k = 0; k < 2; ++k) free(ref[k]), free(out[k]);
+        continue;
+      }
       if (cv_run(&be[0], cavity_ops_get(HD_B_SERIAL, single), &p, steps, 0, ref[0], ref[1], NULL, NULL) != steps)
         bail("serial run failed");
       for (k = 1; k < nb; ++k) {
         const cavity_ops *ops = cavity_ops_get(be[k].core->id, single);
-        if (!ops || (solver == CAVITY_FFT && be[k].core->id == HD_B_CUDA)) continue;
+        if (!ops) continue;
         if (be[k].core->id == HD_B_OPENMP) {
           for (t = 1; t <= 3; ++t) {
             int same;

@@ -29,7 +29,7 @@ bad 2 "grid too large for memory" --n=1048576 --solver=sor
 bad 2 "--local-dt: 1.5 is out of range" --local-dt=1.5
 bad 2 "--local-dt: 0 is out of range" --local-dt=0
 if [ -z "${FFTW_LIBS:-}" ]; then
-  bad 2 "solver: fft runs on CPU backends built with FFTW3 (configure found none)" --solver=fft --n=16
+  bad 2 "solver: fft on CPUs needs FFTW3, which configure did not find" --solver=fft --n=16
 fi
 bad 2 "cannot write" --output=/nonexistent/dir/out --n=16
 

@@ -25,6 +25,8 @@
 #else
 #define CAVITY_FFTW_BUILT 0
 #endif
+/* the FFT solve: cuFFT on CUDA, FFTW3 on CPUs where configure found it */
+#define CAVITY_HAS_FFT(backend) ((backend) == HD_B_CUDA || CAVITY_FFTW_BUILT)
 
 typedef struct cavity_cli {
   hd_drv_common com;
@@ -69,8 +71,8 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
 }
 
 /* The streamfunction solver once the backend is known: auto takes the FFT
- * solve on CPUs built with FFTW3, else multigrid where n coarsens, else
- * SOR (and SOR when a relaxation factor is given). */
+ * solve (CUDA, or CPUs built with FFTW3), else multigrid where n coarsens,
+ * else SOR (and SOR when a relaxation factor is given). */
 static int choose_solver(cavity_cli *c, cli_opt *opts, cavity_problem *p, int backend, char *err, size_t n) {
   hd_pois_mg m;
   hd_ctx probe;
@@ -79,16 +81,15 @@ static int choose_solver(cavity_cli *c, cli_opt *opts, cavity_problem *p, int ba
   mg_fits = hd_pois_mg_plan(&probe, &m, c->n, 1.0);
   if (c->solver == CAVITY_AUTO)
     c->solver = c->omega > 0                               ? CAVITY_SOR
-                : backend != HD_B_CUDA && CAVITY_FFTW_BUILT ? CAVITY_FFT
+                : CAVITY_HAS_FFT(backend)                  ? CAVITY_FFT
                 : mg_fits                                  ? CAVITY_MG
                                                            : CAVITY_SOR;
   if (c->solver == CAVITY_MG && !mg_fits) {
     snprintf(err, n, "n: %s", probe.msg + strlen("poisson: "));
     return -1;
   }
-  if (c->solver == CAVITY_FFT && (backend == HD_B_CUDA || !CAVITY_FFTW_BUILT)) {
-    snprintf(err, n, "solver: fft runs on CPU backends built with FFTW3%s",
-             backend == HD_B_CUDA ? "; on cuda use mg" : " (configure found none)");
+  if (c->solver == CAVITY_FFT && !CAVITY_HAS_FFT(backend)) {
+    snprintf(err, n, "solver: fft on CPUs needs FFTW3, which configure did not find (use mg or sor, or cuda)");
     return -1;
   }
   p->solver = c->solver;
@@ -191,7 +192,7 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
   double *f = (double *)malloc((size_t)count * sizeof(double)), *u = (double *)calloc((size_t)count, sizeof(double));
   double secs[3] = {0, 0, 0}, sweep = 0.0, bw = 0.0, step_secs[3] = {0, 0, 0};
   const long sweeps = n >= 2048 ? 50 : 200;
-  const int solvers = core->id != HD_B_CUDA && CAVITY_FFTW_BUILT ? 3 : 2; /* SOR, multigrid, FFT */
+  const int solvers = CAVITY_HAS_FFT(core->id) ? 3 : 2; /* SOR, multigrid, FFT */
   hd_pois_opts o;
   hd_pois_result r[3], rs;
   int k;
@@ -322,7 +323,7 @@ static int run(int argc, char **argv) {
       {"n", CLI_INT, &c.n, "N", "cells per side (default 128)", 3, 1 << 20, 0, NULL, 0, 0, 0},
       {"re", CLI_REAL, &c.re, "RE", "Reynolds number U L / nu (default 1000)", 1e-6, 1e7, 0, NULL, 0, 0, 0},
       {"lid", CLI_REAL, &c.lid, "U", "lid speed (default 1; the cavity side is 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
-      {"solver", CLI_CHOICE, &c.solver, "sor|mg|fft|auto", "streamfunction solver (default auto: fft on CPUs with FFTW3, else mg where n = m 2^k, m <= 64, else sor)", 1, 0, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c.solver, "sor|mg|fft|auto", "streamfunction solver (default auto: fft on cuda and on CPUs with FFTW3, else mg where n = m 2^k, m <= 64, else sor)", 1, 0, 0, NULL, 0, 0, 0},
       {"tol", CLI_REAL, &c.tol, "EPS", "Poisson tolerance, max|r| / max|w| (default 1e-8 double, 1e-4 single)", 0, 1, 0, NULL, 0, 0, 0},
       {"max-iter", CLI_INT, &c.max_iter, "N", "Poisson sweeps (SOR, default 20 n) or V-cycles (default 50) a step", 1, 1e12, 0, NULL, 0, 0, 0},
       {"check-every", CLI_INT, &c.check_every, "K", "SOR sweeps between residual checks (default 10)", 1, 1e9, 0, NULL, 0, 0, 0},

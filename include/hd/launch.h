@@ -157,6 +157,43 @@ HD_HOST_FN int hd_launch_dims(const hd_ctx *ctx, const hd_range3 *r, dim3 *grid,
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                        \
   }
 
+/* Record the launches fn(ctx', arg) makes, ctx' a copy of ctx on a private
+ * stream, as a CUDA graph to replay on ctx's stream (*exec, which the
+ * caller destroys with cudaGraphExecDestroy).  For sequences of many small
+ * launches that repeat unchanged: the replay costs one launch.  A debug
+ * build (HD_DEBUG waits after every launch, which a capture forbids) has
+ * no use for it. */
+typedef hd_status (*hd_record_fn)(hd_ctx *ctx, void *arg);
+
+HD_HOST_FN hd_status hd_graph_record(hd_ctx *ctx, hd_record_fn fn, void *arg, const char *what, void **exec) {
+  cudaStream_t cs;
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t e = NULL;
+  cudaError_t ce;
+  hd_ctx cap = *ctx;
+  hd_status st;
+  *exec = NULL;
+  HD_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  cap.stream = (void *)cs;
+  ce = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+  if (ce != cudaSuccess) {
+    cudaStreamDestroy(cs);
+    return hd_cuda_fail(ctx, ce, "cudaStreamBeginCapture", __FILE__, __LINE__);
+  }
+  st = fn(&cap, arg);
+  ce = cudaStreamEndCapture(cs, &g); /* ends the capture even after a failure */
+  cudaStreamDestroy(cs);
+  if (st != HD_OK) {
+    if (g) cudaGraphDestroy(g);
+    return hd_fail(ctx, st, "%s", cap.msg);
+  }
+  if (ce == cudaSuccess) ce = cudaGraphInstantiate(&e, g, 0);
+  if (g) cudaGraphDestroy(g);
+  if (ce != cudaSuccess) return hd_cuda_fail(ctx, ce, what, __FILE__, __LINE__);
+  *exec = (void *)e;
+  return HD_OK;
+}
+
 #else /* CPU backends: OpenMP and serial share the loop nest */
 
 /* The arguments are copied to a local whose address does not escape, so

@@ -593,45 +593,35 @@ HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int
 }
 
 /* One V-cycle from the finest level.  On CUDA the cycle's launches are
- * captured once on a private stream and the graph replayed on ctx's stream
- * (the same kernels in the same order, so the same bits); a debug build
- * (HD_DEBUG synchronises after every launch, which a capture forbids)
- * launches them one by one. */
+ * recorded once as a graph and replayed (the same kernels in the same
+ * order, so the same bits) while u, f and the sweeps stay the same. */
+typedef struct hd_pois_mg_cycle_args {
+  hd_pois_mg *m;
+  int pre, post;
+} hd_pois_mg_cycle_args;
+
+HD_HOST_FN hd_status hd_pois_mg_cycle_launches(hd_ctx *ctx, void *arg) {
+  const hd_pois_mg_cycle_args *c = (const hd_pois_mg_cycle_args *)arg;
+  return hd_pois_vcycle(ctx, c->m, 0, c->pre, c->post);
+}
+
 HD_HOST_FN hd_status hd_pois_mg_cycle(hd_ctx *ctx, hd_pois_mg *m, int pre, int post) {
+  hd_pois_mg_cycle_args c;
+  c.m = m, c.pre = pre, c.post = post;
 #if defined(HD_BACKEND_CUDA) && !defined(HD_DEBUG)
   if (!m->graph || m->graph_u != m->u[0] || m->graph_f != m->f[0] || m->graph_pre != pre ||
       m->graph_post != post) {
-    cudaStream_t cs;
-    cudaGraph_t g = NULL;
-    cudaGraphExec_t e = NULL;
-    cudaError_t ce;
-    hd_ctx cap = *ctx;
     hd_status st;
     hd_pois_mg_forget_graph(m);
-    HD_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    cap.stream = (void *)cs;
-    ce = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
-    if (ce != cudaSuccess) {
-      cudaStreamDestroy(cs);
-      return hd_cuda_fail(ctx, ce, "cudaStreamBeginCapture", __FILE__, __LINE__);
-    }
-    st = hd_pois_vcycle(&cap, m, 0, pre, post);
-    ce = cudaStreamEndCapture(cs, &g); /* ends the capture even after a failure */
-    cudaStreamDestroy(cs);
-    if (st != HD_OK) {
-      if (g) cudaGraphDestroy(g);
-      return hd_fail(ctx, st, "%s", cap.msg);
-    }
-    if (ce == cudaSuccess) ce = cudaGraphInstantiate(&e, g, 0);
-    if (g) cudaGraphDestroy(g);
-    if (ce != cudaSuccess) return hd_cuda_fail(ctx, ce, "recording the V-cycle as a CUDA graph", __FILE__, __LINE__);
-    m->graph = (void *)e, m->graph_u = m->u[0], m->graph_f = m->f[0];
+    st = hd_graph_record(ctx, hd_pois_mg_cycle_launches, &c, "recording the V-cycle as a CUDA graph", &m->graph);
+    if (st != HD_OK) return st;
+    m->graph_u = m->u[0], m->graph_f = m->f[0];
     m->graph_pre = pre, m->graph_post = post;
   }
   HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)m->graph, hd_stream(ctx)));
   return HD_OK;
 #else
-  return hd_pois_vcycle(ctx, m, 0, pre, post);
+  return hd_pois_mg_cycle_launches(ctx, &c);
 #endif
 }
 

@@ -1,39 +1,58 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/poisson_fft.h - a direct solve of hd/poisson.h's problem by the
- * discrete sine transform, on CPU backends, with FFTW3 (link -lfftw3, or
- * -lfftw3f when HD_REAL_FLOAT).
+ * discrete sine transform: FFTW3 on CPU backends (link -lfftw3, or
+ * -lfftw3f when HD_REAL_FLOAT), cuFFT on CUDA (link -lcufft).
  *
  * With u = 0 on the boundary the modes sin(k pi i / n) sin(l pi j / n),
  * 1 <= k, l <= n - 1, are the eigenvectors of the 5-point operator, with
  * eigenvalues (4 / h^2) (sin^2(k pi / 2n) + sin^2(l pi / 2n)); a solve is a
- * DST-I along each axis, a division, and the same transforms back (FFTW's
- * RODFT00 is its own inverse up to a factor 2n per axis).  Boundary values
- * and the first guess enter through the residual r = f - A u: the solve
- * finds the correction from r and repeats (iterative refinement) while
- * max|r| > tol max|f| (once in double precision).
+ * DST-I along each axis, a division, and the same transforms back (the
+ * DST-I, 2 sum_j x_j sin(pi j k / n), is its own inverse up to a factor 2n
+ * per axis).  Boundary values and the first guess enter through the
+ * residual r = f - A u: the solve finds the correction from r and repeats
+ * (iterative refinement) while max|r| > tol max|f| (once in double
+ * precision).
  *
- * The interior is packed into m = n - 1 rows padded to ld values.  Rows
- * and columns are transformed in chunks of HD_POIS_FFT_CHUNK by one plan
- * (and one for the last, shorter chunk), made with FFTW_ESTIMATE (the same
- * plans on every run) and executed on chunks of one alignment, so chunks
- * may go to any thread and serial and OpenMP give the same bits. */
+ * CPU: the interior is packed into m = n - 1 rows padded to ld values.
+ * Rows and columns are transformed in chunks of HD_POIS_FFT_CHUNK by one
+ * FFTW RODFT00 plan (and one for the last, shorter chunk), made with
+ * FFTW_ESTIMATE (the same plans on every run) and executed on chunks of one
+ * alignment, so chunks may go to any thread and serial and OpenMP give the
+ * same bits.
+ *
+ * CUDA: cuFFT has no sine transform; the DST-I of x_1 .. x_m is minus the
+ * imaginary part of the real-to-complex FFT of its odd extension
+ * (0, x_1 .. x_m, 0, -x_m .. -x_1), 2n values.  The m extensions of the
+ * rows lie one after another (rows: 2n apart), those of the columns side by
+ * side (columns: m apart, the transform's stride), so every pass between
+ * two transforms reads and writes contiguous runs; the correction's
+ * launches are replayed as one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
-#if defined(HD_BACKEND_CUDA)
-#error "hd/poisson_fft.h runs on CPU backends (FFTW3); on CUDA use hd/poisson.h's multigrid"
-#endif
-
+#include <stdlib.h>
 #include <string.h>
-
-#include <fftw3.h>
 
 #include "poisson.h"
 
+#if defined(HD_BACKEND_CUDA)
+#include <cufft.h>
+#if defined(HD_REAL_FLOAT)
+typedef cufftComplex hd_fft_complex;
+#define HD_CUFFT_R2C CUFFT_R2C
+#define HD_CUFFT_EXEC cufftExecR2C
+#else
+typedef cufftDoubleComplex hd_fft_complex;
+#define HD_CUFFT_R2C CUFFT_D2Z
+#define HD_CUFFT_EXEC cufftExecD2Z
+#endif
+#else
+#include <fftw3.h>
 #if defined(HD_REAL_FLOAT)
 #define HD_FFTW(name) fftwf_##name
 #else
 #define HD_FFTW(name) fftw_##name
+#endif
 #endif
 
 #ifndef HD_POIS_FFT_CHUNK
@@ -42,22 +61,174 @@
 
 typedef struct hd_pois_fft_args {
   hd_pois_level lv;   /* u, f, n, h2 (the residual's) */
-  hd_real *x;         /* m rows of ld values: the packed interior */
+  hd_real *x;         /* CPU: m rows of ld values, the packed interior; CUDA: m odd extensions */
   const hd_real *eig; /* (4 / h^2) sin^2(k pi / 2n), k = 1 .. m, times (2n)^2 */
   hd_idx m, ld;
+#if defined(HD_BACKEND_CUDA)
+  const hd_fft_complex *c; /* the transforms of the m extensions, n + 1 values each */
+#else
   /* RODFT00 of m values in place: [0] a whole chunk, [1] the last one;
    * rows (stride 1, ld apart) and columns (stride ld, 1 apart) */
   HD_FFTW(plan) rows[2], cols[2];
+#endif
 } hd_pois_fft_args;
 
-/* The residual at interior node (i, j), packed into x, and its norm. */
+/* The residual at interior node (i, j), into x as the sine transform
+ * along rows takes it, and its norm. */
 HD_FN void hd_pois_fft_residual_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
-  const hd_idx o = i + j * (a->lv.n + 1);
+  const hd_idx n = a->lv.n, o = i + j * (n + 1);
   const hd_real r = hd_pois_residual(&a->lv, o);
   (void)k;
+#if defined(HD_BACKEND_CUDA)
+  {
+    hd_real *row = a->x + (j - 1) * 2 * n;
+    row[i] = r, row[2 * n - i] = -r;
+    if (i == 1) row[0] = row[n] = HD_R(0);
+  }
+#else
   a->x[(i - 1) + (j - 1) * a->ld] = r;
+#endif
   hd_stats_add(acc, (double)r, o);
 }
+
+HD_DEFINE_REDUCE_3D(hd_pois_fft_residual_reduce, hd_pois_fft_args, hd_stats, hd_pois_fft_residual_pt,
+                    hd_stats_init, hd_stats_merge)
+
+#if defined(HD_BACKEND_CUDA)
+
+/* A sine transform from the FFT of its odd extension: rows' modes lie one
+ * after another, n + 1 apart; columns' modes m apart, side by side. */
+HD_FN hd_real hd_pois_fft_sine(const hd_fft_complex *c, hd_idx at) { return -c[at].y; }
+
+/* Value p of an odd extension of length 2n whose value q (1 <= q <= m) is v:
+ * the q it takes and its sign; 0 at p = 0 and p = n. */
+HD_FN hd_real hd_pois_fft_odd_sign(hd_idx p, hd_idx n, hd_idx *q) {
+  if (p == 0 || p == n) {
+    *q = 0;
+    return HD_R(0);
+  }
+  *q = p < n ? p : 2 * n - p;
+  return p < n ? HD_R(1) : HD_R(-1);
+}
+
+/* Rows' transforms to the columns' extensions: value p of column k' is the
+ * transform of row p (1-based) at mode k' + 1. */
+HD_FN void hd_pois_fft_to_cols_pt(const hd_pois_fft_args *a, hd_idx kk, hd_idx p) {
+  hd_idx q;
+  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
+  a->x[kk + p * a->m] = q ? s * hd_pois_fft_sine(a->c, kk + 1 + (q - 1) * (a->lv.n + 1)) : HD_R(0);
+}
+
+/* Columns' transforms divided by the eigenvalues, extended again along the
+ * columns: mode (k' + 1, q). */
+HD_FN void hd_pois_fft_divide_pt(const hd_pois_fft_args *a, hd_idx kk, hd_idx p) {
+  hd_idx q;
+  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
+  a->x[kk + p * a->m] = q ? s * hd_pois_fft_sine(a->c, kk + q * a->m) / (a->eig[kk] + a->eig[q - 1]) : HD_R(0);
+}
+
+/* Columns' transforms back to the rows' extensions: value p of row j' is
+ * the transform of column p at row j' + 1. */
+HD_FN void hd_pois_fft_to_rows_pt(const hd_pois_fft_args *a, hd_idx p, hd_idx jj) {
+  hd_idx q;
+  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
+  a->x[p + jj * 2 * a->lv.n] = q ? s * hd_pois_fft_sine(a->c, (q - 1) + (jj + 1) * a->m) : HD_R(0);
+}
+
+HD_FN void hd_pois_fft_correct_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j) {
+  a->lv.u[i + j * (a->lv.n + 1)] += hd_pois_fft_sine(a->c, i + (j - 1) * (a->lv.n + 1));
+}
+
+HD_DEFINE_FOR_2D(hd_pois_fft_to_cols_loop, hd_pois_fft_to_cols_pt, hd_pois_fft_args)
+HD_DEFINE_FOR_2D(hd_pois_fft_divide_loop, hd_pois_fft_divide_pt, hd_pois_fft_args)
+HD_DEFINE_FOR_2D(hd_pois_fft_to_rows_loop, hd_pois_fft_to_rows_pt, hd_pois_fft_args)
+HD_DEFINE_FOR_2D(hd_pois_fft_correct_loop, hd_pois_fft_correct_pt, hd_pois_fft_args)
+
+typedef struct hd_pois_fft {
+  hd_pois_fft_args a;
+  hd_real *buf, *eig;
+  hd_fft_complex *c;
+  cufftHandle rows, cols; /* the m rows' extensions (2n apart), the m columns' (side by side) */
+  int have_rows, have_cols;
+  void *graph; /* the correction's launches, for u = graph_u */
+  const void *graph_u;
+} hd_pois_fft;
+
+HD_HOST_FN hd_status hd_cufft_fail(hd_ctx *ctx, cufftResult r, const char *what) {
+  return hd_fail(ctx, r == CUFFT_ALLOC_FAILED ? HD_ERR_NOMEM : HD_ERR_DEVICE, "poisson: cuFFT %s failed (cufftResult %d)",
+                 what, (int)r);
+}
+
+HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
+  if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
+  if (s->have_rows) cufftDestroy(s->rows);
+  if (s->have_cols) cufftDestroy(s->cols);
+  hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->c);
+  memset(s, 0, sizeof *s);
+}
+
+/* A plan for m real-to-complex transforms of 2n values, stride `stride`,
+ * `dist` apart (outputs the same way, n + 1 values). */
+HD_HOST_FN hd_status hd_pois_fft_plan(hd_ctx *ctx, cufftHandle *plan, int *have, hd_idx n, hd_idx m, long long stride,
+                                      long long dist, long long out_dist) {
+  long long len = 2 * (long long)n, olen = (long long)n + 1;
+  size_t work = 0;
+  cufftResult r = cufftCreate(plan);
+  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
+  *have = 1;
+  r = cufftMakePlanMany64(*plan, 1, &len, &len, stride, dist, &olen, stride, out_dist, HD_CUFFT_R2C, (long long)m, &work);
+  return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "planning the sine transforms");
+}
+
+HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, cufftHandle plan, hd_real *x, hd_fft_complex *c) {
+  cufftResult r = cufftSetStream(plan, hd_stream(ctx));
+  if (r == CUFFT_SUCCESS) r = HD_CUFFT_EXEC(plan, x, c);
+  return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "execution");
+}
+
+HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd_idx m) {
+  hd_status st = hd_dev_alloc(ctx, (void **)&s->buf, (size_t)(2 * n * m) * sizeof(hd_real));
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->c, (size_t)((n + 1) * m) * sizeof(hd_fft_complex));
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->eig, (size_t)m * sizeof(hd_real));
+  if (st == HD_OK) st = hd_pois_fft_plan(ctx, &s->rows, &s->have_rows, n, m, 1, 2 * n, n + 1);
+  if (st == HD_OK) st = hd_pois_fft_plan(ctx, &s->cols, &s->have_cols, n, m, m, 1, 1);
+  s->a.ld = 2 * n, s->a.c = s->c;
+  return st;
+}
+
+/* The correction from the residual's extensions in x, added to u. */
+HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
+  hd_pois_fft *s = (hd_pois_fft *)arg;
+  const hd_idx n = s->a.lv.n, m = s->a.m;
+  hd_status st = hd_pois_fft_exec(ctx, s->rows, s->buf, s->c);
+  if (st == HD_OK) st = hd_pois_fft_to_cols_loop(ctx, &s->a, hd_range3_make(0, m, 0, 2 * n, 0, 1));
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->cols, s->buf, s->c);
+  if (st == HD_OK) st = hd_pois_fft_divide_loop(ctx, &s->a, hd_range3_make(0, m, 0, 2 * n, 0, 1));
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->cols, s->buf, s->c);
+  if (st == HD_OK) st = hd_pois_fft_to_rows_loop(ctx, &s->a, hd_range3_make(0, 2 * n, 0, m, 0, 1));
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->rows, s->buf, s->c);
+  if (st == HD_OK) st = hd_pois_fft_correct_loop(ctx, &s->a, hd_range3_make(1, n, 1, n, 0, 1));
+  return st;
+}
+
+HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
+#if !defined(HD_DEBUG)
+  if (!s->graph || s->graph_u != s->a.lv.u) {
+    hd_status st;
+    if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
+    s->graph = NULL;
+    st = hd_graph_record(ctx, hd_pois_fft_correct_launches, s, "recording the FFT solve as a CUDA graph", &s->graph);
+    if (st != HD_OK) return st;
+    s->graph_u = s->a.lv.u;
+  }
+  HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)s->graph, hd_stream(ctx)));
+  return HD_OK;
+#else
+  return hd_pois_fft_correct_launches(ctx, s);
+#endif
+}
+
+#else /* CPU backends: FFTW3 */
 
 /* Chunk q of rows (along x) or of columns (along y). */
 HD_FN void hd_pois_fft_rows_pt(const hd_pois_fft_args *a, hd_idx q) {
@@ -80,8 +251,6 @@ HD_FN void hd_pois_fft_correct_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j)
   a->lv.u[i + j * (a->lv.n + 1)] += a->x[(i - 1) + (j - 1) * a->ld];
 }
 
-HD_DEFINE_REDUCE_3D(hd_pois_fft_residual_reduce, hd_pois_fft_args, hd_stats, hd_pois_fft_residual_pt,
-                    hd_stats_init, hd_stats_merge)
 HD_DEFINE_FOR_1D(hd_pois_fft_rows_loop, hd_pois_fft_rows_pt, hd_pois_fft_args)
 HD_DEFINE_FOR_1D(hd_pois_fft_cols_loop, hd_pois_fft_cols_pt, hd_pois_fft_args)
 HD_DEFINE_FOR_2D(hd_pois_fft_divide_loop, hd_pois_fft_divide_pt, hd_pois_fft_args)
@@ -103,45 +272,30 @@ HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   memset(s, 0, sizeof *s);
 }
 
-HD_HOST_FN hd_status hd_pois_fft_create(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, double h) {
-  const hd_idx m = n - 1, ld = (m + HD_POIS_FFT_CHUNK - 1) / HD_POIS_FFT_CHUNK * HD_POIS_FFT_CHUNK;
-  const double pi = 3.14159265358979323846;
-  hd_status st = hd_pois_check_size(ctx, n, h);
+HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd_idx m) {
+  const hd_idx ld = (m + HD_POIS_FFT_CHUNK - 1) / HD_POIS_FFT_CHUNK * HD_POIS_FFT_CHUNK;
   HD_FFTW(r2r_kind) kind = FFTW_RODFT00;
-  int len, k;
-  hd_idx i;
-  memset(s, 0, sizeof *s);
-  if (st != HD_OK) return st;
+  int len = (int)m, k;
   if (m > 2147483647) return hd_fail(ctx, HD_ERR_ARG, "poisson: the FFT solve takes n - 1 < 2^31, got n = %ld", (long)n);
-  len = (int)m;
   s->buf = (hd_real *)HD_FFTW(malloc)((size_t)m * (size_t)ld * sizeof(hd_real));
   s->eig = (hd_real *)HD_FFTW(malloc)((size_t)m * sizeof(hd_real));
-  if (!s->buf || !s->eig) {
-    hd_pois_fft_destroy(ctx, s);
+  if (!s->buf || !s->eig)
     return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory for the FFT solve on %ld^2 cells", (long)n);
-  }
-  for (i = 0; i < m; ++i) {
-    const double si = sin(pi * (double)(i + 1) / (2.0 * (double)n));
-    s->eig[i] = (hd_real)(4.0 * si * si / (h * h) * (2.0 * (double)n) * (2.0 * (double)n));
-  }
   for (k = 0; k < 2; ++k) { /* a whole chunk, the last chunk */
     const int count = k == 0 ? HD_POIS_FFT_CHUNK : (int)(m - (m - 1) / HD_POIS_FFT_CHUNK * HD_POIS_FFT_CHUNK);
     s->a.rows[k] = HD_FFTW(plan_many_r2r)(1, &len, count, s->buf, NULL, 1, (int)ld, s->buf, NULL, 1, (int)ld, &kind,
                                           FFTW_ESTIMATE);
     s->a.cols[k] = HD_FFTW(plan_many_r2r)(1, &len, count, s->buf, NULL, (int)ld, 1, s->buf, NULL, (int)ld, 1, &kind,
                                           FFTW_ESTIMATE);
-    if (!s->a.rows[k] || !s->a.cols[k]) {
-      hd_pois_fft_destroy(ctx, s);
+    if (!s->a.rows[k] || !s->a.cols[k])
       return hd_fail(ctx, HD_ERR_ARG, "poisson: FFTW made no sine-transform plan of length %ld", (long)m);
-    }
   }
-  s->a.lv.n = n, s->a.lv.h2 = (hd_real)(h * h);
-  s->a.x = s->buf, s->a.eig = s->eig, s->a.m = m, s->a.ld = ld;
+  s->a.ld = ld;
   return HD_OK;
 }
 
 /* The correction from the residual packed in x, added to u. */
-HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, const hd_pois_fft *s) {
+HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
   const hd_idx m = s->a.m, chunks = (m + HD_POIS_FFT_CHUNK - 1) / HD_POIS_FFT_CHUNK;
   hd_status st = hd_pois_fft_rows_loop(ctx, &s->a, 0, chunks);
   if (st == HD_OK) st = hd_pois_fft_cols_loop(ctx, &s->a, 0, chunks);
@@ -150,6 +304,34 @@ HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, const hd_pois_fft *s) {
   if (st == HD_OK) st = hd_pois_fft_rows_loop(ctx, &s->a, 0, chunks);
   if (st == HD_OK) st = hd_pois_fft_correct_loop(ctx, &s->a, hd_range3_make(1, m + 1, 1, m + 1, 0, 1));
   return st;
+}
+
+#endif
+
+HD_HOST_FN hd_status hd_pois_fft_create(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, double h) {
+  const hd_idx m = n - 1;
+  const double pi = 3.14159265358979323846;
+  hd_status st = hd_pois_check_size(ctx, n, h);
+  hd_real *eig;
+  hd_idx i;
+  memset(s, 0, sizeof *s);
+  if (st != HD_OK) return st;
+  if (!(eig = (hd_real *)malloc((size_t)m * sizeof(hd_real))))
+    return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory for the FFT solve on %ld^2 cells", (long)n);
+  for (i = 0; i < m; ++i) {
+    const double si = sin(pi * (double)(i + 1) / (2.0 * (double)n));
+    eig[i] = (hd_real)(4.0 * si * si / (h * h) * (2.0 * (double)n) * (2.0 * (double)n));
+  }
+  st = hd_pois_fft_alloc(ctx, s, n, m);
+  if (st == HD_OK) st = hd_dev_upload(ctx, s->eig, eig, (size_t)m * sizeof(hd_real));
+  free(eig);
+  if (st != HD_OK) {
+    hd_pois_fft_destroy(ctx, s);
+    return st;
+  }
+  s->a.lv.n = n, s->a.lv.h2 = (hd_real)(h * h);
+  s->a.x = s->buf, s->a.eig = s->eig, s->a.m = m;
+  return HD_OK;
 }
 
 HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, const hd_real *f,
