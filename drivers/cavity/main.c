@@ -436,10 +436,12 @@ static int run(int argc, char **argv) {
     }
   }
   ckpt_template(&p, ops->real_size, &ck);
-  if (cr.dc.size > 1) /* each rank's file holds its block */
-    hd_ckpt_param(&ck, "block", "rows %ld+%ld of %ld", cr.dc.off[1], cr.dc.ln[1], gn[1]);
+  /* psi and omega are rows (with a ghost row each side on more than one rank): checkpoints load on any rank count */
+  ckp.rows.lo = cr.dc.off[1], ckp.rows.hi = cr.dc.off[1] + cr.dc.ln[1], ckp.rows.total = gn[1];
+  ckp.rows.ghost = cr.dc.size > 1, ckp.single_ghost = 0;
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+    if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
+                            sizeof err)) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }

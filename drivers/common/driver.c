@@ -319,17 +319,29 @@ static void rank_prefix(const char *prefix, int rank, int size, char *out, size_
   snprintf(out, n, "%.4000s.r%dof%d", prefix, rank, size);
 }
 
-int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
-                           int keep, char *path, size_t pn, char *err, size_t n) {
+/* The manifest lists each rank's file and, for blocks of rows, its rows:
+ * "rank R FILE rows LO HI GHOST". */
+static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
+                      int keep, const hd_drv_rows *rows, char *path, size_t pn, char *err, size_t n) {
   const int rank = hd_par_rank(), size = hd_par_size();
   char mine[4096 + 64], part[4096 + 96];
+  long *all = NULL;
   int bad, r;
   if (size == 1) return hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, keep, path, pn, err, n);
   rank_prefix(prefix, rank, size, mine, sizeof mine);
   bad = hd_drv_ckpt_save(ctx, c, state, narrays, io, mine, 0, part, sizeof part, err, n) != 0;
+  if (!bad && rows) { /* every block's rows, for the manifest */
+    if (!(all = (long *)malloc((size_t)size * 3 * sizeof(long)))) bad = snprintf(err, n, "checkpoint: out of host memory");
+    if (all) all[3 * rank] = rows->lo, all[3 * rank + 1] = rows->hi, all[3 * rank + 2] = rows->ghost;
+  }
   if (hd_par_any(bad)) {
     if (!bad) snprintf(err, n, "checkpoint: another rank could not write its block");
+    free(all);
     return -1;
+  }
+  if (rows && hd_par_allgather(all, 3 * sizeof(long), size)) {
+    free(all);
+    return snprintf(err, n, "checkpoint: gathering the blocks' rows failed"), -1;
   }
   snprintf(path, pn, "%s.ckpt.%012lld", prefix, (long long)c->step);
   bad = 0;
@@ -342,12 +354,15 @@ int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
         const char *slash;
         rank_prefix(prefix, r, size, mine, sizeof mine);
         slash = strrchr(mine, '/');
-        fprintf(o.f, "rank %d %s.ckpt.%012lld\n", r, slash ? slash + 1 : mine, (long long)c->step);
+        fprintf(o.f, "rank %d %s.ckpt.%012lld", r, slash ? slash + 1 : mine, (long long)c->step);
+        if (rows) fprintf(o.f, " rows %ld %ld %ld", all[3 * r], all[3 * r + 1], all[3 * r + 2]);
+        fputc('\n', o.f);
       }
       bad = hd_out_commit(&o, err, n) != 0;
     }
     if (!bad && keep > 0) hd_ckpt_prune(prefix, keep);
   }
+  free(all);
   if (hd_par_any(bad)) {
     if (!bad) snprintf(err, n, "checkpoint: rank 0 could not write the manifest");
     return -1;
@@ -355,6 +370,11 @@ int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
   rank_prefix(prefix, rank, size, mine, sizeof mine);
   if (keep > 0) hd_ckpt_prune(mine, keep);
   return 0;
+}
+
+int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
+                           int keep, char *path, size_t pn, char *err, size_t n) {
+  return save_ranks(ctx, c, state, narrays, io, prefix, keep, NULL, path, pn, err, n);
 }
 
 /* This rank's file named by the manifest at `path`; 0 or -1 + message. */
@@ -401,6 +421,110 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
   return 0;
 }
 
+/* ---- restarts on another rank count ---------------------------------------- */
+
+typedef struct old_block {
+  char file[8200];
+  long lo, hi, ghost;
+} old_block;
+
+/* The blocks of the set at `path`: a manifest's ranks (they must give their
+ * rows), or a one-rank checkpoint, the whole grid with the one-rank ghost
+ * rows.  A malloc'd array and its length, or NULL + message. */
+static old_block *old_blocks(const char *path, const hd_drv_ckpt *k, int *count, char *err, size_t n) {
+  char line[4200], dir[4096];
+  FILE *f = fopen(path, "r");
+  old_block *b = NULL;
+  int ranks = -1, r, got = 0;
+  *count = 0;
+  if (!f) return snprintf(err, n, "restart: cannot open '%.900s': %s", path, strerror(errno)), NULL;
+  if (!fgets(line, sizeof line, f) || strncmp(line, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC))) {
+    fclose(f); /* a single checkpoint: hd_ckpt_read judges it */
+    if (!(b = (old_block *)calloc(1, sizeof *b))) return snprintf(err, n, "restart: out of host memory"), NULL;
+    snprintf(b->file, sizeof b->file, "%s", path);
+    b->lo = 0, b->hi = k->rows.total, b->ghost = k->single_ghost, *count = 1;
+    return b;
+  }
+  hd_dirname(path, dir, sizeof dir);
+  while (fgets(line, sizeof line, f)) {
+    char name[4096];
+    long lo, hi, ghost;
+    if (sscanf(line, "ranks %d", &ranks) == 1) {
+      if (ranks < 1 || ranks > 1 << 24 || b || !(b = (old_block *)calloc((size_t)ranks, sizeof *b))) break;
+      continue;
+    }
+    if (!b || sscanf(line, "rank %d %4095s rows %ld %ld %ld", &r, name, &lo, &hi, &ghost) != 5) continue;
+    if (r < 0 || r >= ranks || strchr(name, '/') || b[r].file[0] || lo < 0 || hi <= lo || hi > k->rows.total ||
+        ghost < 0)
+      break;
+    snprintf(b[r].file, sizeof b[r].file, "%.4000s/%.4000s", dir, name);
+    b[r].lo = lo, b[r].hi = hi, b[r].ghost = ghost;
+    ++got;
+  }
+  fclose(f);
+  if (!b || got != ranks) {
+    free(b);
+    return snprintf(err, n, "restart: '%.900s' does not give the rows of every block (written by an older hd, or "
+                    "another grid): restart it on %d ranks", path, ranks), NULL;
+  }
+  *count = ranks;
+  return b;
+}
+
+int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
+                        const char *path, char *err, size_t n) {
+  const hd_drv_rows *me = &k->rows;
+  const long first = me->lo - me->ghost, window = me->hi - me->lo + 2 * me->ghost;
+  static hd_ckpt old; /* large; one restart at a time */
+  old_block *b;
+  int count = 0, bad = 0, i, a, header = 0;
+  if (!me->total) return hd_drv_ckpt_load_ranks(ctx, c, state, narrays, io, path, err, n);
+  b = old_blocks(path, k, &count, err, n);
+  bad = !b || prepare(ctx, c, state, narrays, io, err, n);
+  for (a = 0; a < narrays && !bad; ++a) /* rows no block gives (outside the grid, unused) stay 0, as at the start */
+    memset(c->arrays[a].data, 0, (size_t)c->arrays[a].bytes);
+  for (i = 0; !bad && i < count; ++i) {
+    /* the rows this old block gives: those it owns, and the grid's outer ghost rows at the edges */
+    const long from = b[i].lo == 0 ? -b[i].ghost : b[i].lo, to = b[i].hi == me->total ? me->total + b[i].ghost : b[i].hi;
+    const long lo = from > first ? from : first, hi = to < first + window ? to : first + window;
+    const long old_window = b[i].hi - b[i].lo + 2 * b[i].ghost;
+    if (lo >= hi) continue;
+    old = *c;
+    for (a = 0; a < narrays; ++a) old.arrays[a].data = NULL;
+    for (a = 0; a < narrays && !bad; ++a) {
+      old.arrays[a].bytes = c->arrays[a].bytes / (uint64_t)window * (uint64_t)old_window;
+      if (c->arrays[a].bytes % (uint64_t)window) bad = snprintf(err, n, "restart: %s is not rows", c->arrays[a].name);
+      else if (!(old.arrays[a].data = malloc(old.arrays[a].bytes ? (size_t)old.arrays[a].bytes : 1)))
+        bad = snprintf(err, n, "restart: out of host memory");
+    }
+    if (!bad) bad = hd_ckpt_read(b[i].file, &old, err, n) != 0;
+    for (a = 0; a < narrays && !bad; ++a) {
+      const size_t row = (size_t)(c->arrays[a].bytes / (uint64_t)window);
+      memcpy((char *)c->arrays[a].data + (size_t)(lo - first) * row,
+             (char *)old.arrays[a].data + (size_t)(lo - (b[i].lo - b[i].ghost)) * row, (size_t)(hi - lo) * row);
+    }
+    if (!bad && (!header || b[i].lo == 0)) { /* step, values, and (rank 0's file) the series */
+      c->step = old.step, c->time = old.time, c->dt = old.dt;
+      c->nseries = old.nseries, c->nvalues = old.nvalues;
+      memcpy(c->series, old.series, sizeof c->series), memcpy(c->values, old.values, sizeof c->values);
+      header = 1;
+    }
+    for (a = 0; a < narrays; ++a) free(old.arrays[a].data), old.arrays[a].data = NULL;
+  }
+  for (a = 0; a < narrays && !bad; ++a)
+    if (io(ctx, state, a, c->arrays[a].name, &c->arrays[a].bytes, c->arrays[a].data, 0) != HD_OK)
+      bad = snprintf(err, n, "restart: %s", ctx->msg);
+  if (b) free_arrays(c);
+  free(b);
+  if (hd_par_any(bad)) { /* rank 0 says it; another rank too when its failure is its own */
+    const int root_bad = hd_par_max_int(hd_par_rank() == 0 && bad);
+    if (!bad) snprintf(err, n, "restart: another rank could not load its rows of '%.900s'", path);
+    else if (hd_par_rank() != 0 && !root_bad) fprintf(stderr, "%s: error: rank %d: %s\n", c->driver, hd_par_rank(), err);
+    return -1;
+  }
+  return 0;
+}
+
 int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c, long step, double dt, int more,
                       int replicated, void *state, int narrays, hd_state_io_fn io, const char *prefix, char *path,
                       size_t pn) {
@@ -419,7 +543,8 @@ int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c,
     bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err);
     if (hd_par_any(bad) && !bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not write it");
   } else {
-    bad = hd_drv_ckpt_save_ranks(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err) != 0;
+    bad = save_ranks(ctx, c, state, narrays, io, prefix, k->keep, k->rows.total ? &k->rows : NULL, path, pn, err,
+                     sizeof err) != 0;
   }
   if (bad || err[0]) return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;
   if (!sig) return HD_DRV_GO_ON;

@@ -403,10 +403,12 @@ static int run(int argc, char **argv) {
     goto runtime_error;
   }
   ckpt_template(&p, ops->real_size, &ck);
-  if (nr.dc.size > 1) /* each rank's file holds its block */
-    hd_ckpt_param(&ck, "block", "rows %ld+%ld of %ld", nr.dc.off[1], nr.dc.ln[1], gn[1]);
+  /* the conserved variables are rows with a ghost row each side: checkpoints load on any rank count */
+  ckp.rows.lo = nr.dc.off[1], ckp.rows.hi = nr.dc.off[1] + nr.dc.ln[1], ckp.rows.total = gn[1];
+  ckp.rows.ghost = ckp.single_ghost = 1;
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+    if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
+                            sizeof err)) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }
