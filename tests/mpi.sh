@@ -311,10 +311,11 @@ result $? "hd-cavity on 3 ranks: 60 + checkpoint + restart + 60 steps give the f
 # the cavity's checkpoints load on any rank count (each rank reads the rows
 # of the old blocks it covers): 3 -> 2, 3 -> 1, 1 -> 3 and 2 -> 4 continue as
 # the straight run does, bit for bit, with SOR (split) and FFT or multigrid
-# (whole grid on every rank)
+# (whole grid on every rank); CPU backends named (auto picks CUDA on one rank
+# of a GPU machine and OpenMP on several)
 rm -rf ck && mkdir ck
 bin="$top/drivers/hd-cavity"
-cav="--n=32 --steps=120 --monitor-every=20 --steady=0 --png=no"
+cav="--n=32 --steps=120 --monitor-every=20 --steady=0 --png=no --backend=openmp"
 for solver in sor auto; do
   # shellcheck disable=SC2086
   mpirun 3 $cav --solver=$solver --output=ck/s >/dev/null 2>&1 &&
@@ -334,7 +335,7 @@ for solver in sor auto; do
 done
 # the same for hd-ns (ghost rows of the conserved variables; periodic in y too)
 bin="$top/drivers/hd-ns"
-for nsa in "--n=40" "--n=32 --bc-bottom=periodic --bc-top=periodic"; do
+for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=periodic --backend=serial"; do
   rm -rf ck && mkdir ck
   # shellcheck disable=SC2086
   mpirun 1 $nsa --steps=60 --frames=2 --monitor-every=5 --png=no --output=ck/s >/dev/null 2>&1 &&
