@@ -437,8 +437,7 @@ static int run(int argc, char **argv) {
   }
   ckpt_template(&p, ops->real_size, &ck);
   /* psi and omega are rows (with a ghost row each side on more than one rank): checkpoints load on any rank count */
-  ckp.rows.lo = cr.dc.off[1], ckp.rows.hi = cr.dc.off[1] + cr.dc.ln[1], ckp.rows.total = gn[1];
-  ckp.rows.ghost = cr.dc.size > 1, ckp.single_ghost = 0;
+  hd_drv_ckpt_blocks(&ckp, &cr.dc, cr.dc.size > 1, 0);
   if (c.com.restart[0]) {
     if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
                             sizeof err)) {

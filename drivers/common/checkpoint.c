@@ -272,6 +272,15 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
     if (get(&s, name, sizeof name) || get(&s, &bytes, 8) || get(&s, &crc, 4))
       FAIL("%.900s: truncated before array %d", path, k + 1);
     name[sizeof name - 1] = '\0';
+    if (!a->data && !strncmp(name, a->name, sizeof name)) { /* any size: the file's, in a buffer of ours */
+      const long at = ftell(s.f);
+      long end;
+      if (at < 0 || fseek(s.f, 0, SEEK_END) || (end = ftell(s.f)) < 0 || fseek(s.f, at, SEEK_SET))
+        FAIL("%.900s: cannot seek", path);
+      if (bytes > (uint64_t)(end - at)) FAIL("%.900s: truncated in array '%s'", path, name);
+      if (!(a->data = malloc(bytes ? (size_t)bytes : 1))) FAIL("%.900s: out of host memory for array '%s'", path, name);
+      a->bytes = bytes;
+    }
     if (strncmp(name, a->name, sizeof name) || bytes != a->bytes)
       FAIL("%.900s: array %d is '%s' of %llu bytes, expected '%s' of %llu", path, k + 1, name,
            (unsigned long long)bytes, a->name, (unsigned long long)a->bytes);

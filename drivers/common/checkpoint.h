@@ -91,7 +91,9 @@ void hd_ckpt_prune(const char *prefix, int keep);
 
 /* Read `path` into the arrays of `want`, whose driver, real size, dims,
  * parameters and array names and sizes it must match; step, time and dt
- * come back in want.  0, or -1 with "path: what differs" in err. */
+ * come back in want.  An array of want with data NULL takes the file's
+ * size, read into a malloc'd buffer left in want (the caller frees it,
+ * also after a failure).  0, or -1 with "path: what differs" in err. */
 int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n);
 
 #ifdef __cplusplus

@@ -319,8 +319,8 @@ static void rank_prefix(const char *prefix, int rank, int size, char *out, size_
   snprintf(out, n, "%.4000s.r%dof%d", prefix, rank, size);
 }
 
-/* The manifest lists each rank's file and, for blocks of rows, its rows:
- * "rank R FILE rows LO HI GHOST". */
+/* The manifest lists each rank's file and, for blocks of x rows, its
+ * rows along y and z: "rank R FILE rows YLO YHI YGHOST ZLO ZHI ZGHOST". */
 static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
                       int keep, const hd_drv_rows *rows, char *path, size_t pn, char *err, size_t n) {
   const int rank = hd_par_rank(), size = hd_par_size();
@@ -331,15 +331,17 @@ static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_stat
   rank_prefix(prefix, rank, size, mine, sizeof mine);
   bad = hd_drv_ckpt_save(ctx, c, state, narrays, io, mine, 0, part, sizeof part, err, n) != 0;
   if (!bad && rows) { /* every block's rows, for the manifest */
-    if (!(all = (long *)malloc((size_t)size * 3 * sizeof(long)))) bad = snprintf(err, n, "checkpoint: out of host memory");
-    if (all) all[3 * rank] = rows->lo, all[3 * rank + 1] = rows->hi, all[3 * rank + 2] = rows->ghost;
+    if (!(all = (long *)malloc((size_t)size * 6 * sizeof(long)))) bad = snprintf(err, n, "checkpoint: out of host memory");
+    for (r = 0; all && r < 2; ++r)
+      all[6 * rank + 3 * r] = rows->lo[r + 1], all[6 * rank + 3 * r + 1] = rows->hi[r + 1],
+                          all[6 * rank + 3 * r + 2] = rows->ghost[r + 1];
   }
   if (hd_par_any(bad)) {
     if (!bad) snprintf(err, n, "checkpoint: another rank could not write its block");
     free(all);
     return -1;
   }
-  if (rows && hd_par_allgather(all, 3 * sizeof(long), size)) {
+  if (rows && hd_par_allgather(all, 6 * sizeof(long), size)) {
     free(all);
     return snprintf(err, n, "checkpoint: gathering the blocks' rows failed"), -1;
   }
@@ -355,7 +357,9 @@ static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_stat
         rank_prefix(prefix, r, size, mine, sizeof mine);
         slash = strrchr(mine, '/');
         fprintf(o.f, "rank %d %s.ckpt.%012lld", r, slash ? slash + 1 : mine, (long long)c->step);
-        if (rows) fprintf(o.f, " rows %ld %ld %ld", all[3 * r], all[3 * r + 1], all[3 * r + 2]);
+        if (rows)
+          fprintf(o.f, " rows %ld %ld %ld %ld %ld %ld", all[6 * r], all[6 * r + 1], all[6 * r + 2], all[6 * r + 3],
+                  all[6 * r + 4], all[6 * r + 5]);
         fputc('\n', o.f);
       }
       bad = hd_out_commit(&o, err, n) != 0;
@@ -423,42 +427,57 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
 
 /* ---- restarts on another rank count ---------------------------------------- */
 
+void hd_drv_ckpt_blocks(hd_drv_ckpt *k, const hd_decomp *d, long ghost, long single_ghost) {
+  int a;
+  for (a = 1; a < 3; ++a) {
+    const int split = a < d->dim; /* an axis of the grid: ghosts on it */
+    k->rows.lo[a] = d->off[a], k->rows.hi[a] = d->off[a] + d->ln[a], k->rows.total[a] = d->gn[a];
+    k->rows.ghost[a] = split ? (d->size > 1 ? ghost : single_ghost) : 0;
+    k->single_ghost[a] = split ? single_ghost : 0;
+  }
+}
+
 typedef struct old_block {
   char file[8200];
-  long lo, hi, ghost;
+  long lo[3], hi[3], ghost[3]; /* along y and z (1, 2) */
 } old_block;
 
 /* The blocks of the set at `path`: a manifest's ranks (they must give their
- * rows), or a one-rank checkpoint, the whole grid with the one-rank ghost
- * rows.  A malloc'd array and its length, or NULL + message. */
+ * rows), or a one-rank checkpoint, the whole grid with the one-rank ghosts.
+ * A malloc'd array and its length, or NULL + message. */
 static old_block *old_blocks(const char *path, const hd_drv_ckpt *k, int *count, char *err, size_t n) {
   char line[4200], dir[4096];
   FILE *f = fopen(path, "r");
   old_block *b = NULL;
-  int ranks = -1, r, got = 0;
+  int ranks = -1, r, got = 0, a;
   *count = 0;
-  if (!f) return snprintf(err, n, "restart: cannot open '%.900s': %s", path, strerror(errno)), NULL;
+  if (!f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, strerror(errno)), NULL;
   if (!fgets(line, sizeof line, f) || strncmp(line, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC))) {
     fclose(f); /* a single checkpoint: hd_ckpt_read judges it */
     if (!(b = (old_block *)calloc(1, sizeof *b))) return snprintf(err, n, "restart: out of host memory"), NULL;
     snprintf(b->file, sizeof b->file, "%s", path);
-    b->lo = 0, b->hi = k->rows.total, b->ghost = k->single_ghost, *count = 1;
+    for (a = 1; a < 3; ++a) b->lo[a] = 0, b->hi[a] = k->rows.total[a], b->ghost[a] = k->single_ghost[a];
+    *count = 1;
     return b;
   }
   hd_dirname(path, dir, sizeof dir);
   while (fgets(line, sizeof line, f)) {
     char name[4096];
-    long lo, hi, ghost;
+    long v[6];
     if (sscanf(line, "ranks %d", &ranks) == 1) {
       if (ranks < 1 || ranks > 1 << 24 || b || !(b = (old_block *)calloc((size_t)ranks, sizeof *b))) break;
       continue;
     }
-    if (!b || sscanf(line, "rank %d %4095s rows %ld %ld %ld", &r, name, &lo, &hi, &ghost) != 5) continue;
-    if (r < 0 || r >= ranks || strchr(name, '/') || b[r].file[0] || lo < 0 || hi <= lo || hi > k->rows.total ||
-        ghost < 0)
-      break;
+    if (!b || sscanf(line, "rank %d %4095s rows %ld %ld %ld %ld %ld %ld", &r, name, &v[0], &v[1], &v[2], &v[3], &v[4],
+                     &v[5]) != 8)
+      continue;
+    if (r < 0 || r >= ranks || strchr(name, '/') || b[r].file[0]) break;
+    for (a = 1; a < 3; ++a) {
+      b[r].lo[a] = v[3 * a - 3], b[r].hi[a] = v[3 * a - 2], b[r].ghost[a] = v[3 * a - 1];
+      if (b[r].lo[a] < 0 || b[r].hi[a] <= b[r].lo[a] || b[r].hi[a] > k->rows.total[a] || b[r].ghost[a] < 0) break;
+    }
+    if (a < 3) break;
     snprintf(b[r].file, sizeof b[r].file, "%.4000s/%.4000s", dir, name);
-    b[r].lo = lo, b[r].hi = hi, b[r].ghost = ghost;
     ++got;
   }
   fclose(f);
@@ -474,36 +493,45 @@ static old_block *old_blocks(const char *path, const hd_drv_ckpt *k, int *count,
 int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                         const char *path, char *err, size_t n) {
   const hd_drv_rows *me = &k->rows;
-  const long first = me->lo - me->ghost, window = me->hi - me->lo + 2 * me->ghost;
   static hd_ckpt old; /* large; one restart at a time */
+  long first[3], size[3], lo[3], hi[3], osize[3], y, z;
   old_block *b;
   int count = 0, bad = 0, i, a, header = 0;
-  if (!me->total) return hd_drv_ckpt_load_ranks(ctx, c, state, narrays, io, path, err, n);
+  if (!me->total[1]) return hd_drv_ckpt_load_ranks(ctx, c, state, narrays, io, path, err, n);
+  for (a = 1; a < 3; ++a) first[a] = me->lo[a] - me->ghost[a], size[a] = me->hi[a] - me->lo[a] + 2 * me->ghost[a];
   b = old_blocks(path, k, &count, err, n);
   bad = !b || prepare(ctx, c, state, narrays, io, err, n);
-  for (a = 0; a < narrays && !bad; ++a) /* rows no block gives (outside the grid, unused) stay 0, as at the start */
+  for (a = 0; a < narrays && !bad; ++a) /* what no block gives (outside the grid, unused) stays 0, as at the start */
     memset(c->arrays[a].data, 0, (size_t)c->arrays[a].bytes);
   for (i = 0; !bad && i < count; ++i) {
-    /* the rows this old block gives: those it owns, and the grid's outer ghost rows at the edges */
-    const long from = b[i].lo == 0 ? -b[i].ghost : b[i].lo, to = b[i].hi == me->total ? me->total + b[i].ghost : b[i].hi;
-    const long lo = from > first ? from : first, hi = to < first + window ? to : first + window;
-    const long old_window = b[i].hi - b[i].lo + 2 * b[i].ghost;
-    if (lo >= hi) continue;
-    old = *c;
-    for (a = 0; a < narrays; ++a) old.arrays[a].data = NULL;
-    for (a = 0; a < narrays && !bad; ++a) {
-      old.arrays[a].bytes = c->arrays[a].bytes / (uint64_t)window * (uint64_t)old_window;
-      if (c->arrays[a].bytes % (uint64_t)window) bad = snprintf(err, n, "restart: %s is not rows", c->arrays[a].name);
-      else if (!(old.arrays[a].data = malloc(old.arrays[a].bytes ? (size_t)old.arrays[a].bytes : 1)))
-        bad = snprintf(err, n, "restart: out of host memory");
+    /* the rows this old block gives: those it owns, and the grid's outer ghosts at the edges */
+    int empty = 0;
+    for (a = 1; a < 3; ++a) {
+      const long from = b[i].lo[a] == 0 ? -b[i].ghost[a] : b[i].lo[a];
+      const long to = b[i].hi[a] == me->total[a] ? me->total[a] + b[i].ghost[a] : b[i].hi[a];
+      lo[a] = from > first[a] ? from : first[a], hi[a] = to < first[a] + size[a] ? to : first[a] + size[a];
+      osize[a] = b[i].hi[a] - b[i].lo[a] + 2 * b[i].ghost[a];
+      empty |= lo[a] >= hi[a];
     }
-    if (!bad) bad = hd_ckpt_read(b[i].file, &old, err, n) != 0;
+    if (empty) continue;
+    old = *c; /* the arrays at the file's sizes: rows may be padded differently on another rank count */
+    for (a = 0; a < narrays; ++a) old.arrays[a].data = NULL, old.arrays[a].bytes = 0;
+    bad = hd_ckpt_read(b[i].file, &old, err, n) != 0;
     for (a = 0; a < narrays && !bad; ++a) {
-      const size_t row = (size_t)(c->arrays[a].bytes / (uint64_t)window);
-      memcpy((char *)c->arrays[a].data + (size_t)(lo - first) * row,
-             (char *)old.arrays[a].data + (size_t)(lo - (b[i].lo - b[i].ghost)) * row, (size_t)(hi - lo) * row);
+      const uint64_t rows = (uint64_t)size[1] * (uint64_t)size[2], orows = (uint64_t)osize[1] * (uint64_t)osize[2];
+      const size_t row = (size_t)(c->arrays[a].bytes / rows), orow = (size_t)(old.arrays[a].bytes / orows);
+      if (c->arrays[a].bytes % rows || old.arrays[a].bytes % orows) {
+        bad = snprintf(err, n, "restart: %s: '%s' is not rows of this grid", b[i].file, c->arrays[a].name);
+        break;
+      }
+      for (z = lo[2]; z < hi[2]; ++z) /* a row's values, then padding that belongs to no cell */
+        for (y = lo[1]; y < hi[1]; ++y)
+          memcpy((char *)c->arrays[a].data + ((size_t)(z - first[2]) * (size_t)size[1] + (size_t)(y - first[1])) * row,
+                 (char *)old.arrays[a].data +
+                     ((size_t)(z - b[i].lo[2] + b[i].ghost[2]) * (size_t)osize[1] + (size_t)(y - b[i].lo[1] + b[i].ghost[1])) * orow,
+                 row < orow ? row : orow);
     }
-    if (!bad && (!header || b[i].lo == 0)) { /* step, values, and (rank 0's file) the series */
+    if (!bad && (!header || (b[i].lo[1] == 0 && b[i].lo[2] == 0))) { /* step, values, and (rank 0's) the series */
       c->step = old.step, c->time = old.time, c->dt = old.dt;
       c->nseries = old.nseries, c->nvalues = old.nvalues;
       memcpy(c->series, old.series, sizeof c->series), memcpy(c->values, old.values, sizeof c->values);
@@ -543,7 +571,7 @@ int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c,
     bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err);
     if (hd_par_any(bad) && !bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not write it");
   } else {
-    bad = save_ranks(ctx, c, state, narrays, io, prefix, k->keep, k->rows.total ? &k->rows : NULL, path, pn, err,
+    bad = save_ranks(ctx, c, state, narrays, io, prefix, k->keep, k->rows.total[1] ? &k->rows : NULL, path, pn, err,
                      sizeof err) != 0;
   }
   if (bad || err[0]) return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;

@@ -118,12 +118,13 @@ struct hd_ckpt;
 
 /* When checkpoints are due: every `steps` steps or `seconds` seconds; and
  * the time series they carry (drivers/common/series.h). */
-/* A block of a grid split by rows, for checkpoints that load on any rank
- * count: the block owns rows [lo, hi) of `total`, and every array of its
- * state holds the rows lo - ghost .. hi + ghost - 1, all of one length
- * (a run on one rank: lo = 0, hi = total, its own ghost rows). */
+/* A block of a grid split along y and z (x is never split), for
+ * checkpoints that load on any rank count: along each axis a (1: y, the
+ * rows; 2: z, the planes) the block owns [lo, hi) of `total`, and every
+ * array of its state holds lo - ghost .. hi + ghost - 1 of them, x rows
+ * all of one length (a 2-D grid: z is 0 .. 1, no ghosts). */
 typedef struct hd_drv_rows {
-  long lo, hi, total, ghost;
+  long lo[3], hi[3], total[3], ghost[3];
 } hd_drv_rows;
 
 typedef struct hd_drv_ckpt {
@@ -133,10 +134,10 @@ typedef struct hd_drv_ckpt {
   struct hd_out *series[HD_CKPT_MAX_SERIES];
   const char *suffix[HD_CKPT_MAX_SERIES];
   const hd_drv_common *com;
-  /* set by a driver whose state is only such arrays (total 0: a restart
-   * needs the rank count of the checkpoint) */
+  /* set by a driver whose state is only such arrays (total[1] 0: a
+   * restart needs the rank count of the checkpoint) */
   hd_drv_rows rows;
-  long single_ghost; /* the ghost rows of a one-rank run's arrays */
+  long single_ghost[3]; /* the ghosts of a one-rank run's arrays */
 } hd_drv_ckpt;
 
 /* Parse --checkpoint-every ("" = never); 0 or -1 with a message. */
@@ -180,10 +181,15 @@ int hd_drv_ckpt_save_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narr
 int hd_drv_ckpt_load_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                            const char *path, char *err, size_t n);
 
+/* k->rows from a decomposition (decomp.h) whose arrays hold `ghost` cells
+ * beyond the block along each split axis, and `single_ghost` on one rank. */
+struct hd_decomp;
+void hd_drv_ckpt_blocks(hd_drv_ckpt *k, const struct hd_decomp *d, long ghost, long single_ghost);
+
 /* A restart from `path` (a checkpoint or a manifest): with k->rows set, a
- * set written by any number of ranks (each rank reads the rows of the old
- * blocks its block covers: owned rows from their owners, the grid's outer
- * ghost rows from the edge blocks), else hd_drv_ckpt_load_ranks.
+ * set written by any number of ranks (each rank reads the x rows of the
+ * old blocks its block covers: owned rows from their owners, the grid's
+ * outer ghosts from the edge blocks), else hd_drv_ckpt_load_ranks.
  * Collective; 0 or -1 + message, agreed by all ranks. */
 int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, struct hd_ckpt *c, void *state, int narrays,
                         hd_state_io_fn io, const char *path, char *err, size_t n);

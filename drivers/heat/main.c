@@ -691,12 +691,15 @@ static int run(int argc, char **argv) {
     if (!bad) hd_fail(&ctx, HD_ERR_IO, "setting up failed on another rank");
     goto runtime_error;
   }
-  ckpt_template(&pl, (const char(*)[256])c.table, ops->real_size, &ck);
-  if (hr.dc.size > 1) /* each rank's file holds its block */
+  ckpt_template(&p, (const char(*)[256])c.table, ops->real_size, &ck); /* the whole grid's: the same on every rank */
+  if (!p.balance) /* the field alone, with a ghost layer: checkpoints load on any rank count */
+    hd_drv_ckpt_blocks(&ckp, &hr.dc, 1, 1);
+  else if (hr.dc.size > 1) /* and the face accumulators of the blocks on the faces: on as many ranks */
     hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", pl.origin[0], pl.origin[1], pl.origin[2],
                   pl.n[0], pl.n[1], pl.n[2], p.n[0], p.n[1], p.n[2]);
   if (c.com.restart[0]) {
-    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+    if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
+                            sizeof err)) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }

@@ -404,8 +404,7 @@ static int run(int argc, char **argv) {
   }
   ckpt_template(&p, ops->real_size, &ck);
   /* the conserved variables are rows with a ghost row each side: checkpoints load on any rank count */
-  ckp.rows.lo = nr.dc.off[1], ckp.rows.hi = nr.dc.off[1] + nr.dc.ln[1], ckp.rows.total = gn[1];
-  ckp.rows.ghost = ckp.single_ghost = 1;
+  hd_drv_ckpt_blocks(&ckp, &nr.dc, 1, 1);
   if (c.com.restart[0]) {
     if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
                             sizeof err)) {
