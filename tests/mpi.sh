@@ -153,6 +153,35 @@ rm -f many/double_p2.vti
 result $([ $? -eq 2 ] && grep -q 'double_p2.vti: No such file' re/err && [ ! -f re/x.vti ] && echo 0 || echo 1) \
   "an index whose piece is missing: exit 2, the missing file named, nothing written"
 
+# hd-fdtd --pieces: 4 ranks write their blocks of the seven fields and a
+# .pvti index; its first array (Ex), read back by hd-heat, is one rank's Ex;
+# a slice needs the whole grid and a non-uniform mesh is written whole:
+# both refused in one line
+rm -rf one many re && mkdir one many re
+bin="$top/drivers/hd-fdtd"
+# shellcheck disable=SC2086
+mpirun 1 $fdtd --backend=serial --output=one/f >/dev/null 2>&1 &&
+  mpirun 4 $fdtd --backend=serial --pieces --output=many/f >many/stdout 2>&1 && [ ! -f many/f.vti ] &&
+  [ "$(grep -c '<Piece ' many/f.pvti)" -eq 4 ] && [ "$(grep -c '<PDataArray ' many/f.pvti)" -eq 7 ] &&
+  [ "$(ls many | grep -c '^f_p[0-3].vti$')" -eq 4 ] && grep -q '^picture: none (--pieces' many/stdout &&
+  cmp -s one/f_probes.csv many/f_probes.csv &&
+  "$top/drivers/hd-heat" --dim=3 --n=20,18,16 --init-field=one/f.vti --steps=0 --png=no --output=re/one >/dev/null 2>&1 &&
+  "$top/drivers/hd-heat" --dim=3 --n=20,18,16 --init-field=many/f.pvti --steps=0 --png=no --output=re/many >/dev/null 2>&1 &&
+  cmp -s re/one.vti re/many.vti
+result $? "hd-fdtd --pieces on 4 ranks: four block files and a .pvti of seven arrays, whose Ex is one rank's; the probes of one rank"
+mpibad_fdtd() { # pattern, arguments...
+  pattern=$1
+  shift
+  rm -rf many && mkdir many
+  mpirun 2 "$@" --output=many/f >/dev/null 2>many/stderr
+  [ $? -eq 2 ] && [ "$(grep -c '^hd-fdtd:' many/stderr)" -eq 1 ] && grep -q -- "$pattern" many/stderr && [ -z "$(ls many | grep '^f')" ]
+  result $? "hd-fdtd --pieces on 2 ranks: exit 2, one line with '$pattern', nothing written"
+}
+# shellcheck disable=SC2086
+mpibad_fdtd "slice: needs the whole grid" $fdtd --backend=serial --pieces --slice="ez z 0"
+# shellcheck disable=SC2086
+mpibad_fdtd "pieces: a non-uniform mesh" $(echo "$fdtd" | sed 's/--xmesh=-0.1,20,0.1/--xmesh=-0.1,10,0,20,0.1/') --backend=serial --pieces
+
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos between ranks
 # of the node read from the neighbour's device memory (CUDA IPC), else in

@@ -112,6 +112,18 @@ hd_status hd_drv_bench_rounds(hd_ctx *ctx, const hd_core_ops *core, hd_status (*
 int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, double dev_bytes,
                         double host_bytes, const char *what);
 
+/* ---- output by pieces --------------------------------------------------------- */
+
+struct hd_decomp;
+struct hd_vti_array;
+
+/* On more than one rank: this rank's block of an image of n cells (spacing
+ * dx), its cells in `arrays`, as PREFIX_pR.vti, and on rank 0 the index
+ * `index` (opened as PREFIX.pvti) naming every rank's block; no rank holds
+ * more than its block.  Collective; 0, or -1 + message (all ranks agree). */
+int hd_drv_write_pieces(const struct hd_decomp *d, const char *prefix, struct hd_out *index, const int64_t n[3],
+                        const double dx[3], const struct hd_vti_array *arrays, int narrays, char *err, size_t en);
+
 /* ---- checkpoints (drivers/common/checkpoint.h) ---------------------------- */
 
 struct hd_ckpt;
@@ -183,7 +195,6 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narr
 
 /* k->rows from a decomposition (decomp.h) whose arrays hold `ghost` cells
  * beyond the block along each split axis, and `single_ghost` on one rank. */
-struct hd_decomp;
 void hd_drv_ckpt_blocks(hd_drv_ckpt *k, const struct hd_decomp *d, long ghost, long single_ghost);
 
 /* A restart from `path` (a checkpoint or a manifest): with k->rows set, a

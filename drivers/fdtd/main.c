@@ -33,7 +33,7 @@ typedef struct fdtd_cli {
   hd_drv_common com;
   fdtd_input in;
   long bench, average_every, block[3];
-  int nblock, volume;
+  int nblock, volume, pieces;
   char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16];
   fdtd_planewave pw;
   cli_list nearfield, nearline;
@@ -312,7 +312,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
   const fdtd_input *m = &c->in;
   const long nx = m->n[0], ny = m->n[1], nz = m->n[2], *ln = r->dc.ln;
   const double cells = (double)nx * ny * nz;
-  const int root = r->dc.rank == 0;
+  const int root = r->dc.rank == 0, pieces = c->pieces && r->dc.size > 1; /* no rank gathers the grid */
   hd_grid g;
   double *f = NULL, *loc = NULL, *cc[7] = {0};
   hd_vti_array arr[7];
@@ -322,12 +322,20 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
   if (!fdtd_node_grid(&g, ln, pad)) return -1;
   f = (double *)malloc((size_t)g.total * sizeof(double));
   loc = (double *)malloc((size_t)(ln[0] * ln[1] * ln[2]) * sizeof(double));
-  for (comp = 0; comp < 7 && root; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
+  for (comp = 0; comp < 7 && root && !pieces; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
   bad = !f || !loc;
-  for (comp = 0; comp < 7 && root; ++comp) bad |= !cc[comp];
+  for (comp = 0; comp < 7 && root && !pieces; ++comp) bad |= !cc[comp];
   if (hd_par_any(bad)) {
     snprintf(err, errn, "out of host memory for the field output");
     goto done;
+  }
+  if (pieces) { /* this block's cells, all seven arrays */
+    const double cells_l = (double)ln[0] * ln[1] * ln[2];
+    for (comp = 0; comp < 7 && !bad; ++comp) bad = !(cc[comp] = (double *)malloc((size_t)cells_l * sizeof(double)));
+    if (hd_par_any(bad)) {
+      snprintf(err, errn, "out of host memory for the field output");
+      goto done;
+    }
   }
   for (comp = 0; comp < 6; ++comp) {
     size_t q = 0;
@@ -339,7 +347,18 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
     for (k = 0; k < ln[2]; ++k)
       for (j = 0; j < ln[1]; ++j)
         for (i = 0; i < ln[0]; ++i) loc[q++] = cell_value(f, comp, &g, pad, i, j, k);
-    if (hd_decomp_gather(&r->dc, loc, cc[comp], err, errn)) goto done;
+    if (pieces) memcpy(cc[comp], loc, q * sizeof(double));
+    else if (hd_decomp_gather(&r->dc, loc, cc[comp], err, errn)) goto done;
+  }
+  if (pieces) {
+    const int64_t n64[3] = {nx, ny, nz};
+    const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
+                          (m->node[2][nz] - m->node[2][0]) / nz};
+    const size_t lc = (size_t)(ln[0] * ln[1] * ln[2]);
+    for (i = 0; i < (long)lc; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
+    for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
+    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, dx, arr, 7, err, errn) : 0;
+    goto done;
   }
   if (!root) {
     rc = 0;
@@ -726,6 +745,7 @@ static int run(int argc, char **argv) {
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "on more than one rank: each rank writes its block of the final fields as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole grid (default no: rank 0 gathers PREFIX.vti; uniform meshes; no slice)", 1, 0, 0, NULL, 0, 0, 0},
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
       {"farfield-frequencies", CLI_STRING, c.ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c.ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
@@ -834,6 +854,17 @@ static int run(int argc, char **argv) {
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;
+  if (c.pieces && hd_par_size() > 1) { /* no rank holds the whole grid: no slice from it */
+    if (!uniform_mesh(&c.in)) {
+      snprintf(err, sizeof err, "pieces: a non-uniform mesh is written whole (.vtr) for now; leave out --pieces");
+      goto usage;
+    }
+    if (have_slice && cli_find(opts, "slice")->seen) {
+      snprintf(err, sizeof err, "slice: needs the whole grid on one rank; with --pieces give --slice=none");
+      goto usage;
+    }
+    have_slice = 0;
+  }
   if (have_slice && fdtd_slice_parse(&c.in, c.slice, &sl, err, sizeof err)) goto usage;
   if (hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err)) goto usage;
   want[0] = want[1] = 1, want[2] = c.volume, want[3] = have_slice, want[4] = have_slice && HD_PNG_BUILT;
@@ -873,7 +904,10 @@ static int run(int argc, char **argv) {
    * the spectra */
   rc = hd_drv_check_memory(PROG, &ctx, core, bytes,
                            bytes / (6.0 * ops->real_size + 6.0) * (6.0 + (c.com.bench ? 0.0 : 8.0)) +
-                               (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? 56.0 * cells + dft_bytes : 0.0)),
+                               (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? dft_bytes : 0.0)) +
+                               /* the seven output arrays: of the grid on rank 0, or of each block with --pieces */
+                               (c.com.bench ? 0.0 : c.pieces && r.dc.size > 1 ? 56.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2]
+                                                    : root ? 56.0 * cells : 0.0),
                            "the model");
   if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
     core->destroy(&ctx);
@@ -922,7 +956,9 @@ static int run(int argc, char **argv) {
   pad = fdtd_pad(&m);
   nrec = c.in.nprobe + 2 * c.in.nfeed;
   { /* rank 0 writes every output */
-    const char *suffix[5] = {"_probes.csv", "_average.csv", uniform_mesh(&c.in) ? ".vti" : ".vtr", "_slice.vtr", "_slice.png"};
+    const char *suffix[5] = {"_probes.csv", "_average.csv",
+                             !uniform_mesh(&c.in) ? ".vtr" : c.pieces && r.dc.size > 1 ? ".pvti" : ".vti", "_slice.vtr",
+                             "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
     if (c.com.bench) want[0] = want[1] = want[2] = want[3] = want[4] = 0;
     if (hd_drv_open_outputs(o, suffix, want, 5, c.com.output, err, sizeof err)) {
@@ -1116,9 +1152,13 @@ static int run(int argc, char **argv) {
          fdtd_input_dt_max(&c.in), step, converged ? "yes" : "no", bytes / 1e9, wall,
          wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, steps_wall,
          steps_wall > 0 ? cells * (double)(step - step0) / steps_wall / 1e6 : 0.0, c.com.output, c.com.output,
-         c.volume ? c.com.output : "(no volume)", c.volume ? (uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
+         c.volume ? c.com.output : "(no volume)",
+         c.volume ? (!uniform_mesh(&c.in) ? ".vtr" : c.pieces && r.dc.size > 1 ? ".pvti and its pieces" : ".vti") : "",
          have_slice ? " and the slice" : "");
-  printf("picture: %s\n", want[4] ? png.path : have_slice ? "none (" HD_NO_PNG ")" : "none (--slice=none)");
+  printf("picture: %s\n", want[4]                        ? png.path
+                         : have_slice                     ? "none (" HD_NO_PNG ")"
+                         : c.pieces && r.dc.size > 1      ? "none (--pieces: no rank holds the whole grid)"
+                                                          : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   print_time_block(time_block, time_block_why);
   if ((c.sp.nfreq && write_spectra(&c, &m, step, &spec, box_lo, box_hi, runs, err, sizeof err)) ||

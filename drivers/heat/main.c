@@ -448,47 +448,21 @@ static hd_status heat_bench_steps(void *arg, long steps) {
   return b->ops->advance(b->ctx, b->state, steps);
 }
 
-/* Output by pieces: this rank's block as PREFIX_pR.vti, and on rank 0 the
- * index (opened before the run as PREFIX.pvti) naming every rank's block.
- * No rank holds more than its block.  0, or -1 with the message in ctx. */
+/* Output by pieces (hd_drv_write_pieces): the field of this rank's block.
+ * 0, or -1 with the message in ctx. */
 static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *state, const double dx[3],
                         hd_out *index, const char *prefix) {
-  const int size = r->dc.size, rank = r->dc.rank;
-  const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
-  long *ext = (long *)calloc((size_t)size * 6, sizeof(long));
-  int64_t *lo = (int64_t *)calloc((size_t)size * 6, sizeof(int64_t)), *cnt = lo ? lo + 3 * size : NULL, n64[3];
-  char **src = (char **)calloc((size_t)size, sizeof(char *)), path[4096 + 32], err[512] = "";
+  const int64_t n64[3] = {p->n[0], p->n[1], p->n[2]};
+  char err[1024] = "";
   hd_vti_array arr;
-  hd_out piece;
-  int d, k, bad = !ext || !lo || !src;
-  memset(&piece, 0, sizeof piece);
-  if (bad) hd_fail(ctx, HD_ERR_NOMEM, "out of host memory for the pieces");
-  for (d = 0; d < 3; ++d) n64[d] = p->n[d];
+  int bad, any;
   arr.name = "T", arr.data = r->local, arr.single = r->real_size == 4;
-  if (!bad) bad = r->ops->download(ctx, state, r->local) != HD_OK;
-  if (!bad) {
-    for (d = 0; d < 3; ++d) ext[6 * rank + d] = r->dc.off[d], ext[6 * rank + 3 + d] = r->dc.ln[d];
-    for (d = 0; d < 3; ++d) lo[d] = r->dc.off[d], cnt[d] = r->dc.ln[d];
-    snprintf(path, sizeof path, "%s_p%d.vti", prefix, rank);
-    bad = hd_out_open(&piece, path, err, sizeof err) != 0 ||
-          hd_vti_write_block(&piece, n64, lo, cnt, dx, &arr, 1) != 0 || hd_out_commit(&piece, err, sizeof err) != 0;
-    hd_out_abort(&piece); /* nothing left to remove after a commit */
-    if (bad && !ctx->msg[0]) hd_fail(ctx, HD_ERR_IO, "cannot write %s%s%s", path, err[0] ? ": " : "", err);
-  }
-  if (hd_par_any(bad) || hd_par_allgather(ext, 6 * sizeof(long), size)) {
-    if (!bad) hd_fail(ctx, HD_ERR_IO, "writing the pieces failed on another rank");
-    bad = 1;
-  }
-  for (k = 0; !bad && rank == 0 && k < size; ++k) {
-    for (d = 0; d < 3; ++d) lo[3 * k + d] = ext[6 * k + d], cnt[3 * k + d] = ext[6 * k + 3 + d];
-    if (!(src[k] = (char *)malloc(strlen(base) + 32))) bad = 1, hd_fail(ctx, HD_ERR_NOMEM, "out of host memory");
-    else sprintf(src[k], "%s_p%d.vti", base, k);
-  }
-  if (!bad && rank == 0 && hd_pvti_write(index, n64, dx, &arr, 1, size, lo, cnt, (const char *const *)src))
-    bad = 1, hd_fail(ctx, HD_ERR_IO, "cannot write %s.pvti", prefix);
-  for (k = 0; src && k < size; ++k) free(src[k]);
-  free(src), free(lo), free(ext);
-  return bad ? -1 : 0;
+  bad = r->ops->download(ctx, state, r->local) != HD_OK;
+  if (bad) snprintf(err, sizeof err, "%s", ctx->msg);
+  if ((any = hd_par_any(bad)) && !bad) snprintf(err, sizeof err, "the field download failed on another rank");
+  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, dx, &arr, 1, err, sizeof err)) return 0;
+  hd_fail(ctx, HD_ERR_IO, "%s", err);
+  return -1;
 }
 
 static int run(int argc, char **argv) {
