@@ -3,7 +3,7 @@
  * from rest (the lid's start is the most violent stretch), every solver,
  * both precisions, on grids that are not powers of two (SOR and FFT on
  * 45^2, multigrid on 48^2 = 3 x 16; FFT on CUDA, and on CPUs where FFTW3
- * is built).
+ * is built), and multigrid with selective frequency damping.
  *   OpenMP vs serial: every update of a colour or a level is independent
  *   of the others and the reductions fix their association, so psi and w
  *   are bit-identical at 1, 2 and 3 threads.
@@ -19,13 +19,15 @@ int main(void) {
   test_backend be[HD_B_COUNT];
   const int nb = test_backends_open(be);
   const long steps = 300;
-  int solver, single, k, t;
-  for (solver = 0; solver < 3; ++solver)
+  int cs, solver, single, k, t;
+  for (cs = 0; cs < 4; ++cs) /* each solver, and multigrid with selective frequency damping */
     for (single = 0; single <= 1; ++single) {
-      const long n = solver == CAVITY_MG ? 48 : 45;
+      const long n = cs == 1 || cs == 3 ? 48 : 45;
       const size_t count = (size_t)((n + 1) * (n + 1));
-      const cavity_problem p = cv_problem(n, 400, solver, single ? 1e-3 : 1e-12, 0.5);
-      const char *sname = solver == CAVITY_SOR ? "SOR" : solver == CAVITY_MG ? "multigrid" : "FFT";
+      cavity_problem p = cv_problem(n, 400, cs == 3 ? CAVITY_MG : cs, single ? 1e-3 : 1e-12, 0.5);
+      const char *sname = cs == 0 ? "SOR" : cs == 1 ? "multigrid" : cs == 2 ? "FFT" : "multigrid + damping";
+      solver = p.solver;
+      if (cs == 3) p.sfd_chi = 0.5, p.sfd_delta = 2.0;
       double *ref[2], *out[2];
       for (k = 0; k < 2; ++k) {
         ref[k] = (double *)malloc(count * sizeof(double)), out[k] = (double *)malloc(count * sizeof(double));

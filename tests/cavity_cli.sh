@@ -80,6 +80,27 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^steady: yes$' stdout &&
   awk -v g="${g:-0}" -v l="${l:-0}" -v a="${pg:-1}" -v b="${pl:-9}" 'BEGIN { d = a - b; exit !(2 * l < g && d * d < 1e-10) }' &&
   echo 0 || echo 1) "--local-dt=0.9: steady at Re = 400 in $l steps against $g, psi_min $pl against $pg"
 
+# selective frequency damping: the same steady state (in more steps); its
+# filtered vorticity travels in the checkpoint, so a restart continues it
+clean_dir
+run --n=32 --re=400 --steady=1e-6 --png=no --sfd=0.5,2
+ps=$(sed -n 's/^psi_min: //p' stdout)
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^steady: yes$' stdout && grep -q '^sfd_chi: 0.5$' stdout &&
+  awk -v a="${pg:-1}" -v b="${ps:-9}" 'BEGIN { d = a - b; exit !(d * d < 1e-10) }' && echo 0 || echo 1) \
+  "--sfd=0.5,2: steady at Re = 400 with psi_min $ps against $pg"
+clean_dir
+run --n=32 --re=400 --steps=300 --steady=0 --monitor-every=50 --png=no --sfd=0.5,2 --output=s
+run --n=32 --re=400 --steps=300 --steady=0 --monitor-every=50 --png=no --sfd=0.5,2 --output=h --checkpoint-every=130
+run --n=32 --re=400 --steps=300 --steady=0 --monitor-every=50 --png=no --sfd=0.5,2 --output=a --restart=h.ckpt.000000000130
+result $([ "$(cat rc)" -eq 0 ] && cmp -s s.vtr a.vtr && cmp -s s_history.csv a_history.csv && echo 0 || echo 1) \
+  "--sfd: 130 steps + checkpoint + restart + 170 give the fields and history of 300 straight"
+run --n=32 --re=400 --steps=300 --steady=0 --png=no --output=x --restart=h.ckpt.000000000130
+result $([ "$(cat rc)" -eq 2 ] && grep -q "sfd" stderr && [ ! -e x.vtr ] && echo 0 || echo 1) \
+  "a checkpoint with damping restarted without it: refused, naming the parameter"
+rm -f s.* s_* h.* h_* a.* a_* x.* x_*
+bad 2 "sfd: '1' is not CHI,DELTA (both > 0)" --sfd=1
+bad 2 "sfd: the step 0.001 needs chi <= 1000 and delta >= 0.001" --n=32 --sfd=2000,1
+
 clean_dir
 run --bench --n=32
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^sor_sweep_fraction_of_copy: ' stdout &&

@@ -59,7 +59,7 @@ static hd_status cv_solve(hd_ctx *ctx, cavity_solver *s, hd_real *u, const hd_re
 
 typedef struct cavity_state {
   hd_cav_args a;
-  hd_real *psi, *w[2], *u, *v;
+  hd_real *psi, *w[2], *u, *v, *wbar; /* wbar: selective frequency damping's filtered vorticity, or NULL */
   int cur; /* w[cur] is the vorticity at the current time */
   cavity_solver solver;
   hd_pois_opts pois;
@@ -89,7 +89,7 @@ static void cv_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
   cv_solver_destroy(ctx, &st->solver);
   hd_dev_free(ctx, st->psi), hd_dev_free(ctx, st->w[0]), hd_dev_free(ctx, st->w[1]);
-  hd_dev_free(ctx, st->u), hd_dev_free(ctx, st->v);
+  hd_dev_free(ctx, st->u), hd_dev_free(ctx, st->v), hd_dev_free(ctx, st->wbar);
   hd_dev_free(ctx, st->whole_psi), hd_dev_free(ctx, st->whole_f);
   hd_host_free(st->host_psi), hd_host_free(st->host_f);
   free(st);
@@ -97,17 +97,19 @@ static void cv_destroy(hd_ctx *ctx, void *state) {
 
 static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   cavity_state *st = (cavity_state *)calloc(1, sizeof *st);
-  hd_real **arrays[5];
+  hd_real **arrays[6];
   hd_status s;
   int k;
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
   arrays[0] = &st->psi, arrays[1] = &st->w[0], arrays[2] = &st->w[1], arrays[3] = &st->u, arrays[4] = &st->v;
+  arrays[5] = &st->wbar;
   st->bytes = (size_t)((p->n + 1) * (p->rows ? p->rows : p->n + 1)) * sizeof(hd_real);
   st->pois = p->pois;
   st->halo = p->halo, st->max = p->max, st->user = p->user;
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
   st->a.local = (hd_real)p->local;
+  st->a.sfd_chi = (hd_real)p->sfd_chi, st->a.sfd_rate = p->sfd_chi > 0 ? (hd_real)(1.0 / p->sfd_delta) : HD_R(0);
   if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
     const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
@@ -127,10 +129,11 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   } else if (s == HD_OK) {
     s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
   }
-  for (k = 0; k < 5 && s == HD_OK; ++k) {
+  for (k = 0; k < (p->sfd_chi > 0 ? 6 : 5) && s == HD_OK; ++k) { /* the filter starts at omega: 0 at rest */
     s = hd_dev_alloc(ctx, (void **)arrays[k], st->bytes);
     if (s == HD_OK) s = hd_dev_zero(ctx, *arrays[k], st->bytes);
   }
+  st->a.wbar = st->wbar;
   if (s == HD_OK) { /* at rest; the lid's vorticity from Thom's formula */
     st->a.psi = st->psi, st->a.w = st->w[1], st->a.w_new = st->w[0];
     s = hd_cav_walls(ctx, &st->a);
@@ -285,18 +288,18 @@ static hd_status cv_poisson(hd_ctx *ctx, long n, double h, int kind, const hd_po
   return s;
 }
 
-/* psi and the current vorticity (walls included) are the whole state: the
- * solvers' arrays are rebuilt by every solve. */
+/* psi and the current vorticity (walls included), and the filtered one of
+ * frequency damping, are the whole state: the solvers' arrays are rebuilt
+ * by every solve. */
 static int cv_state_count(void *state) {
-  (void)state;
-  return 2;
+  return ((cavity_state *)state)->wbar ? 3 : 2;
 }
 
 static hd_status cv_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
   cavity_state *st = (cavity_state *)state;
   hd_state_entry e;
-  e.name = k == 0 ? "psi" : "omega";
-  e.dev = k == 0 ? st->psi : st->w[st->cur];
+  e.name = k == 0 ? "psi" : k == 1 ? "omega" : "omega_bar";
+  e.dev = k == 0 ? st->psi : k == 1 ? st->w[st->cur] : st->wbar;
   e.bytes = st->bytes, e.host = 0;
   return hd_state_entry_io(ctx, &e, name, bytes, host, save);
 }

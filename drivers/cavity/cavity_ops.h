@@ -18,6 +18,7 @@ typedef struct cavity_problem {
   double length, lid, nu, dt;
   int solver;      /* CAVITY_SOR, CAVITY_MG or CAVITY_FFT */
   double local;    /* local pseudo-time steps, fraction of each node's limit (0: dt everywhere) */
+  double sfd_chi, sfd_delta; /* selective frequency damping: gain and filter width (chi 0: off) */
   hd_pois_opts pois;
   /* a block of rows [jlo, jhi) of a grid split over ranks (rows 0: the
    * whole grid), held with a ghost row each side; hooks that fill the

@@ -32,6 +32,7 @@ typedef struct cavity_cli {
   hd_drv_common com;
   long n, steps, max_iter, check_every, monitor_every;
   double re, lid, dt, tol, omega, steady, local;
+  char sfd[64];
   int solver, png;
 } cavity_cli;
 
@@ -60,6 +61,19 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
   if (c->omega > 0 && c->solver != CAVITY_SOR && c->solver != CAVITY_AUTO) {
     snprintf(err, n, "omega: only SOR takes a relaxation factor");
     return -1;
+  }
+  if (c->sfd[0]) { /* CHI,DELTA; explicit Euler of the forcing and the filter at the largest step taken */
+    const double big = c->local > 0 ? c->local * 0.25 * h * h / p->nu : p->dt;
+    char end = 0;
+    if (sscanf(c->sfd, "%lf,%lf%c", &p->sfd_chi, &p->sfd_delta, &end) != 2 || !(p->sfd_chi > 0) ||
+        !(p->sfd_delta > 0) || !isfinite(p->sfd_chi) || !isfinite(p->sfd_delta)) {
+      snprintf(err, n, "sfd: '%s' is not CHI,DELTA (both > 0)", c->sfd);
+      return -1;
+    }
+    if (p->sfd_chi * big > 1.0 || big > p->sfd_delta) {
+      snprintf(err, n, "sfd: the step %g needs chi <= %g and delta >= %g", big, 1.0 / big, big);
+      return -1;
+    }
   }
   if (!cli_find(opts, "steady")->seen) c->steady = fmax(1e-4, 20.0 * eps / p->dt);
   if (c->steady > 0 && c->steady < 10.0 * eps / p->dt) {
@@ -294,6 +308,7 @@ static void ckpt_template(const cavity_problem *p, size_t real_size, hd_ckpt *ck
   hd_ckpt_param(ck, "lid", "%.17g", p->lid);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
   if (p->local > 0) hd_ckpt_param(ck, "local_dt", "%.17g", p->local);
+  if (p->sfd_chi > 0) hd_ckpt_param(ck, "sfd", "%.17g,%.17g", p->sfd_chi, p->sfd_delta);
 }
 
 static int run(int argc, char **argv) {
@@ -330,6 +345,7 @@ static int run(int argc, char **argv) {
       {"omega", CLI_REAL, &c.omega, "W", "SOR relaxation factor (default 2/(1 + sin(pi/n)))", 1e-3, 1.999999, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c.steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
+      {"sfd", CLI_STRING, c.sfd, "CHI,DELTA", "steady runs: selective frequency damping, forcing gain CHI toward the vorticity filtered over time DELTA (reaches steady states unstable in time; default off)", 1, 0, sizeof c.sfd, NULL, 0, 0, 0},
       {"local-dt", CLI_REAL, &c.local, "F", "steady runs: each node steps at F times its own stability limit (0 < F <= 1; default 0: dt everywhere)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
@@ -545,6 +561,7 @@ static int run(int argc, char **argv) {
          hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : c.solver == CAVITY_MG ? "mg" : "fft",
          p.pois.tol, step, step * p.dt,
          steady ? "yes" : "no", change, iterations, checks, pmin, xmin, ymin);
+  if (p.sfd_chi > 0) printf("sfd_chi: %g\nsfd_delta: %g\n", p.sfd_chi, p.sfd_delta);
   {
     const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;
     if (g) {

@@ -27,6 +27,13 @@
  * fixed point is the same discrete steady state, and most of the cavity
  * moves far slower than the lid.
  *
+ * Selective frequency damping (Akervik et al. 2006, steady problems only:
+ * `wbar` set): the transport gains a forcing -chi (omega - wbar) toward a
+ * low-pass filtered vorticity, d(wbar)/dt = (omega - wbar) / Delta.  It
+ * damps oscillations slower than 1/Delta's cut-off, and at a fixed point
+ * omega = wbar: the steady state is the same discrete one, also where it is
+ * unstable in time (the cavity past its Hopf bifurcation, Re > ~8000).
+ *
  * A grid split over processes by rows: the arrays hold rows row0 .. (a
  * ghost row each side of the block), row indices stay global, and only the
  * rows [jlo, jhi) are updated (walls and lid where they lie in them). */
@@ -49,6 +56,8 @@ typedef struct hd_cav_args {
   hd_real dt, nu, lid;
   hd_real r2h, rh2;       /* 1/(2h), 1/h^2 */
   hd_real local, dt_visc; /* local pseudo-time steps: fraction of the node's limit (0: dt everywhere); h^2/(4 nu) */
+  hd_real *wbar;          /* selective frequency damping: the filtered vorticity (NULL: off) */
+  hd_real sfd_chi, sfd_rate; /* its forcing gain chi and filter rate 1/Delta */
 } hd_cav_args;
 
 /* The step at a node: dt, or its local pseudo-time step from the face
@@ -69,7 +78,14 @@ HD_FN void hd_cav_vort_pt(const hd_cav_args *a, hd_idx i, hd_idx j) {
   const hd_real vn = (p[o - 1 + sy] - p[o + 1 + sy]) * a->r2h, vs = (p[o - 1 - sy] - p[o + 1 - sy]) * a->r2h;
   const hd_real adv = (ue * w[o + 1] - uw * w[o - 1] + vn * w[o + sy] - vs * w[o - sy]) * a->r2h;
   const hd_real dif = a->nu * (w[o + 1] + w[o - 1] + w[o + sy] + w[o - sy] - HD_R(4) * w[o]) * a->rh2;
-  a->w_new[o] = w[o] + hd_cav_step_at(a, ue, uw, vn, vs) * (dif - adv);
+  const hd_real step = hd_cav_step_at(a, ue, uw, vn, vs);
+  hd_real rhs = dif - adv;
+  if (a->wbar) { /* the filter follows w at n; the forcing pulls w toward it */
+    const hd_real d = w[o] - a->wbar[o];
+    rhs -= a->sfd_chi * d;
+    a->wbar[o] += step * a->sfd_rate * d;
+  }
+  a->w_new[o] = w[o] + step * rhs;
 }
 
 /* The local step of interior node (i, j) relative to dt (1 without local
@@ -177,6 +193,7 @@ HD_HOST_FN hd_status hd_cav_setup(hd_ctx *ctx, hd_cav_args *a, hd_idx n, double 
   a->row0 = 0, a->jlo = 0, a->jhi = n + 1;
   a->dt = (hd_real)dt, a->nu = (hd_real)nu, a->lid = (hd_real)lid;
   a->local = HD_R(0), a->dt_visc = (hd_real)(0.25 * h * h / nu);
+  a->wbar = NULL, a->sfd_chi = HD_R(0), a->sfd_rate = HD_R(0);
   a->r2h = (hd_real)(0.5 / h), a->rh2 = (hd_real)(1.0 / (h * h));
   return HD_OK;
 }
