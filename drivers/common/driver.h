@@ -128,8 +128,6 @@ int hd_drv_write_pieces(const struct hd_decomp *d, const char *prefix, struct hd
 
 struct hd_ckpt;
 
-/* When checkpoints are due: every `steps` steps or `seconds` seconds; and
- * the time series they carry (drivers/common/series.h). */
 /* A block of a grid split along y and z (x is never split), for
  * checkpoints that load on any rank count: along each axis a (1: y, the
  * rows; 2: z, the planes) the block owns [lo, hi) of `total`, and every
@@ -139,6 +137,8 @@ typedef struct hd_drv_rows {
   long lo[3], hi[3], total[3], ghost[3];
 } hd_drv_rows;
 
+/* When checkpoints are due: every `steps` steps or `seconds` seconds; and
+ * the time series they carry (drivers/common/series.h). */
 typedef struct hd_drv_ckpt {
   long steps;
   double seconds, last;
