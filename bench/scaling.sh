@@ -1,26 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Weak and strong scaling of hd-heat (3-D) and hd-fdtd over MPI ranks, one
+# Weak and strong scaling of hd-heat (3-D), hd-fdtd, hd-ns and hd-cavity over MPI ranks, one
 # GPU (or CPU backend) per rank.  Rates come from the runs' own summary
 # (steps_*: cells x steps / wall time of the steps with their halo
 # exchanges; the statistics, whose per-row partials are gathered on rank 0
 # so that they do not depend on the ranks, are left out: they grow with the
 # whole grid, not with a rank's block); efficiency is rate(P) / (P rate(1))
 # for weak scaling and the same on the fixed grid for strong scaling.
-#   [PROGS="hd-heat:1 hd-heat:3 hd-fdtd"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+#   [PROGS="hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
 # hd-heat:T runs T steps a sweep (--time-block=T; on several ranks halos
 # T cells deep every T steps).
 # Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
 # double (the axes MPI_Dims_create splits); strong: the largest weak grid
-# on every rank count.
+# on every rank count.  The 2-D solvers split y only: hd-ns (N_NS cells a
+# unit length, 4 stages a step) grows its box along y; the cavity (N_CAVITY^2,
+# double, from rest) is timed in strong scaling only, with SOR, the solver
+# split over ranks (multigrid and FFT solve the whole grid on every rank):
+# its grid is square and SOR's sweeps a step grow with it.
 set -u
-dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500}
+dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-4096}
 run() { # np, program, arguments...
   np=$1 prog=$2
   shift 2
   mpiexec -n "$np" "$dir/drivers/$prog" --backend="$backend" --progress=0 "$@" </dev/null 2>/dev/null
 }
-rate() { awk -F': ' '$1 == "steps_cell_updates_per_second" || $1 == "steps_mcells_steps_per_second" { print $2 }'; }
+rate() { awk -F': ' '$1 == "steps_cell_updates_per_second" || $1 == "steps_mcells_steps_per_second" || $1 == "cell_stages_per_second" { print $2 }'; }
 # y and z multipliers for np ranks (np a power of two, y first)
 grow() {
   y=1 z=1 p=$1
@@ -36,7 +40,7 @@ set -- $(grow "$max")
 my=$1 mz=$2
 tmp=$(mktemp -d)
 printf '| program | kind | ranks | cells | rate (cells·steps/s) | efficiency |\n|---|---|---|---|---|---|\n'
-for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd}; do
+for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity}; do
   prog=${entry%%:*} tb=${entry#*:}
   for kind in weak strong; do
     base=
@@ -47,6 +51,19 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd}; do
         n="$nh,$((nh * gy)),$((nh * gz))"
         r=$(run "$np" hd-heat --dim=3 --n="$n" --steps="$steps" --csv-every="$steps" --vti=no --precision=single \
               --png=no --time-block="$tb" --output="$tmp/h" | rate)
+      elif [ "$prog" = hd-ns ]; then
+        if [ "$kind" = weak ]; then ly=$np; else ly=$max; fi
+        n="$nn x $((nn * ly))"
+        r=$(run "$np" hd-ns --n="$nn" --ly="$ly" --steps="$steps" --frames=0 --monitor-every="$steps" --png=no \
+              --precision=single --output="$tmp/n" | rate)
+      elif [ "$prog" = hd-cavity ]; then
+        if [ "$kind" = weak ]; then
+          [ "$np" = "${ranks%% *}" ] && echo "| $entry | weak | | | not measured: a square grid, and SOR's sweeps a step grow with it | |"
+          continue
+        fi
+        n="$nc^2"
+        r=$(run "$np" hd-cavity --n="$nc" --solver=sor --steady=0 --steps="$steps" --monitor-every="$steps" --png=no \
+              --output="$tmp/c" | awk -F': ' -v c="$nc" -v s="$steps" '$1 == "wall_seconds" && $2 > 0 { print c * c * s / $2 }')
       else
         n="$nf,$((nf * gy)),$((nf * gz))"
         r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \

@@ -228,10 +228,10 @@ static double lorentz_energy(test_backend *b, const fdtd_ops *ops, void *state, 
   int c, k, found = -1;
   for (c = 0; c < 6; ++c) f[c] = (double *)malloc((size_t)total * sizeof(double));
   for (c = 0; c < 3; ++c) hold[c] = (double *)malloc((size_t)total * sizeof(double));
-  if (ops->advance(&b->ctx, state, to - 1 - *at, NULL) != HD_OK) bail("advance: %s", b->ctx.msg);
+  if (ops->advance(&b->ctx, state, to - 1 - *at, NULL, NULL, NULL) != HD_OK) bail("advance: %s", b->ctx.msg);
   for (c = 0; c < 3; ++c)
     if (ops->download(&b->ctx, state, 3 + c, hold[c]) != HD_OK) bail("download");
-  if (ops->advance(&b->ctx, state, 1, NULL) != HD_OK) bail("advance: %s", b->ctx.msg);
+  if (ops->advance(&b->ctx, state, 1, NULL, NULL, NULL) != HD_OK) bail("advance: %s", b->ctx.msg);
   *at = to;
   for (c = 0; c < 6; ++c)
     if (ops->download(&b->ctx, state, c, f[c]) != HD_OK) bail("download");

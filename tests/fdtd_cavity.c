@@ -139,9 +139,9 @@ static void conservation(test_backend *b, const fdtd_ops *ops, const fdtd_model 
   okay = ops->create(&b->ctx, m, &state) == HD_OK;
   for (t = 0; t < 2 && okay; ++t) {
     /* H^(n-1/2) into buf[3..5], then one step: E^n into 6..8, H^(n+1/2) into 9..11 */
-    okay = ops->advance(&b->ctx, state, (t ? n2 - n1 : n1) - 1, NULL) == HD_OK;
+    okay = ops->advance(&b->ctx, state, (t ? n2 - n1 : n1) - 1, NULL, NULL, NULL) == HD_OK;
     for (c = 0; c < 3 && okay; ++c) okay = ops->download(&b->ctx, state, 3 + c, buf[3 + c]) == HD_OK;
-    okay = okay && ops->advance(&b->ctx, state, 1, NULL) == HD_OK;
+    okay = okay && ops->advance(&b->ctx, state, 1, NULL, NULL, NULL) == HD_OK;
     for (c = 0; c < 6 && okay; ++c) okay = ops->download(&b->ctx, state, c, buf[6 + c]) == HD_OK;
     if (okay) {
       const double *e[3] = {buf[6], buf[7], buf[8]}, *h0[3] = {buf[3], buf[4], buf[5]},

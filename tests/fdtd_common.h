@@ -36,7 +36,7 @@ TAP_FN void fd_build(fdtd_input *in, fdtd_model *m) {
 TAP_FN int fd_run(test_backend *b, const fdtd_ops *ops, const fdtd_model *m, long steps, double *rec,
                   double *fields[6]) {
   void *state = NULL;
-  int okay = ops->create(&b->ctx, m, &state) == HD_OK && ops->advance(&b->ctx, state, steps, rec) == HD_OK;
+  int okay = ops->create(&b->ctx, m, &state) == HD_OK && ops->advance(&b->ctx, state, steps, rec, NULL, NULL) == HD_OK;
   int c;
   for (c = 0; okay && fields && c < 6; ++c) okay = ops->download(&b->ctx, state, c, fields[c]) == HD_OK;
   if (!okay) diag("%s/%s: %s", ops->backend, ops->precision, b->ctx.msg);

@@ -68,11 +68,12 @@ static hd_status t_heat_q(hd_ctx *ctx, int tuned, int halo, const double *t, dou
       return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
     return hd_heat_step_tuned(ctx, &a);
   }
-  if (tuned == 2) {
+  if (tuned == 2 || tuned == 4) { /* box by box (4: aligned rows, the vector kernel's boxes) */
     static const int shared[HD_NFACES] = {0, 0, 1, 1, 1, 1};
     hd_range3 box[7];
     const int nbox = hd_heat_halo_split(g, shared, box);
     int b;
+    if (tuned == 4 && !hd_heat_vec_ok(&a, box[0]) && !(halo & 3)) return hd_fail(ctx, HD_ERR_ARG, "heat: rows not aligned");
     for (b = nbox - 1; b >= 0 && s == HD_OK; --b) s = hd_heat_step_tuned_box(ctx, &a, box[b]);
     return s;
   }

@@ -62,6 +62,12 @@ typedef struct hd_core_ops {
   hd_status (*ipc_export)(hd_ctx *ctx, const void *p, void *handle);
   hd_status (*ipc_open)(hd_ctx *ctx, const void *handle, void **p);
   void (*ipc_close)(hd_ctx *ctx, void *p);
+  /* the exchange with such neighbours kept on the stream (hd_dev_signal,
+   * hd_dev_wait, hd_dev_copy_2d_queued); NULL on the CPU backends */
+  hd_status (*signal)(hd_ctx *ctx, unsigned long long *a, unsigned long long *b, unsigned long long value);
+  hd_status (*wait)(hd_ctx *ctx, const unsigned long long *a, const unsigned long long *b, unsigned long long value);
+  hd_status (*copy_2d_queued)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t rows);
 } hd_core_ops;
 
 extern const hd_core_ops hd_core_serial;

@@ -337,13 +337,21 @@ typedef struct ipc_map {
 static void ipc_unmap(hd_decomp *d) {
   ipc_map *m = (ipc_map *)d->maps;
   int k;
+  if (d->nmaps) d->core->sync(d->ctx); /* copies from them may be queued */
   for (k = 0; k < d->nmaps; ++k) d->core->ipc_close(d->ctx, m[k].base);
   d->nmaps = 0;
+}
+
+static void ipc_flags_free(hd_decomp *d) {
+  if (d->flags) d->core->sync(d->ctx), d->core->free(d->ctx, d->flags);
+  d->flags = NULL;
+  memset(d->seq, 0, sizeof d->seq);
 }
 
 void hd_decomp_destroy(hd_decomp *d) {
   stage_free(d);
   ipc_unmap(d);
+  ipc_flags_free(d);
   free(d->maps);
   d->maps = NULL;
 #if defined(HD_HAVE_MPI)
@@ -370,12 +378,13 @@ int hd_decomp_owns_face(const hd_decomp *d, int f) { return d->nbr[f] < 0; }
 void hd_decomp_use_backend(hd_decomp *d, const struct hd_core_ops *core, struct hd_ctx *ctx) {
   int f;
   stage_free(d);
+  ipc_unmap(d);
+  ipc_flags_free(d);
   d->core = core;
   d->ctx = ctx;
   /* backend memory where MPI reads device memory (on the CPU backends it is
      host memory, so this path runs in CPU tests too) */
   d->stage_kind = !core ? 0 : hd_par_cuda_aware() ? 2 : 1;
-  ipc_unmap(d);
   for (f = 0; f < 6; ++f) {
     d->ipc[f] = 0;
 #if defined(HD_HAVE_MPI)
@@ -404,9 +413,29 @@ static hd_status host_copy_2d(hd_ctx *ctx, void *dst, size_t dpitch, const void 
  * high neighbour start in it, and the plane's shape (width and rows must
  * match; the pitch is the sender's). */
 typedef struct ipc_note {
-  unsigned char handle[HD_IPC_BYTES];
+  unsigned char handle[HD_DECOMP_FIELDS][HD_IPC_BYTES]; /* each field's allocation */
+  unsigned char flags[HD_IPC_BYTES];                    /* the sender's flags */
   unsigned long long at[2], pitch, width, rows;
 } ipc_note;
+
+/* A rank's flags: for each axis and side (0: written by the low neighbour,
+ * 1: by the high one) the sequence number of the last exchange whose planes
+ * that neighbour has made final (ready) and has read (read). */
+enum { IPC_READY = 0, IPC_READ = 1 };
+#define IPC_FLAG(base, axis, side, kind) ((unsigned long long *)(base) + ((axis) * 2 + (side)) * 2 + (kind))
+
+static int ipc_flags_open(hd_decomp *d, char *err, size_t n) {
+  static const unsigned long long zero[12];
+  const int sized = d->ctx->ipc_sized;
+  hd_status s;
+  if (d->flags) return 0;
+  d->ctx->ipc_sized = 1; /* exported whole */
+  s = d->core->alloc(d->ctx, &d->flags, sizeof zero);
+  d->ctx->ipc_sized = sized;
+  if (s == HD_OK) s = d->core->upload(d->ctx, d->flags, zero, sizeof zero);
+  if (s != HD_OK) return snprintf(err, n, "halo flags: %s", d->ctx->msg), -1;
+  return 0;
+}
 
 /* The neighbour's allocation mapped here (mapped once, then looked up). */
 static char *ipc_base(hd_decomp *d, int rank, const unsigned char *handle, char *err, size_t n) {
@@ -427,110 +456,141 @@ static char *ipc_base(hd_decomp *d, int rank, const unsigned char *handle, char 
   ++d->nmaps;
   return (char *)m[k].base;
 }
+
+/* The neighbours on this node (ipc[side]): on the stream, tell them this
+ * rank's planes are final, wait for theirs, copy them into the ghosts at
+ * ghost[side] of each field, tell them so and wait until they have read this
+ * rank's; the host waits for nothing. */
+static int ipc_exchange(hd_decomp *d, int axis, const int ipc[2], const int nbr[2], int count, char *const *ghost[2],
+                        size_t pitch, size_t width, size_t rows, const ipc_note theirs[2], char *err, size_t n) {
+  const unsigned long long seq = ++d->seq[axis];
+  unsigned long long *peer[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [side][kind]: in the neighbours' flags */
+  unsigned long long *own[2][2] = {{NULL, NULL}, {NULL, NULL}};
+  char *base[2][HD_DECOMP_FIELDS];
+  int b, f, ok;
+  for (b = 0; b < 2; ++b) {
+    char *fl;
+    if (!ipc[b]) continue;
+    if (theirs[b].width != width || theirs[b].rows != rows) /* the pitch follows each block's own extent */
+      return snprintf(err, n, "rank %d's halo plane has another shape than this rank's", nbr[b]), -1;
+    for (f = 0; f < count; ++f)
+      if (!(base[b][f] = ipc_base(d, nbr[b], theirs[b].handle[f], err, n))) return -1;
+    if (!(fl = ipc_base(d, nbr[b], theirs[b].flags, err, n))) return -1;
+    peer[b][IPC_READY] = IPC_FLAG(fl, axis, 1 - b, IPC_READY), peer[b][IPC_READ] = IPC_FLAG(fl, axis, 1 - b, IPC_READ);
+    own[b][IPC_READY] = IPC_FLAG(d->flags, axis, b, IPC_READY), own[b][IPC_READ] = IPC_FLAG(d->flags, axis, b, IPC_READ);
+  }
+  ok = d->core->signal(d->ctx, peer[0][IPC_READY], peer[1][IPC_READY], seq) == HD_OK &&
+       d->core->wait(d->ctx, own[0][IPC_READY], own[1][IPC_READY], seq) == HD_OK;
+  for (b = 0; b < 2 && ok; ++b) /* lo's plane for its high side, hi's for its low side */
+    for (f = 0; f < count && ok && ipc[b]; ++f)
+      ok = d->core->copy_2d_queued(d->ctx, ghost[b][f], pitch, base[b][f] + theirs[b].at[1 - b], (size_t)theirs[b].pitch,
+                                   width, rows) == HD_OK;
+  ok = ok && d->core->signal(d->ctx, peer[0][IPC_READ], peer[1][IPC_READ], seq) == HD_OK &&
+       d->core->wait(d->ctx, own[0][IPC_READ], own[1][IPC_READ], seq) == HD_OK;
+  if (!ok) return snprintf(err, n, "halo exchange by CUDA IPC failed: %s", d->ctx->msg), -1;
+  return 0;
+}
 #endif
 
-int hd_decomp_exchange_slab(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
-                            const long at[4], int depth, char *err, size_t n) {
+/* The exchange of `count` fields of one shape, each with its ghost corner
+ * `lead` elements into its allocation (CUDA IPC maps whole allocations). */
+static int exchange_at(hd_decomp *d, int count, void *const *alloc, long lead, size_t real_size, const long size[3],
+                       int axis, const long at[4], int depth, char *err, size_t n) {
 #if defined(HD_HAVE_MPI)
   /* `depth` planes normal to `axis` from an index: `rows` runs of `width`
      bytes, `pitch` apart (consecutive planes are contiguous within a run) */
   const size_t stride = (size_t)(axis == 1 ? size[0] : size[0] * size[1]) * real_size; /* one plane index to the next */
   const size_t width = stride * (size_t)depth, rows = (size_t)(axis == 1 ? size[2] : 1);
   const size_t pitch = axis == 1 ? (size_t)(size[0] * size[1]) * real_size : width, plane = width * rows;
+  const size_t msg = plane * (size_t)count; /* one message: every field's plane */
   hd_status (*copy)(hd_ctx *, void *, size_t, const void *, size_t, size_t, size_t, int) =
       d->core ? d->core->copy_2d : host_copy_2d;
-  const int lo = d->nbr[2 * axis], hi = d->nbr[2 * axis + 1];
+  const int nbr[2] = {d->nbr[2 * axis], d->nbr[2 * axis + 1]};
   /* neighbours on this node: planes read from their memory (CUDA IPC) */
-  const int ipc_lo = lo >= 0 && d->ipc[2 * axis], ipc_hi = hi >= 0 && d->ipc[2 * axis + 1];
-  const int mpi_lo = lo >= 0 && !ipc_lo, mpi_hi = hi >= 0 && !ipc_hi;
+  const int ipc[2] = {nbr[0] >= 0 && d->ipc[2 * axis], nbr[1] >= 0 && d->ipc[2 * axis + 1]};
+  const int mpi[2] = {nbr[0] >= 0 && !ipc[0], nbr[1] >= 0 && !ipc[1]};
   const int on_dev = d->stage_kind == 2;
-  char *p = (char *)field, *buf = NULL;
+  char *p[HD_DECOMP_FIELDS], *ghost[2][HD_DECOMP_FIELDS], *const *gh[2] = {ghost[0], ghost[1]}, *buf = NULL;
   ipc_note mine, theirs[2];
   MPI_Comm comm;
   MPI_Request req[4];
-  int rc = MPI_SUCCESS, ok = 1, b, nr = 0;
+  int rc = MPI_SUCCESS, ok = 1, b, f, nr = 0;
   if (!d->comm || d->size == 1 || d->dims[axis] == 1) return 0;
+  if (count < 1 || count > HD_DECOMP_FIELDS) return snprintf(err, n, "halo exchange of %d fields at once", count), -1;
   comm = *(MPI_Comm *)d->comm;
-  if (plane > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
-  if ((mpi_lo || mpi_hi) && d->stage_bytes < 4 * plane) { /* kept for the next exchanges */
+  if (msg > 2147483647u) return snprintf(err, n, "a halo plane is too large for one MPI message"), -1;
+  for (f = 0; f < count; ++f) {
+    p[f] = (char *)alloc[f] + (size_t)lead * real_size;
+    ghost[0][f] = p[f] + (size_t)at[2] * stride, ghost[1][f] = p[f] + (size_t)at[3] * stride;
+  }
+  if ((mpi[0] || mpi[1]) && d->stage_bytes < 4 * msg) { /* kept for the next exchanges */
     stage_free(d);
-    if (d->stage_kind == 0) ok = (d->stage = malloc(4 * plane)) != NULL;
-    else ok = (d->stage_kind == 2 ? d->core->alloc : d->core->pinned_alloc)(d->ctx, &d->stage, 4 * plane) == HD_OK;
-    if (!ok) return snprintf(err, n, "out of memory for the halo buffers (%.3g MB)", 4.0 * plane / 1e6), -1;
-    d->stage_bytes = 4 * plane;
+    if (d->stage_kind == 0) ok = (d->stage = malloc(4 * msg)) != NULL;
+    else ok = (d->stage_kind == 2 ? d->core->alloc : d->core->pinned_alloc)(d->ctx, &d->stage, 4 * msg) == HD_OK;
+    if (!ok) return snprintf(err, n, "out of memory for the halo buffers (%.3g MB)", 4.0 * msg / 1e6), -1;
+    d->stage_bytes = 4 * msg;
   }
   buf = (char *)d->stage;
-  if (ipc_lo || ipc_hi) { /* the planes must be final before a neighbour reads them */
+  if (ipc[0] || ipc[1]) {
     memset(&mine, 0, sizeof mine);
-    ok = d->core->sync(d->ctx) == HD_OK && d->core->ipc_export(d->ctx, field, mine.handle) == HD_OK;
-    mine.at[0] = (unsigned long long)at[0] * stride, mine.at[1] = (unsigned long long)at[1] * stride;
+    if (ipc_flags_open(d, err, n)) return -1;
+    for (f = 0; f < count && ok; ++f) ok = d->core->ipc_export(d->ctx, alloc[f], mine.handle[f]) == HD_OK;
+    ok = ok && d->core->ipc_export(d->ctx, d->flags, mine.flags) == HD_OK;
+    mine.at[0] = (unsigned long long)at[0] * stride + (unsigned long long)lead * real_size;
+    mine.at[1] = (unsigned long long)at[1] * stride + (unsigned long long)lead * real_size;
     mine.pitch = pitch, mine.width = width, mine.rows = rows;
   }
   /* pack the planes at[0] (to lo) and at[1] (to hi) for the neighbours MPI serves */
   for (b = 0; b < 2 && ok; ++b)
-    if (b ? mpi_hi : mpi_lo)
-      ok = copy(d->ctx, buf + b * plane, width, p + (size_t)at[b] * stride, pitch, width, rows,
+    for (f = 0; f < count && ok && mpi[b]; ++f)
+      ok = copy(d->ctx, buf + b * msg + f * plane, width, p[f] + (size_t)at[b] * stride, pitch, width, rows,
                 on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_HOST) == HD_OK;
   if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   /* both directions at once; tags tell them apart when lo == hi */
-  if (mpi_lo) {
-    rc |= MPI_Irecv(buf + 2 * plane, (int)plane, MPI_BYTE, lo, 10 + axis, comm, &req[nr++]);
-    rc |= MPI_Isend(buf, (int)plane, MPI_BYTE, lo, 20 + axis, comm, &req[nr++]);
-  } else if (ipc_lo) {
-    rc |= MPI_Irecv(&theirs[0], (int)sizeof mine, MPI_BYTE, lo, 30 + axis, comm, &req[nr++]);
-    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, lo, 40 + axis, comm, &req[nr++]);
+  if (mpi[0]) {
+    rc |= MPI_Irecv(buf + 2 * msg, (int)msg, MPI_BYTE, nbr[0], 10 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(buf, (int)msg, MPI_BYTE, nbr[0], 20 + axis, comm, &req[nr++]);
+  } else if (ipc[0]) {
+    rc |= MPI_Irecv(&theirs[0], (int)sizeof mine, MPI_BYTE, nbr[0], 30 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, nbr[0], 40 + axis, comm, &req[nr++]);
   }
-  if (mpi_hi) {
-    rc |= MPI_Irecv(buf + 3 * plane, (int)plane, MPI_BYTE, hi, 20 + axis, comm, &req[nr++]);
-    rc |= MPI_Isend(buf + plane, (int)plane, MPI_BYTE, hi, 10 + axis, comm, &req[nr++]);
-  } else if (ipc_hi) {
-    rc |= MPI_Irecv(&theirs[1], (int)sizeof mine, MPI_BYTE, hi, 40 + axis, comm, &req[nr++]);
-    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, hi, 30 + axis, comm, &req[nr++]);
+  if (mpi[1]) {
+    rc |= MPI_Irecv(buf + 3 * msg, (int)msg, MPI_BYTE, nbr[1], 20 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(buf + msg, (int)msg, MPI_BYTE, nbr[1], 10 + axis, comm, &req[nr++]);
+  } else if (ipc[1]) {
+    rc |= MPI_Irecv(&theirs[1], (int)sizeof mine, MPI_BYTE, nbr[1], 40 + axis, comm, &req[nr++]);
+    rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, nbr[1], 30 + axis, comm, &req[nr++]);
   }
   if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
-  /* what came: from lo into at[2], from hi into at[3] */
-  for (b = 0; b < 2; ++b) {
-    const int from = b ? hi : lo;
-    char *ghost = p + (size_t)at[2 + b] * stride;
-    if (from < 0) continue;
-    if (b ? ipc_hi : ipc_lo) { /* lo's plane for its high side, hi's for its low side */
-      const ipc_note *t = &theirs[b];
-      char *base;
-      if (t->width != width || t->rows != rows) /* the pitch follows each block's own extent */
-        return snprintf(err, n, "rank %d's halo plane has another shape than this rank's", from), -1;
-      if (!(base = ipc_base(d, from, t->handle, err, n))) return -1;
-      ok = copy(d->ctx, ghost, pitch, base + t->at[1 - b], (size_t)t->pitch, width, rows, HD_COPY_PEER) == HD_OK;
-    } else {
-      ok = copy(d->ctx, ghost, pitch, buf + (2 + b) * plane, width, width, rows,
+  if ((ipc[0] || ipc[1]) && ipc_exchange(d, axis, ipc, nbr, count, gh, pitch, width, rows, theirs, err, n)) return -1;
+  /* what MPI brought: from lo into at[2], from hi into at[3] */
+  for (b = 0; b < 2 && ok; ++b)
+    for (f = 0; f < count && ok && mpi[b]; ++f)
+      ok = copy(d->ctx, ghost[b][f], pitch, buf + (2 + b) * msg + f * plane, width, width, rows,
                 on_dev ? HD_COPY_ON_DEVICE : HD_COPY_TO_DEVICE) == HD_OK;
-    }
-    if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
-  }
-  if (ipc_lo || ipc_hi) { /* neither side changes a plane before the other has read it */
-    char none = 0, got[2];
-    nr = 0;
-    if (ipc_lo) {
-      rc |= MPI_Irecv(&got[0], 1, MPI_BYTE, lo, 50 + axis, comm, &req[nr++]);
-      rc |= MPI_Isend(&none, 1, MPI_BYTE, lo, 60 + axis, comm, &req[nr++]);
-    }
-    if (ipc_hi) {
-      rc |= MPI_Irecv(&got[1], 1, MPI_BYTE, hi, 60 + axis, comm, &req[nr++]);
-      rc |= MPI_Isend(&none, 1, MPI_BYTE, hi, 50 + axis, comm, &req[nr++]);
-    }
-    if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
-  }
+  if (!ok) return snprintf(err, n, "halo copy failed: %s", d->ctx ? d->ctx->msg : "?"), -1;
   return 0;
 #else
-  (void)d, (void)field, (void)real_size, (void)size, (void)axis, (void)at, (void)depth, (void)err, (void)n;
+  (void)d, (void)count, (void)alloc, (void)lead, (void)real_size, (void)size, (void)axis, (void)at, (void)depth;
+  (void)err, (void)n;
   return 0;
 #endif
 }
 
+int hd_decomp_exchange_slab(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
+                            const long at[4], int depth, char *err, size_t n) {
+  return exchange_at(d, 1, &field, 0, real_size, size, axis, at, depth, err, n);
+}
+
 int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n) {
-  return hd_decomp_exchange_slab(d, field, real_size, size, axis, at, 1, err, n);
+  return exchange_at(d, 1, &field, 0, real_size, size, axis, at, 1, err, n);
+}
+
+int hd_decomp_exchange_fields(hd_decomp *d, int count, void *const *alloc, long lead, size_t real_size,
+                              const long size[3], int axis, const long at[4], char *err, size_t n) {
+  return exchange_at(d, count, alloc, lead, real_size, size, axis, at, 1, err, n);
 }
 
 void hd_decomp_deep_extent(const hd_decomp *d, int depth, long over[6], long size[3]) {
@@ -539,10 +599,12 @@ void hd_decomp_deep_extent(const hd_decomp *d, int depth, long over[6], long siz
   for (f = 0; f < 3; ++f) size[f] = d->ln[f] + (f < d->dim ? 2 + over[2 * f] + over[2 * f + 1] : 0);
 }
 
-int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n) {
+static int halo_at(hd_decomp *d, int count, void *const *alloc, long lead, long pitch, size_t real_size, int depth,
+                   char *err, size_t n) {
   long over[6], size[3];
   int a;
   hd_decomp_deep_extent(d, depth, over, size);
+  if (pitch) size[0] = pitch;
   for (a = 1; a < d->dim; ++a) {
     /* send the first and last `depth` interior planes, receive into the
        overlap and the ghosts (in order: the planes keep their sequence) */
@@ -551,13 +613,26 @@ int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, 
       return snprintf(err, n, "halos %d cells deep need blocks at least as thick (this one: %ld cells along %c)", depth,
                       d->ln[a], "xyz"[a]),
              -1;
-    if (hd_decomp_exchange_slab(d, field, real_size, size, a, at, depth, err, n)) return -1;
+    if (exchange_at(d, count, alloc, lead, real_size, size, a, at, depth, err, n)) return -1;
   }
   return 0;
 }
 
+int hd_decomp_halo_padded(hd_decomp *d, void *alloc, long lead, long pitch, size_t real_size, int depth, char *err,
+                          size_t n) {
+  return halo_at(d, 1, &alloc, lead, pitch, real_size, depth, err, n);
+}
+
+int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n) {
+  return halo_at(d, 1, &field, 0, 0, real_size, depth, err, n);
+}
+
+int hd_decomp_halo_fields(hd_decomp *d, int count, void *const *fields, size_t real_size, char *err, size_t n) {
+  return halo_at(d, count, fields, 0, 0, real_size, 1, err, n);
+}
+
 int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n) {
-  return hd_decomp_halo_deep(d, field, real_size, 1, err, n);
+  return halo_at(d, 1, &field, 0, 0, real_size, 1, err, n);
 }
 
 /* ---- deterministic reductions and gathers --------------------------------------- */

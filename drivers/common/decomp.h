@@ -98,6 +98,8 @@ typedef struct hd_decomp {
                        * planes are read by CUDA IPC, not sent by MPI */
   void *maps;         /* neighbours' allocations mapped here */
   int nmaps;
+  void *flags;        /* device memory the IPC neighbours signal into */
+  unsigned long long seq[3]; /* exchanges along each axis so far */
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along
@@ -110,7 +112,9 @@ void hd_decomp_destroy(hd_decomp *d);
 void hd_decomp_block(const hd_decomp *d, int rank, long ln[3], long off[3]);
 /* Fields live in the memory of this backend from now on (device memory
  * for CUDA): exchanges with a neighbour on the same node copy its plane
- * from its device memory (CUDA IPC, hd_par_ipc_setup); the others pack
+ * from its device memory (CUDA IPC, hd_par_ipc_setup), ordered on the
+ * stream by flags the two GPUs write into each other's memory, so that the
+ * host never waits for a device (hd_dev_signal); the others pack
  * and unpack planes with strided copies into a staging buffer that MPI
  * sends, in device memory where MPI takes device pointers
  * (hd_par_cuda_aware), else in page-locked host memory. */
@@ -123,6 +127,8 @@ int hd_decomp_owns_face(const hd_decomp *d, int f);
  * this rank's block (the hd_grid layout, x fastest); real_size 4 or 8.
  * 0, or -1 + message. */
 int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_t n);
+/* The same for `count` fields of one shape at once (hd_decomp_exchange_fields). */
+int hd_decomp_halo_fields(hd_decomp *d, int count, void *const *fields, size_t real_size, char *err, size_t n);
 
 /* Halos `depth` cells deep (time blocks of up to `depth` steps between
  * exchanges, drivers/heat): the block is widened by over[f] = depth - 1
@@ -133,14 +139,30 @@ int hd_decomp_halo(hd_decomp *d, void *field, size_t real_size, char *err, size_
  * message.  depth 1 is hd_decomp_halo. */
 void hd_decomp_deep_extent(const hd_decomp *d, int depth, long over[6], long size[3]);
 int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n);
+/* The same for a field whose rows are `pitch` elements long (0: the
+ * block's x extent with its ghosts) and whose ghost corner lies `lead`
+ * elements into the allocation at `alloc` (CUDA IPC maps whole
+ * allocations): heat's rows aligned for vector loads. */
+int hd_decomp_halo_padded(hd_decomp *d, void *alloc, long lead, long pitch, size_t real_size, int depth, char *err,
+                          size_t n);
 
 /* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
  * field of padded extents size[3] (x fastest), send the plane at
  * index at[0] to the low neighbour and at[1] to the high one, receive the
  * low neighbour's into at[2] and the high one's into at[3]; planes span
- * the whole padded extent of the other axes.  0, or -1 + message. */
+ * the whole padded extent of the other axes.  Complete on return, or, with
+ * neighbours read by CUDA IPC, in the order of ctx's stream: later work on
+ * that stream sees the ghosts, and neither side's later work changes a plane
+ * before the other has read it.  0, or -1 + message. */
 int hd_decomp_exchange(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                        const long at[4], char *err, size_t n);
+/* The same for up to HD_DECOMP_FIELDS fields of one layout at once (one
+ * message, or one exchange of signals with a neighbour on this node), each
+ * `lead` elements into the allocation at alloc[f] (CUDA IPC maps whole
+ * allocations). */
+#define HD_DECOMP_FIELDS 4
+int hd_decomp_exchange_fields(hd_decomp *d, int count, void *const *alloc, long lead, size_t real_size,
+                              const long size[3], int axis, const long at[4], char *err, size_t n);
 /* The same for slabs of `depth` consecutive planes from each index. */
 int hd_decomp_exchange_slab(hd_decomp *d, void *field, size_t real_size, const long size[3], int axis,
                             const long at[4], int depth, char *err, size_t n);

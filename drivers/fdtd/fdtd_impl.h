@@ -1128,7 +1128,8 @@ static int fd_time_block(void *state, const char **why) {
   return st->time_block;
 }
 
-static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
+static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec, hd_status (*halo)(hd_ctx *, void *),
+                            void *arg) {
   fdtd_state *st = (fdtd_state *)state;
   hd_real *host = NULL;
   hd_status s = HD_OK;
@@ -1147,7 +1148,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
     long k, v;
     for (k = 0; k < chunk && s == HD_OK;) {
 #if !defined(HD_BACKEND_CUDA)
-      const int t = st->time_block > 1 ? fd_block_steps(st, chunk - k) : 1;
+      const int t = st->time_block > 1 && !halo ? fd_block_steps(st, chunk - k) : 1;
       if (t > 1) {
         s = fd_block(ctx, st, t, host ? st->rec + k * st->nrec : NULL);
         k += t;
@@ -1155,6 +1156,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec) {
       }
 #endif
       s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
+      if (s == HD_OK && halo) s = halo(ctx, arg);
       ++k;
     }
     if (s == HD_OK && host) {
@@ -1210,7 +1212,11 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
   return s;
 }
 
-static void *fd_field(void *state, int comp) { return ((fdtd_state *)state)->a.f[comp]; }
+static void *fd_field(void *state, int comp, long *lead) {
+  const fdtd_state *st = (const fdtd_state *)state;
+  *lead = (long)(st->a.f[comp] - st->field[comp]);
+  return st->field[comp];
+}
 
 static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *probes, double *surface, double *const *planes,
                             double *incident, double *volume) {

@@ -91,16 +91,13 @@ static inline long fdtd_pad(const fdtd_model *m) {
  * fdtd_lead nodes into their allocations, so node `pad` of every row, where
  * the tuned CUDA kernels' warps start, lies on 128 bytes (its material
  * bytes on 32): single +7 % at 400^3 on the H200 (doc/performance.md).
- * Blocks of a distributed grid keep their fields at the start of the
- * allocation, which CUDA IPC maps whole. */
+ * Blocks of a distributed grid too: their halo exchange is told the lead
+ * (CUDA IPC maps whole allocations). */
 #define FDTD_ROW 32
 static inline int fdtd_node_grid(hd_grid *g, const long ln[3], long pad) {
   return hd_grid_init(g, 3, ln[0] + 1, ln[1] + 1, ln[2] + 1, pad) && hd_grid_align_rows(g, FDTD_ROW);
 }
 static inline hd_idx fdtd_lead(const fdtd_model *m) {
-  int f;
-  for (f = 0; f < 6; ++f)
-    if (m->halo[f]) return 0;
   return (FDTD_ROW - fdtd_pad(m) % FDTD_ROW) % FDTD_ROW;
 }
 
@@ -109,16 +106,20 @@ typedef struct fdtd_ops {
   size_t real_size;
   int has_tuned; /* hand-tuned E and H kernels exist on this backend */
   hd_status (*create)(hd_ctx *ctx, const fdtd_model *m, void **state);
-  /* `steps` steps; rec (host, or NULL) gets one row a step: the probes,
-   * then gap voltage and current of each feed */
-  hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double *rec);
+  /* `steps` steps, each followed by halo(ctx, arg) unless halo is NULL
+   * (a distributed grid's exchange; single steps then); rec (host, or NULL)
+   * gets one row a step: the probes, then gap voltage and current of each
+   * feed */
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double *rec, hd_status (*halo)(hd_ctx *, void *),
+                       void *arg);
   /* the sums behind the field averages (hd_fdtd_avg_pt) of each row of
    * cells: e, h for row (j, k) at rows[2 * (j + k * n[1])] */
   hd_status (*row_sums)(hd_ctx *ctx, void *state, double *rows);
   /* one component on the padded grid, as doubles */
   hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
-  /* one component on the padded grid (backend memory), for halo exchanges */
-  void *(*field)(void *state, int comp);
+  /* one component for halo exchanges (backend memory): its allocation's
+   * start, *lead nodes before the padded grid's first */
+  void *(*field)(void *state, int comp, long *lead);
   /* the running DFTs so far (host doubles): each feed's gap voltage and
    * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), each probe's
    * record (2 x nfreq x nprobe, hd_dft_probe_args'), and the Huygens

@@ -252,9 +252,21 @@ static void run_free(fdtd_run *r) {
   hd_decomp_destroy(&r->dc);
 }
 
+typedef struct fdtd_halo {
+  fdtd_run *r;
+  const fdtd_ops *ops;
+  void *state;
+  long pad;
+} fdtd_halo;
+
 /* Tangential H across the planes shared with other blocks: the only
  * fields the E update needs from a neighbour (as OpenFDTD exchanges). */
-static hd_status exchange_h(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void *state, long pad) {
+static hd_status exchange_h(hd_ctx *ctx, void *arg) {
+  const fdtd_halo *x = (const fdtd_halo *)arg;
+  fdtd_run *r = x->r;
+  const fdtd_ops *ops = x->ops;
+  void *state = x->state;
+  const long pad = x->pad;
   char err[256];
   long size[3];
   int a, c;
@@ -263,9 +275,13 @@ static hd_status exchange_h(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void 
   for (a = 0; a < 3; ++a) size[a] = a ? r->dc.ln[a] + 1 + 2 * pad : (long)g.stride[1];
   for (a = 1; a < 3; ++a) {
     const long at[4] = {pad, pad + r->dc.ln[a] - 1, pad - 1, pad + r->dc.ln[a]};
+    void *h[2];
+    long lead = 0;
+    int nh = 0;
     for (c = HD_FDTD_HX; c <= HD_FDTD_HZ; ++c)
-      if (c - HD_FDTD_HX != a && hd_decomp_exchange(&r->dc, ops->field(state, c), ops->real_size, size, a, at, err, sizeof err))
-        return hd_fail(ctx, HD_ERR_IO, "%s", err);
+      if (c - HD_FDTD_HX != a) h[nh++] = ops->field(state, c, &lead); /* one layout */
+    if (hd_decomp_exchange_fields(&r->dc, nh, h, lead, ops->real_size, size, a, at, err, sizeof err))
+      return hd_fail(ctx, HD_ERR_IO, "%s", err);
   }
   return HD_OK;
 }
@@ -276,14 +292,14 @@ static hd_status exchange_h(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void 
 static hd_status advance(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void *state, long pad, long steps,
                          double *lrec, double *rec, int nrec, int gfeed) {
   const int nl = r->nprobe + 2 * r->nfeed;
+  fdtd_halo x;
   long s, done;
   int k;
-  if (r->dc.size == 1) return ops->advance(ctx, state, steps, nrec ? rec : NULL);
+  if (r->dc.size == 1) return ops->advance(ctx, state, steps, nrec ? rec : NULL, NULL, NULL);
+  x.r = r, x.ops = ops, x.state = state, x.pad = pad;
   for (done = 0; done < steps; done += s) {
     s = steps - done < 256 ? steps - done : 256; /* rows collected per message */
-    for (k = 0; k < s; ++k)
-      if (ops->advance(ctx, state, 1, nl && lrec ? lrec + k * nl : NULL) != HD_OK || exchange_h(ctx, r, ops, state, pad) != HD_OK)
-        return ctx->status;
+    if (ops->advance(ctx, state, s, nl && lrec ? lrec : NULL, exchange_h, &x) != HD_OK) return ctx->status;
     if (!nrec) continue;
     memset(rec + done * nrec, 0, (size_t)(s * nrec) * sizeof *rec);
     for (k = 0; k < s; ++k) { /* global rows: the probes, then v, i of each feed */
@@ -686,7 +702,7 @@ typedef struct fdtd_bench {
 
 static hd_status fdtd_bench_steps(void *arg, long steps) {
   fdtd_bench *b = (fdtd_bench *)arg;
-  return b->ops->advance(b->ctx, b->state, steps, NULL);
+  return b->ops->advance(b->ctx, b->state, steps, NULL, NULL, NULL);
 }
 
 static int run(int argc, char **argv) {
@@ -1024,7 +1040,7 @@ static int run(int argc, char **argv) {
     const double per = 78.0 * ops->real_size / 4.0; /* compulsory bytes a cell-step */
     fdtd_bench bench = {&ctx, ops, state};
     double bw = 0.0, sec = 0.0, rate;
-    if (ops->advance(&ctx, state, 10, NULL) != HD_OK || core->sync(&ctx) != HD_OK ||
+    if (ops->advance(&ctx, state, 10, NULL, NULL, NULL) != HD_OK || core->sync(&ctx) != HD_OK ||
         hd_drv_bench_rounds(&ctx, core, fdtd_bench_steps, &bench, per_round, rounds,
                             (size_t)fmin(cells * ops->real_size * 6.0, 4e9), &sec, &bw) != HD_OK)
       goto runtime_error;

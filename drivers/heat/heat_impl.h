@@ -240,9 +240,9 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
      kernel, hd_heat_vec_ok): rows padded to 128 bytes, and the fields start
      `lead` elements into their allocations so that cell 1 of every row sits
      on a 128-byte boundary (16 would do; whole lines measured faster).
-     Blocks of a distributed grid keep the plain layout, whose planes their
-     halo exchange and CUDA IPC handles address. */
-  if (p->dim == 3 && st->cells[0] == p->n[0] && st->cells[1] == p->n[1] && st->cells[2] == p->n[2]) {
+     Blocks of a distributed grid too, unless widened for time blocks
+     (below): their exchange is told the pitch and the lead. */
+  if (p->dim == 3) {
     if (!hd_grid_align_rows(&g, 128 / (hd_idx)sizeof(hd_real))) {
       free(st);
       return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is too large", p->n[0], p->n[1], p->n[2]);
@@ -396,9 +396,10 @@ static hd_status h_overlap_open(hd_ctx *ctx, heat_state *st) {
 }
 
 /* Step n + 1 reads field A and writes B.  The slabs wait for the inside of
- * step n (it read B and wrote A's cells next to them); the host waits for
- * the slabs only and runs exchange n + 1 while the inside of step n + 1
- * (after the slabs of step n) is still running.  The exchange runs on the
+ * step n (it read B and wrote A's cells next to them); exchange n + 1
+ * follows the slabs while the inside of step n + 1 (after the slabs of
+ * step n) is still running — queued on the stream where the neighbours are
+ * read by CUDA IPC, waited for through MPI.  The exchange runs on the
  * slabs' stream, set as ctx's stream for the duration, so that its copies
  * are ordered before the next slabs and take the high priority (on the
  * default stream they would queue behind the inside's blocks). */
@@ -435,9 +436,7 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
       hd_fail(ctx, s, "%s", ci.msg);
       break;
     }
-    if ((e = cudaEventRecord(st->inside_done, st->inside)) != cudaSuccess ||
-        (e = cudaEventSynchronize(st->slabs_done)) != cudaSuccess)
-      break;
+    if ((e = cudaEventRecord(st->inside_done, st->inside)) != cudaSuccess) break;
     st->a.t_next = (hd_real *)st->a.t;
     st->a.t = t;
     if ((s = halo(ctx, arg)) != HD_OK) break;
@@ -563,7 +562,11 @@ static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   return s;
 }
 
-static void *h_field(void *state) { return (void *)(((heat_state *)state)->a.t - ((heat_state *)state)->off); }
+static void *h_field(void *state, long *lead, long *pitch) {
+  const heat_state *st = (const heat_state *)state;
+  *lead = (long)(st->lead - st->off), *pitch = (long)st->a.g.stride[1];
+  return (void *)(st->a.t - st->lead);
+}
 
 /* A wide block's field in a checkpoint as the block's own padded layout
  * (that of a run without time blocks, whose checkpoints it reads and

@@ -76,9 +76,10 @@ typedef struct heat_ops {
   /* interior cells as doubles, x fastest: n[0]*n[1]*n[2] values */
   hd_status (*download)(hd_ctx *ctx, void *state, double *out);
   void (*destroy)(hd_ctx *ctx, void *state);
-  /* the current field (padded, backend memory; its allocation's start,
-     the overlap included), for halo exchanges */
-  void *(*field)(void *state);
+  /* the current field for halo exchanges (backend memory): its
+     allocation's start, the overlap included; *lead elements from there to
+     the ghost corner, *pitch elements a row */
+  void *(*field)(void *state, long *lead, long *pitch);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */
   hd_state_io_fn state_io;
   /* the face values from now on (fixed: temperature, convective: ambient

@@ -364,7 +364,9 @@ typedef struct heat_run {
 static hd_status halo(hd_ctx *ctx, void *arg) {
   heat_run *r = (heat_run *)arg;
   char err[256];
-  if (hd_decomp_halo_deep(&r->dc, r->ops->field(r->state), r->real_size, r->depth, err, sizeof err))
+  long lead, pitch;
+  void *alloc = r->ops->field(r->state, &lead, &pitch);
+  if (hd_decomp_halo_padded(&r->dc, alloc, lead, pitch, r->real_size, r->depth, err, sizeof err))
     return hd_fail(ctx, HD_ERR_IO, "%s", err);
   return HD_OK;
 }
@@ -608,8 +610,8 @@ static int run(int argc, char **argv) {
      * whole interior for the output */
     double padded = 1.0, dev_bytes, host_bytes;
     for (d = 0; d < 3; ++d) padded *= (double)(pl.n[d] + pl.overlap[2 * d] + pl.overlap[2 * d + 1]) + (d < p.dim ? 2.0 : 0.0);
-    if (p.dim == 3 && pl.n[0] == p.n[0] && pl.n[1] == p.n[1] && pl.n[2] == p.n[2]) { /* rows padded to 128 B */
-      const double per_line = 128.0 / (double)ops->real_size, row = (double)p.n[0] + 2.0;
+    if (p.dim == 3 && (hr.dc.size == 1 || hr.depth <= 1)) { /* rows padded to 128 B */
+      const double per_line = 128.0 / (double)ops->real_size, row = (double)pl.n[0] + 2.0;
       padded *= ceil(row / per_line) * per_line / row;
     }
     dev_bytes = 2.0 * padded * ops->real_size;

@@ -191,12 +191,10 @@ typedef struct ns_run {
 static int exchange(void *user, void *const q[4]) {
   ns_run *r = (ns_run *)user;
   char err[256];
-  int c;
-  for (c = 0; c < 4; ++c)
-    if (hd_decomp_halo(&r->dc, q[c], r->ops->real_size, err, sizeof err)) {
-      fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
-      return -1;
-    }
+  if (hd_decomp_halo_fields(&r->dc, 4, q, r->ops->real_size, err, sizeof err)) {
+    fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
+    return -1;
+  }
   return 0;
 }
 

@@ -646,26 +646,36 @@ static __device__ __forceinline__ void hd_heat_vec_ghosts(const hd_heat_args *a,
   *(hd_heat_v16 *)(o + d) = g;
 }
 
-/* The cells a vector thread owns: first cell i (lanes past the row take
- * its last cells and store nothing), row j, planes from k0. */
-static __device__ __forceinline__ hd_idx hd_heat_vec_at(const hd_heat_args *a, int march, int *active, int *last,
-                                                        int *planes, hd_idx *i, hd_idx *j, hd_idx *k0) {
-  const hd_idx nx = a->g.n[0], nz = a->g.n[2];
+/* The cells a vector thread owns in the rows from j_lo and the planes
+ * [k_lo, k_hi) of a box spanning whole rows: first cell i (lanes past the
+ * row take its last cells and store nothing), row j, planes from k0. */
+static __device__ __forceinline__ hd_idx hd_heat_vec_in(const hd_heat_args *a, hd_idx j_lo, hd_idx k_lo, hd_idx k_hi,
+                                                        int march, int *active, int *last, int *planes, hd_idx *i,
+                                                        hd_idx *j, hd_idx *k0) {
+  const hd_idx nx = a->g.n[0];
   *i = 1 + ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) * HD_HEAT_VEC;
-  *j = 1 + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  *k0 = 1 + (hd_idx)blockIdx.z * march;
-  *planes = (int)((*k0 + march < nz + 1 ? *k0 + march : nz + 1) - *k0);
+  *j = j_lo + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  *k0 = k_lo + (hd_idx)blockIdx.z * march;
+  *planes = (int)((*k0 + march < k_hi ? *k0 + march : k_hi) - *k0);
   *active = *i <= nx, *last = *active && *i + HD_HEAT_VEC - 1 == nx;
   return (*active ? *i : nx + 1 - HD_HEAT_VEC) + *j * a->g.stride[1] + *k0 * a->g.stride[2];
 }
+/* The same over the whole interior. */
+static __device__ __forceinline__ hd_idx hd_heat_vec_at(const hd_heat_args *a, int march, int *active, int *last,
+                                                        int *planes, hd_idx *i, hd_idx *j, hd_idx *k0) {
+  return hd_heat_vec_in(a, 1, 1, a->g.n[2] + 1, march, active, last, planes, i, j, k0);
+}
 
+/* The rows [box.lo[1], box.hi[1]) and planes [box.lo[2], box.hi[2]) of
+ * whole rows (hd_heat_vec_ok); the y and z ghosts of the faces the box
+ * touches written too. */
 HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
-    hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, int march, int wide) {
+    hd_heat_vec3d_kernel(HD_KPARAM(hd_heat_args) a, hd_range3 box, int march, int wide) {
   const hd_idx ny = a.g.n[1], nz = a.g.n[2], sy = a.g.stride[1], sz = a.g.stride[2];
   hd_idx i, j, k0, c;
   int active, last, planes, r;
-  c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
-  if (j > ny) return; /* whole warps: a warp lies in one row */
+  c = hd_heat_vec_in(&a, box.lo[1], box.lo[2], box.hi[2], march, &active, &last, &planes, &i, &j, &k0);
+  if (j >= box.hi[1]) return; /* whole warps: a warp lies in one row */
   if (__any_sync(0xffffffffu, i == 1 || last))
     hd_heat_vec3d_column<1>(&a, a.t + c, a.t_next + c, sy, sz, planes, k0 + planes + 1 <= nz, active, i == 1, last,
                             wide);
@@ -674,7 +684,7 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
   /* ghosts of the y and z faces (few threads), from this thread's new
      values read back; indices recomputed rather than kept live across the
      loop */
-  c = hd_heat_vec_at(&a, march, &active, &last, &planes, &i, &j, &k0);
+  c = hd_heat_vec_in(&a, box.lo[1], box.lo[2], box.hi[2], march, &active, &last, &planes, &i, &j, &k0);
   if (!active) return;
   for (r = 0; (j == 1 || j == ny) && r < planes; ++r) {
     if (j == 1) hd_heat_vec_ghosts(&a, HD_YLO, a.t_next + c + (hd_idx)r * sz, -sy);
@@ -684,7 +694,8 @@ HD_KERNEL void __launch_bounds__(HD_HEAT_MAX_THREADS, HD_HEAT_MIN_BLOCKS_VEC)
   if (k0 + planes == nz + 1) hd_heat_vec_ghosts(&a, HD_ZHI, a.t_next + c + (hd_idx)(planes - 1) * sz, sz);
 }
 
-/* The vector kernel applies to a whole 3-D interior without a source array
+/* The vector kernel applies to a box of whole rows (the split of
+ * hd_heat_halo_split along y and z too) of a 3-D grid without a source array
  * whose rows are aligned: cell 1 of every row on a 16-byte boundary in
  * both fields (strides and nx multiples of HD_HEAT_VEC), and whose x faces
  * are no halo.  Drivers get such rows from hd_grid_align_rows and an
@@ -693,13 +704,10 @@ HD_HOST_FN int hd_heat_vec_ok(const hd_heat_args *a, hd_range3 box) {
   const hd_grid *g = &a->g;
   const hd_range3 in = hd_grid_interior(g);
   const hd_idx v = HD_HEAT_VEC;
-  int d;
   if (g->dim != 3 || a->q || g->n[0] % v || g->stride[1] % v || g->stride[2] % v) return 0;
   if (a->bc[HD_XLO].kind == HD_HEAT_HALO || a->bc[HD_XHI].kind == HD_HEAT_HALO) return 0;
   if ((uintptr_t)(a->t + 1) % 16 || (uintptr_t)(a->t_next + 1) % 16) return 0;
-  for (d = 0; d < 3; ++d)
-    if (box.lo[d] != in.lo[d] || box.hi[d] != in.hi[d]) return 0;
-  return 1;
+  return box.lo[0] == in.lo[0] && box.hi[0] == in.hi[0];
 }
 
 /* Whole-sector x ghosts in the vector kernel: cell 1 of every row of
@@ -748,7 +756,7 @@ HD_HOST_FN hd_status hd_heat_step_tuned_box(hd_ctx *ctx, const hd_heat_args *a, 
                    march);
   if (three && hd_heat_vec_ok(a, box)) {
     grid.x = hd_grid_extent((box.hi[0] - box.lo[0]) / HD_HEAT_VEC, bx, 2147483647);
-    hd_heat_vec3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, hd_heat_vec_wide(a));
+    hd_heat_vec3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, box, march, hd_heat_vec_wide(a));
   } else if (three)
     hd_heat_tuned3d_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a, box, march);
   else

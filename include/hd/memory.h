@@ -195,6 +195,89 @@ HD_HOST_FN void hd_ipc_close(hd_ctx *ctx, void *p) {
 #endif
 }
 
+/* A halo exchange between GPUs of one node that stays on the streams, with
+ * no host waiting for a device: each side signals "my planes are final" by
+ * writing a rising sequence number into a flag in the neighbour's memory
+ * (mapped by hd_ipc_open), waits on its own flags, copies the neighbour's
+ * planes, and signals again once it has read them.
+ * hd_dev_signal: after the stream's earlier work, each non-NULL flag (this
+ * GPU's memory or a peer's) gets `value`.  hd_dev_wait: the stream's later
+ * work waits until each non-NULL flag (this GPU's memory) is at least
+ * `value` (a one-thread kernel polls it).  hd_dev_copy_2d_queued: as
+ * hd_dev_copy_2d, queued on the stream and not waited for; SM loads rather
+ * than a copy engine, which is slow on planes of short rows from a peer.
+ * The first two are HD_ERR_UNSUPPORTED on CPU backends, where the copy is
+ * done on return. */
+#if defined(HD_BACKEND_CUDA)
+static __global__ HD_UNUSED void hd_signal_kernel(unsigned long long *a, unsigned long long *b,
+                                                  unsigned long long value) {
+  __threadfence_system();
+  if (a) *(volatile unsigned long long *)a = value;
+  if (b) *(volatile unsigned long long *)b = value;
+}
+static __global__ HD_UNUSED void hd_wait_kernel(const unsigned long long *a, const unsigned long long *b,
+                                                unsigned long long value) {
+  while (a && *(const volatile unsigned long long *)a < value) __nanosleep(100);
+  while (b && *(const volatile unsigned long long *)b < value) __nanosleep(100);
+  __threadfence_system();
+}
+template <typename W>
+static __global__ HD_UNUSED void hd_copy_2d_kernel(char *dst, size_t dpitch, const char *src, size_t spitch,
+                                                   size_t words, size_t rows) {
+  const size_t total = words * rows, step = (size_t)gridDim.x * blockDim.x;
+  size_t t;
+  for (t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+    const size_t r = t / words, w = t - r * words;
+    ((W *)(dst + r * dpitch))[w] = ((const W *)(src + r * spitch))[w];
+  }
+}
+template <typename W>
+HD_HOST_FN cudaError_t hd_copy_2d_launch(cudaStream_t s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t rows) {
+  const size_t words = width / sizeof(W), blocks = (words * rows + 255) / 256;
+  hd_copy_2d_kernel<W><<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>((char *)dst, dpitch,
+                                                                               (const char *)src, spitch, words, rows);
+  return cudaGetLastError();
+}
+#endif
+
+HD_HOST_FN hd_status hd_dev_signal(hd_ctx *ctx, unsigned long long *a, unsigned long long *b,
+                                   unsigned long long value) {
+#if defined(HD_BACKEND_CUDA)
+  hd_signal_kernel<<<1, 1, 0, hd_stream(ctx)>>>(a, b, value);
+  HD_CUDA_TRY(ctx, cudaGetLastError());
+  return HD_OK;
+#else
+  (void)a, (void)b, (void)value;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "stream-ordered signals need the cuda backend");
+#endif
+}
+HD_HOST_FN hd_status hd_dev_wait(hd_ctx *ctx, const unsigned long long *a, const unsigned long long *b,
+                                 unsigned long long value) {
+#if defined(HD_BACKEND_CUDA)
+  hd_wait_kernel<<<1, 1, 0, hd_stream(ctx)>>>(a, b, value);
+  HD_CUDA_TRY(ctx, cudaGetLastError());
+  return HD_OK;
+#else
+  (void)a, (void)b, (void)value;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "stream-ordered waits need the cuda backend");
+#endif
+}
+HD_HOST_FN hd_status hd_dev_copy_2d_queued(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                           size_t width, size_t rows) {
+#if defined(HD_BACKEND_CUDA)
+  const uintptr_t all = (uintptr_t)dst | (uintptr_t)src | dpitch | spitch | width;
+  if (!width || !rows) return HD_OK;
+  if (all % 16 == 0) HD_CUDA_TRY(ctx, hd_copy_2d_launch<uint4>(hd_stream(ctx), dst, dpitch, src, spitch, width, rows));
+  else if (all % 8 == 0) HD_CUDA_TRY(ctx, hd_copy_2d_launch<uint2>(hd_stream(ctx), dst, dpitch, src, spitch, width, rows));
+  else if (all % 4 == 0) HD_CUDA_TRY(ctx, hd_copy_2d_launch<unsigned>(hd_stream(ctx), dst, dpitch, src, spitch, width, rows));
+  else HD_CUDA_TRY(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, hd_stream(ctx)));
+  return HD_OK;
+#else
+  return hd_dev_copy_2d(ctx, dst, dpitch, src, spitch, width, rows, HD_COPY_ON_DEVICE);
+#endif
+}
+
 /* Device to device. */
 HD_HOST_FN hd_status hd_dev_copy(hd_ctx *ctx, void *dst, const void *src, size_t bytes) {
 #if defined(HD_BACKEND_CUDA)
