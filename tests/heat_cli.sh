@@ -184,6 +184,10 @@ pvti "0 24 0 20 0 0" first.vti first.pvti
 run $fargs --precision=single --steps=25 --init-field=first.pvti --output=second
 result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
   "--init-field=FILE.pvti reads the field from its pieces (one here): the straight run, bit for bit"
+run $fargs --precision=single --steps=40 --pieces --output=pc
+result $([ "$(cat rc)" -eq 0 ] && [ ! -f pc.vti ] && cmp -s straight.vti pc_p0.vti &&
+  grep -q 'Piece Extent="0 24 0 20 0 0" Source="pc_p0.vti"' pc.pvti && echo 0 || echo 1) \
+  "--pieces on one rank: its block as PREFIX_p0.vti (the .vti byte for byte) and the index PREFIX.pvti"
 pvti "0 24 0 10 0 0" first.vti half.pvti
 bad 2 "first.vti: its extent is not the one half.pvti gives it" --n=24,20 --init-field=half.pvti
 sed 's/0 24 0 20 0 0" Source/0 24 0 10 0 0" Source/; s/first.vti/low.vti/' half.pvti >low.pvti

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,11 @@ size_t hd_host_mem_available(void) {
   }
 #endif
   return 0;
+}
+
+double hd_host_peak_bytes(void) {
+  struct rusage u;
+  return getrusage(RUSAGE_SELF, &u) == 0 ? 1024.0 * (double)u.ru_maxrss : 0.0; /* Linux: kilobytes */
 }
 
 int hd_check_memory(hd_ctx *ctx, const hd_core_ops *core, double bytes, char *err, size_t n) {

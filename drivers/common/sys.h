@@ -16,6 +16,9 @@ double hd_wtime(void);
 /* Host memory the system reports as available (bytes), 0 if unknown. */
 size_t hd_host_mem_available(void);
 
+/* This process's peak resident host memory so far (bytes), 0 if unknown. */
+double hd_host_peak_bytes(void);
+
 /* Check that `bytes` of working memory fit on the backend (device memory
  * for CUDA, available host memory otherwise).  Returns 0 if it fits;
  * otherwise writes a one-line reason into err. */

@@ -328,7 +328,7 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
   const fdtd_input *m = &c->in;
   const long nx = m->n[0], ny = m->n[1], nz = m->n[2], *ln = r->dc.ln;
   const double cells = (double)nx * ny * nz;
-  const int root = r->dc.rank == 0, pieces = c->pieces && r->dc.size > 1; /* no rank gathers the grid */
+  const int root = r->dc.rank == 0, pieces = c->pieces; /* no rank gathers the grid */
   hd_grid g;
   double *f = NULL, *loc = NULL, *cc[7] = {0};
   hd_vti_array arr[7];
@@ -761,7 +761,7 @@ static int run(int argc, char **argv) {
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "on more than one rank: each rank writes its block of the final fields as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole grid (default no: rank 0 gathers PREFIX.vti; uniform meshes; no slice)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its block of the final fields as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole grid (default no: rank 0 gathers PREFIX.vti; uniform meshes; no slice)", 1, 0, 0, NULL, 0, 0, 0},
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
       {"farfield-frequencies", CLI_STRING, c.ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c.ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
@@ -870,7 +870,7 @@ static int run(int argc, char **argv) {
   if (!c.slice[0]) /* by default Ez on the middle z layer, where a z-directed feed usually sits */
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;
-  if (c.pieces && hd_par_size() > 1) { /* no rank holds the whole grid: no slice from it */
+  if (c.pieces) { /* no rank holds the whole grid: no slice from it */
     if (!uniform_mesh(&c.in)) {
       snprintf(err, sizeof err, "pieces: a non-uniform mesh is written whole (.vtr) for now; leave out --pieces");
       goto usage;
@@ -922,7 +922,7 @@ static int run(int argc, char **argv) {
                            bytes / (6.0 * ops->real_size + 6.0) * (6.0 + (c.com.bench ? 0.0 : 8.0)) +
                                (c.com.bench ? 0.0 : 8.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2] + (root ? dft_bytes : 0.0)) +
                                /* the seven output arrays: of the grid on rank 0, or of each block with --pieces */
-                               (c.com.bench ? 0.0 : c.pieces && r.dc.size > 1 ? 56.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2]
+                               (c.com.bench ? 0.0 : c.pieces ? 56.0 * r.dc.ln[0] * r.dc.ln[1] * r.dc.ln[2]
                                                     : root ? 56.0 * cells : 0.0),
                            "the model");
   if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
@@ -973,7 +973,7 @@ static int run(int argc, char **argv) {
   nrec = c.in.nprobe + 2 * c.in.nfeed;
   { /* rank 0 writes every output */
     const char *suffix[5] = {"_probes.csv", "_average.csv",
-                             !uniform_mesh(&c.in) ? ".vtr" : c.pieces && r.dc.size > 1 ? ".pvti" : ".vti", "_slice.vtr",
+                             !uniform_mesh(&c.in) ? ".vtr" : c.pieces ? ".pvti" : ".vti", "_slice.vtr",
                              "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
     if (c.com.bench) want[0] = want[1] = want[2] = want[3] = want[4] = 0;
@@ -1169,11 +1169,11 @@ static int run(int argc, char **argv) {
          wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, steps_wall,
          steps_wall > 0 ? cells * (double)(step - step0) / steps_wall / 1e6 : 0.0, c.com.output, c.com.output,
          c.volume ? c.com.output : "(no volume)",
-         c.volume ? (!uniform_mesh(&c.in) ? ".vtr" : c.pieces && r.dc.size > 1 ? ".pvti and its pieces" : ".vti") : "",
+         c.volume ? (!uniform_mesh(&c.in) ? ".vtr" : c.pieces ? ".pvti and its pieces" : ".vti") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4]                        ? png.path
                          : have_slice                     ? "none (" HD_NO_PNG ")"
-                         : c.pieces && r.dc.size > 1      ? "none (--pieces: no rank holds the whole grid)"
+                         : c.pieces      ? "none (--pieces: no rank holds the whole grid)"
                                                           : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   print_time_block(time_block, time_block_why);

@@ -545,19 +545,32 @@ static hd_status h_row_stats(hd_ctx *ctx, void *state, hd_stats *rows) {
   return s;
 }
 
+/* The interior in x order, through a bounded staging buffer: runs of whole
+ * padded rows of at most 64 MiB, so a rank holds its block and no more. */
 static hd_status h_download(hd_ctx *ctx, void *state, double *out) {
   heat_state *st = (heat_state *)state;
   const hd_grid *g = &st->a.g;
   const hd_range3 r = hd_grid_interior(g);
-  hd_real *host = (hd_real *)hd_host_alloc((size_t)g->total * sizeof(hd_real));
-  hd_idx i, j, k, m = 0;
-  hd_status s;
+  const hd_idx s1 = g->stride[1], most = (hd_idx)(((size_t)64 << 20) / sizeof(hd_real));
+  const hd_idx cap = s1 > most ? s1 : most < g->total ? most : g->total;
+  hd_real *host = (hd_real *)hd_host_alloc((size_t)cap * sizeof(hd_real));
+  hd_idx i, j = r.lo[1], k = r.lo[2], m = 0;
+  hd_status s = HD_OK;
   if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "heat: no host memory for the field download");
-  s = hd_dev_download(ctx, host, st->a.t, (size_t)g->total * sizeof(hd_real));
-  if (s == HD_OK)
-    for (k = r.lo[2]; k < r.hi[2]; ++k)
-      for (j = r.lo[1]; j < r.hi[1]; ++j)
-        for (i = r.lo[0]; i < r.hi[0]; ++i) out[m++] = (double)host[hd_grid_at(g, i, j, k)];
+  while (s == HD_OK && k < r.hi[2]) {
+    const hd_idx o0 = hd_grid_at(g, 0, j, k);
+    hd_idx jn = j, kn = k, end = o0; /* the rows from (j, k) that fit, then the next row */
+    while (kn < r.hi[2] && hd_grid_at(g, 0, jn, kn) + s1 - o0 <= cap) {
+      end = hd_grid_at(g, 0, jn, kn) + s1;
+      if (++jn == r.hi[1]) jn = r.lo[1], ++kn;
+    }
+    s = hd_dev_download(ctx, host, st->a.t + o0, (size_t)(end - o0) * sizeof(hd_real));
+    for (; s == HD_OK && (j != jn || k != kn);) {
+      const hd_real *row = host + (hd_grid_at(g, 0, j, k) - o0);
+      for (i = r.lo[0]; i < r.hi[0]; ++i) out[m++] = (double)row[i];
+      if (++j == r.hi[1]) j = r.lo[1], ++k;
+    }
+  }
   hd_host_free(host);
   return s;
 }

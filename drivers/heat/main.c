@@ -481,7 +481,7 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   char err[1024], why[512];
   void *state = NULL;
-  double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, cups, mem_gb = 0.0;
+  double cells, dx[3], vol, t_start, wall = 0.0, steps_wall = 0.0, write_wall = 0.0, cups, mem_gb = 0.0;
   long step = 0, step0 = 0;
   int d, rc, cp, root, bad, cont = 0, want[5];
   double energy0 = 0.0, energy = 0.0, *probe_values = NULL, *fin = NULL, *fsrc = NULL, *fmap = NULL;
@@ -520,7 +520,7 @@ static int run(int argc, char **argv) {
       {"radius", CLI_REAL, &c.radius, "R", "sphere radius (default Lx/4)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"mode", CLI_INTS, c.mode, "KX,KY[,KZ]", "eigenmode wave numbers (default 1 per axis)", 0, 1e9, 3, &c.nmode, 0, 0, 0},
       {"vti", CLI_FLAG, &c.vti, "yes|no", "write the final field as PREFIX.vti (default yes)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "on more than one rank: each rank writes its block as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole field (default no: rank 0 gathers PREFIX.vti; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its block as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole field (default no: rank 0 gathers PREFIX.vti; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, "yes|no", "picture of the final field (3-D: its middle z layer) as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"csv-every", CLI_INT, &c.csv_every, "N", "CSV row and blow-up check every N steps (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c.probes, "X,Y[,Z]", "record the temperature of the cell at this point every --csv-every steps in PREFIX_probes.csv (repeat)", 1, 0, 0, NULL, 0, 0, 0},
@@ -616,7 +616,7 @@ static int run(int argc, char **argv) {
     }
     dev_bytes = 2.0 * padded * ops->real_size;
     host_bytes = padded * ops->real_size + (double)pl.n[0] * pl.n[1] * pl.n[2] * 8.0 +
-                 (root && (c.vti || c.png) && !c.com.bench && !(c.pieces && hr.dc.size > 1) ? cells * 8.0 : 0.0);
+                 (root && (c.vti || c.png) && !c.com.bench && !c.pieces ? cells * 8.0 : 0.0);
     rc = hd_drv_check_memory(PROG, &ctx, core, dev_bytes, host_bytes, "grid");
     if ((rc = hd_par_max_int(rc)) != 0) { /* a rank short of memory stops all */
       core->destroy(&ctx);
@@ -625,7 +625,7 @@ static int run(int argc, char **argv) {
     mem_gb = (dev_bytes + host_bytes) / 1e9;
   }
 
-  if (c.pieces && hr.dc.size > 1) suffix[1] = ".pvti", c.png = 0; /* the picture would need the whole field */
+  if (c.pieces) suffix[1] = ".pvti", c.png = 0; /* the picture would need the whole field */
   want[0] = !c.com.bench, want[1] = c.vti && !c.com.bench, want[2] = c.png && !c.com.bench;
   want[3] = rec.nprobe && !c.com.bench, want[4] = p.balance && !c.com.bench;
   if (hd_drv_open_outputs(outs, suffix, want, 5, c.com.output, err, sizeof err)) { /* on rank 0 */
@@ -795,7 +795,8 @@ static int run(int argc, char **argv) {
     hd_progress_end(&prog);
   }
 
-  if (want[1] && c.pieces && hr.dc.size > 1) { /* every rank its block, rank 0 the index */
+  write_wall = hd_wtime();
+  if (want[1] && c.pieces) { /* every rank its block, rank 0 the index */
     if (write_pieces(&hr, &p, &ctx, state, dx, &vti, c.com.output)) goto runtime_error;
   } else if (want[1] || want[2]) { /* every rank's block, gathered and written on rank 0 */
     double *field = root ? (double *)malloc((size_t)cells * sizeof(double)) : NULL;
@@ -831,6 +832,7 @@ static int run(int argc, char **argv) {
       hd_fail(&ctx, HD_ERR_IO, "%s", err);
       goto runtime_error;
     }
+  write_wall = hd_wtime() - write_wall;
   free(hr.local);
   free(hr.rows);
   hd_decomp_destroy(&hr.dc);
@@ -857,8 +859,11 @@ static int run(int argc, char **argv) {
   printf("outputs: %s.csv%s%s%s%s%s%s\n", c.com.output, c.vti ? " " : "", c.vti ? vti.path : "", want[3] ? " " : "",
          want[3] ? probes.path : "", want[4] ? " " : "", want[4] ? bal.path : "");
   if (want[4]) printf("heat: %.17g\nheat_initial: %.17g\n", energy, energy0);
+  /* the field's download, gather or pieces, write and commit; rank 0's peak host memory (the whole run) */
+  if (want[1]) printf("field_write_seconds: %.6g\n", write_wall);
+  printf("host_peak_gb: %.4g\n", hd_host_peak_bytes() / 1e9);
   printf("picture: %s\n", c.png                             ? png.path
-                          : c.pieces && hr.dc.size > 1 ? "none (--pieces: no rank holds the whole field)"
+                          : c.pieces ? "none (--pieces: no rank holds the whole field)"
                           : HD_PNG_BUILT               ? "none (--png=no)"
                                                        : "none (" HD_NO_PNG ")");
   ops->destroy(&ctx, state);
