@@ -155,8 +155,7 @@ result $([ $? -eq 2 ] && grep -q 'double_p2.vti: No such file' re/err && [ ! -f 
 
 # hd-fdtd --pieces: 4 ranks write their blocks of the seven fields and a
 # .pvti index; its first array (Ex), read back by hd-heat, is one rank's Ex;
-# a slice needs the whole grid and a non-uniform mesh is written whole:
-# both refused in one line
+# a slice needs the whole grid: refused in one line
 rm -rf one many re && mkdir one many re
 bin="$top/drivers/hd-fdtd"
 # shellcheck disable=SC2086
@@ -179,8 +178,51 @@ mpibad_fdtd() { # pattern, arguments...
 }
 # shellcheck disable=SC2086
 mpibad_fdtd "slice: needs the whole grid" $fdtd --backend=serial --pieces --slice="ez z 0"
+
+# the raw bytes of the I-th appended DataArray (0-based; cell arrays, then
+# the coordinates of a .vtr) of a VTK XML file
+vtk_raw() { # file, index
+  at=$(grep -abo '<AppendedData encoding="raw">' "$1" | head -1 | cut -d: -f1)
+  off=$(grep -ao 'offset="[0-9]*"' "$1" | sed -n "$(($2 + 1))p" | tr -dc '0-9')
+  [ -n "$at" ] && [ -n "$off" ] || return 1
+  at=$((at + 31 + off)) # the tag, a newline and '_', then the array's 8-byte length
+  tail -c +$((at + 9)) "$1" | head -c "$(od -An -tu8 -j "$at" -N8 "$1" | tr -dc '0-9')"
+}
+# the coordinates of piece P along axis A (0-2) of a .pvtr are those of the
+# one-rank .vtr from the piece's first node to its last
+piece_coords() { # one.vtr, index.pvtr, piece, axis, scratch directory, cell arrays
+  ext=$(grep -a '<Piece ' "$2" | sed -n "$(($3 + 1))p" | sed 's/.*Extent="\([0-9 ]*\)".*/\1/')
+  lo=$(echo "$ext" | cut -d' ' -f$((2 * $4 + 1))) hi=$(echo "$ext" | cut -d' ' -f$((2 * $4 + 2)))
+  src=$(grep -a '<Piece ' "$2" | sed -n "$(($3 + 1))p" | sed 's/.*Source="\([^"]*\)".*/\1/')
+  vtk_raw "$5/$src" $(($6 + $4)) >"$5/c.piece" && vtk_raw "$1" $(($6 + $4)) | tail -c +$((8 * lo + 1)) |
+    head -c $((8 * (hi - lo + 1))) | cmp -s - "$5/c.piece"
+}
+# a non-uniform mesh: its pieces (.vtr) and the index (.pvtr), each
+# piece's coordinates those of the whole grid over its block
+nonuni=$(echo "$fdtd" | sed 's/--xmesh=-0.1,20,0.1/--xmesh=-0.1,10,0,20,0.1/')
+rm -rf one many && mkdir one many
 # shellcheck disable=SC2086
-mpibad_fdtd "pieces: a non-uniform mesh" $(echo "$fdtd" | sed 's/--xmesh=-0.1,20,0.1/--xmesh=-0.1,10,0,20,0.1/') --backend=serial --pieces
+mpirun 1 $nonuni --backend=serial --output=one/f >/dev/null 2>&1 &&
+  mpirun 4 $nonuni --backend=serial --pieces --slice=none --output=many/f >/dev/null 2>&1 && [ ! -f many/f.vtr ] &&
+  [ "$(grep -c '<Piece ' many/f.pvtr)" -eq 4 ] && grep -q '<PCoordinates>' many/f.pvtr &&
+  cmp -s one/f_probes.csv many/f_probes.csv &&
+  (for k in 0 1 2 3; do for a in 0 1 2; do piece_coords one/f.vtr many/f.pvtr $k $a many 7 || exit 1; done; done)
+result $? "hd-fdtd --pieces on 4 ranks, a non-uniform mesh: four .vtr blocks and a .pvtr index, each block's coordinates the grid's; the probes of one rank"
+
+# hd-ns --pieces: every frame as blocks of rows and a .pvtr the .pvd names;
+# the blocks' arrays, in rank order, are one rank's frame byte for byte
+bin="$top/drivers/hd-ns"
+rm -rf one many && mkdir one many
+nsp="--n=32 --steps=20 --frames=2 --png=no"
+# shellcheck disable=SC2086
+mpirun 1 $nsp --output=one/n >/dev/null 2>&1 && mpirun 3 $nsp --pieces --output=many/n >many/stdout 2>&1 &&
+  [ ! -f many/n_0002.vtr ] && grep -q 'file="n_0002.pvtr"' many/n.pvd && [ "$(grep -c '<Piece ' many/n_0002.pvtr)" -eq 3 ] &&
+  grep -q '^picture: none (--pieces' many/stdout && cmp -s one/n_history.csv many/n_history.csv &&
+  (for a in 0 1 2 3 4; do
+    for k in 0 1 2; do vtk_raw many/n_0002_p$k.vtr $a || exit 1; done >many/cat
+    vtk_raw one/n_0002.vtr $a | cmp -s - many/cat || exit 1
+  done) && (for k in 0 1 2; do piece_coords one/n_0002.vtr many/n_0002.pvtr $k 1 many 5 || exit 1; done)
+result $? "hd-ns --pieces on 3 ranks: frames as three .vtr blocks and a .pvtr in the .pvd, the blocks' five arrays one rank's byte for byte"
 
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos between ranks

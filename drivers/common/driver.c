@@ -428,7 +428,8 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
 /* ---- output by pieces ---------------------------------------------------------- */
 
 int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, const int64_t n[3], const double dx[3],
-                        const hd_vti_array *arrays, int narrays, char *err, size_t en) {
+                        const double *const x[3], const hd_vti_array *arrays, int narrays, char *err, size_t en) {
+  const char *kind = x ? "vtr" : "vti";
   const int size = d->size, rank = d->rank;
   const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
   long *ext = (long *)calloc((size_t)size * 6, sizeof(long));
@@ -441,8 +442,10 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
   if (!bad) {
     for (a = 0; a < 3; ++a) ext[6 * rank + a] = d->off[a], ext[6 * rank + 3 + a] = d->ln[a];
     for (a = 0; a < 3; ++a) lo[a] = d->off[a], cnt[a] = d->ln[a];
-    snprintf(path, sizeof path, "%s_p%d.vti", prefix, rank);
-    bad = hd_out_open(&piece, path, err, en) != 0 || hd_vti_write_block(&piece, n, lo, cnt, dx, arrays, narrays) != 0 ||
+    snprintf(path, sizeof path, "%s_p%d.%s", prefix, rank, kind);
+    bad = hd_out_open(&piece, path, err, en) != 0 ||
+          (x ? hd_vtr_write_block(&piece, n, lo, cnt, x, arrays, narrays)
+             : hd_vti_write_block(&piece, n, lo, cnt, dx, arrays, narrays)) != 0 ||
           hd_out_commit(&piece, err, en) != 0;
     hd_out_abort(&piece); /* nothing left to remove after a commit */
     if (bad && !err[0]) snprintf(err, en, "cannot write %s", path);
@@ -454,10 +457,12 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
   for (k = 0; !bad && rank == 0 && k < size; ++k) {
     for (a = 0; a < 3; ++a) lo[3 * k + a] = ext[6 * k + a], cnt[3 * k + a] = ext[6 * k + 3 + a];
     if (!(src[k] = (char *)malloc(strlen(base) + 32))) bad = 1, snprintf(err, en, "out of host memory");
-    else sprintf(src[k], "%s_p%d.vti", base, k);
+    else sprintf(src[k], "%s_p%d.%s", base, k, kind);
   }
-  if (!bad && rank == 0 && hd_pvti_write(index, n, dx, arrays, narrays, size, lo, cnt, (const char *const *)src))
-    bad = 1, snprintf(err, en, "cannot write %s.pvti", prefix);
+  if (!bad && rank == 0 &&
+      (x ? hd_pvtr_write(index, n, arrays, narrays, size, lo, cnt, (const char *const *)src)
+         : hd_pvti_write(index, n, dx, arrays, narrays, size, lo, cnt, (const char *const *)src)))
+    bad = 1, snprintf(err, en, "cannot write %s.p%s", prefix, kind);
   for (k = 0; src && k < size; ++k) free(src[k]);
   free(src), free(lo), free(ext);
   return bad ? -1 : 0;

@@ -312,9 +312,9 @@ int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const doub
   return ferror(f) ? -1 : 0;
 }
 
-int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
-                 int narrays) {
-  const int64_t cells = n[0] * n[1] * n[2];
+int hd_vtr_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3],
+                       const double *const x[3], const hd_vti_array *arrays, int narrays) {
+  const int64_t cells = cnt[0] * cnt[1] * cnt[2];
   uint64_t offset = 0;
   int a;
   FILE *f = o->f;
@@ -322,9 +322,10 @@ int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const 
           "<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"RectilinearGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
           "  <RectilinearGrid WholeExtent=\"0 %lld 0 %lld 0 %lld\">\n"
-          "    <Piece Extent=\"0 %lld 0 %lld 0 %lld\">\n      <CellData Scalars=\"%s\">\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          (long long)n[2], (long long)n[0], (long long)n[1], (long long)n[2], arrays[0].name);
+          "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1], (long long)n[2],
+          (long long)lo[0], (long long)(lo[0] + cnt[0]), (long long)lo[1], (long long)(lo[1] + cnt[1]),
+          (long long)lo[2], (long long)(lo[2] + cnt[2]), arrays[0].name);
   for (a = 0; a < narrays; ++a) {
     fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
             arrays[a].single ? "Float32" : "Float64", arrays[a].name, (unsigned long long)offset);
@@ -334,7 +335,7 @@ int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const 
   for (a = 0; a < 3; ++a) {
     fprintf(f, "        <DataArray type=\"Float64\" Name=\"%c\" format=\"appended\" offset=\"%llu\"/>\n",
             'x' + a, (unsigned long long)offset);
-    offset += 8 + (uint64_t)(n[a] + 1) * 8;
+    offset += 8 + (uint64_t)(cnt[a] + 1) * 8;
   }
   fprintf(f, "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>\n  <AppendedData encoding=\"raw\">\n_");
   for (a = 0; a < narrays; ++a) {
@@ -343,10 +344,42 @@ int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const 
       return -1;
   }
   for (a = 0; a < 3; ++a) {
-    const uint64_t bytes = (uint64_t)(n[a] + 1) * 8;
-    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, x[a], (size_t)bytes)) return -1;
+    const uint64_t bytes = (uint64_t)(cnt[a] + 1) * 8;
+    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, x[a] + lo[a], (size_t)bytes)) return -1;
   }
   fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
+  return ferror(f) ? -1 : 0;
+}
+
+int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
+                 int narrays) {
+  const int64_t lo[3] = {0, 0, 0};
+  return hd_vtr_write_block(o, n, lo, n, x, arrays, narrays);
+}
+
+int hd_pvtr_write(hd_out *o, const int64_t n[3], const hd_vti_array *arrays, int narrays, int npieces,
+                  const int64_t *lo, const int64_t *cnt, const char *const *src) {
+  int a, k;
+  FILE *f = o->f;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"PRectilinearGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <PRectilinearGrid WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\">\n    <PCellData Scalars=\"%s\">\n",
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1], (long long)n[2],
+          arrays[0].name);
+  for (a = 0; a < narrays; ++a)
+    fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",
+            arrays[a].name);
+  fprintf(f, "    </PCellData>\n    <PCoordinates>\n");
+  for (a = 0; a < 3; ++a) fprintf(f, "      <PDataArray type=\"Float64\" Name=\"%c\"/>\n", 'x' + a);
+  fprintf(f, "    </PCoordinates>\n");
+  for (k = 0; k < npieces; ++k) {
+    const int64_t *l = lo + 3 * k, *c = cnt + 3 * k;
+    fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\" Source=\"%s\"/>\n", (long long)l[0],
+            (long long)(l[0] + c[0]), (long long)l[1], (long long)(l[1] + c[1]), (long long)l[2],
+            (long long)(l[2] + c[2]), src[k]);
+  }
+  fprintf(f, "  </PRectilinearGrid>\n</VTKFile>\n");
   return ferror(f) ? -1 : 0;
 }
 

@@ -76,6 +76,13 @@ int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const doub
  * of n0*n1*n2 cell values, x fastest. */
 int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
                  int narrays);
+/* The cells lo .. lo + cnt - 1 of that grid as one piece (x: the whole
+ * grid's node coordinates), and the index of a parallel rectilinear grid
+ * (.pvtr) naming npieces such files, as hd_pvti_write.  0, or -1. */
+int hd_vtr_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3],
+                       const double *const x[3], const hd_vti_array *arrays, int narrays);
+int hd_pvtr_write(hd_out *o, const int64_t n[3], const hd_vti_array *arrays, int narrays, int npieces,
+                  const int64_t *lo, const int64_t *cnt, const char *const *src);
 
 /* An 8-bit RGB PNG of a w x h scalar map (row 0 at the top) with a
  * blue-white-red scale symmetric about 0 (|v| <= vmax); returns -1 with a

@@ -373,7 +373,9 @@ static int write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
     const size_t lc = (size_t)(ln[0] * ln[1] * ln[2]);
     for (i = 0; i < (long)lc; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
     for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
-    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, dx, arr, 7, err, errn) : 0;
+    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, dx,
+                                   uniform_mesh(&c->in) ? NULL : (const double *const *)m->node, arr, 7, err, errn)
+             : 0;
     goto done;
   }
   if (!root) {
@@ -871,10 +873,6 @@ static int run(int argc, char **argv) {
     snprintf(c.slice, sizeof c.slice, "ez z %.17g", 0.5 * (c.in.node[2][0] + c.in.node[2][c.in.n[2]]));
   have_slice = strcmp(c.slice, "none") != 0;
   if (c.pieces) { /* no rank holds the whole grid: no slice from it */
-    if (!uniform_mesh(&c.in)) {
-      snprintf(err, sizeof err, "pieces: a non-uniform mesh is written whole (.vtr) for now; leave out --pieces");
-      goto usage;
-    }
     if (have_slice && cli_find(opts, "slice")->seen) {
       snprintf(err, sizeof err, "slice: needs the whole grid on one rank; with --pieces give --slice=none");
       goto usage;
@@ -973,7 +971,7 @@ static int run(int argc, char **argv) {
   nrec = c.in.nprobe + 2 * c.in.nfeed;
   { /* rank 0 writes every output */
     const char *suffix[5] = {"_probes.csv", "_average.csv",
-                             !uniform_mesh(&c.in) ? ".vtr" : c.pieces ? ".pvti" : ".vti", "_slice.vtr",
+                             c.pieces ? (uniform_mesh(&c.in) ? ".pvti" : ".pvtr") : uniform_mesh(&c.in) ? ".vti" : ".vtr", "_slice.vtr",
                              "_slice.png"};
     hd_out *o[5] = {&probes, &avg, &vol, &slv, &png};
     if (c.com.bench) want[0] = want[1] = want[2] = want[3] = want[4] = 0;
@@ -1169,7 +1167,7 @@ static int run(int argc, char **argv) {
          wall > 0 ? cells * (double)(step - step0) / wall / 1e6 : 0.0, steps_wall,
          steps_wall > 0 ? cells * (double)(step - step0) / steps_wall / 1e6 : 0.0, c.com.output, c.com.output,
          c.volume ? c.com.output : "(no volume)",
-         c.volume ? (!uniform_mesh(&c.in) ? ".vtr" : c.pieces ? ".pvti and its pieces" : ".vti") : "",
+         c.volume ? (c.pieces ? (uniform_mesh(&c.in) ? ".pvti and its pieces" : ".pvtr and its pieces") : uniform_mesh(&c.in) ? ".vti" : ".vtr") : "",
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4]                        ? png.path
                          : have_slice                     ? "none (" HD_NO_PNG ")"

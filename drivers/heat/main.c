@@ -462,7 +462,7 @@ static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *s
   bad = r->ops->download(ctx, state, r->local) != HD_OK;
   if (bad) snprintf(err, sizeof err, "%s", ctx->msg);
   if ((any = hd_par_any(bad)) && !bad) snprintf(err, sizeof err, "the field download failed on another rank");
-  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, dx, &arr, 1, err, sizeof err)) return 0;
+  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, dx, NULL, &arr, 1, err, sizeof err)) return 0;
   hd_fail(ctx, HD_ERR_IO, "%s", err);
   return -1;
 }

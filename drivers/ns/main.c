@@ -22,7 +22,7 @@ static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonre
 
 typedef struct ns_cli {
   hd_drv_common com;
-  int icase, bc[4], inviscid, png;
+  int icase, bc[4], inviscid, png, pieces;
   long n, steps, frames, monitor_every;
   double lx, ly, mach, re, circulation, rc, gamma, pr, suth, sigma, sigma_side, beta, beta_side, sigma_in, dt, cfl, t_end;
 } ns_cli;
@@ -100,8 +100,11 @@ static int picture(hd_out *o, const double *f, long nx, long ny, char *err, size
   return rc;
 }
 
-static int write_frame(const ns_cli *c, const ns_problem *p, const double *const f[5], long k, int single, char *path,
-                       size_t pn, char *err, size_t en) {
+/* Frame k: PREFIX_NNNN.vtr from rank 0's whole grid f, or with pieces
+ * every rank's block (f: its own) and rank 0's index PREFIX_NNNN.pvtr.
+ * path: the file the .pvd names.  Collective with pieces. */
+static int write_frame(const ns_cli *c, const ns_problem *p, const hd_decomp *d, const double *const f[5], long k,
+                       int single, char *path, size_t pn, char *err, size_t en) {
   const long nx = ns_nodes(p, 0), ny = ns_nodes(p, 1);
   const double h = p->length[0] / p->n[0];
   double *x = (double *)malloc((size_t)(nx + 1) * sizeof(double)), *y = (double *)malloc((size_t)(ny + 1) * sizeof(double));
@@ -111,8 +114,10 @@ static int write_frame(const ns_cli *c, const ns_problem *p, const double *const
   hd_vti_array arr[5] = {{"rho", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}, {"p", NULL, 0}, {"vorticity", NULL, 0}};
   hd_out o;
   long i;
-  int a, bad;
-  if (!x || !y) {
+  int a, bad = !x || !y;
+  memset(&o, 0, sizeof o);
+  if (c->pieces) bad = hd_par_any(bad);
+  if (bad) {
     free(x), free(y);
     return snprintf(err, en, "out of host memory"), -1;
   }
@@ -120,8 +125,17 @@ static int write_frame(const ns_cli *c, const ns_problem *p, const double *const
   for (i = 0; i <= ny; ++i) y[i] = p->origin[1] + ((double)i - 0.5) * h;
   xyz[0] = x, xyz[1] = y, xyz[2] = z;
   for (a = 0; a < 5; ++a) arr[a].data = f[a], arr[a].single = single;
-  snprintf(path, pn, "%s_%04ld.vtr", c->com.output, k);
-  bad = hd_out_open(&o, path, err, en) || hd_vtr_write(&o, dims, xyz, arr, 5) || hd_out_commit(&o, err, en);
+  if (c->pieces) {
+    char prefix[4096 + 16];
+    snprintf(prefix, sizeof prefix, "%s_%04ld", c->com.output, k);
+    snprintf(path, pn, "%s.pvtr", prefix);
+    bad = d->rank == 0 && hd_out_open(&o, path, err, en);
+    bad = hd_par_any(bad) || hd_drv_write_pieces(d, prefix, &o, dims, NULL, xyz, arr, 5, err, en) ||
+          (d->rank == 0 && hd_out_commit(&o, err, en));
+  } else {
+    snprintf(path, pn, "%s_%04ld.vtr", c->com.output, k);
+    bad = hd_out_open(&o, path, err, en) || hd_vtr_write(&o, dims, xyz, arr, 5) || hd_out_commit(&o, err, en);
+  }
   if (bad) {
     if (!err[0]) snprintf(err, en, "writing %.900s failed", path);
     hd_out_abort(&o);
@@ -303,6 +317,7 @@ static int run(int argc, char **argv) {
       {"frames", CLI_INT, &c.frames, "N", "field snapshots after the initial one (default 10, 0 = none)", 0, 10000, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between history rows (default 10)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_pressure.png and PREFIX_vorticity.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its block of every frame as PREFIX_NNNN_pR.vtr and rank 0 the index PREFIX_NNNN.pvtr, which PREFIX.pvd names; no rank holds the whole grid (default no: rank 0 gathers PREFIX_NNNN.vtr; no pictures with pieces)", 1, 0, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
@@ -319,6 +334,7 @@ static int run(int argc, char **argv) {
     return rc;
   if (c.icase == HD_NS_IC_UNIFORM && !cli_find(opts, "circulation")->seen) c.circulation = 0;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
+  if (c.pieces) c.png = 0; /* the pictures would need the whole grid */
   if (build(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
   total = c.steps > 0 ? c.steps : (long)ceil(c.t_end / p.dt - 1e-9);
@@ -355,7 +371,7 @@ static int run(int argc, char **argv) {
   /* device: 16 padded arrays of the block; host: its fields, and on rank 0
    * the whole grid's */
   rc = hd_drv_check_memory(PROG, &ctx, core, 16.0 * (double)(nr.dc.ln[0] + 2) * (nr.dc.ln[1] + 2) * ops->real_size,
-                           c.com.bench ? 0.0 : 6.0 * (double)lnodes * 8.0 + (root && nr.dc.size > 1 ? 5.0 * nodes * 8.0 : 0.0),
+                           c.com.bench ? 0.0 : 6.0 * (double)lnodes * 8.0 + (root && nr.dc.size > 1 && !c.pieces ? 5.0 * nodes * 8.0 : 0.0),
                            "grid");
   if ((rc = hd_par_max_int(rc)) != 0) {
     core->destroy(&ctx);
@@ -389,7 +405,7 @@ static int run(int argc, char **argv) {
   bad = 0;
   for (k = 0; k < 5; ++k) {
     lf[k] = (double *)malloc((size_t)lnodes * sizeof(double));
-    f[k] = nr.dc.size == 1 ? lf[k] : root ? (double *)malloc((size_t)nodes * sizeof(double)) : NULL;
+    f[k] = nr.dc.size == 1 || c.pieces ? lf[k] : root ? (double *)malloc((size_t)nodes * sizeof(double)) : NULL;
     bad |= !lf[k] || (root && !f[k]);
   }
   nr.rows = (double *)malloc((size_t)(NS_ROW * nr.dc.ln[1]) * sizeof(double));
@@ -441,11 +457,14 @@ static int run(int argc, char **argv) {
     if (c.frames > 0 && (step % every == 0 || step == total)) {
       const char *base;
       if (fields(&ctx, &nr, state, lf, f) != HD_OK) goto runtime_error;
-      if (root) {
-        if (write_frame(&c, &p, (const double *const *)f, frame, ops->real_size == 4, path, sizeof path, err, sizeof err)) {
+      if (root || c.pieces) {
+        if (write_frame(&c, &p, &nr.dc, (const double *const *)f, frame, ops->real_size == 4, path, sizeof path, err,
+                        sizeof err)) {
           hd_fail(&ctx, HD_ERR_IO, "%s", err);
           goto runtime_error;
         }
+      }
+      if (root) {
         base = strrchr(path, '/');
         fprintf(pvd.f, "    <DataSet timestep=\"%.9g\" file=\"%s\"/>\n", step * p.dt, base ? base + 1 : path);
       }
@@ -516,7 +535,7 @@ static int run(int argc, char **argv) {
          "outputs: %s_history.csv %s.pvd (%ld frames)\npicture: %s%s%s%s\n",
          s.mass / s0.mass - 1.0, s.energy / s0.energy - 1.0, wall, wall > 0 ? (double)nodes * 4.0 * (step - step0) / wall : 0.0,
          c.com.output, c.com.output, frame, c.png ? png[0].path : "none ", c.png ? " " : "", c.png ? png[1].path : "",
-         c.png ? "" : HD_PNG_BUILT ? "(--png=no)" : "(" HD_NO_PNG ")");
+         c.png ? "" : c.pieces ? "(--pieces: no rank holds the whole grid)" : HD_PNG_BUILT ? "(--png=no)" : "(" HD_NO_PNG ")");
   rc = 0;
   goto cleanup;
 
