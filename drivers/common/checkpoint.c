@@ -216,7 +216,7 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
   uint64_t hash;
   int64_t dims[3], step;
   double time, dt;
-  int k;
+  int k, any = 0;
   s.f = fopen(path, "rb"), s.crc = 0, s.short_read = 0;
   if (!s.f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, strerror(errno)), -1;
 #define FAIL(...) do { snprintf(err, n, __VA_ARGS__); fclose(s.f); return -1; } while (0)
@@ -263,6 +263,11 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
     param_diff(params, want->params, diff, sizeof diff);
     FAIL("%.900s: parameters differ: %s", path, diff);
   }
+  if (want->narrays < 0) { /* whatever arrays the file holds */
+    if (narrays > HD_CKPT_MAX_ARRAYS) FAIL("%.900s: %u arrays, at most %d", path, narrays, HD_CKPT_MAX_ARRAYS);
+    want->narrays = (int)narrays, any = 1;
+    for (k = 0; k < want->narrays; ++k) want->arrays[k].data = NULL;
+  }
   if ((int)narrays != want->narrays) FAIL("%.900s: %u arrays, expected %d", path, narrays, want->narrays);
   for (k = 0; k < want->narrays; ++k) {
     hd_ckpt_array *a = &want->arrays[k];
@@ -272,6 +277,7 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
     if (get(&s, name, sizeof name) || get(&s, &bytes, 8) || get(&s, &crc, 4))
       FAIL("%.900s: truncated before array %d", path, k + 1);
     name[sizeof name - 1] = '\0';
+    if (any) memcpy(a->name, name, sizeof name);
     if (!a->data && !strncmp(name, a->name, sizeof name)) { /* any size: the file's, in a buffer of ours */
       const long at = ftell(s.f);
       long end;

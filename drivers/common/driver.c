@@ -533,6 +533,36 @@ static old_block *old_blocks(const char *path, const hd_drv_ckpt *k, int *count,
   return b;
 }
 
+static hd_ckpt_array *named(hd_ckpt *c, const char *name) {
+  int a;
+  for (a = 0; a < c->narrays; ++a)
+    if (!strncmp(c->arrays[a].name, name, sizeof c->arrays[a].name)) return &c->arrays[a];
+  return NULL;
+}
+
+/* A face array: the part of an old block's that this block's covers, both
+ * on the face of the grid (elsewhere the face is shared and holds zeros). */
+static int copy_face(const hd_drv_rows *me, const old_block *ob, int face, hd_ckpt_array *to, const hd_ckpt_array *from,
+                     char *err, size_t n) {
+  const int axis = face / 2, hi = face % 2, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+  long nlo[3], nhi[3], olo[3], ohi[3], lu, hu, w;
+  int a;
+  if (axis > 0 && (hi ? me->hi[axis] != me->total[axis] || ob->hi[axis] != me->total[axis]
+                      : me->lo[axis] != 0 || ob->lo[axis] != 0))
+    return 0;
+  if (!from) return snprintf(err, n, "restart: %s has no array '%s'", ob->file, to->name), -1;
+  for (a = 1; a < 3; ++a) nlo[a] = me->lo[a], nhi[a] = me->hi[a], olo[a] = ob->lo[a], ohi[a] = ob->hi[a];
+  nlo[0] = olo[0] = 0, nhi[0] = ohi[0] = u == 0 ? (long)(to->bytes / 8) / (nhi[v] - nlo[v]) : 1; /* x is whole */
+  if (to->bytes != 8 * (uint64_t)((nhi[u] - nlo[u]) * (nhi[v] - nlo[v])) ||
+      from->bytes != 8 * (uint64_t)((ohi[u] - olo[u]) * (ohi[v] - olo[v])))
+    return snprintf(err, n, "restart: %s: '%s' is not a face of this grid", ob->file, to->name), -1;
+  lu = nlo[u] > olo[u] ? nlo[u] : olo[u], hu = nhi[u] < ohi[u] ? nhi[u] : ohi[u];
+  for (w = nlo[v] > olo[v] ? nlo[v] : olo[v]; lu < hu && w < nhi[v] && w < ohi[v]; ++w)
+    memcpy((double *)to->data + (w - nlo[v]) * (nhi[u] - nlo[u]) + (lu - nlo[u]),
+           (const double *)from->data + (w - olo[v]) * (ohi[u] - olo[u]) + (lu - olo[u]), (size_t)(hu - lu) * 8);
+  return 0;
+}
+
 int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                         const char *path, char *err, size_t n) {
   const hd_drv_rows *me = &k->rows;
@@ -557,20 +587,32 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
       empty |= lo[a] >= hi[a];
     }
     if (empty) continue;
-    old = *c; /* the arrays at the file's sizes: rows may be padded differently on another rank count */
-    for (a = 0; a < narrays; ++a) old.arrays[a].data = NULL, old.arrays[a].bytes = 0;
+    old = *c; /* the file's arrays at its sizes, found by name: rows may be padded differently on another rank count */
+    for (a = 0; a < HD_CKPT_MAX_ARRAYS; ++a) old.arrays[a].data = NULL;
+    old.narrays = -1;
     bad = hd_ckpt_read(b[i].file, &old, err, n) != 0;
     for (a = 0; a < narrays && !bad; ++a) {
+      const hd_ckpt_array *o = named(&old, c->arrays[a].name);
+      const int face = k->face ? k->face(c->arrays[a].name) : -1;
       const uint64_t rows = (uint64_t)size[1] * (uint64_t)size[2], orows = (uint64_t)osize[1] * (uint64_t)osize[2];
-      const size_t row = (size_t)(c->arrays[a].bytes / rows), orow = (size_t)(old.arrays[a].bytes / orows);
-      if (c->arrays[a].bytes % rows || old.arrays[a].bytes % orows) {
+      size_t row, orow;
+      if (face >= 0) {
+        bad = copy_face(me, &b[i], face, &c->arrays[a], o, err, n) != 0;
+        continue;
+      }
+      if (!o) {
+        bad = snprintf(err, n, "restart: %s has no array '%s'", b[i].file, c->arrays[a].name);
+        break;
+      }
+      row = (size_t)(c->arrays[a].bytes / rows), orow = (size_t)(o->bytes / orows);
+      if (c->arrays[a].bytes % rows || o->bytes % orows) {
         bad = snprintf(err, n, "restart: %s: '%s' is not rows of this grid", b[i].file, c->arrays[a].name);
         break;
       }
       for (z = lo[2]; z < hi[2]; ++z) /* a row's values, then padding that belongs to no cell */
         for (y = lo[1]; y < hi[1]; ++y)
           memcpy((char *)c->arrays[a].data + ((size_t)(z - first[2]) * (size_t)size[1] + (size_t)(y - first[1])) * row,
-                 (char *)old.arrays[a].data +
+                 (char *)o->data +
                      ((size_t)(z - b[i].lo[2] + b[i].ghost[2]) * (size_t)osize[1] + (size_t)(y - b[i].lo[1] + b[i].ghost[1])) * orow,
                  row < orow ? row : orow);
     }
@@ -580,7 +622,7 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
       memcpy(c->series, old.series, sizeof c->series), memcpy(c->values, old.values, sizeof c->values);
       header = 1;
     }
-    for (a = 0; a < narrays; ++a) free(old.arrays[a].data), old.arrays[a].data = NULL;
+    for (a = 0; a < HD_CKPT_MAX_ARRAYS; ++a) free(old.arrays[a].data), old.arrays[a].data = NULL;
   }
   for (a = 0; a < narrays && !bad; ++a)
     if (io(ctx, state, a, c->arrays[a].name, &c->arrays[a].bytes, c->arrays[a].data, 0) != HD_OK)

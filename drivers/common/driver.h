@@ -152,6 +152,10 @@ typedef struct hd_drv_ckpt {
    * restart needs the rank count of the checkpoint) */
   hd_drv_rows rows;
   long single_ghost[3]; /* the ghosts of a one-rank run's arrays */
+  /* arrays that are not rows but a face of the block (doubles over the two
+   * other axes, the first fastest; x whole): the face 0..5 (2 axis + side)
+   * by name, or -1; NULL: rows only */
+  int (*face)(const char *name);
 } hd_drv_ckpt;
 
 /* Parse --checkpoint-every ("" = never); 0 or -1 with a message. */

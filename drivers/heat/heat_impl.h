@@ -630,7 +630,7 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
   e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)g->total * sizeof(hd_real), e.host = 0;
   for (f = 0; f < HD_NFACES && k > 0; ++f)
     if (st->flow.acc[f] && --k == 0) {
-      static const char *const names[HD_NFACES] = {"flow_xlo", "flow_xhi", "flow_ylo", "flow_yhi", "flow_zlo", "flow_zhi"};
+      static const char *const names[HD_NFACES] = HEAT_FLOW_NAMES;
       const int axis = f / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
       e.name = names[f], e.dev = st->flow.acc[f], e.bytes = (size_t)(g->n[b0] * g->n[b1]) * sizeof(double);
     }

@@ -99,4 +99,9 @@ typedef struct heat_ops {
 
 HD_DECLARE_OPS(heat_ops, heat_ops)
 
+/* The checkpoint names of the face accumulators (--balance), face f =
+ * 2 axis + side, and the face of a name (-1: not one). */
+#define HEAT_FLOW_NAMES {"flow_xlo", "flow_xhi", "flow_ylo", "flow_yhi", "flow_zlo", "flow_zhi"}
+int heat_flow_face(const char *name);
+
 #endif

@@ -668,11 +668,10 @@ static int run(int argc, char **argv) {
     goto runtime_error;
   }
   ckpt_template(&p, (const char(*)[256])c.table, ops->real_size, &ck); /* the whole grid's: the same on every rank */
-  if (!p.balance) /* the field alone, with a ghost layer: checkpoints load on any rank count */
-    hd_drv_ckpt_blocks(&ckp, &hr.dc, 1, 1);
-  else if (hr.dc.size > 1) /* and the face accumulators of the blocks on the faces: on as many ranks */
-    hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", pl.origin[0], pl.origin[1], pl.origin[2],
-                  pl.n[0], pl.n[1], pl.n[2], p.n[0], p.n[1], p.n[2]);
+  /* the field with a ghost layer, and the face accumulators of the blocks on
+     the grid's faces: checkpoints load on any rank count */
+  hd_drv_ckpt_blocks(&ckp, &hr.dc, 1, 1);
+  ckp.face = heat_flow_face;
   if (c.com.restart[0]) {
     if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
                             sizeof err)) {
