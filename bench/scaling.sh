@@ -13,12 +13,14 @@
 # Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
 # double (the axes MPI_Dims_create splits); strong: the largest weak grid
 # on every rank count.  The 2-D solvers split y only: hd-ns (N_NS cells a
-# unit length, 4 stages a step) grows its box along y; the cavity (N_CAVITY^2,
-# double, from rest) is timed in strong scaling only, with SOR, the solver
-# split over ranks (multigrid and FFT solve the whole grid on every rank):
-# its grid is square and SOR's sweeps a step grow with it.
+# unit length, 4 stages a step) grows its box along y; the cavity
+# (N_CAVITY^2, 2048 by default, STEPS_CAVITY steps, double, from rest) is
+# timed in strong scaling only, with SOR, the solver split over ranks
+# (multigrid and FFT solve the whole grid on every rank): its grid is
+# square and SOR's sweeps a step grow with it.
 set -u
-dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-4096}
+dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-2048}
+cs=${STEPS_CAVITY:-100} # SOR from rest: hundreds of sweeps a step at first
 run() { # np, program, arguments...
   np=$1 prog=$2
   shift 2
@@ -62,8 +64,8 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity}; do
           continue
         fi
         n="$nc^2"
-        r=$(run "$np" hd-cavity --n="$nc" --solver=sor --steady=0 --steps="$steps" --monitor-every="$steps" --png=no \
-              --output="$tmp/c" | awk -F': ' -v c="$nc" -v s="$steps" '$1 == "wall_seconds" && $2 > 0 { print c * c * s / $2 }')
+        r=$(run "$np" hd-cavity --n="$nc" --solver=sor --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
+              --output="$tmp/c" | awk -F': ' -v c="$nc" -v s="$cs" '$1 == "wall_seconds" && $2 > 0 { print c * c * s / $2 }')
       else
         n="$nf,$((nf * gy)),$((nf * gz))"
         r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \
