@@ -763,7 +763,7 @@ static int run(int argc, char **argv) {
       {"average-every", CLI_INT, &c.average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c.in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       {"volume", CLI_FLAG, &c.volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its block of the final fields as PREFIX_pR.vti and rank 0 the index PREFIX.pvti, no rank holding the whole grid (default no: rank 0 gathers PREFIX.vti; uniform meshes; no slice)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its block of the final fields as PREFIX_pR.vti (non-uniform meshes: .vtr) and rank 0 the index PREFIX.pvti (.pvtr), no rank holding the whole grid (default no: rank 0 gathers the grid; no slice)", 1, 0, 0, NULL, 0, 0, 0},
       {"frequencies", CLI_STRING, c.frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c.frequencies, NULL, 0, 0, 0},
       {"farfield-frequencies", CLI_STRING, c.ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c.ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c.farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c.farfield, NULL, 0, 0, 0},
@@ -1171,7 +1171,7 @@ static int run(int argc, char **argv) {
          have_slice ? " and the slice" : "");
   printf("picture: %s\n", want[4]                        ? png.path
                          : have_slice                     ? "none (" HD_NO_PNG ")"
-                         : c.pieces      ? "none (--pieces: no rank holds the whole grid)"
+                         : c.pieces                       ? "none (--pieces: no rank holds the whole grid)"
                                                           : "none (--slice=none)");
   if (c.pw.on) printf("planewave: %s\n", m.pw_sf ? "scattered-field form" : "total-field box");
   print_time_block(time_block, time_block_why);
