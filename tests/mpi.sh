@@ -193,8 +193,8 @@ vtk_raw() { # file, index
 piece_coords() { # one.vtr, index.pvtr, piece, axis, scratch directory, cell arrays
   ext=$(grep -a '<Piece ' "$2" | sed -n "$(($3 + 1))p" | sed 's/.*Extent="\([0-9 ]*\)".*/\1/')
   lo=$(echo "$ext" | cut -d' ' -f$((2 * $4 + 1))) hi=$(echo "$ext" | cut -d' ' -f$((2 * $4 + 2)))
-  src=$(grep -a '<Piece ' "$2" | sed -n "$(($3 + 1))p" | sed 's/.*Source="\([^"]*\)".*/\1/')
-  vtk_raw "$5/$src" $(($6 + $4)) >"$5/c.piece" && vtk_raw "$1" $(($6 + $4)) | tail -c +$((8 * lo + 1)) |
+  piece=$(grep -a '<Piece ' "$2" | sed -n "$(($3 + 1))p" | sed 's/.*Source="\([^"]*\)".*/\1/')
+  vtk_raw "$5/$piece" $(($6 + $4)) >"$5/c.piece" && vtk_raw "$1" $(($6 + $4)) | tail -c +$((8 * lo + 1)) |
     head -c $((8 * (hi - lo + 1))) | cmp -s - "$5/c.piece"
 }
 # a non-uniform mesh: its pieces (.vtr) and the index (.pvtr), each
@@ -213,7 +213,7 @@ result $? "hd-fdtd --pieces on 4 ranks, a non-uniform mesh: four .vtr blocks and
 # the blocks' arrays, in rank order, are one rank's frame byte for byte
 bin="$top/drivers/hd-ns"
 rm -rf one many && mkdir one many
-nsp="--n=32 --steps=20 --frames=2 --png=no"
+nsp="--n=32 --steps=20 --frames=2 --png=no --backend=openmp" # a CPU backend on every rank count (auto: CUDA on one rank of a GPU machine)
 # shellcheck disable=SC2086
 mpirun 1 $nsp --output=one/n >/dev/null 2>&1 && mpirun 3 $nsp --pieces --output=many/n >many/stdout 2>&1 &&
   [ ! -f many/n_0002.vtr ] && grep -q 'file="n_0002.pvtr"' many/n.pvd && [ "$(grep -c '<Piece ' many/n_0002.pvtr)" -eq 3 ] &&
@@ -286,6 +286,19 @@ GPUCASES
   ok=$?
   for f in $fout; do [ $ok -eq 0 ] && cmp -s "one/o$f" "many/o$f" || ok=1; done
   result $ok "hd-fdtd on 2 CUDA ranks with HD_MPI_IPC=0: the outputs of one rank"
+  # FDTD checkpoints of CUDA ranks on another rank count: 2 -> 1 and 1 -> 2
+  rm -rf ck && mkdir ck
+  fargs="$fdtd --boundary=cpml --frequencies=2e9,4e9,3 --farfield=6,8 --nearfield=ez,z,0.01 --nearvolume=yes --backend=cuda"
+  # shellcheck disable=SC2086
+  mpirun 1 $fargs --output=ck/s >/dev/null 2>&1 && mpirun 2 $fargs --output=ck/h2 --checkpoint-every=60 >/dev/null 2>&1 &&
+    mpirun 1 $fargs --output=ck/h1 --checkpoint-every=60 >/dev/null 2>&1 &&
+    mpirun 1 $fargs --output=ck/a --restart=ck/h2.ckpt.000000000060 >/dev/null 2>&1 &&
+    mpirun 2 $fargs --output=ck/b --restart=ck/h1.ckpt.000000000060 >/dev/null 2>&1
+  ok=$?
+  for f in $fout _ports.csv _farfield.csv _near1.vtr _dft1.vti; do
+    [ $ok -eq 0 ] && cmp -s "ck/s$f" "ck/a$f" && cmp -s "ck/s$f" "ck/b$f" || ok=1
+  done
+  result $ok "hd-fdtd on CUDA ranks: a checkpoint of 2 restarted on 1 and one of 1 on 2 give one CUDA rank's results straight"
 else
   echo "# no CUDA device here: the CUDA-under-MPI cases run on GPU machines (bench/gpu.sh)"
 fi
@@ -404,6 +417,33 @@ rm -rf ck && mkdir ck
 # shellcheck disable=SC2086
 restart3 fdtd 60 ".vti _probes.csv _average.csv" $fdtd --boundary=pml
 result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields, probes and averages of 120 straight (Mur and PML state in each rank's file)"
+# hd-fdtd's checkpoints load on any rank count too: the fields as rows of
+# nodes, the boundaries' points and the DFTs' sums as lists by key (each
+# entry from the block owning its row). 3 -> 2, 1, 4 and 1 -> 3 continue as
+# one rank straight does, bit for bit: PML with dispersive media, loads,
+# feed and probes; Mur on H; the frequency-domain results (far field,
+# maps, the volume); a scattered-field plane wave in CPML
+bin="$top/drivers/hd-fdtd"
+for fa in "$fdtd --boundary=pml --backend=serial|$fout" \
+  "$fdtd --boundary=mur --mur=h --feed-release=yes --backend=openmp|$fout" \
+  "$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _near1.vtr _near2.vtr _dft1.vti" \
+  "--input=$src/tests/fdtd_scatter.in --steps=120 --planewave-form=sf --boundary=cpml --huygens-margin=0 --point=X,0.03,0,0,-X --backend=serial|.vti _average.csv _probes.csv _points.csv _farfield.csv"; do
+  rm -rf ck && mkdir ck
+  fargs=${fa%%|*} files=${fa#*|}
+  # shellcheck disable=SC2086
+  mpirun 1 $fargs --output=ck/s >/dev/null 2>&1 &&
+    mpirun 3 $fargs --output=ck/h3 --checkpoint-every=60 >/dev/null 2>&1 &&
+    mpirun 1 $fargs --output=ck/h1 --checkpoint-every=60 >/dev/null 2>&1 &&
+    grep -q '^rank 2 h3.r2of3.ckpt.000000000060 rows' ck/h3.ckpt.000000000060
+  ok=$?
+  for run in h3:2 h3:1 h3:4 h1:3; do
+    # shellcheck disable=SC2086
+    [ $ok -eq 0 ] && mpirun "${run#*:}" $fargs --output=ck/a --restart="ck/${run%:*}.ckpt.000000000060" >/dev/null 2>ck/stderr || ok=1
+    for f in $files; do [ $ok -eq 0 ] && cmp -s "ck/s$f" "ck/a$f" || ok=1; done
+  done
+  result $ok "hd-fdtd (${fargs#"$fdtd "}): checkpoints of 3 ranks restarted on 2, 1 and 4, and of one rank on 3, give one rank's results straight"
+  [ $ok -eq 0 ] || sed 's/^/# /' ck/stderr
+done
 rm -rf ck && mkdir ck
 restart3 ns 30 "_0002.vtr _history.csv" --n=40 --steps=60 --frames=2 --monitor-every=5 --png=no
 result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow and history of 60 straight"

@@ -298,10 +298,11 @@ static int cv_state_count(void *state) {
 static hd_status cv_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint64_t *bytes, void *host, int save) {
   cavity_state *st = (cavity_state *)state;
   hd_state_entry e;
+  memset(&e, 0, sizeof e);
   e.name = k == 0 ? "psi" : k == 1 ? "omega" : "omega_bar";
   e.dev = k == 0 ? st->psi : k == 1 ? st->w[st->cur] : st->wbar;
   e.bytes = st->bytes, e.host = 0;
-  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+  return hd_state_entry_io(ctx, NULL, &e, name, bytes, host, save);
 }
 
 const cavity_ops HD_OPS_NAME(cavity_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), cv_create,

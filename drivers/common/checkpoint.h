@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define HD_CKPT_VERSION 2 /* reads 1 too: no series, no values */
-#define HD_CKPT_MAX_ARRAYS 32
+#define HD_CKPT_MAX_ARRAYS 64
 #define HD_CKPT_MAX_PARAMS 4096
 #define HD_CKPT_MAX_SERIES 8
 #define HD_CKPT_MAX_VALUES 16
@@ -66,6 +66,16 @@ typedef struct hd_ckpt {
   hd_ckpt_series series[HD_CKPT_MAX_SERIES];
   hd_ckpt_value values[HD_CKPT_MAX_VALUES];
 } hd_ckpt;
+
+/* An entry of a list array (a boundary's points, a running DFT's), for
+ * restarts on another rank count (drivers/common/driver.h): the row (y, z;
+ * 2-D: z 0) its position lies on, whose owning block holds its true value,
+ * and what tells the entries of that row apart (x, a component); id < 0:
+ * nothing to restore. */
+typedef struct hd_ckpt_key {
+  int32_t y, z;
+  int64_t id;
+} hd_ckpt_key;
 
 uint32_t hd_crc32(uint32_t crc, const void *data, size_t n);
 uint64_t hd_fnv1a(const char *s);

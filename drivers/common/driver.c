@@ -6,6 +6,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,27 +564,96 @@ static int copy_face(const hd_drv_rows *me, const old_block *ob, int face, hd_ck
   return 0;
 }
 
+/* Keys in (y, z, id) order, each with its entry's index. */
+typedef struct key_at {
+  hd_ckpt_key k;
+  uint64_t at;
+} key_at;
+
+static int key_cmp(const void *pa, const void *pb) {
+  const hd_ckpt_key *a = (const hd_ckpt_key *)pa, *b = (const hd_ckpt_key *)pb;
+  if (a->z != b->z) return a->z < b->z ? -1 : 1;
+  if (a->y != b->y) return a->y < b->y ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* A list array: each of this block's entries that the old block holds,
+ * unless taken already from the block owning its row (found 2) or, for a
+ * block not owning it, from any (found 1).  rlo, rhi: the rows the old
+ * block owns. */
+static int copy_list(const old_block *ob, hd_ckpt *old, const hd_ckpt_array *to, const hd_ckpt_array *keys,
+                     const char *okeys_name, long elem, const long rlo[3], const long rhi[3], unsigned char *found,
+                     char *err, size_t n) {
+  const hd_ckpt_array *from = named(old, to->name), *okeys = named(old, okeys_name);
+  const hd_ckpt_key *nk = (const hd_ckpt_key *)keys->data;
+  const uint64_t count = keys->bytes / sizeof *nk;
+  uint64_t ocount, e, slices, oslices, s, eb;
+  key_at *sorted;
+  if (!from && !okeys) return 0; /* a list this block had no entries of */
+  if (!from || !okeys) return snprintf(err, n, "restart: %s has no array '%s'", ob->file, from ? okeys_name : to->name), -1;
+  ocount = okeys->bytes / sizeof *nk;
+  if (!count || !ocount) return 0;
+  eb = elem > 0 ? (uint64_t)elem : to->bytes / count;
+  slices = elem > 0 ? to->bytes / (count * eb) : 1, oslices = elem > 0 ? from->bytes / (ocount * eb) : 1;
+  if (!eb || to->bytes != slices * count * eb || from->bytes != oslices * ocount * eb || slices != oslices)
+    return snprintf(err, n, "restart: %s: '%s' is not a list of this model's", ob->file, to->name), -1;
+  if (!(sorted = (key_at *)malloc((size_t)ocount * sizeof *sorted))) return snprintf(err, n, "restart: out of host memory"), -1;
+  for (e = 0; e < ocount; ++e) memcpy(&sorted[e].k, (const hd_ckpt_key *)okeys->data + e, sizeof *nk), sorted[e].at = e;
+  qsort(sorted, (size_t)ocount, sizeof *sorted, key_cmp);
+  for (e = 0; e < count; ++e) {
+    const int owner = nk[e].y >= rlo[1] && nk[e].y < rhi[1] && nk[e].z >= rlo[2] && nk[e].z < rhi[2];
+    const key_at *hit;
+    if (nk[e].id < 0 || found[e] == 2 || (found[e] && !owner)) continue;
+    if (!(hit = (const key_at *)bsearch(&nk[e], sorted, (size_t)ocount, sizeof *sorted, key_cmp))) continue;
+    for (s = 0; s < slices; ++s)
+      memcpy((char *)to->data + (s * count + e) * eb, (const char *)from->data + (s * ocount + hit->at) * eb, (size_t)eb);
+    found[e] = owner ? 2 : 1;
+  }
+  free(sorted);
+  return 0;
+}
+
 int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                         const char *path, char *err, size_t n) {
   const hd_drv_rows *me = &k->rows;
   static hd_ckpt old; /* large; one restart at a time */
-  long first[3], size[3], lo[3], hi[3], osize[3], y, z;
+  long first[3], size[3], lo[3], hi[3], osize[3], rlo[3], rhi[3], y, z, elem[HD_CKPT_MAX_ARRAYS];
+  int kind[HD_CKPT_MAX_ARRAYS], keyof[HD_CKPT_MAX_ARRAYS];
+  unsigned char *found[HD_CKPT_MAX_ARRAYS] = {NULL}, same[HD_CKPT_MAX_ARRAYS] = {0};
+  char keys[HD_CKPT_MAX_ARRAYS][16];
   old_block *b;
   int count = 0, bad = 0, i, a, header = 0;
   if (!me->total[1]) return hd_drv_ckpt_load_ranks(ctx, c, state, narrays, io, path, err, n);
-  for (a = 1; a < 3; ++a) first[a] = me->lo[a] - me->ghost[a], size[a] = me->hi[a] - me->lo[a] + 2 * me->ghost[a];
+  for (a = 1; a < 3; ++a) first[a] = me->lo[a] - me->ghost[a], size[a] = me->hi[a] - me->lo[a] + 2 * me->ghost[a] + me->nodes;
   b = old_blocks(path, k, &count, err, n);
   bad = !b || prepare(ctx, c, state, narrays, io, err, n);
-  for (a = 0; a < narrays && !bad; ++a) /* what no block gives (outside the grid, unused) stays 0, as at the start */
-    memset(c->arrays[a].data, 0, (size_t)c->arrays[a].bytes);
+  for (a = 0; a < narrays && !bad; ++a) { /* what no block gives (outside the grid, unused) stays 0, as at the start */
+    kind[a] = k->kind ? k->kind(c->arrays[a].name, keys[a], &elem[a]) : HD_DRV_ROWS;
+    if (kind[a] == HD_DRV_KEYS) /* this run's own */
+      bad = io(ctx, state, a, c->arrays[a].name, &c->arrays[a].bytes, c->arrays[a].data, 1) != HD_OK &&
+            snprintf(err, n, "restart: %s", ctx->msg);
+    else
+      memset(c->arrays[a].data, 0, (size_t)c->arrays[a].bytes);
+  }
+  for (a = 0; a < narrays && !bad; ++a) {
+    keyof[a] = -1;
+    if (kind[a] != HD_DRV_LIST) continue;
+    for (i = 0; i < narrays && keyof[a] < 0; ++i)
+      if (kind[i] == HD_DRV_KEYS && !strncmp(c->arrays[i].name, keys[a], 16)) keyof[a] = i;
+    if (keyof[a] < 0) bad = snprintf(err, n, "restart: the list '%s' has no keys '%.15s'", c->arrays[a].name, keys[a]);
+    else if (!(found[a] = (unsigned char *)calloc((size_t)(c->arrays[keyof[a]].bytes / sizeof(hd_ckpt_key)) + 1, 1)))
+      bad = snprintf(err, n, "restart: out of host memory");
+    if (!bad && elem[a] < 0) elem[a] = (long)c->real_size;
+  }
   for (i = 0; !bad && i < count; ++i) {
     /* the rows this old block gives: those it owns, and the grid's outer ghosts at the edges */
     int empty = 0;
     for (a = 1; a < 3; ++a) {
       const long from = b[i].lo[a] == 0 ? -b[i].ghost[a] : b[i].lo[a];
-      const long to = b[i].hi[a] == me->total[a] ? me->total[a] + b[i].ghost[a] : b[i].hi[a];
+      const long to = b[i].hi[a] == me->total[a] ? me->total[a] + b[i].ghost[a] + me->nodes : b[i].hi[a];
       lo[a] = from > first[a] ? from : first[a], hi[a] = to < first[a] + size[a] ? to : first[a] + size[a];
-      osize[a] = b[i].hi[a] - b[i].lo[a] + 2 * b[i].ghost[a];
+      osize[a] = b[i].hi[a] - b[i].lo[a] + 2 * b[i].ghost[a] + me->nodes;
+      rlo[a] = b[i].lo[a] == 0 ? LONG_MIN : b[i].lo[a], rhi[a] = b[i].hi[a] == me->total[a] ? LONG_MAX : b[i].hi[a];
       empty |= lo[a] >= hi[a];
     }
     if (empty) continue;
@@ -596,6 +666,11 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
       const int face = k->face ? k->face(c->arrays[a].name) : -1;
       const uint64_t rows = (uint64_t)size[1] * (uint64_t)size[2], orows = (uint64_t)osize[1] * (uint64_t)osize[2];
       size_t row, orow;
+      if (kind[a] == HD_DRV_KEYS) continue;
+      if (kind[a] == HD_DRV_LIST) {
+        bad = copy_list(&b[i], &old, &c->arrays[a], &c->arrays[keyof[a]], keys[a], elem[a], rlo, rhi, found[a], err, n) != 0;
+        continue;
+      }
       if (face >= 0) {
         bad = copy_face(me, &b[i], face, &c->arrays[a], o, err, n) != 0;
         continue;
@@ -603,6 +678,12 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
       if (!o) {
         bad = snprintf(err, n, "restart: %s has no array '%s'", b[i].file, c->arrays[a].name);
         break;
+      }
+      if (kind[a] == HD_DRV_SAME) {
+        if (o->bytes != c->arrays[a].bytes)
+          bad = snprintf(err, n, "restart: %s: '%s' is not of this model's size", b[i].file, c->arrays[a].name);
+        else if (!same[a]) memcpy(c->arrays[a].data, o->data, (size_t)o->bytes), same[a] = 1;
+        continue;
       }
       row = (size_t)(c->arrays[a].bytes / rows), orow = (size_t)(o->bytes / orows);
       if (c->arrays[a].bytes % rows || o->bytes % orows) {
@@ -624,9 +705,18 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
     }
     for (a = 0; a < HD_CKPT_MAX_ARRAYS; ++a) free(old.arrays[a].data), old.arrays[a].data = NULL;
   }
+  for (a = 0; a < narrays && !bad; ++a) { /* every entry of this block's lists found */
+    const hd_ckpt_key *nk = kind[a] == HD_DRV_LIST ? (const hd_ckpt_key *)c->arrays[keyof[a]].data : NULL;
+    uint64_t e, ne = nk ? c->arrays[keyof[a]].bytes / sizeof *nk : 0;
+    for (e = 0; e < ne && !bad; ++e)
+      if (nk[e].id >= 0 && !found[a][e])
+        bad = snprintf(err, n, "restart: no block of '%.900s' holds the '%s' entry %lld of row (%d, %d): another model?",
+                       path, c->arrays[a].name, (long long)nk[e].id, (int)nk[e].y, (int)nk[e].z);
+  }
   for (a = 0; a < narrays && !bad; ++a)
     if (io(ctx, state, a, c->arrays[a].name, &c->arrays[a].bytes, c->arrays[a].data, 0) != HD_OK)
       bad = snprintf(err, n, "restart: %s", ctx->msg);
+  for (a = 0; a < HD_CKPT_MAX_ARRAYS; ++a) free(found[a]);
   if (b) free_arrays(c);
   free(b);
   if (hd_par_any(bad)) { /* rank 0 says it; another rank too when its failure is its own */

@@ -137,7 +137,17 @@ struct hd_ckpt;
  * all of one length (a 2-D grid: z is 0 .. 1, no ghosts). */
 typedef struct hd_drv_rows {
   long lo[3], hi[3], total[3], ghost[3];
+  long nodes; /* 1: the arrays are of nodes, one row more than cells: lo - ghost .. hi + ghost */
 } hd_drv_rows;
+
+/* How a restart on another rank count takes a checkpoint array (the
+ * `kind` callback of hd_drv_ckpt; NULL: rows, or faces): */
+enum {
+  HD_DRV_ROWS, /* rows of the grid (or a face: the `face` callback) */
+  HD_DRV_SAME, /* the same on every block: any old block's (a step counter) */
+  HD_DRV_KEYS, /* hd_ckpt_key of a list's entries: this run's own are kept */
+  HD_DRV_LIST  /* a list: each entry from the old block that owns its key's row (or any holding it) */
+};
 
 /* When checkpoints are due: every `steps` steps or `seconds` seconds; and
  * the time series they carry (drivers/common/series.h). */
@@ -156,6 +166,10 @@ typedef struct hd_drv_ckpt {
    * other axes, the first fastest; x whole): the face 0..5 (2 axis + side)
    * by name, or -1; NULL: rows only */
   int (*face)(const char *name);
+  /* each array's HD_DRV_ kind; for a list, the name of its keys' array
+   * and an entry's bytes in each slice of it ([slices][entries][elem];
+   * 0: one slice, -1: the checkpoint's real size) */
+  int (*kind)(const char *name, char keys[16], long *elem);
 } hd_drv_ckpt;
 
 /* Parse --checkpoint-every ("" = never); 0 or -1 with a message. */
@@ -206,8 +220,9 @@ void hd_drv_ckpt_blocks(hd_drv_ckpt *k, const struct hd_decomp *d, long ghost, l
 /* A restart from `path` (a checkpoint or a manifest): with k->rows set, a
  * set written by any number of ranks (each rank reads the x rows of the
  * old blocks its block covers: owned rows from their owners, the grid's
- * outer ghosts from the edge blocks), else hd_drv_ckpt_load_ranks.
- * Collective; 0 or -1 + message, agreed by all ranks. */
+ * outer ghosts from the edge blocks; lists by their keys, the same way),
+ * else hd_drv_ckpt_load_ranks.  Collective; 0 or -1 + message, agreed by
+ * all ranks. */
 int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, struct hd_ckpt *c, void *state, int narrays,
                         hd_state_io_fn io, const char *path, char *err, size_t n);
 

@@ -140,4 +140,10 @@ typedef struct fdtd_ops {
 
 HD_DECLARE_OPS(fdtd_ops, fdtd_ops)
 
+/* How a restart on another rank count takes each checkpoint array of the
+ * state (hd_drv_ckpt's kind): the fields as rows of nodes, the boundaries'
+ * points and the DFTs' accumulators as lists by key, the step counter and
+ * the plane wave's line as the same on every block. */
+int fdtd_ckpt_kind(const char *name, char keys[16], long *elem);
+
 #endif

@@ -48,30 +48,41 @@ typedef struct fdtd_cli {
   fdtd_plots plots;
 } fdtd_cli;
 
-/* What a checkpoint of this model must match on restart: the time step,
- * the boundaries and fingerprints of the mesh, materials and sources. */
+/* What a checkpoint of this model must match on restart, on any rank
+ * count: the time step, the boundaries and fingerprints of the whole
+ * grid's mesh, materials, geometry and sources. */
 static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real_size, hd_ckpt *ck) {
-  hd_grid g;
   uint32_t mesh = 0, mat = 0, src = 0;
-  int a;
-  size_t cells;
+  int a, k;
   memset(ck, 0, sizeof *ck);
-  cells = fdtd_node_grid(&g, m->n, fdtd_pad(m)) ? (size_t)g.total : 0;
   snprintf(ck->driver, sizeof ck->driver, "hd-fdtd");
   ck->real_size = (uint32_t)real_size;
   for (a = 0; a < 3; ++a) {
-    ck->dims[a] = m->n[a];
-    mesh = hd_crc32(mesh, in->node[a], (size_t)(m->n[a] + 1) * sizeof(double));
+    ck->dims[a] = in->n[a];
+    mesh = hd_crc32(mesh, in->node[a], (size_t)(in->n[a] + 1) * sizeof(double));
   }
-  for (a = 0; a < 6; ++a) mat = hd_crc32(mat, m->mat[a], cells);
+  for (k = 0; k < in->nobj; ++k) { /* the geometry (member by member: no padding bytes) */
+    const int shape[3] = {in->obj[k].mat, in->obj[k].shape, in->obj[k].axis};
+    mat = hd_crc32(mat, shape, sizeof shape), mat = hd_crc32(mat, in->obj[k].v, sizeof in->obj[k].v);
+  }
   mat = hd_crc32(mat, m->eps_r, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, m->sigma, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, m->mu_r, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, m->sigma_m, (size_t)m->nmat * sizeof(double));
   mat = hd_crc32(mat, in->npole, (size_t)m->nmat * sizeof(int));
   mat = hd_crc32(mat, in->pole, (size_t)m->nmat * sizeof in->pole[0]);
-  mat = hd_crc32(mat, in->loads, (size_t)in->nload * sizeof *in->loads);
-  src = hd_crc32(src, m->feed, (size_t)m->nfeed * sizeof *m->feed);
+  for (k = 0; k < in->nload; ++k) {
+    const fdtd_load *l = &in->loads[k];
+    const long at[4] = {l->comp, l->i, l->j, l->k};
+    const double v[3] = {l->g, l->il, l->c};
+    mat = hd_crc32(mat, at, sizeof at), mat = hd_crc32(mat, v, sizeof v);
+  }
+  for (k = 0; k < in->nfeed; ++k) {
+    const fdtd_point *f = &in->feeds[k];
+    const long at[4] = {f->comp, f->i, f->j, f->k};
+    const double v[3] = {f->amp, f->r, f->delay};
+    src = hd_crc32(src, at, sizeof at), src = hd_crc32(src, v, sizeof v);
+  }
   src = hd_crc32(src, &m->wave, sizeof m->wave);
   if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
     src = hd_crc32(src, m->pw_k, sizeof m->pw_k), src = hd_crc32(src, m->pw_e, sizeof m->pw_e);
@@ -1011,11 +1022,10 @@ static int run(int argc, char **argv) {
   if (r.dc.size > 1 && time_block > 1) /* the halos are exchanged after every step: advance takes one at a time */
     time_block = 1, time_block_why = "several ranks exchange their halos every step";
   ckpt_template(&c.in, &m, ops->real_size, &ck);
-  if (r.dc.size > 1) /* each rank's file holds its block */
-    hd_ckpt_param(&ck, "block", "%ld,%ld,%ld+%ld,%ld,%ld of %ld,%ld,%ld", m.off[0], m.off[1], m.off[2], m.n[0],
-                  m.n[1], m.n[2], m.gn[0], m.gn[1], m.gn[2]);
+  hd_drv_ckpt_blocks(&ckp, &r.dc, pad, pad); /* on any rank count: nodes' rows, lists by key */
+  ckp.rows.nodes = 1, ckp.kind = fdtd_ckpt_kind;
   if (!c.com.bench && c.com.restart[0]) {
-    if (hd_drv_ckpt_load_ranks(&ctx, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
+    if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err, sizeof err)) {
       rc = hd_drv_usage_error(PROG, err);
       goto cleanup;
     }

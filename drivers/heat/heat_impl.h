@@ -626,6 +626,7 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
   const hd_grid *g = &st->a.g;
   hd_state_entry e;
   int f;
+  memset(&e, 0, sizeof e);
   if (k == 0 && st->deep) return h_state_block(ctx, st, name, bytes, host, save);
   e.name = "temperature", e.dev = (void *)st->a.t, e.bytes = (size_t)g->total * sizeof(hd_real), e.host = 0;
   for (f = 0; f < HD_NFACES && k > 0; ++f)
@@ -634,7 +635,7 @@ static hd_status h_state_io(hd_ctx *ctx, void *state, int k, char name[16], uint
       const int axis = f / 2, b0 = axis == 0 ? 1 : 0, b1 = axis == 2 ? 1 : 2;
       e.name = names[f], e.dev = st->flow.acc[f], e.bytes = (size_t)(g->n[b0] * g->n[b1]) * sizeof(double);
     }
-  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+  return hd_state_entry_io(ctx, NULL, &e, name, bytes, host, save);
 }
 
 static hd_status h_set_faces(hd_ctx *ctx, void *state, const double value[6]) {

@@ -325,8 +325,9 @@ static hd_status nb_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
   static const char *const names[NB_ARRAYS] = {"x", "y", "z", "vx", "vy", "vz", "ax", "ay", "az", "m"};
   nbody_state *st = (nbody_state *)state;
   hd_state_entry e;
+  memset(&e, 0, sizeof e);
   e.name = names[k], e.dev = st->a[k], e.bytes = (size_t)st->n * sizeof(hd_real), e.host = 0;
-  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+  return hd_state_entry_io(ctx, NULL, &e, name, bytes, host, save);
 }
 
 const nbody_ops HD_OPS_NAME(nbody_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), 1,

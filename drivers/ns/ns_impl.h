@@ -127,9 +127,11 @@ static hd_status ns_side_open(hd_ctx *ctx, ns_state *st) {
  * nodes: they read none of the ghosts unless an axis is periodic (then the
  * ghosts come first), and the two write disjoint nodes; the zero-gradient
  * copies follow both. */
+static int ns_periodic(const hd_ns_args *a) { return a->bc[HD_NS_XLO] == HD_NS_PERIODIC || a->bc[HD_NS_YLO] == HD_NS_PERIODIC; }
+
 static hd_status ns_stage_overlapped(hd_ctx *ctx, ns_state *st) {
   const hd_ns_args *a = &st->a;
-  const int periodic = a->bc[HD_NS_XLO] == HD_NS_PERIODIC || a->bc[HD_NS_YLO] == HD_NS_PERIODIC;
+  const int periodic = ns_periodic(a);
   hd_ctx side;
   hd_status s = ns_side_open(ctx, st);
   if (s == HD_OK && periodic) s = hd_ns_ghosts(ctx, a);
@@ -142,6 +144,42 @@ static hd_status ns_stage_overlapped(hd_ctx *ctx, ns_state *st) {
   HD_CUDA_TRY(ctx, cudaEventRecord(st->join, st->side));
   s = hd_ns_interior(ctx, a);
   if (s != HD_OK) return s;
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(hd_stream(ctx), st->join, 0));
+  return hd_ns_zero_gradient(ctx, a);
+}
+
+/* The same for a block of a shared grid without periodic axes: the inner
+ * nodes but the rows next to the shared faces (which read their ghosts)
+ * queued first, then on the side stream the halo exchange of the stage's
+ * input (its flags and copies queued there: ctx's stream while it runs),
+ * those rows and the face nodes, so that the exchange runs under the inner
+ * nodes, which write none of what it reads or fills. */
+static hd_status ns_stage_halo_overlapped(hd_ctx *ctx, ns_state *st, hd_real *const *in) {
+  const hd_ns_args *a = &st->a;
+  const hd_range3 inner = hd_ns_inner(a);
+  void *const stream = ctx->stream;
+  hd_range3 core = inner, row = inner;
+  hd_ctx side;
+  int bad, b;
+  hd_status s = ns_side_open(ctx, st);
+  if (s != HD_OK) return s;
+  core.lo[1] += a->shared[HD_NS_YLO] != 0, core.hi[1] -= a->shared[HD_NS_YHI] != 0;
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->fork, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->side, st->fork, 0));
+  if ((s = hd_ns_interior_in(ctx, a, core)) != HD_OK) return s;
+  ctx->stream = (void *)st->side;
+  bad = st->halo(st->halo_user, (void *const *)in);
+  ctx->stream = stream;
+  if (bad) return hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
+  side = *ctx, side.stream = (void *)st->side;
+  for (b = 0; b < 2 && s == HD_OK; ++b) /* the rows next to the shared faces */
+    if (a->shared[b ? HD_NS_YHI : HD_NS_YLO]) {
+      row.lo[1] = b ? inner.hi[1] - 1 : inner.lo[1], row.hi[1] = row.lo[1] + 1;
+      s = hd_ns_interior_in(&side, a, row);
+    }
+  if (s == HD_OK) s = hd_ns_face_tiles_loop(&side, a, 1);
+  if (s != HD_OK) return hd_fail(ctx, s, "%s", side.msg);
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->join, st->side));
   HD_CUDA_TRY(ctx, cudaStreamWaitEvent(hd_stream(ctx), st->join, 0));
   return hd_ns_zero_gradient(ctx, a);
 }
@@ -168,6 +206,12 @@ static hd_status ns_steps(hd_ctx *ctx, ns_state *st, long steps, int inner_only)
         s = hd_ns_interior(ctx, &st->a);
         continue;
       }
+#if defined(HD_BACKEND_CUDA)
+      if (st->halo && !st->a.generic && !ns_periodic(&st->a) && st->a.g.n[1] > 4) {
+        s = ns_stage_halo_overlapped(ctx, st, in[k]);
+        continue;
+      }
+#endif
       if (st->halo && st->halo(st->halo_user, (void *const *)in[k]))
         s = hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
 #if defined(HD_BACKEND_CUDA)
@@ -269,8 +313,9 @@ static hd_status ns_state_io(hd_ctx *ctx, void *state, int k, char name[16], uin
   static const char *const names[4] = {"rho", "rho_u", "rho_v", "rho_E"};
   ns_state *st = (ns_state *)state;
   hd_state_entry e;
+  memset(&e, 0, sizeof e);
   e.name = names[k], e.dev = st->buf[0][k], e.bytes = st->bytes, e.host = 0;
-  return hd_state_entry_io(ctx, &e, name, bytes, host, save);
+  return hd_state_entry_io(ctx, NULL, &e, name, bytes, host, save);
 }
 
 const ns_ops HD_OPS_NAME(ns_ops) = {HD_BACKEND_NAME, HD_REAL_NAME,   sizeof(hd_real), ns_create,

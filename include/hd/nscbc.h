@@ -223,9 +223,9 @@ HD_HOST_FN hd_status hd_ns_ghosts(hd_ctx *ctx, const hd_ns_args *a) {
   return hd_ns_fill_ghosts(ctx, (hd_real *const *)a->q, &a->g, periodic, a->shared);
 }
 
-/* The inner nodes by the backend's fastest form (a->generic: one pass). */
-HD_HOST_FN hd_status hd_ns_interior(hd_ctx *ctx, const hd_ns_args *a) {
-  const hd_range3 inner = hd_ns_inner(a);
+/* Inner nodes (of hd_ns_inner) by the backend's fastest form (a->generic:
+ * one pass). */
+HD_HOST_FN hd_status hd_ns_interior_in(hd_ctx *ctx, const hd_ns_args *a, hd_range3 inner) {
   if (a->generic) return hd_ns_interior_loop(ctx, a, inner);
 #if defined(HD_NS_HAS_TUNED)
   return hd_ns_march_loop(ctx, a, inner);
@@ -238,6 +238,8 @@ HD_HOST_FN hd_status hd_ns_interior(hd_ctx *ctx, const hd_ns_args *a) {
   return hd_ns_interior_loop(ctx, a, inner);
 #endif
 }
+
+HD_HOST_FN hd_status hd_ns_interior(hd_ctx *ctx, const hd_ns_args *a) { return hd_ns_interior_in(ctx, a, hd_ns_inner(a)); }
 
 /* The face nodes (after the ghosts). */
 HD_HOST_FN hd_status hd_ns_faces(hd_ctx *ctx, const hd_ns_args *a) {
