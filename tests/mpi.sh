@@ -253,6 +253,8 @@ heat|--dim=3 --n=70,37,33 --init=box --steps=50 --csv-every=25 --time-block=8 --
 heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=20 --time-block=8|.vti .csv|3
 fdtd|$fdtd --boundary=pml|$fout
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
+ns|--n=48 --ly=2 --steps=50 --frames=1 --png=no --bc-left=noslip-wall --bc-right=slip-wall --bc-top=zero-gradient --bc-bottom=noslip-wall|_history.csv _0001.vtr|3
+ns|--n=64 --ly=2 --steps=40 --frames=1 --png=no --precision=single|_history.csv _0001.vtr|4
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
 cavity|--n=32 --solver=mg --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
 nbody|--n=1000 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1|.csv _000020.vtp
