@@ -97,7 +97,31 @@ result $([ "$(cat rc)" -eq 0 ] && cmp -s s.vtr a.vtr && cmp -s s_history.csv a_h
 run --n=32 --re=400 --steps=300 --steady=0 --png=no --output=x --restart=h.ckpt.000000000130
 result $([ "$(cat rc)" -eq 2 ] && grep -q "sfd" stderr && [ ! -e x.vtr ] && echo 0 || echo 1) \
   "a checkpoint with damping restarted without it: refused, naming the parameter"
-rm -f s.* s_* h.* h_* a.* a_* x.* x_*
+# --init-from on the same grid: the checkpoint's flow, damping included, at
+# step 0, so 170 more steps give the fields of 300 straight
+run --n=32 --re=400 --steps=170 --steady=0 --monitor-every=50 --png=no --sfd=0.5,2 --output=g --init-from=h.ckpt.000000000130
+result $([ "$(cat rc)" -eq 0 ] && cmp -s s.vtr g.vtr && echo 0 || echo 1) \
+  "--init-from on the same grid: 130 steps, then 170 from their checkpoint, give the fields of 300 straight"
+run --n=32 --re=500 --steps=10 --png=no --output=x --init-from=h.ckpt.000000000130
+result $([ "$(cat rc)" -eq 2 ] && grep -q "init-from: h.ckpt.000000000130 is of another flow" stderr && [ ! -e x.vtr ] && echo 0 || echo 1) \
+  "--init-from a checkpoint of another Reynolds number: refused (exit 2), nothing written"
+run --n=32 --re=400 --steps=300 --png=no --sfd=0.5,2 --output=x --init-from=h.ckpt.000000000130 --restart=h.ckpt.000000000130
+result $([ "$(cat rc)" -eq 2 ] && grep -q "init-from: not with --restart" stderr && [ ! -e x.vtr ] && echo 0 || echo 1) \
+  "--init-from with --restart: refused (exit 2), nothing written"
+rm -f s.* s_* h.* h_* a.* a_* x.* x_* g.* g_*
+# grid sequencing: 64^2 from the last checkpoint of a 32^2 run to steady
+# reaches the steady state of 64^2 from rest, in fewer steps
+run --n=32 --re=400 --steady=1e-6 --png=no --output=c --checkpoint-every=2000
+coarse=$(ls c.ckpt.* 2>/dev/null | tail -n 1)
+run --n=64 --re=400 --steady=1e-6 --png=no --output=r
+mv stdout rest.txt
+run --n=64 --re=400 --steady=1e-6 --png=no --output=f --init-from="$coarse"
+r=$(sed -n 's/^steps: //p' rest.txt) f=$(sed -n 's/^steps: //p' stdout)
+pr=$(sed -n 's/^psi_min: //p' rest.txt) pf=$(sed -n 's/^psi_min: //p' stdout)
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^steady: yes$' stdout &&
+  awk -v r="${r:-0}" -v f="${f:-0}" -v a="${pr:-1}" -v b="${pf:-9}" 'BEGIN { d = a - b; exit !(f < r && d * d < 1e-10) }' &&
+  echo 0 || echo 1) "--init-from a 32^2 checkpoint: 64^2 steady at Re = 400 in $f steps against $r from rest, psi_min $pf against $pr"
+rm -f c.* c_* r.* r_* f.* f_* rest.txt
 bad 2 "sfd: '1' is not CHI,DELTA (both > 0)" --sfd=1
 bad 2 "sfd: the step 0.001 needs chi <= 1000 and delta >= 0.001" --n=32 --sfd=2000,1
 

@@ -490,7 +490,16 @@ for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=perio
     cmp -s ck/s_history.csv ck/a_history.csv && cmp -s ck/s_history.csv ck/b_history.csv
   result $? "hd-ns ($nsa): a checkpoint of 3 ranks restarted on 2 and on 4 gives the flow and history of one rank straight"
 done
+# --init-from (grid sequencing) on ranks: each rank interpolates its rows
+# of a one-rank 32^2 checkpoint onto 64^2, as one rank does
 bin="$top/drivers/hd-cavity"
+rm -rf ck && mkdir ck
+gs="--n=64 --steps=100 --monitor-every=20 --steady=0 --png=no --solver=sor --backend=serial"
+mpirun 1 --n=32 --steps=100 --steady=0 --png=no --backend=serial --output=ck/c --checkpoint-every=50 >/dev/null 2>&1 &&
+  mpirun 1 $gs --output=ck/g1 --init-from=ck/c.ckpt.000000000050 >/dev/null 2>&1 &&
+  mpirun 3 $gs --output=ck/g3 --init-from=ck/c.ckpt.000000000050 >/dev/null 2>&1 &&
+  cmp -s ck/g1.vtr ck/g3.vtr && cmp -s ck/g1_history.csv ck/g3_history.csv
+result $? "hd-cavity --init-from a 32^2 checkpoint on 64^2: 3 ranks give the fields and history of one rank"
 rm -rf ck && mkdir ck
 mpirun 3 $cav --output=ck/h3 --checkpoint-every=60 >/dev/null 2>&1
 sed 's/ rows .*//' ck/h3.ckpt.000000000060 >ck/old.ckpt.000000000060

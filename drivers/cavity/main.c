@@ -16,6 +16,7 @@
 #include "decomp.h"
 #include "driver.h"
 #include "ghia.h"
+#include "init_from.h"
 #include "output.h"
 #include "sys.h"
 
@@ -32,7 +33,7 @@ typedef struct cavity_cli {
   hd_drv_common com;
   long n, steps, max_iter, check_every, monitor_every;
   double re, lid, dt, tol, omega, steady, local;
-  char sfd[64];
+  char sfd[64], init_from[4096];
   int solver, png;
 } cavity_cli;
 
@@ -346,6 +347,7 @@ static int run(int argc, char **argv) {
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c.steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"sfd", CLI_STRING, c.sfd, "CHI,DELTA", "steady runs: selective frequency damping, forcing gain CHI toward the vorticity filtered over time DELTA (reaches steady states unstable in time; default off)", 1, 0, sizeof c.sfd, NULL, 0, 0, 0},
+      {"init-from", CLI_STRING, c.init_from, "FILE", "start from the flow of FILE, a one-rank checkpoint of this cavity (same Re and lid) on another grid, interpolated: a coarse grid's steady state as a fine grid's start (grid sequencing); step 0", 1, 0, sizeof c.init_from, NULL, 0, 0, 0},
       {"local-dt", CLI_REAL, &c.local, "F", "steady runs: each node steps at F times its own stability limit (0 < F <= 1; default 0: dt everywhere)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
@@ -454,6 +456,16 @@ static int run(int argc, char **argv) {
   ckpt_template(&p, ops->real_size, &ck);
   /* psi and omega are rows (with a ghost row each side on more than one rank): checkpoints load on any rank count */
   hd_drv_ckpt_blocks(&ckp, &cr.dc, cr.dc.size > 1, 0);
+  if (c.init_from[0]) { /* every rank its rows, from the same file */
+    bad = c.com.restart[0] ? snprintf(err, sizeof err, "init-from: not with --restart (which continues its own run)")
+                           : cavity_init_from(c.init_from, &p, ops->real_size, &ctx, state, ops->state_count(state),
+                                              ops->state_io, err, sizeof err) != 0;
+    if (hd_par_any(bad)) {
+      if (!bad) snprintf(err, sizeof err, "init-from: failed on another rank");
+      rc = hd_drv_usage_error(PROG, err);
+      goto cleanup;
+    }
+  }
   if (c.com.restart[0]) {
     if (hd_drv_ckpt_restore(&ctx, &ckp, &ck, state, ops->state_count(state), ops->state_io, c.com.restart, err,
                             sizeof err)) {

@@ -255,11 +255,11 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
   if (real_size != want->real_size)
     FAIL("%.900s: %s precision, this run is %s", path, real_size == 4 ? "single" : "double",
          want->real_size == 4 ? "single" : "double");
-  for (k = 0; k < 3; ++k)
+  for (k = 0; k < 3 && want->dims[0] >= 0; ++k)
     if (dims[k] != want->dims[k])
       FAIL("%.900s: grid %lld x %lld x %lld, this run %lld x %lld x %lld", path, (long long)dims[0], (long long)dims[1],
            (long long)dims[2], (long long)want->dims[0], (long long)want->dims[1], (long long)want->dims[2]);
-  if (strcmp(params, want->params)) {
+  if (want->params[0] && strcmp(params, want->params)) {
     param_diff(params, want->params, diff, sizeof diff);
     FAIL("%.900s: parameters differ: %s", path, diff);
   }
@@ -297,6 +297,8 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
 #undef FAIL
   fclose(s.f);
   want->step = step, want->time = time, want->dt = dt;
+  if (want->dims[0] < 0) memcpy(want->dims, dims, sizeof dims);
+  if (!want->params[0]) memcpy(want->params, params, plen + 1);
   want->nseries = (int)nseries, want->nvalues = (int)nvalues;
   for (k = 0; k < want->nseries; ++k) {
     want->series[k] = series[k];

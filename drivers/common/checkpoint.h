@@ -104,7 +104,9 @@ void hd_ckpt_prune(const char *prefix, int keep);
  * come back in want.  An array of want with data NULL takes the file's
  * size, read into a malloc'd buffer left in want (the caller frees it,
  * also after a failure); want->narrays < 0 takes the file's arrays, names
- * and all, so.  0, or -1 with "path: what differs" in err. */
+ * and all, so; want->dims[0] < 0 any grid and an empty want->params any
+ * parameters, both read into want.  0, or -1 with "path: what differs" in
+ * err. */
 int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n);
 
 #ifdef __cplusplus
