@@ -13,6 +13,9 @@
 #if defined(HD_HAVE_FFTW) || defined(HD_BACKEND_CUDA) /* cuFFT comes with the toolkit */
 #define CAVITY_HAVE_FFT 1
 #include <hd/poisson_fft.h>
+#if !defined(HD_BACKEND_CUDA)
+#define CAVITY_SPLIT_FFT 1 /* FFTW's solve runs on a split grid; cuFFT's solves the whole grid */
+#endif
 #endif
 
 #include "state_io.h"
@@ -67,10 +70,13 @@ typedef struct cavity_state {
   int (*halo)(void *user, void *arr, long width);
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
+  int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
+  int parts;
   void *user;
-  /* multigrid or FFT on a split grid: every block solves the whole grid (the
-   * same solve as one rank's, so the same bits) from the gathered psi and
-   * vorticity, then keeps its rows; whole-grid arrays here and on the host */
+  /* multigrid or cuFFT on a split grid: every block solves the whole grid
+   * (the same solve as one rank's, so the same bits) from the gathered psi
+   * and vorticity, then keeps its rows; whole-grid arrays here and on the
+   * host */
   hd_real *whole_psi, *whole_f, *host_psi, *host_f;
 } cavity_state;
 
@@ -79,10 +85,26 @@ static int cv_sor_halo(void *user, hd_real *col) {
   cavity_state *st = (cavity_state *)user;
   return st->halo(st->user, col, (long)st->solver.sor.w);
 }
-static int cv_sor_max(void *user, double *v) {
+static int cv_max(void *user, double *v) {
   cavity_state *st = (cavity_state *)user;
   return st->max(st->user, v, 1);
 }
+#if defined(CAVITY_SPLIT_FFT)
+static int cv_fft_halo(void *user, hd_real *u) {
+  cavity_state *st = (cavity_state *)user;
+  return st->halo(st->user, u, (long)(st->a.n + 1));
+}
+static int cv_fft_alltoall(void *user, const hd_real *send, hd_real *recv, const hd_idx *counts) {
+  cavity_state *st = (cavity_state *)user;
+  long *c = (long *)malloc((size_t)st->parts * sizeof(long));
+  int k, rc;
+  if (!c) return -1;
+  for (k = 0; k < st->parts; ++k) c[k] = (long)counts[k];
+  rc = st->alltoall(st->user, send, recv, c);
+  free(c);
+  return rc;
+}
+#endif
 
 static void cv_destroy(hd_ctx *ctx, void *state) {
   cavity_state *st = (cavity_state *)state;
@@ -110,6 +132,25 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
   st->a.local = (hd_real)p->local;
   st->a.sfd_chi = (hd_real)p->sfd_chi, st->a.sfd_rate = p->sfd_chi > 0 ? (hd_real)(1.0 / p->sfd_delta) : HD_R(0);
+#if defined(CAVITY_SPLIT_FFT)
+  if (s == HD_OK && p->rows && p->solver == CAVITY_FFT) { /* a block of the transposed solve */
+    hd_idx *lo = (hd_idx *)malloc(2 * (size_t)p->parts * sizeof(hd_idx));
+    int k;
+    st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
+    st->alltoall = p->alltoall, st->parts = p->parts;
+    st->solver.kind = CAVITY_FFT;
+    if (!lo || !p->alltoall || !p->part_lo || !p->part_hi)
+      s = lo ? hd_fail(ctx, HD_ERR_ARG, "cavity: the FFT solve on a split grid needs the blocks' rows and exchange")
+             : hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
+    for (k = 0; s == HD_OK && k < p->parts; ++k) lo[k] = p->part_lo[k], lo[p->parts + k] = p->part_hi[k];
+    if (s == HD_OK)
+      s = hd_pois_fft_create_block(ctx, &st->solver.fft, p->n, p->length / (double)p->n, p->jlo - 1, p->parts, p->part,
+                                   lo, lo + p->parts);
+    free(lo);
+    st->solver.fft.halo = cv_fft_halo, st->solver.fft.max = cv_max, st->solver.fft.alltoall = cv_fft_alltoall;
+    st->solver.fft.user = st;
+  } else
+#endif
   if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
     const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
@@ -125,7 +166,7 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
     s = hd_pois_sor_create_block(ctx, &st->solver.sor, p->n, p->length / (double)p->n, p->jlo - 1, p->rows,
                                  p->jlo, p->jhi);
     st->solver.kind = CAVITY_SOR;
-    st->solver.sor.halo = cv_sor_halo, st->solver.sor.max = cv_sor_max, st->solver.sor.user = st;
+    st->solver.sor.halo = cv_sor_halo, st->solver.sor.max = cv_max, st->solver.sor.user = st;
   } else if (s == HD_OK) {
     s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
   }

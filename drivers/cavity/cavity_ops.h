@@ -23,13 +23,19 @@ typedef struct cavity_problem {
   /* a block of rows [jlo, jhi) of a grid split over ranks (rows 0: the
    * whole grid), held with a ghost row each side; hooks that fill the
    * ghost rows of an array `width` values wide, take the maximum of count
-   * values over the blocks, and (multigrid) fill every row of a whole
-   * host array of n + 1 rows `width` values wide from the blocks that
-   * own them, each block having filled its own (0, or -1 on failure). */
+   * values over the blocks, (multigrid, FFT on CUDA) fill every row of a
+   * whole host array of n + 1 rows `width` values wide from the blocks
+   * that own them, each block having filled its own, and (FFT on CPUs)
+   * exchange counts[r] reals with every block r, shares in block order
+   * (0, or -1 on failure).  Block r updates rows [part_lo[r], part_hi[r])
+   * of `parts`; this one is `part`. */
   long jlo, jhi, rows;
+  int parts, part;
+  const long *part_lo, *part_hi;
   int (*halo)(void *user, void *arr, long width);
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
+  int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
   void *user;
 } cavity_problem;
 

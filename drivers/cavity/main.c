@@ -278,6 +278,7 @@ fail:
 typedef struct cavity_run {
   hd_decomp dc;
   size_t real_size;
+  long *part_rows; /* every rank's first rows, then their ends */
 } cavity_run;
 
 /* The problem's hooks: ghost rows of an array `width` wide, and maxima. */
@@ -292,6 +293,12 @@ static int exchange(void *user, void *arr, long width) {
 static int gather(void *user, void *whole, long width) {
   cavity_run *r = (cavity_run *)user;
   return hd_par_allgather(whole, (size_t)width * r->real_size, r->dc.gn[1]);
+}
+static int transpose(void *user, const void *send, void *recv, const long *counts) {
+  cavity_run *r = (cavity_run *)user;
+  if (!hd_par_alltoall(send, recv, r->real_size, counts)) return 0;
+  fprintf(stderr, PROG ": rank %d: the FFT transpose's all-to-all exchange failed\n", hd_par_rank());
+  return -1;
 }
 static int maxima(void *user, double *v, int count) {
   (void)user;
@@ -374,7 +381,17 @@ static int run(int argc, char **argv) {
   if ((rc = hd_drv_ranks_options(PROG, &c.com, 1)) != 0) goto out;
   if (cr.dc.size > 1) {
     p.jlo = cr.dc.off[1], p.jhi = cr.dc.off[1] + cr.dc.ln[1], p.rows = cr.dc.ln[1] + 2;
-    p.halo = exchange, p.max = maxima, p.gather = gather, p.user = &cr;
+    p.halo = exchange, p.max = maxima, p.gather = gather, p.alltoall = transpose, p.user = &cr;
+    if (!(cr.part_rows = (long *)malloc(2 * (size_t)cr.dc.size * sizeof(long)))) {
+      rc = hd_drv_usage_error(PROG, "out of host memory");
+      goto out;
+    }
+    for (k = 0; k < cr.dc.size; ++k) {
+      long ln[3], off[3];
+      hd_decomp_block(&cr.dc, (int)k, ln, off);
+      cr.part_rows[k] = off[1], cr.part_rows[cr.dc.size + k] = off[1] + ln[1];
+    }
+    p.parts = cr.dc.size, p.part = cr.dc.rank, p.part_lo = cr.part_rows, p.part_hi = cr.part_rows + cr.dc.size;
   }
   if ((rc = hd_drv_open(PROG, &c.com, &ctx, &core, why, sizeof why)) != 0) goto out;
   if (choose_solver(&c, opts, &p, core->id, err, sizeof err)) {
@@ -392,13 +409,13 @@ static int run(int argc, char **argv) {
   cr.real_size = ops->real_size;
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
-     * about 4/3 x 3 arrays) of the block — multigrid on a split grid
-     * solves the whole grid, with two more whole arrays and two on the
-     * host; the host keeps four fields of the block in double, and rank 0
-     * four of the whole grid */
+     * about 4/3 x 3 arrays; FFT: 3) of the block — multigrid and cuFFT on
+     * a split grid solve the whole grid, with two more whole arrays and two
+     * on the host; the host keeps four fields of the block in double, and
+     * rank 0 four of the whole grid */
     const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
-    const int split_mg = p.rows && c.solver != CAVITY_SOR;
+    const int split_mg = p.rows && c.solver != CAVITY_SOR && !(c.solver == CAVITY_FFT && core->id != HD_B_CUDA);
     const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : split_mg ? 0.0 : 4.0)) +
                                          (split_mg ? 6.0 * whole : 0.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
@@ -617,6 +634,7 @@ cleanup:
   if (cr.dc.size > 1) free(psi), free(w), free(u), free(v);
   for (k = 0; k < 4; ++k) free(lf[k]);
 out:
+  free(cr.part_rows);
   hd_decomp_destroy(&cr.dc);
   return rc;
 }

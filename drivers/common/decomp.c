@@ -250,6 +250,39 @@ int hd_par_allgather(void *arr, size_t elem, long n) {
   return hd_par_gather_start(&h, &arr, 1, elem, n, -1) ? -1 : hd_par_gather_wait(h);
 }
 
+int hd_par_alltoall(const void *send, void *recv, size_t elem, const long *counts) {
+#if defined(HD_HAVE_MPI)
+  const int size = hd_par_size();
+  MPI_Datatype t;
+  int *c, r, rc;
+  long at = 0;
+  if (size == 1) {
+    memcpy(recv, send, (size_t)counts[0] * elem);
+    return 0;
+  }
+  if (!(c = (int *)malloc(2 * (size_t)size * sizeof(int)))) return -1;
+  for (r = 0; r < size; ++r) {
+    if (counts[r] > 2147483647L || at > 2147483647L) {
+      free(c);
+      return -1;
+    }
+    c[r] = (int)counts[r], c[size + r] = (int)at;
+    at += counts[r];
+  }
+  rc = MPI_Type_contiguous((int)elem, MPI_BYTE, &t);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Alltoallv(send, c, c + size, t, recv, c, c + size, t, MPI_COMM_WORLD);
+    MPI_Type_free(&t);
+  }
+  free(c);
+  return rc == MPI_SUCCESS ? 0 : -1;
+#else
+  memcpy(recv, send, (size_t)counts[0] * elem);
+  return 0;
+#endif
+}
+
 /* ---- decomposition ---------------------------------------------------------- */
 
 static void block_of(const hd_decomp *d, const int coords[3], long ln[3], long off[3]) {

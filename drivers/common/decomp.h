@@ -67,6 +67,12 @@ void hd_par_block(long n, int rank, int size, long *lo, long *hi);
  * hd_par_block) onto every rank, in place.  0, or -1. */
 int hd_par_allgather(void *arr, size_t elem, long n);
 
+/* Send counts[r] elements of elem bytes to every rank r and receive
+ * counts[r] from it, each rank's share consecutive in rank order in send
+ * and in recv.  0, or -1 (also when a count or an offset passes 2^31
+ * elements). */
+int hd_par_alltoall(const void *send, void *recv, size_t elem, const long *counts);
+
 /* The same without waiting, for count arrays at once, each rank giving
  * `part` of its block: 0 or 1 its first or second half (hd_par_half), -1
  * all of it.  *handle (NULL on one rank) goes to hd_par_gather_wait, which

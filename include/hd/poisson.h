@@ -409,16 +409,22 @@ HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, const hd_pois_sor *s, doubl
   return st;
 }
 
-/* max|x| over the blocks from this block's reduction; a non-finite value
- * on any block is an error on every block. */
-HD_HOST_FN hd_status hd_pois_sor_norm(hd_ctx *ctx, const hd_pois_sor *s, const hd_stats *acc, const char *what,
-                                      double *out) {
+/* max|x| over the blocks from this block's reduction (the hook max takes
+ * the maximum over the blocks; NULL: one block); a non-finite value on any
+ * block is an error on every block. */
+HD_HOST_FN hd_status hd_pois_block_norm(hd_ctx *ctx, int (*max)(void *, double *), void *user, const hd_stats *acc,
+                                        const char *what, double *out) {
   double v = acc->nonfinite ? HUGE_VAL : acc->count ? fmax(fabs(acc->min), fabs(acc->max)) : 0.0;
-  if (!s->max) return hd_pois_norm(ctx, acc, what, out);
-  if (s->max(s->user, &v)) return hd_fail(ctx, HD_ERR_IO, "poisson: the global maximum failed");
+  if (!max) return hd_pois_norm(ctx, acc, what, out);
+  if (max(user, &v)) return hd_fail(ctx, HD_ERR_IO, "poisson: the global maximum failed");
   if (v == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: %s is not finite", what);
   *out = v;
   return HD_OK;
+}
+
+HD_HOST_FN hd_status hd_pois_sor_norm(hd_ctx *ctx, const hd_pois_sor *s, const hd_stats *acc, const char *what,
+                                      double *out) {
+  return hd_pois_block_norm(ctx, s->max, s->user, acc, what, out);
 }
 
 HD_HOST_FN hd_status hd_pois_sor_residual(hd_ctx *ctx, const hd_pois_sor *s, double *out) {
