@@ -15,9 +15,10 @@
 # on every rank count.  The 2-D solvers split y only: hd-ns (N_NS cells a
 # unit length, 4 stages a step) grows its box along y; the cavity
 # (N_CAVITY^2, 2048 by default, STEPS_CAVITY steps, double, from rest) is
-# timed in strong scaling only, with SOR, the solver split over ranks
-# (multigrid and FFT solve the whole grid on every rank): its grid is
-# square and SOR's sweeps a step grow with it.
+# timed in strong scaling only, with SOR, split over ranks (its grid is
+# square and SOR's sweeps a step grow with it); hd-cavity:fft times the FFT
+# solve instead, split over CPU ranks (on CUDA ranks it and multigrid solve
+# the whole grid on every rank).
 set -u
 dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-2048}
 cs=${STEPS_CAVITY:-100} # SOR from rest: hundreds of sweeps a step at first
@@ -60,11 +61,12 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity}; do
               --precision=single --output="$tmp/n" | rate)
       elif [ "$prog" = hd-cavity ]; then
         if [ "$kind" = weak ]; then
-          [ "$np" = "${ranks%% *}" ] && echo "| $entry | weak | | | not measured: a square grid, and SOR's sweeps a step grow with it | |"
+          [ "$np" = "${ranks%% *}" ] && echo "| $entry | weak | | | not measured: the grid is square (and SOR's sweeps a step grow with it) | |"
           continue
         fi
-        n="$nc^2"
-        r=$(run "$np" hd-cavity --n="$nc" --solver=sor --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
+        n="$nc^2" cv=sor
+        [ "$tb" = fft ] && cv=fft
+        r=$(run "$np" hd-cavity --n="$nc" --solver="$cv" --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
               --output="$tmp/c" | awk -F': ' -v c="$nc" -v s="$cs" '$1 == "wall_seconds" && $2 > 0 { print c * c * s / $2 }')
       else
         n="$nf,$((nf * gy)),$((nf * gz))"

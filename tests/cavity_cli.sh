@@ -125,6 +125,17 @@ rm -f c.* c_* r.* r_* f.* f_* rest.txt
 bad 2 "sfd: '1' is not CHI,DELTA (both > 0)" --sfd=1
 bad 2 "sfd: the step 0.001 needs chi <= 1000 and delta >= 0.001" --n=32 --sfd=2000,1
 
+# --pieces on one rank: the fields as PREFIX_p0.vtr (the .vtr byte for
+# byte) and the index PREFIX.pvtr; the rest as without, no picture
+run --n=32 --re=100 --steps=200 --steady=0 --png=no --output=w
+mv stdout whole.txt
+run --n=32 --re=100 --steps=200 --steady=0 --pieces --output=pc
+result $([ "$(cat rc)" -eq 0 ] && [ ! -f pc.vtr ] && [ ! -f pc_psi.png ] && cmp -s w.vtr pc_p0.vtr &&
+  grep -q 'Piece Extent="0 33 0 33 0 1" Source="pc_p0.vtr"' pc.pvtr && cmp -s w_centreline.csv pc_centreline.csv &&
+  grep -q '^picture: none (--pieces' stdout && [ "$(grep '^psi_min' stdout)" = "$(grep '^psi_min' whole.txt)" ] &&
+  echo 0 || echo 1) "--pieces on one rank: PREFIX_p0.vtr (the .vtr byte for byte), the index PREFIX.pvtr, the same centrelines and vortex"
+rm -f w.* w_* pc.* pc_* whole.txt
+
 clean_dir
 run --bench --n=32
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^sor_sweep_fraction_of_copy: ' stdout &&

@@ -225,6 +225,23 @@ mpirun 1 $nsp --output=one/n >/dev/null 2>&1 && mpirun 3 $nsp --pieces --output=
   done) && (for k in 0 1 2; do piece_coords one/n_0002.vtr many/n_0002.pvtr $k 1 many 5 || exit 1; done)
 result $? "hd-ns --pieces on 3 ranks: frames as three .vtr blocks and a .pvtr in the .pvd, the blocks' five arrays one rank's byte for byte"
 
+# hd-cavity --pieces: the fields as blocks of rows and a .pvtr; the blocks'
+# arrays, in rank order, are one rank's, and the centrelines, the vortex and
+# the comparison with Ghia (from strips of the blocks) one rank's too
+bin="$top/drivers/hd-cavity"
+rm -rf one many && mkdir one many
+cvp="--n=31 --steps=200 --steady=0 --monitor-every=50 --png=no --backend=openmp"
+# shellcheck disable=SC2086
+mpirun 1 $cvp --output=one/c >one/stdout 2>&1 && mpirun 3 $cvp --pieces --output=many/c >many/stdout 2>&1 &&
+  [ ! -f many/c.vtr ] && [ "$(grep -c '<Piece ' many/c.pvtr)" -eq 3 ] && grep -q '^picture: none (--pieces' many/stdout &&
+  cmp -s one/c_centreline.csv many/c_centreline.csv && cmp -s one/c_history.csv many/c_history.csv &&
+  [ "$(grep -E '^(psi_min|x_min|y_min|ghia_|u_min|v_m)' one/stdout)" = "$(grep -E '^(psi_min|x_min|y_min|ghia_|u_min|v_m)' many/stdout)" ] &&
+  (for a in 0 1 2 3; do
+    for k in 0 1 2; do vtk_raw many/c_p$k.vtr $a || exit 1; done >many/cat
+    vtk_raw one/c.vtr $a | cmp -s - many/cat || exit 1
+  done) && (for k in 0 1 2; do piece_coords one/c.vtr many/c.pvtr $k 1 many 4 || exit 1; done)
+result $? "hd-cavity --pieces on 3 ranks: three .vtr blocks and a .pvtr whose arrays are one rank's byte for byte; the centrelines, vortex and Ghia comparison of one rank"
+
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos between ranks
 # of the node read from the neighbour's device memory (CUDA IPC), else in

@@ -59,29 +59,39 @@ static inline const ghia_case *ghia_find(double re) {
   return 0;
 }
 
-/* Value of a node field f (n + 1 per side, spacing 1/n) at (x, y) by
+/* The first of the 4 node indices along an axis that a sample at x (in
+ * [0, 1]) reads. */
+static inline long ghia_base(long n, double x) {
+  long b = (long)(x * (double)n) - 1;
+  if (b > n - 3) b = n - 3;
+  return b < 0 ? 0 : b;
+}
+
+/* Value of a node field (n + 1 per side, spacing 1/n) at (x, y) by
  * bicubic Lagrange interpolation on the 4 x 4 nodes around it (exact at
- * nodes; fourth order, so it adds nothing to the scheme's error). */
-static inline double ghia_sample(const double *f, long n, double x, double y) {
+ * nodes; fourth order, so it adds nothing to the scheme's error), from an
+ * array f holding node (i, j) at (i - i0) + (j - j0) sy: the whole field,
+ * or a strip of it holding those nodes. */
+static inline double ghia_sample_at(const double *f, long i0, long j0, long sy, long n, double x, double y) {
   const double s[2] = {x * (double)n, y * (double)n};
   long base[2];
   double w[2][4], sum = 0.0;
   int a, p, q;
-  for (a = 0; a < 2; ++a) {
-    long b = (long)s[a] - 1;
-    if (b < 0) b = 0;
-    if (b > n - 3) b = n - 3;
-    base[a] = b;
+  base[0] = ghia_base(n, x), base[1] = ghia_base(n, y);
+  for (a = 0; a < 2; ++a)
     for (p = 0; p < 4; ++p) {
       double l = 1.0;
       for (q = 0; q < 4; ++q)
-        if (q != p) l *= (s[a] - (double)(b + q)) / (double)(p - q);
+        if (q != p) l *= (s[a] - (double)(base[a] + q)) / (double)(p - q);
       w[a][p] = l;
     }
-  }
   for (q = 0; q < 4; ++q)
-    for (p = 0; p < 4; ++p) sum += w[0][p] * w[1][q] * f[(base[0] + p) + (base[1] + q) * (n + 1)];
+    for (p = 0; p < 4; ++p) sum += w[0][p] * w[1][q] * f[(base[0] + p - i0) + (base[1] + q - j0) * sy];
   return sum;
+}
+
+static inline double ghia_sample(const double *f, long n, double x, double y) {
+  return ghia_sample_at(f, 0, 0, n + 1, n, x, y);
 }
 
 #endif

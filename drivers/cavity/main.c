@@ -18,6 +18,7 @@
 #include "ghia.h"
 #include "init_from.h"
 #include "output.h"
+#include "results.h"
 #include "sys.h"
 
 #define PROG "hd-cavity"
@@ -34,7 +35,7 @@ typedef struct cavity_cli {
   long n, steps, max_iter, check_every, monitor_every;
   double re, lid, dt, tol, omega, steady, local;
   char sfd[64], init_from[4096];
-  int solver, png;
+  int solver, png, pieces;
 } cavity_cli;
 
 /* Defaults that depend on the precision and grid; refuse tolerances the
@@ -116,18 +117,14 @@ static const char *solver_name(int solver) {
   return solver == CAVITY_SOR ? "SOR" : solver == CAVITY_MG ? "multigrid" : "FFT";
 }
 
-static double centre(const double *f, long n, int along_x, double s) {
-  return along_x ? ghia_sample(f, n, s, 0.5) : ghia_sample(f, n, 0.5, s);
-}
-
 /* The centrelines' extrema (u_min on x = 1/2, v_min and v_max on y = 1/2,
  * at the n + 1 node positions) against the extrema of Ghia's tables. */
-static void centreline_extrema(const double *u, const double *v, long n, const ghia_case *g) {
+static void centreline_extrema(const cavity_view *u, const cavity_view *v, long n, const ghia_case *g) {
   double ours[3] = {1e300, 1e300, -1e300}, theirs[3] = {1e300, 1e300, -1e300}, worst = 0.0;
   long j;
   int k;
   for (j = 0; j <= n; ++j) {
-    const double s = (double)j / (double)n, uc = centre(u, n, 0, s), vc = centre(v, n, 1, s);
+    const double s = (double)j / (double)n, uc = cavity_centre(u, n, 0, s), vc = cavity_centre(v, n, 1, s);
     ours[0] = fmin(ours[0], uc), ours[1] = fmin(ours[1], vc), ours[2] = fmax(ours[2], vc);
   }
   for (k = 0; k < GHIA_POINTS; ++k)
@@ -136,25 +133,6 @@ static void centreline_extrema(const double *u, const double *v, long n, const g
   printf("u_min: %.5f\nv_min: %.5f\nv_max: %.5f\nghia_u_min: %.5f\nghia_v_min: %.5f\nghia_v_max: %.5f\n"
          "ghia_extrema_deviation: %.4f\n",
          ours[0], ours[1], ours[2], theirs[0], theirs[1], theirs[2], worst);
-}
-
-/* The primary vortex: the node of smallest psi, refined by a parabola
- * through its neighbours in x and y. */
-static void vortex(const double *psi, long n, double *pmin, double *x, double *y) {
-  const long sy = n + 1;
-  long i, j, best = sy + 1;
-  double dx = 0, dy = 0;
-  for (j = 1; j < n; ++j)
-    for (i = 1; i < n; ++i)
-      if (psi[i + j * sy] < psi[best]) best = i + j * sy;
-  {
-    const double c = psi[best], xm = psi[best - 1], xp = psi[best + 1], ym = psi[best - sy], yp = psi[best + sy];
-    if (xm + xp - 2 * c > 0) dx = 0.5 * (xm - xp) / (xm + xp - 2 * c);
-    if (ym + yp - 2 * c > 0) dy = 0.5 * (ym - yp) / (ym + yp - 2 * c);
-    *pmin = c - 0.25 * ((xm - xp) * dx + (ym - yp) * dy);
-  }
-  *x = ((double)(best % sy) + dx) / (double)n;
-  *y = ((double)(best / sy) + dy) / (double)n;
 }
 
 /* psi with contour lines: the field scaled into the blue half of the
@@ -331,8 +309,8 @@ static int run(int argc, char **argv) {
   cavity_progress pr;
   char err[1024], why[512];
   void *state = NULL;
-  double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, pmin = 0, xmin = 0,
-                                                           ymin = 0, change = -1;
+  double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, change = -1;
+  cavity_results res;
   long step = 0, step0 = 0, iterations = 0, checks = 0, row_iterations = 0, k, gn[3] = {0, 0, 1};
   double counted;
   int rc, steady = 0, have_png = 0, cp, root = 1, bad, cont = 0;
@@ -359,10 +337,12 @@ static int run(int argc, char **argv) {
       {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_psi.png with streamlines (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
+      {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its rows of the final fields as PREFIX_pR.vtr and rank 0 the index PREFIX.pvtr; no rank holds the whole grid (default no: rank 0 gathers PREFIX.vtr; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
   memset(&c, 0, sizeof c);
   memset(&cr, 0, sizeof cr);
+  memset(&res, 0, sizeof res);
   hd_drv_common_defaults(&c.com, "cavity");
   c.n = 128, c.re = 1000, c.lid = 1, c.solver = CAVITY_AUTO, c.check_every = 10, c.steps = 10000000;
   c.monitor_every = 100;
@@ -372,6 +352,7 @@ static int run(int argc, char **argv) {
                          "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr and PREFIX_psi.png.")) >= 0)
     return rc;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
+  if (c.pieces) c.png = 0; /* the picture would need the whole grid */
   if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
   /* blocks of whole rows */
@@ -420,7 +401,7 @@ static int run(int argc, char **argv) {
                                          (split_mg ? 6.0 * whole : 0.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
                              (c.com.bench ? 3 * nodes * 8.0
-                                          : 4 * nodes * 8.0 + (root ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0)) +
+                                          : 4 * nodes * 8.0 + (root && !c.pieces ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0)) +
                                  (split_mg ? 2.0 * whole * ops->real_size : 0.0),
                              "grid");
     if ((rc = hd_par_max_int(rc)) != 0) {
@@ -441,7 +422,7 @@ static int run(int argc, char **argv) {
   have_png = c.png;
   memset(&png, 0, sizeof png);
   { /* rank 0 writes every output */
-    const char *suffix[4] = {"_centreline.csv", "_history.csv", ".vtr", "_psi.png"};
+    const char *suffix[4] = {"_centreline.csv", "_history.csv", c.pieces ? ".pvtr" : ".vtr", "_psi.png"};
     hd_out *o[4] = {&csv, &hist, &vol, &png};
     if (hd_drv_open_outputs(o, suffix, NULL, have_png ? 4 : 3, c.com.output, err, sizeof err)) {
       core->destroy(&ctx);
@@ -461,7 +442,7 @@ static int run(int argc, char **argv) {
     bad = 0;
     for (k = 0; k < 4; ++k) {
       lf[k] = (double *)malloc(mine);
-      *g[k] = cr.dc.size == 1 ? lf[k] : root ? (double *)malloc(whole) : NULL;
+      *g[k] = cr.dc.size == 1 || c.pieces ? lf[k] : root ? (double *)malloc(whole) : NULL;
       bad |= !lf[k] || (root && !*g[k]);
     }
     if (!bad) bad = ops->create(&ctx, &p, &state) != HD_OK;
@@ -530,7 +511,7 @@ static int run(int argc, char **argv) {
   wall = hd_wtime() - t0;
   hd_progress_end(&prog);
   if (ops->fields(&ctx, state, lf[0], lf[1], lf[2], lf[3]) != HD_OK) goto runtime_error;
-  if (cr.dc.size > 1) { /* every block's rows on rank 0 */
+  if (cr.dc.size > 1 && !c.pieces) { /* every block's rows on rank 0 */
     double *g[4];
     g[0] = psi, g[1] = w, g[2] = u, g[3] = v;
     for (k = 0; k < 4; ++k)
@@ -539,39 +520,26 @@ static int run(int argc, char **argv) {
         goto runtime_error;
       }
   }
+  {
+    const double *f[4];
+    f[0] = psi, f[1] = w, f[2] = u, f[3] = v;
+    if (c.pieces ? cavity_results_blocks(&res, &cr.dc, c.n, psi, u, v, err, sizeof err) ||
+                       cavity_write_fields(&vol, &cr.dc, c.com.output, c.n, f, ops->real_size == 4, err, sizeof err)
+                 : root && cavity_write_fields(&vol, NULL, NULL, c.n, f, ops->real_size == 4, err, sizeof err)) {
+      hd_fail(&ctx, HD_ERR_IO, "%s", err);
+      goto runtime_error;
+    }
+  }
   rc = 0;
   if (!root) goto cleanup;
-  vortex(psi, c.n, &pmin, &xmin, &ymin);
+  if (!c.pieces) cavity_results_whole(&res, c.n, psi, u, v);
 
   fprintf(csv.f, "s,u_at_x_half,v_at_y_half\n");
   for (k = 0; k <= c.n; ++k) {
     const double s = (double)k / c.n;
-    fprintf(csv.f, "%.9g,%.9e,%.9e\n", s, centre(u, c.n, 0, s), centre(v, c.n, 1, s));
+    fprintf(csv.f, "%.9g,%.9e,%.9e\n", s, cavity_centre(&res.u, c.n, 0, s), cavity_centre(&res.v, c.n, 1, s));
   }
-  {
-    /* node values as cells of a rectilinear grid centred on the nodes */
-    double *x = (double *)malloc((size_t)(c.n + 2) * sizeof(double));
-    const double z[2] = {-0.5 / c.n, 0.5 / c.n};
-    const double *xyz[3];
-    const int64_t dims[3] = {c.n + 1, c.n + 1, 1};
-    hd_vti_array arr[4] = {{"psi", NULL, 0}, {"omega", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}};
-    int bad;
-    if (!x) {
-      hd_fail(&ctx, HD_ERR_NOMEM, "out of host memory");
-      goto runtime_error;
-    }
-    for (k = 0; k <= c.n + 1; ++k) x[k] = ((double)k - 0.5) / c.n;
-    xyz[0] = x, xyz[1] = x, xyz[2] = z;
-    arr[0].data = psi, arr[1].data = w, arr[2].data = u, arr[3].data = v;
-    for (k = 0; k < 4; ++k) arr[k].single = ops->real_size == 4;
-    bad = hd_vtr_write(&vol, dims, xyz, arr, 4);
-    free(x);
-    if (bad) {
-      hd_fail(&ctx, HD_ERR_IO, "writing %s failed", vol.path);
-      goto runtime_error;
-    }
-  }
-  if (have_png && write_png(&png, psi, c.n, pmin, err, sizeof err)) {
+  if (have_png && write_png(&png, psi, c.n, res.pmin, err, sizeof err)) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
@@ -589,24 +557,28 @@ static int run(int argc, char **argv) {
          core->name, ctx.device_name, ops->precision, c.n, c.re, c.lid, p.nu, p.dt,
          hd_cav_dt_max(1.0 / c.n, p.nu, c.lid), c.solver == CAVITY_SOR ? "sor" : c.solver == CAVITY_MG ? "mg" : "fft",
          p.pois.tol, step, step * p.dt,
-         steady ? "yes" : "no", change, iterations, checks, pmin, xmin, ymin);
+         steady ? "yes" : "no", change, iterations, checks, res.pmin, res.xmin, res.ymin);
   if (p.sfd_chi > 0) printf("sfd_chi: %g\nsfd_delta: %g\n", p.sfd_chi, p.sfd_delta);
   {
     const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;
     if (g) {
       double du = 0, dv = 0;
       for (k = 0; k < GHIA_POINTS; ++k) {
-        du = fmax(du, fabs(centre(u, c.n, 0, ghia_y[k]) - g->u[k]));
-        dv = fmax(dv, fabs(centre(v, c.n, 1, ghia_x[k]) - g->v[k]));
+        du = fmax(du, fabs(cavity_centre(&res.u, c.n, 0, ghia_y[k]) - g->u[k]));
+        dv = fmax(dv, fabs(cavity_centre(&res.v, c.n, 1, ghia_x[k]) - g->v[k]));
       }
       printf("ghia_max_du: %.4f\nghia_max_dv: %.4f\n", du, dv);
       if (g->psi_min != 0.0) printf("ghia_psi_min: %.6f\n", g->psi_min);
-      centreline_extrema(u, v, c.n, g);
+      centreline_extrema(&res.u, &res.v, c.n, g);
     }
   }
-  printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s.vtr\npicture: %s%s\n",
+  printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s%s\npicture: %s%s\n",
          wall, step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output,
-         have_png ? png.path : "none ", have_png ? "" : HD_PNG_BUILT ? "(--png=no)" : "(" HD_NO_PNG ")");
+         c.pieces ? ".pvtr" : ".vtr", have_png ? png.path : "none ",
+         have_png         ? ""
+         : c.pieces       ? "(--pieces: no rank holds the whole grid)"
+         : HD_PNG_BUILT   ? "(--png=no)"
+                          : "(" HD_NO_PNG ")");
   if (!steady && c.steady > 0)
     fprintf(stderr, PROG ": warning: not steady after %ld steps (change %.3g > %g)\n", step, change, c.steady);
   rc = 0;
@@ -631,8 +603,9 @@ cleanup:
   }
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);
-  if (cr.dc.size > 1) free(psi), free(w), free(u), free(v);
+  if (cr.dc.size > 1 && !c.pieces) free(psi), free(w), free(u), free(v);
   for (k = 0; k < 4; ++k) free(lf[k]);
+  cavity_results_free(&res);
 out:
   free(cr.part_rows);
   hd_decomp_destroy(&cr.dc);

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "results.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "decomp.h"
+#include "driver.h"
+#include "ghia.h"
+#include "output.h"
+
+double cavity_centre(const cavity_view *f, long n, int along_x, double s) {
+  return ghia_sample_at(f->f, f->i0, f->j0, f->sy, n, along_x ? s : 0.5, along_x ? 0.5 : s);
+}
+
+/* The vortex at node `best` refined by a parabola through its neighbours
+ * in x and y (c, then west, east, south, north). */
+static void vortex_refine(cavity_results *r, long n, long best, const double p[5]) {
+  const double c = p[0], xm = p[1], xp = p[2], ym = p[3], yp = p[4];
+  double dx = 0, dy = 0;
+  if (xm + xp - 2 * c > 0) dx = 0.5 * (xm - xp) / (xm + xp - 2 * c);
+  if (ym + yp - 2 * c > 0) dy = 0.5 * (ym - yp) / (ym + yp - 2 * c);
+  r->pmin = c - 0.25 * ((xm - xp) * dx + (ym - yp) * dy);
+  r->xmin = ((double)(best % (n + 1)) + dx) / (double)n;
+  r->ymin = ((double)(best / (n + 1)) + dy) / (double)n;
+}
+
+/* The interior node of smallest psi among rows [lo, hi) (psi holding row
+ * lo first), the first in storage order; -1 when the rows hold none. */
+static long smallest(const double *psi, long n, long lo, long hi) {
+  const long sy = n + 1;
+  long i, j, best = -1;
+  for (j = lo > 1 ? lo : 1; j < (hi < n ? hi : n); ++j)
+    for (i = 1; i < n; ++i)
+      if (best < 0 || psi[i + (j - lo) * sy] < psi[best - lo * sy]) best = i + j * sy;
+  return best;
+}
+
+void cavity_results_whole(cavity_results *r, long n, const double *psi, const double *u, const double *v) {
+  const long sy = n + 1, best = smallest(psi, n, 0, n + 1);
+  const double p[5] = {psi[best], psi[best - 1], psi[best + 1], psi[best - sy], psi[best + sy]};
+  r->strips = NULL;
+  r->u.f = u, r->v.f = v;
+  r->u.i0 = r->u.j0 = r->v.i0 = r->v.j0 = 0;
+  r->u.sy = r->v.sy = sy;
+  vortex_refine(r, n, best, p);
+}
+
+int cavity_results_blocks(cavity_results *r, const hd_decomp *d, long n, const double *psi, const double *u,
+                          const double *v, char *err, size_t en) {
+  const long sy = n + 1, lo = d->off[1], hi = d->off[1] + d->ln[1], bx = ghia_base(n, 0.5), by = bx;
+  const long mine = smallest(psi, n, lo, hi);
+  double m[2], p[5];
+  long i, j, best;
+  int k, bad;
+  /* u's 4 columns around x = 1/2 on every row, v's 4 rows around y = 1/2 */
+  r->strips = (double *)malloc(8 * (size_t)sy * sizeof(double));
+  bad = hd_par_any(!r->strips);
+  if (bad) return snprintf(err, en, "out of host memory for the centrelines"), -1;
+  for (i = 0; i < 8 * sy; ++i) r->strips[i] = -0.0;
+  for (j = lo; j < hi; ++j)
+    for (k = 0; k < 4; ++k) r->strips[4 * j + k] = u[bx + k + (j - lo) * sy];
+  for (j = by > lo ? by : lo; j < (by + 4 < hi ? by + 4 : hi); ++j)
+    for (i = 0; i < sy; ++i) r->strips[4 * sy + i + (j - by) * sy] = v[i + (j - lo) * sy];
+  r->u.f = r->strips, r->u.i0 = bx, r->u.j0 = 0, r->u.sy = 4;
+  r->v.f = r->strips + 4 * sy, r->v.i0 = 0, r->v.j0 = by, r->v.sy = sy;
+  /* the vortex: the smallest psi, then the first node holding it, then its neighbours */
+  m[0] = mine < 0 ? -HUGE_VAL : -psi[mine - lo * sy];
+  bad = hd_par_max_doubles(m, 1);
+  m[1] = mine >= 0 && -psi[mine - lo * sy] == m[0] ? -(double)mine : -HUGE_VAL;
+  bad = bad || hd_par_max_doubles(m + 1, 1);
+  best = (long)-m[1];
+  for (k = 0; k < 5; ++k) {
+    const long at = best + (k == 0 ? 0 : k == 1 ? -1 : k == 2 ? 1 : k == 3 ? -sy : sy), row = at / sy;
+    p[k] = row >= lo && row < hi ? psi[at - lo * sy] : -0.0;
+  }
+  /* each value one owner's, -0.0 from the others: the sums are exact, a zero's sign included */
+  bad = bad || hd_par_sum_to_root(r->strips, 8 * sy) || hd_par_sum_to_root(p, 5);
+  if (bad) return snprintf(err, en, "gathering the centrelines and the vortex failed"), -1;
+  vortex_refine(r, n, best, p);
+  return 0;
+}
+
+void cavity_results_free(cavity_results *r) {
+  free(r->strips);
+  r->strips = NULL;
+}
+
+int cavity_write_fields(hd_out *o, const hd_decomp *d, const char *prefix, long n, const double *const f[4],
+                        int single, char *err, size_t en) {
+  double *x = (double *)malloc((size_t)(n + 2) * sizeof(double));
+  const double z[2] = {-0.5 / (double)n, 0.5 / (double)n};
+  const double *xyz[3];
+  const int64_t dims[3] = {n + 1, n + 1, 1};
+  hd_vti_array arr[4] = {{"psi", NULL, 0}, {"omega", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}};
+  long k;
+  int bad = !x;
+  if (d) bad = hd_par_any(bad);
+  if (bad) {
+    free(x);
+    return snprintf(err, en, "out of host memory"), -1;
+  }
+  for (k = 0; k <= n + 1; ++k) x[k] = ((double)k - 0.5) / (double)n;
+  xyz[0] = x, xyz[1] = x, xyz[2] = z;
+  for (k = 0; k < 4; ++k) arr[k].data = f[k], arr[k].single = single;
+  err[0] = 0;
+  bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, xyz, arr, 4, err, en) : hd_vtr_write(o, dims, xyz, arr, 4);
+  free(x);
+  if (bad && !err[0]) snprintf(err, en, "writing %.900s failed", o->path);
+  return bad ? -1 : 0;
+}
