@@ -241,6 +241,12 @@ mpirun 1 $cvp --output=one/c >one/stdout 2>&1 && mpirun 3 $cvp --pieces --output
     vtk_raw one/c.vtr $a | cmp -s - many/cat || exit 1
   done) && (for k in 0 1 2; do piece_coords one/c.vtr many/c.pvtr $k 1 many 4 || exit 1; done)
 result $? "hd-cavity --pieces on 3 ranks: three .vtr blocks and a .pvtr whose arrays are one rank's byte for byte; the centrelines, vortex and Ghia comparison of one rank"
+if [ "$cav_fft" = fft ]; then # the transposes' counts: refused before anything is allocated or written
+  mpirun 2 --n=70000 --solver=fft --backend=serial --output=many/big >/dev/null 2>many/stderr
+  [ $? -eq 2 ] && [ "$(grep -c '^hd-cavity:' many/stderr)" -eq 1 ] && grep -q "n: the FFT's transposes would pass MPI's counts" many/stderr &&
+    [ -z "$(ls many | grep '^big')" ]
+  result $? "hd-cavity --n=70000 --solver=fft on 2 ranks: exit 2, one line naming the transposes' counts, nothing written"
+fi
 
 # CUDA under MPI (where this build has CUDA and a GPU answers): each rank
 # on a GPU of its node (shared when there are fewer), halos between ranks

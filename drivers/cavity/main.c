@@ -388,6 +388,13 @@ static int run(int argc, char **argv) {
     goto out;
   }
   cr.real_size = ops->real_size;
+  if (p.rows && c.solver == CAVITY_FFT && core->id != HD_B_CUDA &&
+      (double)((c.n + cr.dc.size) / cr.dc.size) * (double)(c.n - 1) > 2147483647.0) { /* the largest block's share */
+    core->destroy(&ctx);
+    rc = hd_drv_usage_error(PROG, "n: the FFT's transposes would pass MPI's counts (2^31 values a rank) on this many "
+                                  "ranks; use more ranks");
+    goto out;
+  }
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
      * about 4/3 x 3 arrays; FFT: 3) of the block — multigrid and cuFFT on
