@@ -53,6 +53,11 @@ result $? "the streamline picture is a PNG named in the summary (or it says why 
 du=$(sed -n 's/^ghia_max_du: //p' stdout)
 result $(awk -v d="${du:-9}" 'BEGIN { exit !(d < 0.012) }' && grep -q '^psi_min: -0.10' stdout && echo 0 || echo 1) \
   "the summary compares with Ghia et al. (max du $du) and gives the primary vortex"
+clean_dir
+run --n=32 --re=2500 --steps=10 --steady=0 --png=no
+result $([ "$(cat rc)" -eq 0 ] && [ "$(grep -c '^erturk_' stdout)" -eq 6 ] && grep -q '^v_max: ' stdout &&
+  ! grep -q '^ghia_' stdout && echo 0 || echo 1) \
+  "at Re = 2500 the summary compares with Erturk et al.'s tables alone (Ghia's have no Re = 2500)"
 
 clean_dir
 run --n=30 --re=100 --solver=sor --steps=200 --steady=0

@@ -15,7 +15,6 @@
 #include "checkpoint.h"
 #include "decomp.h"
 #include "driver.h"
-#include "ghia.h"
 #include "init_from.h"
 #include "output.h"
 #include "results.h"
@@ -115,24 +114,6 @@ static int choose_solver(cavity_cli *c, cli_opt *opts, cavity_problem *p, int ba
 
 static const char *solver_name(int solver) {
   return solver == CAVITY_SOR ? "SOR" : solver == CAVITY_MG ? "multigrid" : "FFT";
-}
-
-/* The centrelines' extrema (u_min on x = 1/2, v_min and v_max on y = 1/2,
- * at the n + 1 node positions) against the extrema of Ghia's tables. */
-static void centreline_extrema(const cavity_view *u, const cavity_view *v, long n, const ghia_case *g) {
-  double ours[3] = {1e300, 1e300, -1e300}, theirs[3] = {1e300, 1e300, -1e300}, worst = 0.0;
-  long j;
-  int k;
-  for (j = 0; j <= n; ++j) {
-    const double s = (double)j / (double)n, uc = cavity_centre(u, n, 0, s), vc = cavity_centre(v, n, 1, s);
-    ours[0] = fmin(ours[0], uc), ours[1] = fmin(ours[1], vc), ours[2] = fmax(ours[2], vc);
-  }
-  for (k = 0; k < GHIA_POINTS; ++k)
-    theirs[0] = fmin(theirs[0], g->u[k]), theirs[1] = fmin(theirs[1], g->v[k]), theirs[2] = fmax(theirs[2], g->v[k]);
-  for (k = 0; k < 3; ++k) worst = fmax(worst, fabs(ours[k] / theirs[k] - 1.0));
-  printf("u_min: %.5f\nv_min: %.5f\nv_max: %.5f\nghia_u_min: %.5f\nghia_v_min: %.5f\nghia_v_max: %.5f\n"
-         "ghia_extrema_deviation: %.4f\n",
-         ours[0], ours[1], ours[2], theirs[0], theirs[1], theirs[2], worst);
 }
 
 /* psi with contour lines: the field scaled into the blue half of the
@@ -566,19 +547,7 @@ static int run(int argc, char **argv) {
          p.pois.tol, step, step * p.dt,
          steady ? "yes" : "no", change, iterations, checks, res.pmin, res.xmin, res.ymin);
   if (p.sfd_chi > 0) printf("sfd_chi: %g\nsfd_delta: %g\n", p.sfd_chi, p.sfd_delta);
-  {
-    const ghia_case *g = c.lid == 1.0 ? ghia_find(c.re) : NULL;
-    if (g) {
-      double du = 0, dv = 0;
-      for (k = 0; k < GHIA_POINTS; ++k) {
-        du = fmax(du, fabs(cavity_centre(&res.u, c.n, 0, ghia_y[k]) - g->u[k]));
-        dv = fmax(dv, fabs(cavity_centre(&res.v, c.n, 1, ghia_x[k]) - g->v[k]));
-      }
-      printf("ghia_max_du: %.4f\nghia_max_dv: %.4f\n", du, dv);
-      if (g->psi_min != 0.0) printf("ghia_psi_min: %.6f\n", g->psi_min);
-      centreline_extrema(&res.u, &res.v, c.n, g);
-    }
-  }
+  if (c.lid == 1.0) cavity_print_published(&res, c.n, c.re);
   printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s%s\npicture: %s%s\n",
          wall, step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output,
          c.pieces ? ".pvtr" : ".vtr", have_png ? png.path : "none ",

@@ -15,6 +15,41 @@ double cavity_centre(const cavity_view *f, long n, int along_x, double s) {
   return ghia_sample_at(f->f, f->i0, f->j0, f->sy, n, along_x ? s : 0.5, along_x ? 0.5 : s);
 }
 
+/* One table's comparison: max |u - table| and max |v - table| over its
+ * stations, and the extrema of the centrelines (u_min on x = 1/2, v_min
+ * and v_max on y = 1/2, at the n + 1 node positions) against the extrema
+ * of its stations, as NAME_... lines. */
+static void compare_table(const cavity_results *r, long n, const char *name, int points, const double *ys,
+                          const double *xs, const double *ut, const double *vt, int extrema_names) {
+  double du = 0, dv = 0, ours[3] = {1e300, 1e300, -1e300}, theirs[3] = {1e300, 1e300, -1e300}, worst = 0.0;
+  long j;
+  int k;
+  for (k = 0; k < points; ++k) {
+    du = fmax(du, fabs(cavity_centre(&r->u, n, 0, ys[k]) - ut[k]));
+    dv = fmax(dv, fabs(cavity_centre(&r->v, n, 1, xs[k]) - vt[k]));
+    theirs[0] = fmin(theirs[0], ut[k]), theirs[1] = fmin(theirs[1], vt[k]), theirs[2] = fmax(theirs[2], vt[k]);
+  }
+  for (j = 0; j <= n; ++j) {
+    const double s = (double)j / (double)n, uc = cavity_centre(&r->u, n, 0, s), vc = cavity_centre(&r->v, n, 1, s);
+    ours[0] = fmin(ours[0], uc), ours[1] = fmin(ours[1], vc), ours[2] = fmax(ours[2], vc);
+  }
+  for (k = 0; k < 3; ++k) worst = fmax(worst, fabs(ours[k] / theirs[k] - 1.0));
+  printf("%s_max_du: %.4f\n%s_max_dv: %.4f\n", name, du, name, dv);
+  if (extrema_names) printf("u_min: %.5f\nv_min: %.5f\nv_max: %.5f\n", ours[0], ours[1], ours[2]);
+  printf("%s_u_min: %.5f\n%s_v_min: %.5f\n%s_v_max: %.5f\n%s_extrema_deviation: %.4f\n", name, theirs[0], name,
+         theirs[1], name, theirs[2], name, worst);
+}
+
+void cavity_print_published(const cavity_results *r, long n, double re) {
+  const ghia_case *g = ghia_find(re);
+  const erturk_case *e = erturk_find(re);
+  if (g) {
+    compare_table(r, n, "ghia", GHIA_POINTS, ghia_y, ghia_x, g->u, g->v, 1);
+    if (g->psi_min != 0.0) printf("ghia_psi_min: %.6f\n", g->psi_min);
+  }
+  if (e) compare_table(r, n, "erturk", ERTURK_POINTS, erturk_y, erturk_x, e->u, e->v, !g);
+}
+
 /* The vortex at node `best` refined by a parabola through its neighbours
  * in x and y (c, then west, east, south, north). */
 static void vortex_refine(cavity_results *r, long n, long best, const double p[5]) {

@@ -36,6 +36,11 @@ int cavity_results_blocks(cavity_results *r, const struct hd_decomp *d, long n, 
 
 void cavity_results_free(cavity_results *r);
 
+/* Where Ghia's or Erturk's tables hold this Reynolds number (lid speed 1):
+ * the largest deviations from their centreline stations, Ghia's psi_min,
+ * and the centrelines' extrema against the tables', as summary lines. */
+void cavity_print_published(const cavity_results *r, long n, double re);
+
 /* psi, omega, u, v (f) as cells centred on the nodes: with d, every rank's
  * rows as PREFIX_pR.vtr and on rank 0 the index o (PREFIX.pvtr), collective;
  * without, the whole grid into o (.vtr).  0, or -1 + message. */
