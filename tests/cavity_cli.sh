@@ -50,6 +50,12 @@ result $([ "$(cat rc)" -eq 0 ] && [ "$(wc -l <out_centreline.csv)" -eq 34 ] &&
   "a Re = 100 run reaches the steady state and writes the centrelines, history and fields"
 picture_made out_psi.png
 result $? "the streamline picture is a PNG named in the summary (or it says why there is none)"
+if grep -q '^#define HD_HAVE_PNG' "$config_h"; then
+  head -c 8 out_centrelines.png | od -An -c | grep -q 'P   N   G' && grep -q '^plot: out_centrelines.png$' stdout
+else
+  [ ! -e out_centrelines.png ] && grep -q '^plot: none (this build has no PNG output' stdout
+fi
+result $? "the centrelines against Ghia's stations as a PNG named on a plot: line (or why there is none)"
 du=$(sed -n 's/^ghia_max_du: //p' stdout)
 result $(awk -v d="${du:-9}" 'BEGIN { exit !(d < 0.012) }' && grep -q '^psi_min: -0.10' stdout && echo 0 || echo 1) \
   "the summary compares with Ghia et al. (max du $du) and gives the primary vortex"
@@ -138,7 +144,8 @@ run --n=32 --re=100 --steps=200 --steady=0 --pieces --output=pc
 result $([ "$(cat rc)" -eq 0 ] && [ ! -f pc.vtr ] && [ ! -f pc_psi.png ] && cmp -s w.vtr pc_p0.vtr &&
   grep -q 'Piece Extent="0 33 0 33 0 1" Source="pc_p0.vtr"' pc.pvtr && cmp -s w_centreline.csv pc_centreline.csv &&
   grep -q '^picture: none (--pieces' stdout && [ "$(grep '^psi_min' stdout)" = "$(grep '^psi_min' whole.txt)" ] &&
-  echo 0 || echo 1) "--pieces on one rank: PREFIX_p0.vtr (the .vtr byte for byte), the index PREFIX.pvtr, the same centrelines and vortex"
+  { [ -s pc_centrelines.png ] || ! grep -q '^#define HD_HAVE_PNG' "$config_h"; } &&
+  echo 0 || echo 1) "--pieces on one rank: PREFIX_p0.vtr (the .vtr byte for byte), the index PREFIX.pvtr, the same centrelines, vortex and centreline plot"
 rm -f w.* w_* pc.* pc_* whole.txt
 
 clean_dir

@@ -285,7 +285,7 @@ static int run(int argc, char **argv) {
   const cavity_ops *ops = NULL;
   const hd_core_ops *core = NULL;
   hd_ctx ctx;
-  hd_out csv, hist, vol, png;
+  hd_out csv, hist, vol, png, plot;
   hd_progress prog;
   cavity_progress pr;
   char err[1024], why[512];
@@ -294,7 +294,7 @@ static int run(int argc, char **argv) {
   cavity_results res;
   long step = 0, step0 = 0, iterations = 0, checks = 0, row_iterations = 0, k, gn[3] = {0, 0, 1};
   double counted;
-  int rc, steady = 0, have_png = 0, cp, root = 1, bad, cont = 0;
+  int rc, steady = 0, have_png = 0, have_plot = 0, cp, root = 1, bad, cont = 0;
   hd_drv_ckpt ckp;
   static hd_ckpt ck;
   char ckpath[4096 + 32] = "";
@@ -317,7 +317,7 @@ static int run(int argc, char **argv) {
       {"local-dt", CLI_REAL, &c.local, "F", "steady runs: each node steps at F times its own stability limit (0 < F <= 1; default 0: dt everywhere)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steady", CLI_REAL, &c.steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c.monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
-      {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_psi.png with streamlines (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
+      {"png", CLI_FLAG, &c.png, NULL, "write PREFIX_psi.png with streamlines and PREFIX_centrelines.png, the centrelines against the published tables (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"pieces", CLI_FLAG, &c.pieces, "yes|no", "each rank (one too) writes its rows of the final fields as PREFIX_pR.vtr and rank 0 the index PREFIX.pvtr; no rank holds the whole grid (default no: rank 0 gathers PREFIX.vtr; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
       HD_DRV_END_OPTIONS};
 
@@ -330,9 +330,11 @@ static int run(int argc, char **argv) {
   c.png = HD_PNG_BUILT;
   if ((rc = hd_drv_parse(opts, argc, argv, PROG,
                          "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes "
-                         "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr and PREFIX_psi.png.")) >= 0)
+                         "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr, PREFIX_psi.png and "
+                         "PREFIX_centrelines.png.")) >= 0)
     return rc;
   if (c.png && !HD_PNG_BUILT) return hd_drv_usage_error(PROG, "--png: " HD_NO_PNG);
+  have_plot = c.png; /* from the centrelines' strips: with --pieces too */
   if (c.pieces) c.png = 0; /* the picture would need the whole grid */
   if (finish_options(&c, opts, &p, err, sizeof err) || hd_drv_ckpt_init(&ckp, &c.com, err, sizeof err))
     return hd_drv_usage_error(PROG, err);
@@ -408,11 +410,13 @@ static int run(int argc, char **argv) {
   }
 
   have_png = c.png;
-  memset(&png, 0, sizeof png);
+  memset(&png, 0, sizeof png), memset(&plot, 0, sizeof plot);
   { /* rank 0 writes every output */
-    const char *suffix[4] = {"_centreline.csv", "_history.csv", c.pieces ? ".pvtr" : ".vtr", "_psi.png"};
-    hd_out *o[4] = {&csv, &hist, &vol, &png};
-    if (hd_drv_open_outputs(o, suffix, NULL, have_png ? 4 : 3, c.com.output, err, sizeof err)) {
+    const char *suffix[5] = {"_centreline.csv", "_history.csv", c.pieces ? ".pvtr" : ".vtr", "_psi.png",
+                             "_centrelines.png"};
+    const int want[5] = {1, 1, 1, have_png, have_plot};
+    hd_out *o[5] = {&csv, &hist, &vol, &png, &plot};
+    if (hd_drv_open_outputs(o, suffix, want, 5, c.com.output, err, sizeof err)) {
       core->destroy(&ctx);
       rc = hd_drv_usage_error(PROG, err);
       goto out;
@@ -527,14 +531,16 @@ static int run(int argc, char **argv) {
     const double s = (double)k / c.n;
     fprintf(csv.f, "%.9g,%.9e,%.9e\n", s, cavity_centre(&res.u, c.n, 0, s), cavity_centre(&res.v, c.n, 1, s));
   }
-  if (have_png && write_png(&png, psi, c.n, res.pmin, err, sizeof err)) {
+  if ((have_png && write_png(&png, psi, c.n, res.pmin, err, sizeof err)) ||
+      (have_plot && cavity_plot_centrelines(&plot, &res, c.n, c.re, c.lid, err, sizeof err))) {
     hd_fail(&ctx, HD_ERR_IO, "%s", err);
     goto runtime_error;
   }
   {
-    hd_out *o[4] = {&csv, &hist, &vol, &png};
-    for (k = 0; k < (have_png ? 4 : 3); ++k)
-      if (hd_out_commit(o[k], err, sizeof err)) {
+    hd_out *o[5] = {&csv, &hist, &vol, &png, &plot};
+    const int want[5] = {1, 1, 1, have_png, have_plot};
+    for (k = 0; k < 5; ++k)
+      if (want[k] && hd_out_commit(o[k], err, sizeof err)) {
         hd_fail(&ctx, HD_ERR_IO, "%s", err);
         goto runtime_error;
       }
@@ -548,6 +554,8 @@ static int run(int argc, char **argv) {
          steady ? "yes" : "no", change, iterations, checks, res.pmin, res.xmin, res.ymin);
   if (p.sfd_chi > 0) printf("sfd_chi: %g\nsfd_delta: %g\n", p.sfd_chi, p.sfd_delta);
   if (c.lid == 1.0) cavity_print_published(&res, c.n, c.re);
+  printf("plot: %s%s%s\n", have_plot ? plot.path : "none (", have_plot ? "" : HD_PNG_BUILT ? "--png=no" : HD_NO_PNG,
+         have_plot ? "" : ")");
   printf("wall_seconds: %.6g\nseconds_per_step: %.6g\noutputs: %s_centreline.csv %s_history.csv %s%s\npicture: %s%s\n",
          wall, step > step0 ? wall / (step - step0) : 0.0, c.com.output, c.com.output, c.com.output,
          c.pieces ? ".pvtr" : ".vtr", have_png ? png.path : "none ",
@@ -568,14 +576,14 @@ runtime_error:
             ckpath);
   rc = 1;
   {
-    hd_out *o[4] = {&csv, &hist, &vol, &png};
-    for (k = 0; k < 4; ++k) hd_out_abort(o[k]);
+    hd_out *o[5] = {&csv, &hist, &vol, &png, &plot};
+    for (k = 0; k < 5; ++k) hd_out_abort(o[k]);
   }
   hd_par_abort(rc); /* other ranks may wait in a collective */
 cleanup:
   {
-    hd_out *o[4] = {&csv, &hist, &vol, &png};
-    for (k = 0; k < 4; ++k) hd_out_abort(o[k]);
+    hd_out *o[5] = {&csv, &hist, &vol, &png, &plot};
+    for (k = 0; k < 5; ++k) hd_out_abort(o[k]);
   }
   if (state) ops->destroy(&ctx, state);
   core->destroy(&ctx);

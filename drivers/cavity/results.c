@@ -10,6 +10,7 @@
 #include "driver.h"
 #include "ghia.h"
 #include "output.h"
+#include "plot.h"
 
 double cavity_centre(const cavity_view *f, long n, int along_x, double s) {
   return ghia_sample_at(f->f, f->i0, f->j0, f->sy, n, along_x ? s : 0.5, along_x ? 0.5 : s);
@@ -48,6 +49,42 @@ void cavity_print_published(const cavity_results *r, long n, double re) {
     if (g->psi_min != 0.0) printf("ghia_psi_min: %.6f\n", g->psi_min);
   }
   if (e) compare_table(r, n, "erturk", ERTURK_POINTS, erturk_y, erturk_x, e->u, e->v, !g);
+}
+
+static hd_plot_curve curve(const double *x, const double *y, int n, const char *label) {
+  hd_plot_curve c;
+  c.x = x, c.y = y, c.n = n, c.label = label;
+  return c;
+}
+
+int cavity_plot_centrelines(hd_out *o, const cavity_results *r, long n, double re, double lid, char *err,
+                            size_t en) {
+  const ghia_case *g = lid == 1.0 ? ghia_find(re) : NULL;
+  const erturk_case *e = lid == 1.0 ? erturk_find(re) : NULL;
+  double *s = (double *)malloc(3 * (size_t)(n + 1) * sizeof(double)), *u, *v;
+  hd_plot_curve c[6];
+  char title[96];
+  int nc = 0, rc;
+  long k;
+  if (!s) {
+    snprintf(err, en, "out of memory for the centreline plot");
+    return -1;
+  }
+  u = s + n + 1, v = u + n + 1;
+  for (k = 0; k <= n; ++k) {
+    s[k] = (double)k / (double)n;
+    u[k] = cavity_centre(&r->u, n, 0, s[k]), v[k] = cavity_centre(&r->v, n, 1, s[k]);
+  }
+  c[nc++] = curve(s, u, (int)n + 1, "u on x = 1/2 (y)");
+  c[nc++] = curve(s, v, (int)n + 1, "v on y = 1/2 (x)");
+  if (g) c[nc++] = curve(ghia_y, g->u, GHIA_POINTS, "Ghia 1982: u");
+  if (g) c[nc++] = curve(ghia_x, g->v, GHIA_POINTS, "Ghia 1982: v");
+  if (e) c[nc++] = curve(erturk_y, e->u, ERTURK_POINTS, "Erturk 2005: u");
+  if (e) c[nc++] = curve(erturk_x, e->v, ERTURK_POINTS, "Erturk 2005: v");
+  snprintf(title, sizeof title, "Cavity, Re = %g, %ld x %ld: centrelines", re, n, n);
+  rc = hd_plot_marked(o, title, "y (for u) or x (for v)", "velocity / lid speed", c, nc, ~3u, 0, 0, err, en);
+  free(s);
+  return rc;
 }
 
 /* The vortex at node `best` refined by a parabola through its neighbours

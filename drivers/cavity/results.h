@@ -41,6 +41,12 @@ void cavity_results_free(cavity_results *r);
  * and the centrelines' extrema against the tables', as summary lines. */
 void cavity_print_published(const cavity_results *r, long n, double re);
 
+/* u on x = 1/2 and v on y = 1/2 against the published tables of this
+ * Reynolds number (lid speed 1), as a PNG line plot into o.  0, or -1 +
+ * message. */
+int cavity_plot_centrelines(struct hd_out *o, const cavity_results *r, long n, double re, double lid, char *err,
+                            size_t en);
+
 /* psi, omega, u, v (f) as cells centred on the nodes: with d, every rank's
  * rows as PREFIX_pR.vtr and on rank 0 the index o (PREFIX.pvtr), collective;
  * without, the whole grid into o (.vtr).  0, or -1 + message. */

@@ -93,6 +93,11 @@ static canvas *blank(char *err, size_t n) {
 
 int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *cv, int nc,
                   double lo, double hi, char *err, size_t n) {
+  return hd_plot_marked(o, title, xlabel, ylabel, cv, nc, 0, lo, hi, err, n);
+}
+
+int hd_plot_marked(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *cv, int nc,
+                   unsigned marked, double lo, double hi, char *err, size_t n) {
   const int left = 80, right = W - 20, top = 40, bottom = H - 50;
   double x0 = HUGE_VAL, x1 = -HUGE_VAL, y0 = HUGE_VAL, y1 = -HUGE_VAL, sx, sy, v;
   canvas *c = blank(err, n);
@@ -123,6 +128,18 @@ int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *
   }
   line(c, left, top, left, bottom, black, 1), line(c, left, bottom, right, bottom, black, 1);
   for (k = 0; k < nc; ++k) {
+    const int marks = (marked >> k) & 1;
+    for (i = 0; marks && i < cv[k].n; ++i) /* a square of 7 pixels at each point */
+      if (isfinite(cv[k].y[i])) {
+        const double px = left + (cv[k].x[i] - x0) / (x1 - x0) * (right - left),
+                     py = bottom - (cv[k].y[i] - y0) / (y1 - y0) * (bottom - top);
+        line(c, px, py, px, py, palette[k % 6], 7);
+      }
+    if (marks) {
+      line(c, right - 140, top + 12 + 14 * k, right - 140, top + 12 + 14 * k, palette[k % 6], 7);
+      text(c, right - 124, top + 9 + 14 * k, cv[k].label ? cv[k].label : "", 1, 0, black);
+      continue;
+    }
     for (i = 1; i < cv[k].n; ++i)
       if (isfinite(cv[k].y[i - 1]) && isfinite(cv[k].y[i]))
         line(c, left + (cv[k].x[i - 1] - x0) / (x1 - x0) * (right - left), bottom - (cv[k].y[i - 1] - y0) / (y1 - y0) * (bottom - top),

@@ -21,6 +21,11 @@ typedef struct hd_plot_curve {
 int hd_plot_lines(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *c, int nc,
                   double lo, double hi, char *err, size_t n);
 
+/* The same, curve k drawn as a square at each point where bit k of
+ * `marked` is set (published values beside computed lines). */
+int hd_plot_marked(hd_out *o, const char *title, const char *xlabel, const char *ylabel, const hd_plot_curve *c, int nc,
+                   unsigned marked, double lo, double hi, char *err, size_t n);
+
 /* Polar diagrams side by side (at most 2), each of up to 6 curves: the
  * rim at `top`, circles every `step` down to top - range (dB: 10 and 40;
  * linear: top / 4 and top). */
