@@ -283,7 +283,8 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     done
   fi
   want cavity && for tool in memcheck racecheck initcheck synccheck; do
-    for args in "--n=24 --solver=mg" "--n=24 --solver=sor --precision=single --tol=1e-3" "--n=25 --solver=sor"; do
+    for args in "--n=24 --solver=mg" "--n=24 --solver=sor --precision=single --tol=1e-3" "--n=25 --solver=sor" \
+                "--n=24 --solver=fft" "--n=25 --solver=fft --precision=single"; do
       echo "-- $tool: hd-cavity $args"
       "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-cavity --backend=cuda --steps=30 --steady=0 \
         --output=/tmp/csc --progress=0 $args >/tmp/cs.out 2>&1

@@ -32,13 +32,15 @@
  * into recv, each block's share consecutive, in block order.  On entry u's
  * ghost rows must be current.
  *
- * CUDA: cuFFT has no sine transform; the DST-I of x_1 .. x_m is minus the
- * imaginary part of the real-to-complex FFT of its odd extension
- * (0, x_1 .. x_m, 0, -x_m .. -x_1), 2n values.  The m extensions of the
- * rows lie one after another (rows: 2n apart), those of the columns side by
- * side (columns: m apart, the transform's stride), so every pass between
- * two transforms reads and writes contiguous runs; the correction's
- * launches are replayed as one CUDA graph. */
+ * CUDA: cuFFT has no sine transform.  A real FFT Y of n values of the fold
+ * y_a = 2 sin(pi a / n)(x_a + x_{n-a}) + (x_a - x_{n-a}) (x_0 = x_n = 0)
+ * gives it (Numerical Recipes' sinft): the DST-I T_k = 2 sum_j x_j
+ * sin(pi j k / n) is -Im Y_l at k = 2l and Re Y_0 / 2 + Re Y_1 + .. + Re Y_l
+ * at k = 2l + 1, a prefix sum along the line.  Every transform runs on m
+ * contiguous lines of n values (cuFFT is about four times slower on
+ * strided columns): a block a line takes the prefix sums, a tiled
+ * transpose turns rows into columns and folds them for the next transform;
+ * the correction's launches are replayed as one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
@@ -69,12 +71,15 @@ typedef cufftDoubleComplex hd_fft_complex;
 
 typedef struct hd_pois_fft_args {
   hd_pois_level lv;   /* u, f (array row 0 is global row row0), n, h2 (the residual's) */
-  hd_real *x;         /* CPU: the block's interior rows jlo .. jhi - 1, ld values apart; CUDA: m odd extensions */
+  hd_real *x;         /* CPU: the block's interior rows jlo .. jhi - 1, ld values apart; CUDA: m folded lines of n */
   const hd_real *eig; /* (4 / h^2) sin^2(k pi / 2n), k = 1 .. m, times (2n)^2 */
   hd_idx m, ld;
   hd_idx row0, jlo, jhi; /* CUDA: 0, 1, n (the whole grid) */
 #if defined(HD_BACKEND_CUDA)
-  const hd_fft_complex *c; /* the transforms of the m extensions, n + 1 values each */
+  const hd_fft_complex *c; /* the FFTs of x's lines, nh = n / 2 + 1 values each */
+  hd_real *t;              /* the lines' sine transforms, mode k at k (n apart) */
+  const hd_real *sine;     /* sin(pi a / n), a = 0 .. n / 2 */
+  hd_idx nh;
 #else
   hd_real *y;            /* columns jlo .. jhi - 1 (of x's indices), m values each, ld apart */
   hd_real *pack;         /* the transposes' buffer, the blocks' shares in block order */
@@ -86,23 +91,36 @@ typedef struct hd_pois_fft_args {
 #endif
 } hd_pois_fft_args;
 
+#if defined(HD_BACKEND_CUDA)
+/* x_a and x_{n-a} of a line folded into y[a] and y[n - a] (see above). */
+HD_FN void hd_pois_fft_fold(hd_real *y, hd_idx n, hd_idx a, hd_real xa, hd_real xna, hd_real sine) {
+  const hd_real sum = 2 * sine * (xa + xna), diff = xa - xna;
+  y[a] = sum + diff;
+  if (a && 2 * a != n) y[n - a] = sum - diff;
+}
+
+/* The residual at nodes (i, j) and (n - i, j), 0 <= i <= n / 2, folded
+ * into row j's line of x, and their norm. */
+HD_FN void hd_pois_fft_residual_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
+  const hd_idx n = a->lv.n, o = j * (n + 1);
+  const hd_real r = i ? hd_pois_residual(&a->lv, i + o) : HD_R(0);
+  const hd_real rn = i && 2 * i != n ? hd_pois_residual(&a->lv, n - i + o) : r;
+  (void)k;
+  hd_pois_fft_fold(a->x + (j - 1) * n, n, i, r, rn, a->sine[i]);
+  if (i) hd_stats_add(acc, (double)r, i + o);
+  if (i && 2 * i != n) hd_stats_add(acc, (double)rn, n - i + o);
+}
+#else
 /* The residual at interior node (i, j), into x as the sine transform
  * along rows takes it, and its norm. */
 HD_FN void hd_pois_fft_residual_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
   const hd_idx n = a->lv.n, o = i + (j - a->row0) * (n + 1);
   const hd_real r = hd_pois_residual(&a->lv, o);
   (void)k;
-#if defined(HD_BACKEND_CUDA)
-  {
-    hd_real *row = a->x + (j - 1) * 2 * n;
-    row[i] = r, row[2 * n - i] = -r;
-    if (i == 1) row[0] = row[n] = HD_R(0);
-  }
-#else
   a->x[(i - 1) + (j - a->jlo) * a->ld] = r;
-#endif
   hd_stats_add(acc, (double)r, i + j * (n + 1));
 }
+#endif
 
 HD_FN void hd_pois_fft_f_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
   (void)k;
@@ -116,60 +134,104 @@ HD_DEFINE_REDUCE_3D(hd_pois_fft_f_reduce, hd_pois_fft_args, hd_stats, hd_pois_ff
 
 #if defined(HD_BACKEND_CUDA)
 
-/* A sine transform from the FFT of its odd extension: rows' modes lie one
- * after another, n + 1 apart; columns' modes m apart, side by side. */
-HD_FN hd_real hd_pois_fft_sine(const hd_fft_complex *c, hd_idx at) { return -c[at].y; }
+enum { HD_POIS_FFT_TO_T, HD_POIS_FFT_DIVIDE, HD_POIS_FFT_CORRECT };
 
-/* Value p of an odd extension of length 2n whose value q (1 <= q <= m) is v:
- * the q it takes and its sign; 0 at p = 0 and p = n. */
-HD_FN hd_real hd_pois_fft_odd_sign(hd_idx p, hd_idx n, hd_idx *q) {
-  if (p == 0 || p == n) {
-    *q = 0;
-    return HD_R(0);
+/* Mode k (1 <= k < n) of line `line`'s sine transform: kept in t, divided
+ * by its eigenvalue into x (mode (line + 1, k)), or added to u (node k of
+ * row line + 1). */
+HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, int what, hd_idx line, hd_idx k, hd_real v) {
+  const hd_idx n = a->lv.n;
+  if (k < 1 || k >= n) return;
+  if (what == HD_POIS_FFT_TO_T) a->t[k + line * n] = v;
+  else if (what == HD_POIS_FFT_DIVIDE) a->x[k + line * n] = v / (a->eig[line] + a->eig[k - 1]);
+  else a->lv.u[k + (line + 1) * (n + 1)] += v;
+}
+
+/* A block a line: the sine transform from the line's FFT (the prefix sum
+ * of the real parts by tiles of blockDim values, in a fixed order), then
+ * with HD_POIS_FFT_DIVIDE the divided modes folded in place for the
+ * inverse transform along the same direction. */
+static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a, int what) {
+  __shared__ hd_real sums[32];
+  const hd_idx n = a.lv.n, line = (hd_idx)blockIdx.x;
+  const hd_fft_complex *c = a.c + line * a.nh;
+  const int tid = (int)threadIdx.x, lane = tid & 31, w = tid >> 5, warps = (int)blockDim.x >> 5;
+  hd_real carry = HD_R(0);
+  hd_idx l0, p;
+  int o;
+  for (l0 = 0; l0 < a.nh; l0 += blockDim.x) {
+    const hd_idx l = l0 + tid;
+    hd_fft_complex y;
+    hd_real v;
+    y.x = y.y = HD_R(0);
+    if (l < a.nh) y = c[l];
+    v = l ? y.x : y.x / 2;
+    for (o = 1; o < 32; o <<= 1) {
+      const hd_real u = __shfl_up_sync(0xffffffffu, v, o);
+      if (lane >= o) v += u;
+    }
+    if (lane == 31) sums[w] = v;
+    __syncthreads();
+    if (w == 0) {
+      hd_real s = lane < warps ? sums[lane] : HD_R(0);
+      for (o = 1; o < 32; o <<= 1) {
+        const hd_real u = __shfl_up_sync(0xffffffffu, s, o);
+        if (lane >= o) s += u;
+      }
+      sums[lane] = s;
+    }
+    __syncthreads();
+    hd_pois_fft_put(&a, what, line, 2 * l, -y.y);
+    hd_pois_fft_put(&a, what, line, 2 * l + 1, carry + (w ? sums[w - 1] : HD_R(0)) + v);
+    carry += sums[warps - 1];
+    __syncthreads(); /* sums is the next tile's; the block's writes to x are seen below */
   }
-  *q = p < n ? p : 2 * n - p;
-  return p < n ? HD_R(1) : HD_R(-1);
+  if (what != HD_POIS_FFT_DIVIDE) return;
+  for (p = tid; 2 * p <= n; p += blockDim.x) {
+    hd_real *x = a.x + line * n;
+    const hd_real xa = p ? x[p] : HD_R(0), xna = p && 2 * p != n ? x[n - p] : xa;
+    hd_pois_fft_fold(x, n, p, xa, xna, a.sine[p]);
+  }
 }
 
-/* Rows' transforms to the columns' extensions: value p of column k' is the
- * transform of row p (1-based) at mode k' + 1. */
-HD_FN void hd_pois_fft_to_cols_pt(const hd_pois_fft_args *a, hd_idx kk, hd_idx p) {
-  hd_idx q;
-  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
-  a->x[kk + p * a->m] = q ? s * hd_pois_fft_sine(a->c, kk + 1 + (q - 1) * (a->lv.n + 1)) : HD_R(0);
+/* The transpose of t (line p - 1: modes k of row p) into x (line k - 1:
+ * rows p), folding rows p and n - p: tiles of 32 pairs by 32 modes. */
+static __global__ void hd_pois_fft_fold_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  __shared__ hd_real lo[32][33], hi[32][33];
+  const hd_idx n = a.lv.n, p0 = (hd_idx)blockIdx.x * 32, k0 = 1 + (hd_idx)blockIdx.y * 32;
+  const int tx = (int)threadIdx.x;
+  int r;
+  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
+    const hd_idx p = p0 + r, k = k0 + tx;
+    const int in = k < n && p >= 1 && 2 * p <= n;
+    lo[r][tx] = in ? a.t[k + (p - 1) * n] : HD_R(0);
+    hi[r][tx] = in ? a.t[k + (n - p - 1) * n] : HD_R(0);
+  }
+  __syncthreads();
+  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
+    const hd_idx k = k0 + r, p = p0 + tx;
+    if (k < n && 2 * p <= n) hd_pois_fft_fold(a.x + (k - 1) * n, n, p, lo[tx][r], hi[tx][r], a.sine[p]);
+  }
 }
 
-/* Columns' transforms divided by the eigenvalues, extended again along the
- * columns: mode (k' + 1, q). */
-HD_FN void hd_pois_fft_divide_pt(const hd_pois_fft_args *a, hd_idx kk, hd_idx p) {
-  hd_idx q;
-  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
-  a->x[kk + p * a->m] = q ? s * hd_pois_fft_sine(a->c, kk + q * a->m) / (a->eig[kk] + a->eig[q - 1]) : HD_R(0);
+HD_HOST_FN hd_status hd_pois_fft_modes(hd_ctx *ctx, const hd_pois_fft_args *a, int what) {
+  const unsigned threads = a->nh >= 256 ? 256u : (unsigned)((a->nh + 31) / 32 * 32);
+  hd_pois_fft_modes_kernel<<<(unsigned)a->m, threads, 0, hd_stream(ctx)>>>(*a, what);
+  return hd_check_launch(ctx, "hd_pois_fft_modes_kernel", __FILE__, __LINE__);
 }
 
-/* Columns' transforms back to the rows' extensions: value p of row j' is
- * the transform of column p at row j' + 1. */
-HD_FN void hd_pois_fft_to_rows_pt(const hd_pois_fft_args *a, hd_idx p, hd_idx jj) {
-  hd_idx q;
-  const hd_real s = hd_pois_fft_odd_sign(p, a->lv.n, &q);
-  a->x[p + jj * 2 * a->lv.n] = q ? s * hd_pois_fft_sine(a->c, (q - 1) + (jj + 1) * a->m) : HD_R(0);
+HD_HOST_FN hd_status hd_pois_fft_fold_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
+  const dim3 grid((unsigned)((a->lv.n / 2 + 32) / 32), (unsigned)((a->m + 31) / 32)), block(32, 8);
+  hd_pois_fft_fold_t_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
+  return hd_check_launch(ctx, "hd_pois_fft_fold_t_kernel", __FILE__, __LINE__);
 }
-
-HD_FN void hd_pois_fft_correct_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j) {
-  a->lv.u[i + j * (a->lv.n + 1)] += hd_pois_fft_sine(a->c, i + (j - 1) * (a->lv.n + 1));
-}
-
-HD_DEFINE_FOR_2D(hd_pois_fft_to_cols_loop, hd_pois_fft_to_cols_pt, hd_pois_fft_args)
-HD_DEFINE_FOR_2D(hd_pois_fft_divide_loop, hd_pois_fft_divide_pt, hd_pois_fft_args)
-HD_DEFINE_FOR_2D(hd_pois_fft_to_rows_loop, hd_pois_fft_to_rows_pt, hd_pois_fft_args)
-HD_DEFINE_FOR_2D(hd_pois_fft_correct_loop, hd_pois_fft_correct_pt, hd_pois_fft_args)
 
 typedef struct hd_pois_fft {
   hd_pois_fft_args a;
-  hd_real *buf, *eig;
+  hd_real *buf, *eig, *t, *sine;
   hd_fft_complex *c;
-  cufftHandle rows, cols; /* the m rows' extensions (2n apart), the m columns' (side by side) */
-  int have_rows, have_cols;
+  cufftHandle lines; /* m real-to-complex transforms of n values, contiguous */
+  int have_lines;
   void *graph; /* the correction's launches, for u = graph_u */
   const void *graph_u;
   int (*halo)(void *user, hd_real *u); /* unused: one block */
@@ -184,53 +246,51 @@ HD_HOST_FN hd_status hd_cufft_fail(hd_ctx *ctx, cufftResult r, const char *what)
 
 HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
-  if (s->have_rows) cufftDestroy(s->rows);
-  if (s->have_cols) cufftDestroy(s->cols);
-  hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->c);
+  if (s->have_lines) cufftDestroy(s->lines);
+  hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->t), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
+  hd_dev_free(ctx, s->c);
   memset(s, 0, sizeof *s);
 }
 
-/* A plan for m real-to-complex transforms of 2n values, stride `stride`,
- * `dist` apart (outputs the same way, n + 1 values). */
-HD_HOST_FN hd_status hd_pois_fft_plan(hd_ctx *ctx, cufftHandle *plan, int *have, hd_idx n, hd_idx m, long long stride,
-                                      long long dist, long long out_dist) {
-  long long len = 2 * (long long)n, olen = (long long)n + 1;
-  size_t work = 0;
-  cufftResult r = cufftCreate(plan);
-  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
-  *have = 1;
-  r = cufftMakePlanMany64(*plan, 1, &len, &len, stride, dist, &olen, stride, out_dist, HD_CUFFT_R2C, (long long)m, &work);
-  return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "planning the sine transforms");
-}
-
-HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, cufftHandle plan, hd_real *x, hd_fft_complex *c) {
-  cufftResult r = cufftSetStream(plan, hd_stream(ctx));
-  if (r == CUFFT_SUCCESS) r = HD_CUFFT_EXEC(plan, x, c);
+HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, hd_pois_fft *s) {
+  cufftResult r = cufftSetStream(s->lines, hd_stream(ctx));
+  if (r == CUFFT_SUCCESS) r = HD_CUFFT_EXEC(s->lines, s->buf, s->c);
   return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "execution");
 }
 
 HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd_idx m) {
-  hd_status st = hd_dev_alloc(ctx, (void **)&s->buf, (size_t)(2 * n * m) * sizeof(hd_real));
-  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->c, (size_t)((n + 1) * m) * sizeof(hd_fft_complex));
+  const hd_idx nh = n / 2 + 1;
+  long long len = n, olen = nh;
+  size_t work = 0;
+  cufftResult r;
+  hd_status st = hd_dev_alloc(ctx, (void **)&s->buf, (size_t)(n * m) * sizeof(hd_real));
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->t, (size_t)(n * m) * sizeof(hd_real));
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->c, (size_t)(nh * m) * sizeof(hd_fft_complex));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->eig, (size_t)m * sizeof(hd_real));
-  if (st == HD_OK) st = hd_pois_fft_plan(ctx, &s->rows, &s->have_rows, n, m, 1, 2 * n, n + 1);
-  if (st == HD_OK) st = hd_pois_fft_plan(ctx, &s->cols, &s->have_cols, n, m, m, 1, 1);
-  s->a.ld = 2 * n, s->a.c = s->c;
-  return st;
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->sine, (size_t)nh * sizeof(hd_real));
+  if (st != HD_OK) return st;
+  if ((r = cufftCreate(&s->lines)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
+  s->have_lines = 1;
+  r = cufftMakePlanMany64(s->lines, 1, &len, &len, 1, len, &olen, 1, olen, HD_CUFFT_R2C, (long long)m, &work);
+  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the sine transforms");
+  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.t = s->t, s->a.sine = s->sine;
+  return HD_OK;
 }
 
-/* The correction from the residual's extensions in x, added to u. */
+/* The correction from the residual's folded rows in x, added to u: rows'
+ * transforms, columns', the division, columns' and rows' back. */
 HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
   hd_pois_fft *s = (hd_pois_fft *)arg;
-  const hd_idx n = s->a.lv.n, m = s->a.m;
-  hd_status st = hd_pois_fft_exec(ctx, s->rows, s->buf, s->c);
-  if (st == HD_OK) st = hd_pois_fft_to_cols_loop(ctx, &s->a, hd_range3_make(0, m, 0, 2 * n, 0, 1));
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->cols, s->buf, s->c);
-  if (st == HD_OK) st = hd_pois_fft_divide_loop(ctx, &s->a, hd_range3_make(0, m, 0, 2 * n, 0, 1));
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->cols, s->buf, s->c);
-  if (st == HD_OK) st = hd_pois_fft_to_rows_loop(ctx, &s->a, hd_range3_make(0, 2 * n, 0, m, 0, 1));
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s->rows, s->buf, s->c);
-  if (st == HD_OK) st = hd_pois_fft_correct_loop(ctx, &s->a, hd_range3_make(1, n, 1, n, 0, 1));
+  hd_status st = hd_pois_fft_exec(ctx, s);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_TO_T);
+  if (st == HD_OK) st = hd_pois_fft_fold_t(ctx, &s->a);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_DIVIDE);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_TO_T);
+  if (st == HD_OK) st = hd_pois_fft_fold_t(ctx, &s->a);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_CORRECT);
   return st;
 }
 
@@ -400,13 +460,17 @@ HD_HOST_FN hd_status hd_pois_fft_setup(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, do
   hd_status st;
   hd_real *eig;
   hd_idx i;
-  if (!(eig = (hd_real *)malloc((size_t)m * sizeof(hd_real))))
+  if (!(eig = (hd_real *)malloc((size_t)(m + 1) * sizeof(hd_real))))
     return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory for the FFT solve on %ld^2 cells", (long)n);
   for (i = 0; i < m; ++i) {
     const double si = sin(pi * (double)(i + 1) / (2.0 * (double)n));
     eig[i] = (hd_real)(4.0 * si * si / (h * h) * (2.0 * (double)n) * (2.0 * (double)n));
   }
   st = hd_dev_upload(ctx, s->eig, eig, (size_t)m * sizeof(hd_real));
+#if defined(HD_BACKEND_CUDA)
+  for (i = 0; i <= n / 2; ++i) eig[i] = (hd_real)sin(pi * (double)i / (double)n);
+  if (st == HD_OK) st = hd_dev_upload(ctx, s->sine, eig, (size_t)(n / 2 + 1) * sizeof(hd_real));
+#endif
   free(eig);
   s->a.lv.n = n, s->a.lv.h2 = (hd_real)(h * h);
   s->a.x = s->buf, s->a.eig = s->eig, s->a.m = m;
@@ -465,6 +529,11 @@ HD_HOST_FN hd_status hd_pois_fft_create(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, d
 HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, const hd_real *f,
                                        const hd_pois_opts *o, hd_pois_result *res) {
   const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
+#if defined(HD_BACKEND_CUDA) /* nodes i and n - i together, for the fold */
+  const hd_range3 folds = hd_range3_make(0, s->a.lv.n / 2 + 1, 1, s->a.lv.n, 0, 1);
+#else
+  const hd_range3 folds = rows;
+#endif
   double fmax = 0.0, r = 0.0;
   hd_stats acc;
   hd_status st;
@@ -473,7 +542,7 @@ HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, 
   if (st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", &fmax);
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
   while (st == HD_OK) {
-    st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
+    st = hd_pois_fft_residual_reduce(ctx, &s->a, folds, &acc);
     if (st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the residual", &r);
     res->checks++;
     res->residual = fmax > 0 ? r / fmax : r;
