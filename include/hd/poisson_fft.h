@@ -99,16 +99,10 @@ HD_FN void hd_pois_fft_fold(hd_real *y, hd_idx n, hd_idx a, hd_real xa, hd_real 
   if (a && 2 * a != n) y[n - a] = sum - diff;
 }
 
-/* The residual at nodes (i, j) and (n - i, j), 0 <= i <= n / 2, folded
- * into row j's line of x, and their norm. */
-HD_FN void hd_pois_fft_residual_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
-  const hd_idx n = a->lv.n, o = j * (n + 1);
-  const hd_real r = i ? hd_pois_residual(&a->lv, i + o) : HD_R(0);
-  const hd_real rn = i && 2 * i != n ? hd_pois_residual(&a->lv, n - i + o) : r;
-  (void)k;
-  hd_pois_fft_fold(a->x + (j - 1) * n, n, i, r, rn, a->sine[i]);
-  if (i) hd_stats_add(acc, (double)r, i + o);
-  if (i && 2 * i != n) hd_stats_add(acc, (double)rn, n - i + o);
+/* max(|x|, |y|), infinite where either is not finite. */
+HD_FN double hd_pois_fft_absmax(double x, double y) {
+  x = fabs(x), y = fabs(y);
+  return x <= DBL_MAX && y <= DBL_MAX ? fmax(x, y) : HUGE_VAL;
 }
 #else
 /* The residual at interior node (i, j), into x as the sine transform
@@ -120,7 +114,6 @@ HD_FN void hd_pois_fft_residual_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j
   a->x[(i - 1) + (j - a->jlo) * a->ld] = r;
   hd_stats_add(acc, (double)r, i + j * (n + 1));
 }
-#endif
 
 HD_FN void hd_pois_fft_f_pt(const hd_pois_fft_args *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
   (void)k;
@@ -131,6 +124,7 @@ HD_DEFINE_REDUCE_3D(hd_pois_fft_residual_reduce, hd_pois_fft_args, hd_stats, hd_
                     hd_stats_init, hd_stats_merge)
 HD_DEFINE_REDUCE_3D(hd_pois_fft_f_reduce, hd_pois_fft_args, hd_stats, hd_pois_fft_f_pt, hd_stats_init,
                     hd_stats_merge)
+#endif
 
 #if defined(HD_BACKEND_CUDA)
 
@@ -226,9 +220,42 @@ HD_HOST_FN hd_status hd_pois_fft_fold_t(hd_ctx *ctx, const hd_pois_fft_args *a) 
   return hd_check_launch(ctx, "hd_pois_fft_fold_t_kernel", __FILE__, __LINE__);
 }
 
+/* The residual at nodes (i, j) and (n - i, j), 0 <= i <= n / 2, folded
+ * into row j's line of x, and max|r| (with want_f max|f| too) into out:
+ * block maxima by shuffles, then atomicMax on the bits (non-negative
+ * doubles order as their bits do), the same value in any order. */
+static __global__ void hd_pois_fft_residual_kernel(HD_KPARAM(hd_pois_fft_args) a, unsigned long long *out,
+                                                   int want_f) {
+  __shared__ double top[2][32];
+  const hd_idx n = a.lv.n, i = (hd_idx)blockIdx.x * blockDim.x + threadIdx.x, ni = 2 * i != n ? n - i : i;
+  const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
+  double v[2] = {0.0, 0.0};
+  hd_idx j;
+  int q, d;
+  for (j = 1 + (hd_idx)blockIdx.y; j < n && 2 * i <= n; j += gridDim.y) {
+    const hd_idx o = j * (n + 1);
+    const hd_real r = i ? hd_pois_residual(&a.lv, i + o) : HD_R(0);
+    const hd_real rn = i && ni != i ? hd_pois_residual(&a.lv, ni + o) : r;
+    hd_pois_fft_fold(a.x + (j - 1) * n, n, i, r, rn, a.sine[i]);
+    v[0] = fmax(v[0], hd_pois_fft_absmax((double)r, (double)rn));
+    if (want_f && i) v[1] = fmax(v[1], hd_pois_fft_absmax((double)a.lv.f[i + o], (double)a.lv.f[ni + o]));
+  }
+  for (q = 0; q < 2; ++q) {
+    for (d = 16; d; d >>= 1) v[q] = fmax(v[q], __shfl_xor_sync(0xffffffffu, v[q], d));
+    if (lane == 0) top[q][w] = v[q];
+  }
+  __syncthreads();
+  if (threadIdx.x < 2 && (threadIdx.x == 0 || want_f)) {
+    double m = 0.0;
+    for (d = 0; d < (int)blockDim.x / 32; ++d) m = fmax(m, top[threadIdx.x][d]);
+    atomicMax(out + threadIdx.x, (unsigned long long)__double_as_longlong(m));
+  }
+}
+
 typedef struct hd_pois_fft {
   hd_pois_fft_args a;
   hd_real *buf, *eig, *t, *sine;
+  unsigned long long *norms; /* max|r|, max|f| as bits */
   hd_fft_complex *c;
   cufftHandle lines; /* m real-to-complex transforms of n values, contiguous */
   int have_lines;
@@ -248,7 +275,7 @@ HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
   if (s->have_lines) cufftDestroy(s->lines);
   hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->t), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
-  hd_dev_free(ctx, s->c);
+  hd_dev_free(ctx, s->c), hd_dev_free(ctx, s->norms);
   memset(s, 0, sizeof *s);
 }
 
@@ -268,12 +295,34 @@ HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->c, (size_t)(nh * m) * sizeof(hd_fft_complex));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->eig, (size_t)m * sizeof(hd_real));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->sine, (size_t)nh * sizeof(hd_real));
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->norms, 2 * sizeof(unsigned long long));
   if (st != HD_OK) return st;
   if ((r = cufftCreate(&s->lines)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
   s->have_lines = 1;
   r = cufftMakePlanMany64(s->lines, 1, &len, &len, 1, len, &olen, 1, olen, HD_CUFFT_R2C, (long long)m, &work);
   if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the sine transforms");
   s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.t = s->t, s->a.sine = s->sine;
+  return HD_OK;
+}
+
+/* max|r| into *r after folding the residual into x; max|f| into *fmax
+ * unless NULL. */
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+  const hd_idx n = s->a.lv.n;
+  const dim3 grid((unsigned)((n / 2 + 256) / 256), (unsigned)(n - 1 < 65535 ? n - 1 : 65535));
+  unsigned long long bits[2] = {0, 0};
+  double v[2];
+  hd_status st;
+  HD_CUDA_TRY(ctx, cudaMemsetAsync(s->norms, 0, sizeof bits, hd_stream(ctx)));
+  hd_pois_fft_residual_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, fmax != NULL);
+  if ((st = hd_check_launch(ctx, "hd_pois_fft_residual_kernel", __FILE__, __LINE__)) != HD_OK) return st;
+  HD_CUDA_TRY(ctx, cudaMemcpyAsync(bits, s->norms, sizeof bits, cudaMemcpyDeviceToHost, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(hd_stream(ctx)));
+  memcpy(v, bits, sizeof v);
+  if (fmax && v[1] == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: the right-hand side is not finite");
+  if (v[0] == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: the residual is not finite");
+  if (fmax) *fmax = v[1];
+  *r = v[0];
   return HD_OK;
 }
 
@@ -451,6 +500,18 @@ HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
   return st;
 }
 
+/* max|r| into *r after packing the residual into x; max|f| into *fmax
+ * unless NULL (over every block). */
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+  const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
+  hd_stats acc;
+  hd_status st = HD_OK;
+  if (fmax) st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
+  if (fmax && st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", fmax);
+  if (st == HD_OK) st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
+  return st == HD_OK ? hd_pois_block_norm(ctx, s->max, s->user, &acc, "the residual", r) : st;
+}
+
 #endif
 
 /* The eigenvalues, after hd_pois_fft_alloc. */
@@ -528,22 +589,12 @@ HD_HOST_FN hd_status hd_pois_fft_create(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, d
 
 HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, const hd_real *f,
                                        const hd_pois_opts *o, hd_pois_result *res) {
-  const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
-#if defined(HD_BACKEND_CUDA) /* nodes i and n - i together, for the fold */
-  const hd_range3 folds = hd_range3_make(0, s->a.lv.n / 2 + 1, 1, s->a.lv.n, 0, 1);
-#else
-  const hd_range3 folds = rows;
-#endif
   double fmax = 0.0, r = 0.0;
-  hd_stats acc;
-  hd_status st;
+  hd_status st = HD_OK;
   s->a.lv.u = u, s->a.lv.f = f;
-  st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
-  if (st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", &fmax);
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
   while (st == HD_OK) {
-    st = hd_pois_fft_residual_reduce(ctx, &s->a, folds, &acc);
-    if (st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the residual", &r);
+    st = hd_pois_fft_residual(ctx, s, &r, res->checks ? NULL : &fmax);
     res->checks++;
     res->residual = fmax > 0 ? r / fmax : r;
     if (st != HD_OK || r <= o->tol * fmax) break;
