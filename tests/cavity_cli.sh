@@ -154,4 +154,11 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^sor_sweep_fraction_of_copy: ' stdout
   grep -q '^mg_speedup_over_sor: ' stdout && nothing_written && echo 0 || echo 1) \
   "--bench prints the sweep bandwidth and both solvers' times and writes nothing"
 
+# single precision on 64^2: SOR stalls at 3.7e-4 of max|f|, above 3e-4 (the floor is 2.4e-4)
+clean_dir
+run --bench --n=64 --precision=single --tol=3e-4 --backend=serial
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^mg_speedup_over_sor: none (SOR stalled at ' stdout &&
+  grep -q '^mg_solve_cycles: ' stdout && nothing_written && echo 0 || echo 1) \
+  "--bench where SOR cannot reach the tolerance: says so and measures the other solvers (exit 0)"
+
 finish

@@ -165,6 +165,7 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
   const long n = c->n, count = (n + 1) * (n + 1);
   double *f = (double *)malloc((size_t)count * sizeof(double)), *u = (double *)calloc((size_t)count, sizeof(double));
   double secs[3] = {0, 0, 0}, sweep = 0.0, bw = 0.0, step_secs[3] = {0, 0, 0};
+  int sor_reached = 1;
   const long sweeps = n >= 2048 ? 50 : 200;
   const int solvers = CAVITY_HAS_FFT(core->id) ? 3 : 2; /* SOR, multigrid, FFT */
   hd_pois_opts o;
@@ -181,10 +182,14 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
   o.tol = 0.0, o.max_iter = sweeps, o.check_every = (int)sweeps;
   if (ops->poisson(ctx, n, 1.0 / n, CAVITY_SOR, &o, f, u, &rs, &sweep) != HD_ERR_NOCONV) goto fail;
   for (k = 0; k < solvers; ++k) { /* cold solves to the tolerance */
+    hd_status st;
     memset(u, 0, (size_t)count * sizeof(double));
     o = p->pois;
     o.max_iter = k == CAVITY_SOR ? 100 * n : 200;
-    if (ops->poisson(ctx, n, 1.0 / n, k, &o, f, u, &r[k], &secs[k]) != HD_OK) goto fail;
+    st = ops->poisson(ctx, n, 1.0 / n, k, &o, f, u, &r[k], &secs[k]);
+    /* SOR stalls above the tolerance in single precision on fine grids: a result, not a failure */
+    if (k == CAVITY_SOR) sor_reached = st == HD_OK;
+    if (st != HD_OK && (st != HD_ERR_NOCONV || k != CAVITY_SOR)) goto fail;
   }
   for (k = 0; k < solvers; ++k) { /* 20 time steps after 20 of warm-up */
     cavity_problem q = *p;
@@ -215,10 +220,15 @@ static int run_bench(const cavity_cli *c, const cavity_problem *p, const cavity_
            "sor_sweep_seconds: %.6g\nsor_sweep_GB_per_second: %.6g\ncopy_GB_per_second: %.6g\n"
            "sor_sweep_fraction_of_copy: %.3f\n"
            "poisson_tolerance: %g\nsor_solve_seconds: %.6g\nsor_solve_sweeps: %ld\nsor_solve_checks: %ld\n"
-           "mg_solve_seconds: %.6g\nmg_solve_cycles: %ld\nmg_speedup_over_sor: %.3g\n",
+           "sor_solve_residual: %.3g\nmg_solve_seconds: %.6g\nmg_solve_cycles: %ld\n",
            core->name, ctx->device_name, ops->precision, n, sweep / sweeps, rate / 1e9, bw / 1e9,
-           bw > 0 ? rate / bw : 0.0, o.tol, secs[0], r[0].iterations, r[0].checks, secs[1], r[1].iterations,
-           secs[1] > 0 ? secs[0] / secs[1] : 0.0);
+           bw > 0 ? rate / bw : 0.0, o.tol, secs[0], r[0].iterations, r[0].checks, r[0].residual, secs[1],
+           r[1].iterations);
+    if (sor_reached)
+      printf("mg_speedup_over_sor: %.3g\n", secs[1] > 0 ? secs[0] / secs[1] : 0.0);
+    else
+      printf("mg_speedup_over_sor: none (SOR stalled at %.3g of max|f|, above the tolerance, after %ld sweeps)\n",
+             r[0].residual, r[0].iterations);
     if (solvers > 2)
       printf("fft_solve_seconds: %.6g\nfft_solves: %ld\nfft_speedup_over_mg: %.3g\n", secs[2], r[2].iterations,
              secs[2] > 0 ? secs[1] / secs[2] : 0.0);
