@@ -179,7 +179,7 @@ log "benchmarks"
   if want cavity; then
     echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, from zero, the second of two solves) --"
     # SOR stalls at 6.4e-8 of max|f| on 4096^2 (run 19): 1e-7 there
-    for n in 256 1024 4096; do
+    for n in 256 1024 2048 4096; do
       tol=
       [ $n = 4096 ] && tol=--tol=1e-7
       ./drivers/hd-cavity --bench --n=$n $tol --backend=cuda --progress=0 2>&1 | grep -E '^(n|sor_|copy|mg_|fft_|step_|poisson_tol)|error'

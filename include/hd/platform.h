@@ -62,6 +62,15 @@
 #define HD_RESTRICT
 #endif
 
+/* HD_LOAD(p): *p, on the device through the read-only data cache: for
+ * data no thread of the kernel writes, whose loads may then move past the
+ * kernel's stores. */
+#if defined(__CUDA_ARCH__)
+#define HD_LOAD(p) __ldg(p)
+#else
+#define HD_LOAD(p) (*(p))
+#endif
+
 #define HD_PRAGMA_(x) _Pragma(#x)
 #define HD_PRAGMA(x) HD_PRAGMA_(x) /* arguments macro-expanded first */
 /* HD_OMP_FOR: thread-parallel loop, only in the OpenMP backend.

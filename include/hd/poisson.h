@@ -140,8 +140,10 @@ HD_FN void hd_pois_smooth_pt(const hd_pois_level *a, hd_idx m, hd_idx j) {
 
 HD_FN hd_real hd_pois_residual(const hd_pois_level *a, hd_idx o) {
   const hd_idx sy = a->n + 1;
-  const hd_real *u = a->u;
-  return a->f[o] - (HD_R(4) * u[o] - u[o + 1] - u[o - 1] - u[o + sy] - u[o - sy]) / a->h2;
+  const hd_real *u = a->u; /* read only while residuals are taken */
+  return HD_LOAD(a->f + o) -
+         (HD_R(4) * HD_LOAD(u + o) - HD_LOAD(u + o + 1) - HD_LOAD(u + o - 1) - HD_LOAD(u + o + sy) - HD_LOAD(u + o - sy)) /
+             a->h2;
 }
 
 HD_FN void hd_pois_residual_pt(const hd_pois_level *a, hd_idx i, hd_idx j) {

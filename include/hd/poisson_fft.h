@@ -32,15 +32,21 @@
  * into recv, each block's share consecutive, in block order.  On entry u's
  * ghost rows must be current.
  *
- * CUDA: cuFFT has no sine transform.  A real FFT Y of n values of the fold
- * y_a = 2 sin(pi a / n)(x_a + x_{n-a}) + (x_a - x_{n-a}) (x_0 = x_n = 0)
- * gives it (Numerical Recipes' sinft): the DST-I T_k = 2 sum_j x_j
- * sin(pi j k / n) is -Im Y_l at k = 2l and Re Y_0 / 2 + Re Y_1 + .. + Re Y_l
- * at k = 2l + 1, a prefix sum along the line.  Every transform runs on m
- * contiguous lines of n values (cuFFT is about four times slower on
- * strided columns): a block a line takes the prefix sums, a tiled
- * transpose turns rows into columns and folds them for the next transform;
- * the correction's launches are replayed as one CUDA graph. */
+ * CUDA: cuFFT has no sine transform.  The forward transforms take a real
+ * FFT Y of n values of the fold y_a = 2 sin(pi a / n)(x_a + x_{n-a}) +
+ * (x_a - x_{n-a}) (x_0 = x_n = 0; Numerical Recipes' sinft): the DST-I
+ * T_k = 2 sum_j x_j sin(pi j k / n) is -Im Y_l at k = 2l and Re Y_0 / 2 +
+ * Re Y_1 + .. + Re Y_l at k = 2l + 1, a prefix sum along the line.  Its
+ * rounding grows as sqrt(n), which the residual sees undivided.  The
+ * inverse transforms' rounding is multiplied by the operator (up to 8/h^2,
+ * a factor 8n^2 on max|r|), so they take the odd extension to 2n values
+ * instead, two lines a, b as one complex line ext(a) + i ext(b) whose FFT
+ * is T_b - i T_a: one complex FFT of 2n a pair, exact to an FFT's
+ * rounding, and one solve reaches max|r| ~ eps n^2 max|f|.  Every transform
+ * runs on contiguous lines (cuFFT is about four times slower on strided
+ * columns): a block a line takes the prefix sums, tiled transposes turn
+ * rows into columns and back, and the correction's launches are replayed
+ * as one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
@@ -54,11 +60,15 @@
 #if defined(HD_REAL_FLOAT)
 typedef cufftComplex hd_fft_complex;
 #define HD_CUFFT_R2C CUFFT_R2C
+#define HD_CUFFT_C2C CUFFT_C2C
 #define HD_CUFFT_EXEC cufftExecR2C
+#define HD_CUFFT_EXEC_C2C cufftExecC2C
 #else
 typedef cufftDoubleComplex hd_fft_complex;
 #define HD_CUFFT_R2C CUFFT_D2Z
+#define HD_CUFFT_C2C CUFFT_Z2Z
 #define HD_CUFFT_EXEC cufftExecD2Z
+#define HD_CUFFT_EXEC_C2C cufftExecZ2Z
 #endif
 #else
 #include <fftw3.h>
@@ -78,6 +88,8 @@ typedef struct hd_pois_fft_args {
 #if defined(HD_BACKEND_CUDA)
   const hd_fft_complex *c; /* the FFTs of x's lines, nh = n / 2 + 1 values each */
   hd_real *t;              /* the lines' sine transforms, mode k at k (n apart) */
+  hd_fft_complex *z;       /* pairs of lines' odd extensions, 2n values a pair */
+  const hd_fft_complex *zf; /* their FFTs */
   const hd_real *sine;     /* sin(pi a / n), a = 0 .. n / 2 */
   hd_idx nh;
 #else
@@ -128,63 +140,86 @@ HD_DEFINE_REDUCE_3D(hd_pois_fft_f_reduce, hd_pois_fft_args, hd_stats, hd_pois_ff
 
 #if defined(HD_BACKEND_CUDA)
 
-enum { HD_POIS_FFT_TO_T, HD_POIS_FFT_DIVIDE, HD_POIS_FFT_CORRECT };
+enum { HD_POIS_FFT_TO_T, HD_POIS_FFT_EXTEND };
 
-/* Mode k (1 <= k < n) of line `line`'s sine transform: kept in t, divided
- * by its eigenvalue into x (mode (line + 1, k)), or added to u (node k of
- * row line + 1). */
-HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, int what, hd_idx line, hd_idx k, hd_real v) {
+/* Modes k (1 <= k < n) of lines 2q and 2q + 1's sine transforms (v[0],
+ * v[1]; line 2q + 1 may be past the last): kept in t, or divided by their
+ * eigenvalues (mode (line + 1, k)) into the pair's odd extension for the
+ * inverse transform, line 2q its real part, 2q + 1 its imaginary part
+ * (v at k, -v at 2n - k, zeros at k = 0 and n). */
+HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, int what, hd_idx q, hd_idx k, const hd_real v[2]) {
   const hd_idx n = a->lv.n;
-  if (k < 1 || k >= n) return;
-  if (what == HD_POIS_FFT_TO_T) a->t[k + line * n] = v;
-  else if (what == HD_POIS_FFT_DIVIDE) a->x[k + line * n] = v / (a->eig[line] + a->eig[k - 1]);
-  else a->lv.u[k + (line + 1) * (n + 1)] += v;
+  const int two = 2 * q + 1 < a->m;
+  if (what == HD_POIS_FFT_TO_T) {
+    if (k < 1 || k >= n) return;
+    a->t[k + 2 * q * n] = v[0];
+    if (two) a->t[k + (2 * q + 1) * n] = v[1];
+  } else if (k <= n) {
+    hd_fft_complex *z = a->z + q * 2 * n, e;
+    const int in = k && k < n;
+    e.x = in ? v[0] / (a->eig[2 * q] + a->eig[k - 1]) : HD_R(0);
+    e.y = in && two ? v[1] / (a->eig[2 * q + 1] + a->eig[k - 1]) : HD_R(0);
+    z[k] = e;
+    e.x = -e.x, e.y = -e.y;
+    if (in) z[2 * n - k] = e;
+  }
 }
 
-/* A block a line: the sine transform from the line's FFT (the prefix sum
- * of the real parts by tiles of blockDim values, in a fixed order), then
- * with HD_POIS_FFT_DIVIDE the divided modes folded in place for the
- * inverse transform along the same direction. */
+/* Value l of line `line`'s FFT, zero past the ends. */
+HD_FN hd_fft_complex hd_pois_fft_coef(const hd_pois_fft_args *a, hd_idx line, hd_idx l) {
+  hd_fft_complex y;
+  y.x = y.y = HD_R(0);
+  if (line < a->m && l < a->nh) y = HD_LOAD(a->c + line * a->nh + l);
+  return y;
+}
+
+/* A block a pair of lines: their sine transforms from their FFTs (the
+ * prefix sums of the real parts by tiles of blockDim values, in a fixed
+ * order).  Lane i of a warp holds modes 2l and 2l + 1, l = l0 + i, and
+ * puts modes 2 l0 + i and 2 l0 + 32 + i: stores of consecutive modes. */
 static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a, int what) {
-  __shared__ hd_real sums[32];
-  const hd_idx n = a.lv.n, line = (hd_idx)blockIdx.x;
-  const hd_fft_complex *c = a.c + line * a.nh;
+  __shared__ hd_real sums[2][32];
+  const hd_idx q = (hd_idx)blockIdx.x;
   const int tid = (int)threadIdx.x, lane = tid & 31, w = tid >> 5, warps = (int)blockDim.x >> 5;
-  hd_real carry = HD_R(0);
-  hd_idx l0, p;
-  int o;
+  hd_real carry[2] = {HD_R(0), HD_R(0)};
+  hd_idx l0;
+  int o, e, h;
   for (l0 = 0; l0 < a.nh; l0 += blockDim.x) {
     const hd_idx l = l0 + tid;
-    hd_fft_complex y;
-    hd_real v;
-    y.x = y.y = HD_R(0);
-    if (l < a.nh) y = c[l];
-    v = l ? y.x : y.x / 2;
-    for (o = 1; o < 32; o <<= 1) {
-      const hd_real u = __shfl_up_sync(0xffffffffu, v, o);
-      if (lane >= o) v += u;
+    hd_real v[2], odd[2], even[2], put[2];
+    for (e = 0; e < 2; ++e) {
+      const hd_fft_complex y = hd_pois_fft_coef(&a, 2 * q + e, l);
+      v[e] = l ? y.x : y.x / 2;
+      even[e] = -y.y;
+      for (o = 1; o < 32; o <<= 1) {
+        const hd_real u = __shfl_up_sync(0xffffffffu, v[e], o);
+        if (lane >= o) v[e] += u;
+      }
+      if (lane == 31) sums[e][w] = v[e];
     }
-    if (lane == 31) sums[w] = v;
     __syncthreads();
-    if (w == 0) {
-      hd_real s = lane < warps ? sums[lane] : HD_R(0);
+    if (w < 2) {
+      hd_real s = lane < warps ? sums[w][lane] : HD_R(0);
       for (o = 1; o < 32; o <<= 1) {
         const hd_real u = __shfl_up_sync(0xffffffffu, s, o);
         if (lane >= o) s += u;
       }
-      sums[lane] = s;
+      sums[w][lane] = s;
     }
     __syncthreads();
-    hd_pois_fft_put(&a, what, line, 2 * l, -y.y);
-    hd_pois_fft_put(&a, what, line, 2 * l + 1, carry + (w ? sums[w - 1] : HD_R(0)) + v);
-    carry += sums[warps - 1];
-    __syncthreads(); /* sums is the next tile's; the block's writes to x are seen below */
-  }
-  if (what != HD_POIS_FFT_DIVIDE) return;
-  for (p = tid; 2 * p <= n; p += blockDim.x) {
-    hd_real *x = a.x + line * n;
-    const hd_real xa = p ? x[p] : HD_R(0), xna = p && 2 * p != n ? x[n - p] : xa;
-    hd_pois_fft_fold(x, n, p, xa, xna, a.sine[p]);
+    for (e = 0; e < 2; ++e) {
+      odd[e] = carry[e] + (w ? sums[e][w - 1] : HD_R(0)) + v[e];
+      carry[e] += sums[e][warps - 1];
+    }
+    for (h = 0; h < 2; ++h) {
+      for (e = 0; e < 2; ++e) {
+        const hd_real ev = __shfl_sync(0xffffffffu, even[e], 16 * h + lane / 2);
+        const hd_real od = __shfl_sync(0xffffffffu, odd[e], 16 * h + lane / 2);
+        put[e] = lane & 1 ? od : ev;
+      }
+      hd_pois_fft_put(&a, what, q, 2 * (l - lane) + 32 * h + lane, put);
+    }
+    __syncthreads(); /* sums is the next tile's */
   }
 }
 
@@ -198,8 +233,8 @@ static __global__ void hd_pois_fft_fold_t_kernel(HD_KPARAM(hd_pois_fft_args) a) 
   for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
     const hd_idx p = p0 + r, k = k0 + tx;
     const int in = k < n && p >= 1 && 2 * p <= n;
-    lo[r][tx] = in ? a.t[k + (p - 1) * n] : HD_R(0);
-    hi[r][tx] = in ? a.t[k + (n - p - 1) * n] : HD_R(0);
+    lo[r][tx] = in ? HD_LOAD(a.t + k + (p - 1) * n) : HD_R(0);
+    hi[r][tx] = in ? HD_LOAD(a.t + k + (n - p - 1) * n) : HD_R(0);
   }
   __syncthreads();
   for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
@@ -208,9 +243,59 @@ static __global__ void hd_pois_fft_fold_t_kernel(HD_KPARAM(hd_pois_fft_args) a) 
   }
 }
 
+/* Line L's value at k (1 <= k < n) from its pair's FFT: T_b - i T_a. */
+HD_FN hd_real hd_pois_fft_value(const hd_pois_fft_args *a, hd_idx line, hd_idx k) {
+  const hd_fft_complex v = HD_LOAD(a->zf + (line >> 1) * 2 * a->lv.n + k);
+  return line & 1 ? v.x : -v.y;
+}
+
+/* The transpose of the lines' values in zf (line L, position k) into the
+ * odd extensions of z (line k - 1, position L + 1): tiles of 32 lines by
+ * 32 positions, a pair's two values stored together. */
+static __global__ void hd_pois_fft_extend_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  __shared__ hd_real v[32][33]; /* [line - l0][k - k0] */
+  const hd_idx n = a.lv.n, m = a.m, l0 = (hd_idx)blockIdx.y * 32, k0 = 1 + (hd_idx)blockIdx.x * 32;
+  const int tx = (int)threadIdx.x;
+  int r;
+  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
+    const hd_idx line = l0 + r, k = k0 + tx;
+    v[r][tx] = line < m && k < n ? hd_pois_fft_value(&a, line, k) : HD_R(0);
+  }
+  __syncthreads();
+  for (r = (int)threadIdx.y; 2 * r < 32; r += (int)blockDim.y) {
+    const hd_idx q = (k0 - 1) / 2 + r, line = l0 + tx, p = line + 1; /* lines 2q, 2q + 1 of z, position p */
+    hd_fft_complex *z = a.z + q * 2 * n, val;
+    if (2 * q >= m || line >= m) continue;
+    val.x = v[tx][2 * r], val.y = v[tx][2 * r + 1]; /* zero past the last line */
+    z[p] = val;
+    val.x = -val.x, val.y = -val.y;
+    z[2 * n - p] = val;
+    if (p == 1) z[0].x = z[0].y = HD_R(0);
+    if (p == m) z[n].x = z[n].y = HD_R(0);
+  }
+}
+
+/* u += the correction, row j from line j - 1, a thread a node of two rows. */
+static __global__ void hd_pois_fft_add_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  const hd_idx n = a.lv.n, i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  hd_idx q;
+  for (q = (hd_idx)blockIdx.y; 2 * q < a.m && i < n; q += gridDim.y) {
+    const hd_fft_complex v = HD_LOAD(a.zf + q * 2 * n + i);
+    a.lv.u[i + (2 * q + 1) * (n + 1)] -= v.y;
+    if (2 * q + 1 < a.m) a.lv.u[i + (2 * q + 2) * (n + 1)] += v.x;
+  }
+}
+
+/* Blocks for a grid-stride pass over `lines` lines of `blocks_x` blocks:
+ * enough to fill the GPU, few enough that per-block atomics stay cheap. */
+HD_HOST_FN unsigned hd_pois_fft_grid_y(hd_idx lines, unsigned blocks_x) {
+  const hd_idx want = 4096 / (hd_idx)blocks_x;
+  return (unsigned)(lines < want ? lines : want > 0 ? want : 1);
+}
+
 HD_HOST_FN hd_status hd_pois_fft_modes(hd_ctx *ctx, const hd_pois_fft_args *a, int what) {
-  const unsigned threads = a->nh >= 256 ? 256u : (unsigned)((a->nh + 31) / 32 * 32);
-  hd_pois_fft_modes_kernel<<<(unsigned)a->m, threads, 0, hd_stream(ctx)>>>(*a, what);
+  const unsigned threads = a->nh >= 256 ? 256u : a->nh <= 64 ? 64u : (unsigned)((a->nh + 31) / 32 * 32); /* 2 warps or more */
+  hd_pois_fft_modes_kernel<<<(unsigned)((a->m + 1) / 2), threads, 0, hd_stream(ctx)>>>(*a, what);
   return hd_check_launch(ctx, "hd_pois_fft_modes_kernel", __FILE__, __LINE__);
 }
 
@@ -220,45 +305,71 @@ HD_HOST_FN hd_status hd_pois_fft_fold_t(hd_ctx *ctx, const hd_pois_fft_args *a) 
   return hd_check_launch(ctx, "hd_pois_fft_fold_t_kernel", __FILE__, __LINE__);
 }
 
+HD_HOST_FN hd_status hd_pois_fft_extend_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
+  const dim3 grid((unsigned)((a->m + 31) / 32), (unsigned)((a->m + 31) / 32)), block(32, 8);
+  hd_pois_fft_extend_t_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
+  return hd_check_launch(ctx, "hd_pois_fft_extend_t_kernel", __FILE__, __LINE__);
+}
+
+HD_HOST_FN hd_status hd_pois_fft_add(hd_ctx *ctx, const hd_pois_fft_args *a) {
+  const unsigned bx = (unsigned)((a->m + 255) / 256);
+  const dim3 grid(bx, hd_pois_fft_grid_y((a->m + 1) / 2, bx));
+  hd_pois_fft_add_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(*a);
+  return hd_check_launch(ctx, "hd_pois_fft_add_kernel", __FILE__, __LINE__);
+}
+
+/* The block's maximum of v >= 0 into *out, by shuffles and atomicMax on
+ * the bits (non-negative doubles order as their bits do): the same value
+ * in any order.  Every thread of the block calls it. */
+static __device__ void hd_pois_fft_block_max(double v, double *top, unsigned long long *out) {
+  int d;
+  for (d = 16; d; d >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, d));
+  if ((threadIdx.x & 31) == 0) top[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (d = 1; d < (int)blockDim.x / 32; ++d) v = fmax(v, top[d]);
+    atomicMax(out, (unsigned long long)__double_as_longlong(v));
+  }
+}
+
 /* The residual at nodes (i, j) and (n - i, j), 0 <= i <= n / 2, folded
- * into row j's line of x, and max|r| (with want_f max|f| too) into out:
- * block maxima by shuffles, then atomicMax on the bits (non-negative
- * doubles order as their bits do), the same value in any order. */
+ * into row j's line of x, and max|r| (with want_f max|f| too) into out. */
 static __global__ void hd_pois_fft_residual_kernel(HD_KPARAM(hd_pois_fft_args) a, unsigned long long *out,
                                                    int want_f) {
   __shared__ double top[2][32];
   const hd_idx n = a.lv.n, i = (hd_idx)blockIdx.x * blockDim.x + threadIdx.x, ni = 2 * i != n ? n - i : i;
-  const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
   double v[2] = {0.0, 0.0};
   hd_idx j;
-  int q, d;
   for (j = 1 + (hd_idx)blockIdx.y; j < n && 2 * i <= n; j += gridDim.y) {
     const hd_idx o = j * (n + 1);
     const hd_real r = i ? hd_pois_residual(&a.lv, i + o) : HD_R(0);
     const hd_real rn = i && ni != i ? hd_pois_residual(&a.lv, ni + o) : r;
     hd_pois_fft_fold(a.x + (j - 1) * n, n, i, r, rn, a.sine[i]);
     v[0] = fmax(v[0], hd_pois_fft_absmax((double)r, (double)rn));
-    if (want_f && i) v[1] = fmax(v[1], hd_pois_fft_absmax((double)a.lv.f[i + o], (double)a.lv.f[ni + o]));
+    if (want_f && i) v[1] = fmax(v[1], hd_pois_fft_absmax((double)HD_LOAD(a.lv.f + i + o), (double)HD_LOAD(a.lv.f + ni + o)));
   }
-  for (q = 0; q < 2; ++q) {
-    for (d = 16; d; d >>= 1) v[q] = fmax(v[q], __shfl_xor_sync(0xffffffffu, v[q], d));
-    if (lane == 0) top[q][w] = v[q];
-  }
-  __syncthreads();
-  if (threadIdx.x < 2 && (threadIdx.x == 0 || want_f)) {
-    double m = 0.0;
-    for (d = 0; d < (int)blockDim.x / 32; ++d) m = fmax(m, top[threadIdx.x][d]);
-    atomicMax(out + threadIdx.x, (unsigned long long)__double_as_longlong(m));
-  }
+  hd_pois_fft_block_max(v[0], top[0], out);
+  if (want_f) hd_pois_fft_block_max(v[1], top[1], out + 1);
+}
+
+/* max|r| alone into out (a check): a thread a node. */
+static __global__ void hd_pois_fft_check_kernel(HD_KPARAM(hd_pois_fft_args) a, unsigned long long *out) {
+  __shared__ double top[32];
+  const hd_idx n = a.lv.n, i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  double v = 0.0;
+  hd_idx j;
+  for (j = 1 + (hd_idx)blockIdx.y; j < n && i < n; j += gridDim.y)
+    v = hd_pois_fft_absmax(v, (double)hd_pois_residual(&a.lv, i + j * (n + 1)));
+  hd_pois_fft_block_max(v, top, out);
 }
 
 typedef struct hd_pois_fft {
   hd_pois_fft_args a;
-  hd_real *buf, *eig, *t, *sine;
+  hd_real *buf, *eig, *sine;  /* buf: x and t, then (as zf) the pairs' FFTs */
   unsigned long long *norms; /* max|r|, max|f| as bits */
-  hd_fft_complex *c;
-  cufftHandle lines; /* m real-to-complex transforms of n values, contiguous */
-  int have_lines;
+  hd_fft_complex *c, *z;
+  cufftHandle lines, pairs; /* m real-to-complex FFTs of n values; (m + 1) / 2 complex ones of 2n */
+  int have_lines, have_pairs;
   void *graph; /* the correction's launches, for u = graph_u */
   const void *graph_u;
   int (*halo)(void *user, hd_real *u); /* unused: one block */
@@ -274,48 +385,63 @@ HD_HOST_FN hd_status hd_cufft_fail(hd_ctx *ctx, cufftResult r, const char *what)
 HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
   if (s->have_lines) cufftDestroy(s->lines);
-  hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->t), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
-  hd_dev_free(ctx, s->c), hd_dev_free(ctx, s->norms);
+  if (s->have_pairs) cufftDestroy(s->pairs);
+  hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
+  hd_dev_free(ctx, s->c), hd_dev_free(ctx, s->z), hd_dev_free(ctx, s->norms);
   memset(s, 0, sizeof *s);
 }
 
-HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, hd_pois_fft *s) {
-  cufftResult r = cufftSetStream(s->lines, hd_stream(ctx));
-  if (r == CUFFT_SUCCESS) r = HD_CUFFT_EXEC(s->lines, s->buf, s->c);
+/* The lines' forward FFTs (x to c), or the pairs' (z to zf). */
+HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, hd_pois_fft *s, int pairs) {
+  cufftResult r = cufftSetStream(pairs ? s->pairs : s->lines, hd_stream(ctx));
+  if (r == CUFFT_SUCCESS)
+    r = pairs ? HD_CUFFT_EXEC_C2C(s->pairs, s->z, (hd_fft_complex *)s->buf, CUFFT_FORWARD)
+              : HD_CUFFT_EXEC(s->lines, s->buf, s->c);
   return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "execution");
 }
 
 HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd_idx m) {
-  const hd_idx nh = n / 2 + 1;
-  long long len = n, olen = nh;
+  const hd_idx nh = n / 2 + 1, pairs = (m + 1) / 2;
+  long long len = n, olen = nh, len2 = 2 * n;
+  const size_t zbytes = (size_t)(pairs * 2 * n) * sizeof(hd_fft_complex);
   size_t work = 0;
   cufftResult r;
-  hd_status st = hd_dev_alloc(ctx, (void **)&s->buf, (size_t)(n * m) * sizeof(hd_real));
-  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->t, (size_t)(n * m) * sizeof(hd_real));
+  hd_status st = hd_dev_alloc(ctx, (void **)&s->buf, zbytes); /* >= 2 m n reals */
+  if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->z, zbytes);
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->c, (size_t)(nh * m) * sizeof(hd_fft_complex));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->eig, (size_t)m * sizeof(hd_real));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->sine, (size_t)nh * sizeof(hd_real));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->norms, 2 * sizeof(unsigned long long));
   if (st != HD_OK) return st;
+  HD_CUDA_TRY(ctx, cudaMemset(s->z, 0, zbytes));
   if ((r = cufftCreate(&s->lines)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
   s->have_lines = 1;
   r = cufftMakePlanMany64(s->lines, 1, &len, &len, 1, len, &olen, 1, olen, HD_CUFFT_R2C, (long long)m, &work);
-  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the sine transforms");
-  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.t = s->t, s->a.sine = s->sine;
+  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the forward sine transforms");
+  if ((r = cufftCreate(&s->pairs)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
+  s->have_pairs = 1;
+  r = cufftMakePlanMany64(s->pairs, 1, &len2, &len2, 1, len2, &len2, 1, len2, HD_CUFFT_C2C, (long long)pairs, &work);
+  if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the inverse sine transforms");
+  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.t = s->buf + m * n, s->a.sine = s->sine;
+  s->a.z = s->z, s->a.zf = (const hd_fft_complex *)s->buf;
   return HD_OK;
 }
 
-/* max|r| into *r after folding the residual into x; max|f| into *fmax
- * unless NULL. */
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+/* max|r| into *r, with `fold` after folding the residual into x; max|f|
+ * into *fmax unless NULL (then with `fold`). */
+#define HD_POIS_FFT_CHECK_FOLDS 0
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax, int fold) {
   const hd_idx n = s->a.lv.n;
-  const dim3 grid((unsigned)((n / 2 + 256) / 256), (unsigned)(n - 1 < 65535 ? n - 1 : 65535));
+  const unsigned bx = (unsigned)(fold ? (n / 2 + 256) / 256 : (n + 254) / 256);
+  const dim3 grid(bx, hd_pois_fft_grid_y(n - 1, bx));
   unsigned long long bits[2] = {0, 0};
   double v[2];
   hd_status st;
   HD_CUDA_TRY(ctx, cudaMemsetAsync(s->norms, 0, sizeof bits, hd_stream(ctx)));
-  hd_pois_fft_residual_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, fmax != NULL);
-  if ((st = hd_check_launch(ctx, "hd_pois_fft_residual_kernel", __FILE__, __LINE__)) != HD_OK) return st;
+  if (fold) hd_pois_fft_residual_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, fmax != NULL);
+  else hd_pois_fft_check_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(s->a, s->norms);
+  st = hd_check_launch(ctx, fold ? "hd_pois_fft_residual_kernel" : "hd_pois_fft_check_kernel", __FILE__, __LINE__);
+  if (st != HD_OK) return st;
   HD_CUDA_TRY(ctx, cudaMemcpyAsync(bits, s->norms, sizeof bits, cudaMemcpyDeviceToHost, hd_stream(ctx)));
   HD_CUDA_TRY(ctx, cudaStreamSynchronize(hd_stream(ctx)));
   memcpy(v, bits, sizeof v);
@@ -330,16 +456,15 @@ HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r
  * transforms, columns', the division, columns' and rows' back. */
 HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
   hd_pois_fft *s = (hd_pois_fft *)arg;
-  hd_status st = hd_pois_fft_exec(ctx, s);
+  hd_status st = hd_pois_fft_exec(ctx, s, 0);
   if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_TO_T);
   if (st == HD_OK) st = hd_pois_fft_fold_t(ctx, &s->a);
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
-  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_DIVIDE);
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
-  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_TO_T);
-  if (st == HD_OK) st = hd_pois_fft_fold_t(ctx, &s->a);
-  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s);
-  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_CORRECT);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 0);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_EXTEND);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 1);
+  if (st == HD_OK) st = hd_pois_fft_extend_t(ctx, &s->a);
+  if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 1);
+  if (st == HD_OK) st = hd_pois_fft_add(ctx, &s->a);
   return st;
 }
 
@@ -500,12 +625,14 @@ HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
   return st;
 }
 
-/* max|r| into *r after packing the residual into x; max|f| into *fmax
- * unless NULL (over every block). */
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+/* max|r| into *r after packing the residual into x (whatever `fold`
+ * says); max|f| into *fmax unless NULL (over every block). */
+#define HD_POIS_FFT_CHECK_FOLDS 1
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax, int fold) {
   const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
   hd_stats acc;
   hd_status st = HD_OK;
+  (void)fold;
   if (fmax) st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
   if (fmax && st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", fmax);
   if (st == HD_OK) st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
@@ -594,7 +721,8 @@ HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, 
   s->a.lv.u = u, s->a.lv.f = f;
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
   while (st == HD_OK) {
-    st = hd_pois_fft_residual(ctx, s, &r, res->checks ? NULL : &fmax);
+    const int first = res->checks == 0; /* later checks only measure */
+    st = hd_pois_fft_residual(ctx, s, &r, first ? &fmax : NULL, first);
     res->checks++;
     res->residual = fmax > 0 ? r / fmax : r;
     if (st != HD_OK || r <= o->tol * fmax) break;
@@ -603,6 +731,8 @@ HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, 
                    res->residual, res->iterations, o->tol);
       break;
     }
+    if (!first && !HD_POIS_FFT_CHECK_FOLDS) st = hd_pois_fft_residual(ctx, s, &r, NULL, 1);
+    if (st != HD_OK) break;
     st = hd_pois_fft_correct(ctx, s);
     if (st == HD_OK && s->halo && s->halo(s->user, u)) st = hd_fail(ctx, HD_ERR_IO, "poisson: the halo exchange failed");
     res->iterations++;
