@@ -141,9 +141,9 @@ HD_FN void hd_pois_smooth_pt(const hd_pois_level *a, hd_idx m, hd_idx j) {
 HD_FN hd_real hd_pois_residual(const hd_pois_level *a, hd_idx o) {
   const hd_idx sy = a->n + 1;
   const hd_real *u = a->u; /* read only while residuals are taken */
-  return HD_LOAD(a->f + o) -
-         (HD_R(4) * HD_LOAD(u + o) - HD_LOAD(u + o + 1) - HD_LOAD(u + o - 1) - HD_LOAD(u + o + sy) - HD_LOAD(u + o - sy)) /
-             a->h2;
+  const hd_real c = HD_LOAD(u + o), e = HD_LOAD(u + o + 1), w = HD_LOAD(u + o - 1);
+  const hd_real nn = HD_LOAD(u + o + sy), s = HD_LOAD(u + o - sy);
+  return HD_LOAD(a->f + o) - (HD_R(4) * c - e - w - nn - s) / a->h2;
 }
 
 HD_FN void hd_pois_residual_pt(const hd_pois_level *a, hd_idx i, hd_idx j) {

@@ -44,9 +44,9 @@
  * is T_b - i T_a: one complex FFT of 2n a pair, exact to an FFT's
  * rounding, and one solve reaches max|r| ~ eps n^2 max|f|.  Every transform
  * runs on contiguous lines (cuFFT is about four times slower on strided
- * columns): a block a line takes the prefix sums, tiled transposes turn
- * rows into columns and back, and the correction's launches are replayed
- * as one CUDA graph. */
+ * columns): a block a pair of lines takes the prefix sums, tiled
+ * transposes turn rows into columns and back, and the correction's
+ * launches are replayed as one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
@@ -294,7 +294,8 @@ HD_HOST_FN unsigned hd_pois_fft_grid_y(hd_idx lines, unsigned blocks_x) {
 }
 
 HD_HOST_FN hd_status hd_pois_fft_modes(hd_ctx *ctx, const hd_pois_fft_args *a, int what) {
-  const unsigned threads = a->nh >= 256 ? 256u : a->nh <= 64 ? 64u : (unsigned)((a->nh + 31) / 32 * 32); /* 2 warps or more */
+  /* two warps or more: one scans each line's tile sums */
+  const unsigned threads = a->nh >= 256 ? 256u : a->nh <= 64 ? 64u : (unsigned)((a->nh + 31) / 32 * 32);
   hd_pois_fft_modes_kernel<<<(unsigned)((a->m + 1) / 2), threads, 0, hd_stream(ctx)>>>(*a, what);
   return hd_check_launch(ctx, "hd_pois_fft_modes_kernel", __FILE__, __LINE__);
 }
@@ -346,7 +347,8 @@ static __global__ void hd_pois_fft_residual_kernel(HD_KPARAM(hd_pois_fft_args) a
     const hd_real rn = i && ni != i ? hd_pois_residual(&a.lv, ni + o) : r;
     hd_pois_fft_fold(a.x + (j - 1) * n, n, i, r, rn, a.sine[i]);
     v[0] = fmax(v[0], hd_pois_fft_absmax((double)r, (double)rn));
-    if (want_f && i) v[1] = fmax(v[1], hd_pois_fft_absmax((double)HD_LOAD(a.lv.f + i + o), (double)HD_LOAD(a.lv.f + ni + o)));
+    if (want_f && i)
+      v[1] = fmax(v[1], hd_pois_fft_absmax((double)HD_LOAD(a.lv.f + i + o), (double)HD_LOAD(a.lv.f + ni + o)));
   }
   hd_pois_fft_block_max(v[0], top[0], out);
   if (want_f) hd_pois_fft_block_max(v[1], top[1], out + 1);
