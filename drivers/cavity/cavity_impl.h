@@ -287,13 +287,14 @@ static hd_status cv_fields(hd_ctx *ctx, void *state, double *psi, double *w, dou
   return s;
 }
 
+/* in into *dev, allocated first where NULL. */
 static hd_status cv_upload(hd_ctx *ctx, hd_real **dev, const double *in, size_t count) {
   hd_real *host = (hd_real *)hd_host_alloc(count * sizeof(hd_real));
-  hd_status s;
+  hd_status s = HD_OK;
   size_t i;
   if (!host) return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory");
   for (i = 0; i < count; ++i) host[i] = (hd_real)in[i];
-  s = hd_dev_alloc(ctx, (void **)dev, count * sizeof(hd_real));
+  if (!*dev) s = hd_dev_alloc(ctx, (void **)dev, count * sizeof(hd_real));
   if (s == HD_OK) s = hd_dev_upload(ctx, *dev, host, count * sizeof(hd_real));
   hd_host_free(host);
   return s;
@@ -312,9 +313,8 @@ static hd_status cv_poisson(hd_ctx *ctx, long n, double h, int kind, const hd_po
     s = cv_upload(ctx, &du, u, count);
     if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, &warm);
     if (s == HD_ERR_NOCONV) s = HD_OK; /* the timed solve says it again */
-    hd_dev_free(ctx, du), du = NULL;
   }
-  if (s == HD_OK) s = cv_upload(ctx, &du, u, count);
+  if (s == HD_OK) s = cv_upload(ctx, &du, u, count); /* the same array: a graph recorded on it is replayed */
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   t0 = hd_wtime();
   if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, res);

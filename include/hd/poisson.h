@@ -49,6 +49,11 @@ HD_FN hd_real hd_pois_jacobi(hd_real h2f, hd_real e, hd_real w, hd_real n, hd_re
   return (h2f + e + w + n + s) * HD_R(0.25);
 }
 
+/* The residual f - A u of the 5-point equation at a node of value c. */
+HD_FN hd_real hd_pois_residual_of(hd_real f, hd_real c, hd_real e, hd_real w, hd_real n, hd_real s, hd_real h2) {
+  return f - (HD_R(4) * c - e - w - n - s) / h2;
+}
+
 /* One SOR update of colour `colour` on the split arrays. */
 typedef struct hd_pois_sor_args {
   hd_real *own;         /* this colour's u */
@@ -107,7 +112,7 @@ HD_FN void hd_pois_sor_res_pt(const hd_pois_sor_pair *a, hd_idx m, hd_idx j, hd_
   const hd_real *u = s->own, *v = s->other;
   hd_real r;
   if (i < 1 || i > s->n - 1) return;
-  r = s->f[o] - (HD_R(4) * u[o] - v[o + p] - v[o - 1 + p] - v[o + s->w] - v[o - s->w]) / s->h2;
+  r = hd_pois_residual_of(s->f[o], u[o], v[o + p], v[o - 1 + p], v[o + s->w], v[o - s->w], s->h2);
   hd_stats_add(acc, (double)r, o);
 }
 
@@ -143,7 +148,7 @@ HD_FN hd_real hd_pois_residual(const hd_pois_level *a, hd_idx o) {
   const hd_real *u = a->u; /* read only while residuals are taken */
   const hd_real c = HD_LOAD(u + o), e = HD_LOAD(u + o + 1), w = HD_LOAD(u + o - 1);
   const hd_real nn = HD_LOAD(u + o + sy), s = HD_LOAD(u + o - sy);
-  return HD_LOAD(a->f + o) - (HD_R(4) * c - e - w - nn - s) / a->h2;
+  return hd_pois_residual_of(HD_LOAD(a->f + o), c, e, w, nn, s, a->h2);
 }
 
 HD_FN void hd_pois_residual_pt(const hd_pois_level *a, hd_idx i, hd_idx j) {
