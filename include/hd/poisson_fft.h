@@ -402,12 +402,12 @@ static __global__ void hd_pois_fft_check_kernel(HD_KPARAM(hd_pois_fft_args) a, u
 typedef struct hd_pois_fft {
   hd_pois_fft_args a;
   hd_real *buf, *eig, *sine;  /* buf: x and t, then (as zf) the pairs' FFTs */
-  unsigned long long *norms; /* max|r|, max|f| as bits */
+  unsigned long long *norms, *host_norms; /* max|r|, max|f| as bits; their read-back (pinned) */
   hd_fft_complex *c, *z;
   cufftHandle lines, pairs; /* m real-to-complex FFTs of n values; (m + 1) / 2 complex ones of 2n */
   int have_lines, have_pairs;
-  void *graph; /* the correction's launches, for u = graph_u */
-  const void *graph_u;
+  void *graph; /* the correction's launches and the check, for u = graph_u, f = graph_f */
+  const void *graph_u, *graph_f;
   int (*halo)(void *user, hd_real *u); /* unused: one block */
   int (*max)(void *user, double *v);
   void *user;
@@ -424,6 +424,7 @@ HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   if (s->have_pairs) cufftDestroy(s->pairs);
   hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
   hd_dev_free(ctx, s->c), hd_dev_free(ctx, s->z), hd_dev_free(ctx, s->norms);
+  if (s->host_norms) cudaFreeHost(s->host_norms);
   memset(s, 0, sizeof *s);
 }
 
@@ -449,6 +450,7 @@ HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->sine, (size_t)nh * sizeof(hd_real));
   if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&s->norms, 2 * sizeof(unsigned long long));
   if (st != HD_OK) return st;
+  HD_CUDA_TRY(ctx, cudaMallocHost((void **)&s->host_norms, 2 * sizeof(unsigned long long)));
   HD_CUDA_TRY(ctx, cudaMemset(s->z, 0, zbytes));
   if ((r = cufftCreate(&s->lines)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
   s->have_lines = 1;
@@ -463,25 +465,28 @@ HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd
   return HD_OK;
 }
 
-/* max|r| into *r, with `fold` after folding the residual into x; max|f|
- * into *fmax unless NULL (then with `fold`). */
-#define HD_POIS_FFT_CHECK_FOLDS 0
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax, int fold) {
-  const hd_idx n = s->a.lv.n;
-  const hd_idx rows = fold ? HD_POIS_FFT_RES_ROWS : HD_POIS_FFT_CHECK_ROWS;
-  const unsigned cols = (unsigned)(fold ? (n / 2 + 256) / 256 : (n + 254) / 256);
+/* Launches the residual pass (with want_f max|f| too) or the check, and
+ * the read-back of the norms they take. */
+HD_HOST_FN hd_status hd_pois_fft_measure(hd_ctx *ctx, hd_pois_fft *s, int residual, int want_f) {
+  const hd_idx n = s->a.lv.n, rows = residual ? HD_POIS_FFT_RES_ROWS : HD_POIS_FFT_CHECK_ROWS;
+  const unsigned cols = (unsigned)(residual ? (n / 2 + 256) / 256 : (n + 254) / 256);
   const unsigned blocks = cols * (unsigned)((n - 2 + rows) / rows);
-  unsigned long long bits[2] = {0, 0};
-  double v[2];
+  const size_t bytes = 2 * sizeof(unsigned long long);
   hd_status st;
-  HD_CUDA_TRY(ctx, cudaMemsetAsync(s->norms, 0, sizeof bits, hd_stream(ctx)));
-  if (fold) hd_pois_fft_residual_kernel<<<blocks, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, fmax != NULL, cols);
+  HD_CUDA_TRY(ctx, cudaMemsetAsync(s->norms, 0, bytes, hd_stream(ctx)));
+  if (residual) hd_pois_fft_residual_kernel<<<blocks, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, want_f, cols);
   else hd_pois_fft_check_kernel<<<blocks, 256, 0, hd_stream(ctx)>>>(s->a, s->norms, cols);
-  st = hd_check_launch(ctx, fold ? "hd_pois_fft_residual_kernel" : "hd_pois_fft_check_kernel", __FILE__, __LINE__);
+  st = hd_check_launch(ctx, residual ? "hd_pois_fft_residual_kernel" : "hd_pois_fft_check_kernel", __FILE__, __LINE__);
   if (st != HD_OK) return st;
-  HD_CUDA_TRY(ctx, cudaMemcpyAsync(bits, s->norms, sizeof bits, cudaMemcpyDeviceToHost, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaMemcpyAsync(s->host_norms, s->norms, bytes, cudaMemcpyDeviceToHost, hd_stream(ctx)));
+  return HD_OK;
+}
+
+/* After hd_pois_fft_measure: max|r| into *r, max|f| into *fmax unless NULL. */
+HD_HOST_FN hd_status hd_pois_fft_norms(hd_ctx *ctx, const hd_pois_fft *s, double *r, double *fmax) {
+  double v[2];
   HD_CUDA_TRY(ctx, cudaStreamSynchronize(hd_stream(ctx)));
-  memcpy(v, bits, sizeof v);
+  memcpy(v, s->host_norms, sizeof v);
   if (fmax && v[1] == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: the right-hand side is not finite");
   if (v[0] == HUGE_VAL) return hd_fail(ctx, HD_ERR_NONFINITE, "poisson: the residual is not finite");
   if (fmax) *fmax = v[1];
@@ -489,8 +494,16 @@ HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r
   return HD_OK;
 }
 
+/* max|r| into *r after folding the residual into x; max|f| into *fmax
+ * unless NULL. */
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+  const hd_status st = hd_pois_fft_measure(ctx, s, 1, fmax != NULL);
+  return st == HD_OK ? hd_pois_fft_norms(ctx, s, r, fmax) : st;
+}
+
 /* The correction from the residual's folded rows in x, added to u: rows'
- * transforms, columns', the division, columns' and rows' back. */
+ * transforms, columns', the division, columns' and rows' back; then the
+ * check of the new u (which does not fold). */
 HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
   hd_pois_fft *s = (hd_pois_fft *)arg;
   hd_status st = hd_pois_fft_exec(ctx, s, 0);
@@ -502,24 +515,28 @@ HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
   if (st == HD_OK) st = hd_pois_fft_extend_t(ctx, &s->a);
   if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 1);
   if (st == HD_OK) st = hd_pois_fft_add(ctx, &s->a);
+  if (st == HD_OK) st = hd_pois_fft_measure(ctx, s, 0, 0);
   return st;
 }
 
-HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
+/* The correction added to u, and max|r| of the new u into *r. */
+#define HD_POIS_FFT_CHECK_FOLDS 0
+HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s, double *r) {
 #if !defined(HD_DEBUG)
-  if (!s->graph || s->graph_u != s->a.lv.u) {
+  if (!s->graph || s->graph_u != s->a.lv.u || s->graph_f != s->a.lv.f) {
     hd_status st;
     if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
     s->graph = NULL;
     st = hd_graph_record(ctx, hd_pois_fft_correct_launches, s, "recording the FFT solve as a CUDA graph", &s->graph);
     if (st != HD_OK) return st;
-    s->graph_u = s->a.lv.u;
+    s->graph_u = s->a.lv.u, s->graph_f = s->a.lv.f;
   }
   HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)s->graph, hd_stream(ctx)));
-  return HD_OK;
 #else
-  return hd_pois_fft_correct_launches(ctx, s);
+  const hd_status st = hd_pois_fft_correct_launches(ctx, s);
+  if (st != HD_OK) return st;
 #endif
+  return hd_pois_fft_norms(ctx, s, r, NULL);
 }
 
 #else /* CPU backends: FFTW3 */
@@ -647,8 +664,12 @@ HD_HOST_FN hd_status hd_pois_fft_transpose(hd_ctx *ctx, hd_pois_fft *s, int forw
   return st;
 }
 
-/* The correction from the residual packed in x, added to u. */
-HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax);
+
+/* The correction from the residual packed in x, added to u; the ghost
+ * rows refreshed, and max|r| of the new u into *r (packed into x). */
+#define HD_POIS_FFT_CHECK_FOLDS 1
+HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s, double *r) {
   const hd_idx rows = s->a.jhi - s->a.jlo;
   hd_status st = hd_pois_fft_rows_loop(ctx, &s->a, 0, rows);
   if (st == HD_OK) st = hd_pois_fft_transpose(ctx, s, 1);
@@ -659,17 +680,17 @@ HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s) {
   if (st == HD_OK) st = hd_pois_fft_rows_loop(ctx, &s->a, 0, rows);
   if (st == HD_OK)
     st = hd_pois_fft_correct_loop(ctx, &s->a, hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1));
-  return st;
+  if (st == HD_OK && s->halo && s->halo(s->user, s->a.lv.u))
+    st = hd_fail(ctx, HD_ERR_IO, "poisson: the halo exchange failed");
+  return st == HD_OK ? hd_pois_fft_residual(ctx, s, r, NULL) : st;
 }
 
-/* max|r| into *r after packing the residual into x (whatever `fold`
- * says); max|f| into *fmax unless NULL (over every block). */
-#define HD_POIS_FFT_CHECK_FOLDS 1
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax, int fold) {
+/* max|r| into *r after packing the residual into x; max|f| into *fmax
+ * unless NULL (over every block). */
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
   const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
   hd_stats acc;
   hd_status st = HD_OK;
-  (void)fold;
   if (fmax) st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
   if (fmax && st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", fmax);
   if (st == HD_OK) st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
@@ -757,22 +778,20 @@ HD_HOST_FN hd_status hd_pois_fft_solve(hd_ctx *ctx, hd_pois_fft *s, hd_real *u, 
   hd_status st = HD_OK;
   s->a.lv.u = u, s->a.lv.f = f;
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
+  st = hd_pois_fft_residual(ctx, s, &r, &fmax);
+  res->checks = 1;
   while (st == HD_OK) {
-    const int first = res->checks == 0; /* later checks only measure */
-    st = hd_pois_fft_residual(ctx, s, &r, first ? &fmax : NULL, first);
-    res->checks++;
     res->residual = fmax > 0 ? r / fmax : r;
-    if (st != HD_OK || r <= o->tol * fmax) break;
+    if (r <= o->tol * fmax) break;
     if (res->iterations >= o->max_iter) {
       st = hd_fail(ctx, HD_ERR_NOCONV, "poisson: FFT residual %.3g of max|f| after %ld solves (tolerance %g)",
                    res->residual, res->iterations, o->tol);
       break;
     }
-    if (!first && !HD_POIS_FFT_CHECK_FOLDS) st = hd_pois_fft_residual(ctx, s, &r, NULL, 1);
-    if (st != HD_OK) break;
-    st = hd_pois_fft_correct(ctx, s);
-    if (st == HD_OK && s->halo && s->halo(s->user, u)) st = hd_fail(ctx, HD_ERR_IO, "poisson: the halo exchange failed");
-    res->iterations++;
+    /* a check that did not fold leaves x to fold again */
+    if (res->iterations && !HD_POIS_FFT_CHECK_FOLDS) st = hd_pois_fft_residual(ctx, s, &r, NULL);
+    if (st == HD_OK) st = hd_pois_fft_correct(ctx, s, &r);
+    res->iterations++, res->checks++;
   }
   s->a.lv.u = NULL, s->a.lv.f = NULL;
   return st;
