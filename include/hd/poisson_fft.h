@@ -406,8 +406,11 @@ typedef struct hd_pois_fft {
   hd_fft_complex *c, *z;
   cufftHandle lines, pairs; /* m real-to-complex FFTs of n values; (m + 1) / 2 complex ones of 2n */
   int have_lines, have_pairs;
-  void *graph; /* the correction's launches and the check, for u = graph_u, f = graph_f */
-  const void *graph_u, *graph_f;
+  /* the correction's launches and the check, for u = graph_u[k], f = graph_f[k]: two,
+   * as a time march's right-hand side alternates between two arrays */
+  void *graph[2];
+  const void *graph_u[2], *graph_f[2];
+  int graph_next;
   int (*halo)(void *user, hd_real *u); /* unused: one block */
   int (*max)(void *user, double *v);
   void *user;
@@ -419,7 +422,8 @@ HD_HOST_FN hd_status hd_cufft_fail(hd_ctx *ctx, cufftResult r, const char *what)
 }
 
 HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
-  if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
+  if (s->graph[0]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[0]);
+  if (s->graph[1]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[1]);
   if (s->have_lines) cufftDestroy(s->lines);
   if (s->have_pairs) cufftDestroy(s->pairs);
   hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
@@ -523,15 +527,17 @@ HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
 #define HD_POIS_FFT_CHECK_FOLDS 0
 HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s, double *r) {
 #if !defined(HD_DEBUG)
-  if (!s->graph || s->graph_u != s->a.lv.u || s->graph_f != s->a.lv.f) {
+  int k = s->graph[0] && s->graph_u[0] == s->a.lv.u && s->graph_f[0] == s->a.lv.f ? 0 : 1;
+  if (!s->graph[k] || s->graph_u[k] != s->a.lv.u || s->graph_f[k] != s->a.lv.f) {
     hd_status st;
-    if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
-    s->graph = NULL;
-    st = hd_graph_record(ctx, hd_pois_fft_correct_launches, s, "recording the FFT solve as a CUDA graph", &s->graph);
+    k = s->graph_next, s->graph_next = 1 - k;
+    if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
+    s->graph[k] = NULL;
+    st = hd_graph_record(ctx, hd_pois_fft_correct_launches, s, "recording the FFT solve as a CUDA graph", &s->graph[k]);
     if (st != HD_OK) return st;
-    s->graph_u = s->a.lv.u, s->graph_f = s->a.lv.f;
+    s->graph_u[k] = s->a.lv.u, s->graph_f[k] = s->a.lv.f;
   }
-  HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)s->graph, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaGraphLaunch((cudaGraphExec_t)s->graph[k], hd_stream(ctx)));
 #else
   const hd_status st = hd_pois_fft_correct_launches(ctx, s);
   if (st != HD_OK) return st;
