@@ -46,7 +46,7 @@
  * runs on contiguous lines (cuFFT is about four times slower on strided
  * columns): a block a pair of lines takes the prefix sums, tiled
  * transposes turn rows into columns and back, and the correction's
- * launches are replayed as one CUDA graph. */
+ * launches with the check of the new u are replayed as one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
