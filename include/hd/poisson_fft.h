@@ -391,8 +391,8 @@ static __global__ void hd_pois_fft_check_kernel(HD_KPARAM(hd_pois_fft_args) a, u
       const hd_idx o = i + (j0 + k) * sy;
       if (j0 + k >= n) break;
       const hd_real nn = HD_LOAD(u + o + sy);
-      v = hd_pois_fft_absmax(v, (double)hd_pois_residual_of(HD_LOAD(lv.f + o), c, HD_LOAD(u + o + 1), HD_LOAD(u + o - 1),
-                                                            nn, s, lv.h2));
+      v = hd_pois_fft_absmax(v, (double)hd_pois_residual_of(HD_LOAD(lv.f + o), c, HD_LOAD(u + o + 1),
+                                                            HD_LOAD(u + o - 1), nn, s, lv.h2));
       s = c, c = nn;
     }
   }
@@ -670,7 +670,17 @@ HD_HOST_FN hd_status hd_pois_fft_transpose(hd_ctx *ctx, hd_pois_fft *s, int forw
   return st;
 }
 
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax);
+/* max|r| into *r after packing the residual into x; max|f| into *fmax
+ * unless NULL (over every block). */
+HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
+  const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
+  hd_stats acc;
+  hd_status st = HD_OK;
+  if (fmax) st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
+  if (fmax && st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", fmax);
+  if (st == HD_OK) st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
+  return st == HD_OK ? hd_pois_block_norm(ctx, s->max, s->user, &acc, "the residual", r) : st;
+}
 
 /* The correction from the residual packed in x, added to u; the ghost
  * rows refreshed, and max|r| of the new u into *r (packed into x). */
@@ -689,18 +699,6 @@ HD_HOST_FN hd_status hd_pois_fft_correct(hd_ctx *ctx, hd_pois_fft *s, double *r)
   if (st == HD_OK && s->halo && s->halo(s->user, s->a.lv.u))
     st = hd_fail(ctx, HD_ERR_IO, "poisson: the halo exchange failed");
   return st == HD_OK ? hd_pois_fft_residual(ctx, s, r, NULL) : st;
-}
-
-/* max|r| into *r after packing the residual into x; max|f| into *fmax
- * unless NULL (over every block). */
-HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r, double *fmax) {
-  const hd_range3 rows = hd_range3_make(1, s->a.lv.n, s->a.jlo, s->a.jhi, 0, 1);
-  hd_stats acc;
-  hd_status st = HD_OK;
-  if (fmax) st = hd_pois_fft_f_reduce(ctx, &s->a, rows, &acc);
-  if (fmax && st == HD_OK) st = hd_pois_block_norm(ctx, s->max, s->user, &acc, "the right-hand side", fmax);
-  if (st == HD_OK) st = hd_pois_fft_residual_reduce(ctx, &s->a, rows, &acc);
-  return st == HD_OK ? hd_pois_block_norm(ctx, s->max, s->user, &acc, "the residual", r) : st;
 }
 
 #endif
