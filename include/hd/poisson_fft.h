@@ -287,7 +287,7 @@ static __global__ void hd_pois_fft_add_kernel(HD_KPARAM(hd_pois_fft_args) a) {
 }
 
 /* Blocks for a grid-stride pass over `lines` lines of `blocks_x` blocks:
- * enough to fill the GPU, few enough that per-block atomics stay cheap. */
+ * enough to fill the GPU, within the grid's limit for any n. */
 HD_HOST_FN unsigned hd_pois_fft_grid_y(hd_idx lines, unsigned blocks_x) {
   const hd_idx want = 4096 / (hd_idx)blocks_x;
   return (unsigned)(lines < want ? lines : want > 0 ? want : 1);
