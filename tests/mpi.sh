@@ -476,6 +476,13 @@ result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow 
 rm -rf ck && mkdir ck
 restart3 cavity 60 ".vtr _history.csv" --n=32 --solver=sor --steps=120 --monitor-every=20 --steady=0 --png=no
 result $? "hd-cavity on 3 ranks: 60 + checkpoint + restart + 60 steps give the fields and history of 120 straight"
+# a solve not split over the ranks says so once; a split one says nothing
+bin="$top/drivers/hd-cavity"
+rm -rf many && mkdir many
+mpirun 2 --n=16 --solver=mg --steps=2 --steady=0 --png=no --backend=serial --output=many/m >/dev/null 2>many/mg.err &&
+  mpirun 2 --n=16 --solver=sor --steps=2 --steady=0 --png=no --backend=serial --output=many/s >/dev/null 2>many/sor.err &&
+  [ "$(grep -c '^hd-cavity: note: multigrid is not split over ranks' many/mg.err)" -eq 1 ] && ! grep -q 'note:' many/sor.err
+result $? "hd-cavity on 2 ranks: multigrid notes once that every rank solves the whole grid, SOR does not"
 # the cavity's checkpoints load on any rank count (each rank reads the rows
 # of the old blocks it covers): 3 -> 2, 3 -> 1, 1 -> 3 and 2 -> 4 continue as
 # the straight run does, bit for bit, with SOR and FFT (split) or multigrid

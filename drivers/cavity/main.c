@@ -299,6 +299,7 @@ static int run(int argc, char **argv) {
   hd_progress prog;
   cavity_progress pr;
   char err[1024], why[512];
+  int whole_solve = 0;
   void *state = NULL;
   double *psi = NULL, *w = NULL, *u = NULL, *v = NULL, *lf[4] = {NULL, NULL, NULL, NULL}, t0, wall, change = -1;
   cavity_results res;
@@ -388,6 +389,8 @@ static int run(int argc, char **argv) {
                                   "ranks; use more ranks");
     goto out;
   }
+  /* multigrid, and cuFFT on CUDA ranks, solve the gathered whole grid on every rank */
+  whole_solve = p.rows && c.solver != CAVITY_SOR && !(c.solver == CAVITY_FFT && core->id != HD_B_CUDA);
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
      * about 4/3 x 3 arrays; FFT: 3) of the block — multigrid and cuFFT on
@@ -396,13 +399,12 @@ static int run(int argc, char **argv) {
      * rank 0 four of the whole grid */
     const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
-    const int split_mg = p.rows && c.solver != CAVITY_SOR && !(c.solver == CAVITY_FFT && core->id != HD_B_CUDA);
-    const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : split_mg ? 0.0 : 4.0)) +
-                                         (split_mg ? 6.0 * whole : 0.0));
+    const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : whole_solve ? 0.0 : 4.0)) +
+                                         (whole_solve ? 6.0 * whole : 0.0));
     rc = hd_drv_check_memory(PROG, &ctx, core, dev,
                              (c.com.bench ? 3 * nodes * 8.0
                                           : 4 * nodes * 8.0 + (root && !c.pieces ? 16 * whole + (cr.dc.size > 1 ? 32 * whole : 0) : 0)) +
-                                 (split_mg ? 2.0 * whole * ops->real_size : 0.0),
+                                 (whole_solve ? 2.0 * whole * ops->real_size : 0.0),
                              "grid");
     if ((rc = hd_par_max_int(rc)) != 0) {
       core->destroy(&ctx);
@@ -437,6 +439,10 @@ static int run(int argc, char **argv) {
     fprintf(stderr, PROG ": %s backend (%s), %s precision, %ld^2 cells, Re %g, %s, dt %g%s%s%s%s\n", core->name,
             ctx.device_name, ops->precision, c.n, c.re, solver_name(c.solver), p.dt,
             cr.dc.size > 1 ? "; " : "", cr.dc.size > 1 ? hd_par_describe() : "", why[0] ? "; " : "", why);
+  if (root && whole_solve)
+    fprintf(stderr, PROG ": note: %s is not split over ranks: every rank gathers the grid and solves all of it each "
+                         "step%s (doc/mpi.md)\n", solver_name(c.solver),
+            core->id == HD_B_CUDA ? ", slower than one GPU alone" : "");
   {
     const size_t whole = (size_t)((c.n + 1) * (c.n + 1)) * sizeof(double), mine = (size_t)(gn[0] * cr.dc.ln[1]) * sizeof(double);
     double **g[4];

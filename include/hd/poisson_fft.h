@@ -741,7 +741,7 @@ HD_HOST_FN hd_status hd_pois_fft_create_block(hd_ctx *ctx, hd_pois_fft *s, hd_id
   if (st != HD_OK) return st;
   if (parts < 1 || part < 0 || part >= parts)
     return hd_fail(ctx, HD_ERR_ARG, "poisson: block %d of %d blocks", part, parts);
-  if (!(r = s->parts_rows = (hd_idx *)malloc(4 * (size_t)parts * sizeof(hd_idx))))
+  if (!(r = s->parts_rows = (hd_idx *)calloc(4 * (size_t)parts, sizeof(hd_idx))))
     return hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory");
   for (p = 0; p < parts; ++p) { /* interior rows: 1 .. n - 1 */
     r[p] = lo[p] > 1 ? lo[p] : 1;
