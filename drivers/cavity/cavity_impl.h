@@ -306,20 +306,26 @@ static hd_status cv_poisson(hd_ctx *ctx, long n, double h, int kind, const hd_po
   hd_real *du = NULL, *df = NULL;
   cavity_solver sv;
   hd_status s = cv_solver_create(ctx, &sv, kind, n, h);
-  double t0 = 0.0;
+  double t0 = 0.0, times[5] = {0, 0, 0, 0, 0}, spent = 0.0, tmp;
+  int k = 0, i;
   if (s == HD_OK) s = cv_upload(ctx, &df, f, count);
-  if (s == HD_OK) { /* a first solve records what is reused (CUDA graphs) and warms the caches; timed: the second */
+  if (s == HD_OK) { /* a first solve records what is reused (CUDA graphs) and warms the caches, untimed */
     hd_pois_result warm;
     s = cv_upload(ctx, &du, u, count);
     if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, &warm);
     if (s == HD_ERR_NOCONV) s = HD_OK; /* the timed solve says it again */
   }
-  if (s == HD_OK) s = cv_upload(ctx, &du, u, count); /* the same array: a graph recorded on it is replayed */
-  if (s == HD_OK) s = hd_ctx_sync(ctx);
-  t0 = hd_wtime();
-  if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, res);
-  if (s == HD_OK) s = hd_ctx_sync(ctx);
-  *seconds = hd_wtime() - t0;
+  /* timed: up to 5 solves from the same start while they take under 0.5 s in all, the median */
+  for (k = 0; k < 5 && (s == HD_OK || (s == HD_ERR_NOCONV && !k)) && spent < 0.5; ++k) {
+    s = cv_upload(ctx, &du, u, count); /* the same array: a graph recorded on it is replayed */
+    if (s == HD_OK) s = hd_ctx_sync(ctx);
+    t0 = hd_wtime();
+    if (s == HD_OK) s = cv_solve(ctx, &sv, du, df, o, res);
+    if (s == HD_OK) s = hd_ctx_sync(ctx);
+    times[k] = hd_wtime() - t0, spent += times[k];
+    for (i = k; i > 0 && times[i - 1] > times[i]; --i) tmp = times[i], times[i] = times[i - 1], times[i - 1] = tmp;
+  }
+  *seconds = times[k / 2];
   if (s == HD_OK || s == HD_ERR_NOCONV) {
     const hd_status d = cv_download(ctx, du, count * sizeof(hd_real), u);
     if (d != HD_OK) s = d;

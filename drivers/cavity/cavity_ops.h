@@ -59,8 +59,9 @@ typedef struct cavity_ops {
   hd_status (*fields)(hd_ctx *ctx, void *state, double *psi, double *w, double *u, double *v);
   void (*destroy)(hd_ctx *ctx, void *state);
   /* One Poisson solve on n x n cells of width h: u (boundary kept) from f,
-   * natural layout, with the time of the solve alone in *seconds (a second
-   * solve of the same problem: the first records the CUDA graphs). */
+   * natural layout, with the time of the solve alone in *seconds (the
+   * median of up to 5 solves of the same problem after a first, which
+   * records the CUDA graphs). */
   hd_status (*poisson)(hd_ctx *ctx, long n, double h, int solver, const hd_pois_opts *o, const double *f,
                        double *u, hd_pois_result *res, double *seconds);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */

@@ -44,9 +44,11 @@
  * is T_b - i T_a: one complex FFT of 2n a pair, exact to an FFT's
  * rounding, and one solve reaches max|r| ~ eps n^2 max|f|.  Every transform
  * runs on contiguous lines (cuFFT is about four times slower on strided
- * columns): a block a pair of lines takes the prefix sums, tiled
- * transposes turn rows into columns and back, and the correction's
- * launches with the check of the new u are replayed as one CUDA graph. */
+ * columns): the rows' prefix sums are stored transposed (and folded for
+ * the columns' FFTs), a block a pair of columns takes theirs into the odd
+ * extensions, a tiled transpose turns the columns back into rows, and
+ * the correction's launches with the check of the new u are replayed as
+ * one CUDA graph. */
 #ifndef HD_POISSON_FFT_H
 #define HD_POISSON_FFT_H
 
@@ -87,7 +89,6 @@ typedef struct hd_pois_fft_args {
   hd_idx row0, jlo, jhi; /* CUDA: 0, 1, n (the whole grid) */
 #if defined(HD_BACKEND_CUDA)
   const hd_fft_complex *c; /* the FFTs of x's lines, nh = n / 2 + 1 values each */
-  hd_real *t;              /* the lines' sine transforms, mode k at k (n apart) */
   hd_fft_complex *z;       /* pairs of lines' odd extensions, 2n values a pair */
   const hd_fft_complex *zf; /* their FFTs */
   const hd_real *sine;     /* sin(pi a / n), a = 0 .. n / 2 */
@@ -140,21 +141,15 @@ HD_DEFINE_REDUCE_3D(hd_pois_fft_f_reduce, hd_pois_fft_args, hd_stats, hd_pois_ff
 
 #if defined(HD_BACKEND_CUDA)
 
-enum { HD_POIS_FFT_TO_T, HD_POIS_FFT_EXTEND };
-
-/* Modes k (1 <= k < n) of lines 2q and 2q + 1's sine transforms (v[0],
- * v[1]; line 2q + 1 may be past the last): kept in t, or divided by their
- * eigenvalues (mode (line + 1, k)) into the pair's odd extension for the
- * inverse transform, line 2q its real part, 2q + 1 its imaginary part
- * (v at k, -v at 2n - k, zeros at k = 0 and n). */
-HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, int what, hd_idx q, hd_idx k, const hd_real v[2]) {
+/* Modes k (0 <= k <= n) of lines 2q and 2q + 1's sine transforms (v[0],
+ * v[1]; line 2q + 1 may be past the last), divided by their eigenvalues
+ * (mode (line + 1, k)) into the pair's odd extension for the inverse
+ * transform, line 2q its real part, 2q + 1 its imaginary part (v at k, -v
+ * at 2n - k, zeros at k = 0 and n). */
+HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, hd_idx q, hd_idx k, const hd_real v[2]) {
   const hd_idx n = a->lv.n;
   const int two = 2 * q + 1 < a->m;
-  if (what == HD_POIS_FFT_TO_T) {
-    if (k < 1 || k >= n) return;
-    a->t[k + 2 * q * n] = v[0];
-    if (two) a->t[k + (2 * q + 1) * n] = v[1];
-  } else if (k <= n) {
+  if (k <= n) {
     hd_fft_complex *z = a->z + q * 2 * n, e;
     const int in = k && k < n;
     e.x = in ? v[0] / (a->eig[2 * q] + a->eig[k - 1]) : HD_R(0);
@@ -173,11 +168,12 @@ HD_FN hd_fft_complex hd_pois_fft_coef(const hd_pois_fft_args *a, hd_idx line, hd
   return y;
 }
 
-/* A block a pair of lines: their sine transforms from their FFTs (the
- * prefix sums of the real parts by tiles of blockDim values, in a fixed
- * order).  Lane i of a warp holds modes 2l and 2l + 1, l = l0 + i, and
+/* The inverse transforms' first step: a block a pair of lines (columns),
+ * their sine transforms from their FFTs (the prefix sums of the real parts
+ * by tiles of blockDim values, in a fixed order) into the pair's odd
+ * extension.  Lane i of a warp holds modes 2l and 2l + 1, l = l0 + i, and
  * puts modes 2 l0 + i and 2 l0 + 32 + i: stores of consecutive modes. */
-static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a, int what) {
+static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a) {
   __shared__ hd_real sums[2][32];
   const hd_idx q = (hd_idx)blockIdx.x;
   const int tid = (int)threadIdx.x, lane = tid & 31, w = tid >> 5, warps = (int)blockDim.x >> 5;
@@ -217,29 +213,71 @@ static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a, i
         const hd_real od = __shfl_sync(0xffffffffu, odd[e], 16 * h + lane / 2);
         put[e] = lane & 1 ? od : ev;
       }
-      hd_pois_fft_put(&a, what, q, 2 * (l - lane) + 32 * h + lane, put);
+      hd_pois_fft_put(&a, q, 2 * (l - lane) + 32 * h + lane, put);
     }
     __syncthreads(); /* sums is the next tile's */
   }
 }
 
-/* The transpose of t (line p - 1: modes k of row p) into x (line k - 1:
- * rows p), folding rows p and n - p: tiles of 32 pairs by 32 modes. */
-static __global__ void hd_pois_fft_fold_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
-  __shared__ hd_real lo[32][33], hi[32][33];
-  const hd_idx n = a.lv.n, p0 = (hd_idx)blockIdx.x * 32, k0 = 1 + (hd_idx)blockIdx.y * 32;
-  const int tx = (int)threadIdx.x;
-  int r;
-  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
-    const hd_idx p = p0 + r, k = k0 + tx;
-    const int in = k < n && p >= 1 && 2 * p <= n;
-    lo[r][tx] = in ? HD_LOAD(a.t + k + (p - 1) * n) : HD_R(0);
-    hi[r][tx] = in ? HD_LOAD(a.t + k + (n - p - 1) * n) : HD_R(0);
-  }
-  __syncthreads();
-  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
-    const hd_idx k = k0 + r, p = p0 + tx;
-    if (k < n && 2 * p <= n) hd_pois_fft_fold(a.x + (k - 1) * n, n, p, lo[tx][r], hi[tx][r], a.sine[p]);
+/* The forward transforms' middle step: the rows' sine transforms from
+ * their FFTs, written transposed into x (line k - 1: rows p folded with
+ * rows n - p) with no pass through memory between.  A block takes four
+ * rows p0 .. p0 + 3 and their mirrors n - p (eight lines; row p is line
+ * p - 1 of c) by tiles of 256 values of their FFTs: loads along the lines
+ * (the whole tile in flight before any use), a warp's prefix sums a line
+ * 32 values at a time, stores of four consecutive rows (a 32-byte sector
+ * in double) along x's lines.  A pass through memory fewer than the modes
+ * and a tiled transpose apart, but no faster: 1.39 ms a solve at 4096^2
+ * either way, its loads waited on (8 pairs by 128 values and 16 by 64 no
+ * faster). */
+enum { HD_POIS_FFT_T_PAIRS = 4, HD_POIS_FFT_T_TILE = 256, HD_POIS_FFT_T_THREADS = 256 };
+static __global__ void __launch_bounds__(HD_POIS_FFT_T_THREADS) hd_pois_fft_modes_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  enum { P = HD_POIS_FFT_T_PAIRS, TILE = HD_POIS_FFT_T_TILE, THREADS = HD_POIS_FFT_T_THREADS, WARPS = THREADS / 32 };
+  enum { PER_WARP = 2 * P > WARPS ? 2 * P / WARPS : 1 };
+  __shared__ hd_real re[2 * P][TILE + 1]; /* the prefix sums in place */
+  __shared__ hd_real im[2 * P][TILE + 1];
+  const hd_idx n = a.lv.n, p0 = (hd_idx)blockIdx.x * P;
+  const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5; /* warp w scans lines w, w + WARPS, .. */
+  hd_real carry[PER_WARP];
+  hd_idx l0;
+  int idx, j, s;
+  for (s = 0; s < PER_WARP; ++s) carry[s] = HD_R(0);
+  for (l0 = 0; l0 < a.nh; l0 += TILE) {
+    for (idx = t; idx < 2 * P * TILE; idx += THREADS) {
+      const int r = idx / TILE, dl = idx % TILE;
+      const hd_idx p = p0 + r % P, l = l0 + dl;
+      hd_fft_complex y;
+      y.x = y.y = HD_R(0);
+      if (p >= 1 && 2 * p <= n && l < a.nh) y = HD_LOAD(a.c + (r < P ? p - 1 : n - p - 1) * a.nh + l);
+      re[r][dl] = l ? y.x : y.x / 2;
+      im[r][dl] = -y.y;
+    }
+    __syncthreads();
+#pragma unroll
+    for (s = 0; s < PER_WARP; ++s) {
+      const int r = w + WARPS * s;
+      if (r >= 2 * P) break;
+      for (j = 0; j < TILE; j += 32) {
+        hd_real v = re[r][j + lane];
+        int o;
+        for (o = 1; o < 32; o <<= 1) {
+          const hd_real u = __shfl_up_sync(0xffffffffu, v, o);
+          if (lane >= o) v += u;
+        }
+        v += carry[s];
+        re[r][j + lane] = v;
+        carry[s] = __shfl_sync(0xffffffffu, v, 31);
+      }
+    }
+    __syncthreads();
+    for (idx = t; idx < 2 * P * TILE; idx += THREADS) {
+      const int pp = idx % P, kk = idx / P, dl = kk >> 1;
+      const hd_idx p = p0 + pp, k = 2 * l0 + kk; /* mode 2l: -Im Y_l; 2l + 1: the prefix sum */
+      if (k < 1 || k >= n || 2 * p > n) continue;
+      hd_pois_fft_fold(a.x + (k - 1) * n, n, p, kk & 1 ? re[pp][dl] : im[pp][dl],
+                       kk & 1 ? re[P + pp][dl] : im[P + pp][dl], HD_LOAD(a.sine + p));
+    }
+    __syncthreads(); /* re and im are the next tile's */
   }
 }
 
@@ -293,17 +331,17 @@ HD_HOST_FN unsigned hd_pois_fft_grid_y(hd_idx lines, unsigned blocks_x) {
   return (unsigned)(lines < want ? lines : want > 0 ? want : 1);
 }
 
-HD_HOST_FN hd_status hd_pois_fft_modes(hd_ctx *ctx, const hd_pois_fft_args *a, int what) {
+HD_HOST_FN hd_status hd_pois_fft_modes(hd_ctx *ctx, const hd_pois_fft_args *a) {
   /* two warps or more: one scans each line's tile sums */
   const unsigned threads = a->nh >= 256 ? 256u : a->nh <= 64 ? 64u : (unsigned)((a->nh + 31) / 32 * 32);
-  hd_pois_fft_modes_kernel<<<(unsigned)((a->m + 1) / 2), threads, 0, hd_stream(ctx)>>>(*a, what);
+  hd_pois_fft_modes_kernel<<<(unsigned)((a->m + 1) / 2), threads, 0, hd_stream(ctx)>>>(*a);
   return hd_check_launch(ctx, "hd_pois_fft_modes_kernel", __FILE__, __LINE__);
 }
 
-HD_HOST_FN hd_status hd_pois_fft_fold_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
-  const dim3 grid((unsigned)((a->lv.n / 2 + 32) / 32), (unsigned)((a->m + 31) / 32)), block(32, 8);
-  hd_pois_fft_fold_t_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
-  return hd_check_launch(ctx, "hd_pois_fft_fold_t_kernel", __FILE__, __LINE__);
+HD_HOST_FN hd_status hd_pois_fft_modes_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
+  const unsigned blocks = (unsigned)((a->lv.n / 2 + HD_POIS_FFT_T_PAIRS) / HD_POIS_FFT_T_PAIRS); /* rows 0 .. n / 2 */
+  hd_pois_fft_modes_t_kernel<<<blocks, HD_POIS_FFT_T_THREADS, 0, hd_stream(ctx)>>>(*a);
+  return hd_check_launch(ctx, "hd_pois_fft_modes_t_kernel", __FILE__, __LINE__);
 }
 
 HD_HOST_FN hd_status hd_pois_fft_extend_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
@@ -464,7 +502,7 @@ HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd
   s->have_pairs = 1;
   r = cufftMakePlanMany64(s->pairs, 1, &len2, &len2, 1, len2, &len2, 1, len2, HD_CUFFT_C2C, (long long)pairs, &work);
   if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the inverse sine transforms");
-  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.t = s->buf + m * n, s->a.sine = s->sine;
+  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.sine = s->sine;
   s->a.z = s->z, s->a.zf = (const hd_fft_complex *)s->buf;
   return HD_OK;
 }
@@ -511,10 +549,9 @@ HD_HOST_FN hd_status hd_pois_fft_residual(hd_ctx *ctx, hd_pois_fft *s, double *r
 HD_HOST_FN hd_status hd_pois_fft_correct_launches(hd_ctx *ctx, void *arg) {
   hd_pois_fft *s = (hd_pois_fft *)arg;
   hd_status st = hd_pois_fft_exec(ctx, s, 0);
-  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_TO_T);
-  if (st == HD_OK) st = hd_pois_fft_fold_t(ctx, &s->a);
+  if (st == HD_OK) st = hd_pois_fft_modes_t(ctx, &s->a);
   if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 0);
-  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a, HD_POIS_FFT_EXTEND);
+  if (st == HD_OK) st = hd_pois_fft_modes(ctx, &s->a);
   if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 1);
   if (st == HD_OK) st = hd_pois_fft_extend_t(ctx, &s->a);
   if (st == HD_OK) st = hd_pois_fft_exec(ctx, s, 1);
