@@ -177,7 +177,7 @@ log "benchmarks"
     rm -rf "$w"
   fi
   if want cavity; then
-    echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, from zero, the second of two solves) --"
+    echo "-- cavity: Poisson solvers (double, tolerance 1e-8 of max|f|, 1e-7 on 4096^2, from zero, the median of up to five solves after an untimed first) --"
     # SOR stalls at 6.4e-8 of max|f| on 4096^2 (run 19): 1e-7 there
     for n in 256 1024 2048 4096; do
       tol=
