@@ -64,6 +64,11 @@ run --n=32 --re=2500 --steps=10 --steady=0 --png=no
 result $([ "$(cat rc)" -eq 0 ] && [ "$(grep -c '^erturk_' stdout)" -eq 6 ] && grep -q '^v_max: ' stdout &&
   ! grep -q '^ghia_' stdout && echo 0 || echo 1) \
   "at Re = 2500 the summary compares with Erturk et al.'s tables alone (Ghia's have no Re = 2500)"
+clean_dir
+run --n=32 --re=10000 --steps=10 --steady=0 --png=no
+result $([ "$(cat rc)" -eq 0 ] && [ "$(grep -c '^erturk_' stdout)" -eq 6 ] && [ "$(grep -c '^ghia_' stdout)" -eq 6 ] &&
+  [ "$(grep -c '^u_min: ' stdout)" -eq 1 ] && grep -q '^erturk_v_min: -0.57120$' stdout && echo 0 || echo 1) \
+  "at Re = 10000 the summary compares with both tables (Erturk et al.'s v_min -0.5712), the extrema once"
 
 clean_dir
 run --n=30 --re=100 --solver=sor --steps=200 --steady=0
