@@ -226,12 +226,13 @@ static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a) {
  * p - 1 of c) by tiles of 256 values of their FFTs: loads along the lines
  * (the whole tile in flight before any use), a warp's prefix sums a line
  * 32 values at a time, stores of four consecutive rows (a 32-byte sector
- * in double) along x's lines.  A pass through memory fewer than the modes
- * and a tiled transpose apart, but no faster: 1.39 ms a solve at 4096^2
- * either way, its loads waited on (8 pairs by 128 values and 16 by 64 no
- * faster). */
+ * in double) along x's lines.  One pass through memory fewer than a pass
+ * to the modes and a tiled transpose, and no faster: 1.39 ms a solve at
+ * 4096^2 either way, its loads waited on (8 rows by 128 values and 16 by
+ * 64 no faster). */
 enum { HD_POIS_FFT_T_PAIRS = 4, HD_POIS_FFT_T_TILE = 256, HD_POIS_FFT_T_THREADS = 256 };
-static __global__ void __launch_bounds__(HD_POIS_FFT_T_THREADS) hd_pois_fft_modes_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+static __global__ void __launch_bounds__(HD_POIS_FFT_T_THREADS)
+    hd_pois_fft_modes_t_kernel(HD_KPARAM(hd_pois_fft_args) a) {
   enum { P = HD_POIS_FFT_T_PAIRS, TILE = HD_POIS_FFT_T_TILE, THREADS = HD_POIS_FFT_T_THREADS, WARPS = THREADS / 32 };
   enum { PER_WARP = 2 * P > WARPS ? 2 * P / WARPS : 1 };
   __shared__ hd_real re[2 * P][TILE + 1]; /* the prefix sums in place */
