@@ -65,7 +65,7 @@ static inline const ghia_case *ghia_find(double re) {
  * so their tables carry a far smaller error of their own than Ghia's.  The
  * centreline stations (u along x = 1/2 at 23 heights, v along y = 1/2 at
  * 23 abscissae) for Re = 1000, 2500, 5000, 7500 and 10000, as published
- * on cavityflow.com with the paper (Tables 4 and 5 there). */
+ * on cavityflow.com with the paper. */
 #define ERTURK_POINTS 23
 #define ERTURK_CASES 5
 
