@@ -42,7 +42,13 @@
  * a factor 8n^2 on max|r|), so they take the odd extension to 2n values
  * instead, two lines a, b as one complex line ext(a) + i ext(b) whose FFT
  * is T_b - i T_a: one complex FFT of 2n a pair, exact to an FFT's
- * rounding, and one solve reaches max|r| ~ eps n^2 max|f|.  Every transform
+ * rounding, and one solve reaches max|r| ~ eps n^2 max|f|.  For even n
+ * (8 or more) the inverse transforms split each line's modes by parity:
+ * the even modes' sum E is a sine transform of n / 2 (the pair's odd
+ * extension, n values), the odd modes' sum O a DST-II of n / 2 (a real FFT
+ * of the modes in Makhoul's order, then a twiddle), and T_j = O_j + E_j,
+ * T_{n-j} = O_j - E_j: 1.5n values a line through memory instead of 2n,
+ * to the same rounding.  Every transform
  * runs on contiguous lines (cuFFT is about four times slower on strided
  * columns): the rows' prefix sums are stored transposed (and folded for
  * the columns' FFTs), a block a pair of columns takes theirs into the odd
@@ -89,10 +95,13 @@ typedef struct hd_pois_fft_args {
   hd_idx row0, jlo, jhi; /* CUDA: 0, 1, n (the whole grid) */
 #if defined(HD_BACKEND_CUDA)
   const hd_fft_complex *c; /* the FFTs of x's lines, nh = n / 2 + 1 values each */
-  hd_fft_complex *z;       /* pairs of lines' odd extensions, 2n values a pair */
+  hd_fft_complex *z;       /* pairs of lines' odd extensions, 2n values a pair (split: the even modes', n) */
   const hd_fft_complex *zf; /* their FFTs */
+  hd_real *v;              /* split: the lines' odd modes, reordered for a real FFT of n / 2 */
+  const hd_fft_complex *vf; /* their FFTs, n / 4 + 1 values each */
   const hd_real *sine;     /* sin(pi a / n), a = 0 .. n / 2 */
   hd_idx nh;
+  int split;               /* the inverse transforms split in halves (even n) */
 #else
   hd_real *y;            /* columns jlo .. jhi - 1 (of x's indices), m values each, ld apart */
   hd_real *pack;         /* the transposes' buffer, the blocks' shares in block order */
@@ -160,6 +169,58 @@ HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, hd_idx q, hd_idx k, const 
   }
 }
 
+/* Where odd mode 2o + 1 of a line goes in its reordered line of n / 2
+ * values (Makhoul's order for the DCT-II, signs alternating), times *sign. */
+HD_FN hd_idx hd_pois_fft_odd_at(hd_idx half, hd_idx o, hd_real *sign) {
+  *sign = o & 1 ? HD_R(-1) : HD_R(1);
+  return o & 1 ? half - 1 - (o >> 1) : o >> 1;
+}
+
+/* Split: modes 2l and 2l + 1 of lines 2q and 2q + 1 (line 2q + 1 may be
+ * past the last), divided by their eigenvalues, the even mode into the
+ * pair's odd extension of n values (line 2q its real part), the odd one
+ * into each line's reordered odd modes. */
+HD_FN void hd_pois_fft_put_split(const hd_pois_fft_args *a, hd_idx q, hd_idx l, const hd_real even[2],
+                                 const hd_real odd[2]) {
+  const hd_idx n = a->lv.n, half = n / 2, line = 2 * q;
+  const int two = line + 1 < a->m;
+  hd_real sign;
+  if (l >= 1 && l < half) {
+    hd_fft_complex *z = a->z + q * n, e;
+    e.x = even[0] / (a->eig[line] + a->eig[2 * l - 1]);
+    e.y = two ? even[1] / (a->eig[line + 1] + a->eig[2 * l - 1]) : HD_R(0);
+    z[l] = e;
+    e.x = -e.x, e.y = -e.y;
+    z[n - l] = e;
+  }
+  if (l < half) {
+    const hd_idx at = hd_pois_fft_odd_at(half, l, &sign);
+    a->v[line * half + at] = sign * odd[0] / (a->eig[line] + a->eig[2 * l]);
+    if (two) a->v[(line + 1) * half + at] = sign * odd[1] / (a->eig[line + 1] + a->eig[2 * l]);
+  }
+}
+
+/* Split: the sine transform of a line at j and n - j (1 <= j <= n / 2)
+ * from the FFT e of its even modes' odd extension (the pair's value at j,
+ * the line's part e_j) and the real FFT V of its reordered odd modes: the
+ * odd modes' sum O_j = O_{n-j} is a DST-II of n / 2, Re(w V_{n/2-j}) with
+ * a twiddle w (V_k the conjugate of V_{n/2-k} past n / 4), and the even
+ * modes' sum changes sign at n - j. */
+HD_FN void hd_pois_fft_split_values(const hd_pois_fft_args *a, hd_real e_j, const hd_fft_complex *V, hd_idx j,
+                                    hd_real *t_j, hd_real *t_nj) {
+  const hd_idx half = a->lv.n / 2;
+  const hd_real s = HD_LOAD(a->sine + j), c = HD_LOAD(a->sine + half - j);
+  hd_real o;
+  if (2 * j >= half) {
+    const hd_fft_complex w = HD_LOAD(V + half - j);
+    o = 2 * (s * w.x + c * w.y);
+  } else {
+    const hd_fft_complex w = HD_LOAD(V + j);
+    o = 2 * (s * w.x - c * w.y);
+  }
+  *t_j = o + e_j, *t_nj = o - e_j;
+}
+
 /* Value l of line `line`'s FFT, zero past the ends. */
 HD_FN hd_fft_complex hd_pois_fft_coef(const hd_pois_fft_args *a, hd_idx line, hd_idx l) {
   hd_fft_complex y;
@@ -171,8 +232,9 @@ HD_FN hd_fft_complex hd_pois_fft_coef(const hd_pois_fft_args *a, hd_idx line, hd
 /* The inverse transforms' first step: a block a pair of lines (columns),
  * their sine transforms from their FFTs (the prefix sums of the real parts
  * by tiles of blockDim values, in a fixed order) into the pair's odd
- * extension.  Lane i of a warp holds modes 2l and 2l + 1, l = l0 + i, and
- * puts modes 2 l0 + i and 2 l0 + 32 + i: stores of consecutive modes. */
+ * extension (split: its even modes', and the odd modes reordered).  Lane
+ * i of a warp holds modes 2l and 2l + 1, l = l0 + i, and puts modes
+ * 2 l0 + i and 2 l0 + 32 + i: stores of consecutive modes. */
 static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a) {
   __shared__ hd_real sums[2][32];
   const hd_idx q = (hd_idx)blockIdx.x;
@@ -207,14 +269,16 @@ static __global__ void hd_pois_fft_modes_kernel(HD_KPARAM(hd_pois_fft_args) a) {
       odd[e] = carry[e] + (w ? sums[e][w - 1] : HD_R(0)) + v[e];
       carry[e] += sums[e][warps - 1];
     }
-    for (h = 0; h < 2; ++h) {
-      for (e = 0; e < 2; ++e) {
-        const hd_real ev = __shfl_sync(0xffffffffu, even[e], 16 * h + lane / 2);
-        const hd_real od = __shfl_sync(0xffffffffu, odd[e], 16 * h + lane / 2);
-        put[e] = lane & 1 ? od : ev;
+    if (a.split) hd_pois_fft_put_split(&a, q, l, even, odd);
+    else
+      for (h = 0; h < 2; ++h) {
+        for (e = 0; e < 2; ++e) {
+          const hd_real ev = __shfl_sync(0xffffffffu, even[e], 16 * h + lane / 2);
+          const hd_real od = __shfl_sync(0xffffffffu, odd[e], 16 * h + lane / 2);
+          put[e] = lane & 1 ? od : ev;
+        }
+        hd_pois_fft_put(&a, q, 2 * (l - lane) + 32 * h + lane, put);
       }
-      hd_pois_fft_put(&a, q, 2 * (l - lane) + 32 * h + lane, put);
-    }
     __syncthreads(); /* sums is the next tile's */
   }
 }
@@ -325,6 +389,63 @@ static __global__ void hd_pois_fft_add_kernel(HD_KPARAM(hd_pois_fft_args) a) {
   }
 }
 
+/* Split: the columns' values (line L at j and n - j from zf and vf) into
+ * the rows' inputs, transposed: rows j and n - j (pair j - 1) at position
+ * L + 1, even positions into the pair's odd extension, odd ones into each
+ * row's reordered odd modes.  Tiles of 32 lines by 32 positions j. */
+static __global__ void hd_pois_fft_extend_split_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  __shared__ hd_real lo[32][33], hi[32][33]; /* [line - l0][j - j0]: values at j and n - j */
+  const hd_idx n = a.lv.n, half = n / 2, m = a.m, l0 = (hd_idx)blockIdx.y * 32, j0 = 1 + (hd_idx)blockIdx.x * 32;
+  const int tx = (int)threadIdx.x;
+  int r;
+  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
+    const hd_idx line = l0 + r, j = j0 + tx;
+    hd_real tj = HD_R(0), tnj = HD_R(0);
+    if (line < m && j <= half) {
+      const hd_fft_complex e = HD_LOAD(a.zf + (line >> 1) * n + j);
+      hd_pois_fft_split_values(&a, line & 1 ? e.x : -e.y, a.vf + line * (half / 2 + 1), j, &tj, &tnj);
+    }
+    lo[r][tx] = tj, hi[r][tx] = tnj;
+  }
+  __syncthreads();
+  for (r = (int)threadIdx.y; r < 32; r += (int)blockDim.y) {
+    const hd_idx j = j0 + r, p = l0 + tx + 1;
+    const int mirror = j < half; /* row n - j is another row */
+    if (j > half || p > m) continue;
+    if (p & 1) {
+      hd_real sign;
+      const hd_idx at = hd_pois_fft_odd_at(half, p >> 1, &sign);
+      a.v[(j - 1) * half + at] = sign * lo[tx][r];
+      if (mirror) a.v[(n - j - 1) * half + at] = sign * hi[tx][r];
+    } else {
+      hd_fft_complex *z = a.z + (j - 1) * n, val;
+      val.x = lo[tx][r], val.y = mirror ? hi[tx][r] : HD_R(0);
+      z[p / 2] = val;
+      val.x = -val.x, val.y = -val.y;
+      z[n - p / 2] = val;
+    }
+  }
+}
+
+/* Split: u += the correction, rows j and n - j from pair j - 1, a thread
+ * nodes i and n - i (1 <= i <= n / 2) of both. */
+static __global__ void hd_pois_fft_add_split_kernel(HD_KPARAM(hd_pois_fft_args) a) {
+  const hd_idx n = a.lv.n, half = n / 2, sy = n + 1, i = 1 + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
+  hd_idx j;
+  for (j = 1 + (hd_idx)blockIdx.y; j <= half && i <= half; j += gridDim.y) {
+    const hd_fft_complex e = HD_LOAD(a.zf + (j - 1) * n + i);
+    const hd_idx vl = half / 2 + 1;
+    hd_real t, tn;
+    hd_pois_fft_split_values(&a, -e.y, a.vf + (j - 1) * vl, i, &t, &tn);
+    a.lv.u[i + j * sy] += t;
+    if (i < half) a.lv.u[n - i + j * sy] += tn;
+    if (j == half) continue;
+    hd_pois_fft_split_values(&a, e.x, a.vf + (n - j - 1) * vl, i, &t, &tn);
+    a.lv.u[i + (n - j) * sy] += t;
+    if (i < half) a.lv.u[n - i + (n - j) * sy] += tn;
+  }
+}
+
 /* Blocks for a grid-stride pass over `lines` lines of `blocks_x` blocks:
  * enough to fill the GPU, within the grid's limit for any n. */
 HD_HOST_FN unsigned hd_pois_fft_grid_y(hd_idx lines, unsigned blocks_x) {
@@ -346,15 +467,19 @@ HD_HOST_FN hd_status hd_pois_fft_modes_t(hd_ctx *ctx, const hd_pois_fft_args *a)
 }
 
 HD_HOST_FN hd_status hd_pois_fft_extend_t(hd_ctx *ctx, const hd_pois_fft_args *a) {
-  const dim3 grid((unsigned)((a->m + 31) / 32), (unsigned)((a->m + 31) / 32)), block(32, 8);
-  hd_pois_fft_extend_t_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
+  const unsigned positions = (unsigned)(((a->split ? a->lv.n / 2 : a->m) + 31) / 32);
+  const dim3 grid(positions, (unsigned)((a->m + 31) / 32)), block(32, 8);
+  if (a->split) hd_pois_fft_extend_split_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
+  else hd_pois_fft_extend_t_kernel<<<grid, block, 0, hd_stream(ctx)>>>(*a);
   return hd_check_launch(ctx, "hd_pois_fft_extend_t_kernel", __FILE__, __LINE__);
 }
 
 HD_HOST_FN hd_status hd_pois_fft_add(hd_ctx *ctx, const hd_pois_fft_args *a) {
-  const unsigned bx = (unsigned)((a->m + 255) / 256);
+  const hd_idx nodes = a->split ? a->lv.n / 2 : a->m;
+  const unsigned bx = (unsigned)((nodes + 255) / 256);
   const dim3 grid(bx, hd_pois_fft_grid_y((a->m + 1) / 2, bx));
-  hd_pois_fft_add_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(*a);
+  if (a->split) hd_pois_fft_add_split_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(*a);
+  else hd_pois_fft_add_kernel<<<grid, 256, 0, hd_stream(ctx)>>>(*a);
   return hd_check_launch(ctx, "hd_pois_fft_add_kernel", __FILE__, __LINE__);
 }
 
@@ -443,8 +568,10 @@ typedef struct hd_pois_fft {
   hd_real *buf, *eig, *sine;  /* buf: x and t, then (as zf) the pairs' FFTs */
   unsigned long long *norms, *host_norms; /* max|r|, max|f| as bits; their read-back (pinned) */
   hd_fft_complex *c, *z;
-  cufftHandle lines, pairs; /* m real-to-complex FFTs of n values; (m + 1) / 2 complex ones of 2n */
-  int have_lines, have_pairs;
+  /* m real-to-complex FFTs of n values; (m + 1) / 2 complex ones of 2n (split: of n, and m
+   * real-to-complex ones of n / 2) */
+  cufftHandle lines, pairs, halves;
+  int have_lines, have_pairs, have_halves;
   /* the correction's launches and the check, for u = graph_u[k], f = graph_f[k]: two,
    * as a time march's right-hand side alternates between two arrays */
   void *graph[2];
@@ -465,24 +592,29 @@ HD_HOST_FN void hd_pois_fft_destroy(hd_ctx *ctx, hd_pois_fft *s) {
   if (s->graph[1]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[1]);
   if (s->have_lines) cufftDestroy(s->lines);
   if (s->have_pairs) cufftDestroy(s->pairs);
+  if (s->have_halves) cufftDestroy(s->halves);
   hd_dev_free(ctx, s->buf), hd_dev_free(ctx, s->eig), hd_dev_free(ctx, s->sine);
   hd_dev_free(ctx, s->c), hd_dev_free(ctx, s->z), hd_dev_free(ctx, s->norms);
   if (s->host_norms) cudaFreeHost(s->host_norms);
   memset(s, 0, sizeof *s);
 }
 
-/* The lines' forward FFTs (x to c), or the pairs' (z to zf). */
+/* The lines' forward FFTs (x to c), or the pairs' (z to zf, and split v
+ * to vf). */
 HD_HOST_FN hd_status hd_pois_fft_exec(hd_ctx *ctx, hd_pois_fft *s, int pairs) {
   cufftResult r = cufftSetStream(pairs ? s->pairs : s->lines, hd_stream(ctx));
   if (r == CUFFT_SUCCESS)
     r = pairs ? HD_CUFFT_EXEC_C2C(s->pairs, s->z, (hd_fft_complex *)s->buf, CUFFT_FORWARD)
               : HD_CUFFT_EXEC(s->lines, s->buf, s->c);
+  if (r == CUFFT_SUCCESS && pairs && s->a.split && (r = cufftSetStream(s->halves, hd_stream(ctx))) == CUFFT_SUCCESS)
+    r = HD_CUFFT_EXEC(s->halves, s->a.v, (hd_fft_complex *)s->a.vf);
   return r == CUFFT_SUCCESS ? HD_OK : hd_cufft_fail(ctx, r, "execution");
 }
 
 HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd_idx m) {
   const hd_idx nh = n / 2 + 1, pairs = (m + 1) / 2;
-  long long len = n, olen = nh, len2 = 2 * n;
+  const int split = n % 2 == 0 && n >= 8;
+  long long len = n, olen = nh, len2 = split ? n : 2 * n, half = n / 2, hh = n / 4 + 1;
   const size_t zbytes = (size_t)(pairs * 2 * n) * sizeof(hd_fft_complex);
   size_t work = 0;
   cufftResult r;
@@ -503,8 +635,16 @@ HD_HOST_FN hd_status hd_pois_fft_alloc(hd_ctx *ctx, hd_pois_fft *s, hd_idx n, hd
   s->have_pairs = 1;
   r = cufftMakePlanMany64(s->pairs, 1, &len2, &len2, 1, len2, &len2, 1, len2, HD_CUFFT_C2C, (long long)pairs, &work);
   if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the inverse sine transforms");
-  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.sine = s->sine;
+  if (split) {
+    if ((r = cufftCreate(&s->halves)) != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "plan creation");
+    s->have_halves = 1;
+    r = cufftMakePlanMany64(s->halves, 1, &half, &half, 1, half, &hh, 1, hh, HD_CUFFT_R2C, (long long)m, &work);
+    if (r != CUFFT_SUCCESS) return hd_cufft_fail(ctx, r, "planning the inverse sine transforms' halves");
+  }
+  s->a.ld = n, s->a.nh = nh, s->a.c = s->c, s->a.sine = s->sine, s->a.split = split;
   s->a.z = s->z, s->a.zf = (const hd_fft_complex *)s->buf;
+  /* split: v and vf follow the pairs' n values each in z and buf (within the 2n allowed) */
+  s->a.v = (hd_real *)(s->z + pairs * n), s->a.vf = s->a.zf + pairs * n;
   return HD_OK;
 }
 
