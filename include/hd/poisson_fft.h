@@ -170,7 +170,8 @@ HD_FN void hd_pois_fft_put(const hd_pois_fft_args *a, hd_idx q, hd_idx k, const 
 }
 
 /* Where odd mode 2o + 1 of a line goes in its reordered line of n / 2
- * values (Makhoul's order for the DCT-II, signs alternating), times *sign. */
+ * values (Makhoul's order for the DCT-II), and in *sign its sign there
+ * (alternating: the DST-II as a DCT-II read backwards). */
 HD_FN hd_idx hd_pois_fft_odd_at(hd_idx half, hd_idx o, hd_real *sign) {
   *sign = o & 1 ? HD_R(-1) : HD_R(1);
   return o & 1 ? half - 1 - (o >> 1) : o >> 1;
@@ -178,8 +179,9 @@ HD_FN hd_idx hd_pois_fft_odd_at(hd_idx half, hd_idx o, hd_real *sign) {
 
 /* Split: modes 2l and 2l + 1 of lines 2q and 2q + 1 (line 2q + 1 may be
  * past the last), divided by their eigenvalues, the even mode into the
- * pair's odd extension of n values (line 2q its real part), the odd one
- * into each line's reordered odd modes. */
+ * pair's odd extension of n values (line 2q its real part; positions 0 and
+ * n / 2 stay zero from the allocation), the odd one into each line's
+ * reordered odd modes. */
 HD_FN void hd_pois_fft_put_split(const hd_pois_fft_args *a, hd_idx q, hd_idx l, const hd_real even[2],
                                  const hd_real odd[2]) {
   const hd_idx n = a->lv.n, half = n / 2, line = 2 * q;
