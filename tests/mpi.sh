@@ -274,6 +274,8 @@ heat|--dim=3 --n=40,37,33 --init=box --bc-zlo=fixed:1 --source=0.5 --steps=60 --
 heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=5 --precision=single|.vti .csv|3
 heat|--dim=3 --n=70,37,33 --init=sine --bc=fixed:0 --bc-zlo=convective:2:1 --steps=60 --csv-every=10 --time-block=3|.vti .csv|4
 heat|--dim=3 --n=70,37,33 --init=box --steps=50 --csv-every=25 --time-block=8 --precision=single|.vti .csv|2
+heat|--dim=3 --n=40,120,300 --init=sine --bc=fixed:0 --bc-ylo=convective:2:1 --steps=38 --csv-every=19 --time-block=3|.vti .csv|4
+heat|--dim=3 --n=40,150,200 --init=box --steps=40 --csv-every=20 --time-block=4 --precision=single|.vti .csv|2
 heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=20 --time-block=8|.vti .csv|3
 fdtd|$fdtd --boundary=pml|$fout
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr

@@ -28,6 +28,7 @@ typedef struct heat_state {
   hd_grid wide;
   hd_idx off;
   int deep, stale;
+  int own[4]; /* the block's own rows [own[0], own[1]) and planes [own[2], own[3]) in the wide grid */
   int block[3]; /* launch shape of the step kernels only */
   hd_heat_media_args media; /* materials (media.md.m set): the media step */
   unsigned char *map;       /* backend memory: the material map, `lead` bytes in (aligned rows) */
@@ -257,6 +258,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
       return hd_fail(ctx, HD_ERR_ARG, "heat: a block of %ld x %ld x %ld cells is too large", p->n[0], p->n[1], p->n[2]);
     }
     st->off = st->lead = hd_grid_at(&st->wide, 0, o[2], o[4]);
+    st->own[0] = 1 + (int)o[2], st->own[1] = 1 + (int)(o[2] + p->n[1]);
+    st->own[2] = 1 + (int)o[4], st->own[3] = 1 + (int)(o[4] + p->n[2]);
     memcpy(g.stride, st->wide.stride, sizeof g.stride);
     g.total = st->wide.total - st->off;
     st->a.g = g;
@@ -451,6 +454,93 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
 }
 #endif
 
+#if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
+/* The tiles of a launch of m steps on the wide grid w in parts: part[0]
+ * the inside, then the rows of tiles and segments holding the own cells
+ * within `deep` of a shared face (what the neighbours read).  The number
+ * of parts, 0 where the launch cannot be split. */
+static int h_deep_parts(const hd_ctx *ctx, const heat_state *st, const hd_heat_args *w, int m, hd_heat_tb_part *part) {
+  const int *own = st->own, d = st->deep;
+  int rows, planes, nrows, nsegs, n = 1, r_lo, r_hi, s_lo, s_hi;
+  if (m < 2 || !hd_heat_tb3_fits(&w->g) || !hd_heat_tb3_tiling(ctx, w, m, &rows, &planes, &nrows, &nsegs)) return 0;
+  /* tile row r stores rows r rows + 1 .. (r + 1) rows, segment s planes s planes + 1 .. */
+  r_lo = st->a.bc[HD_YLO].kind == HD_HEAT_HALO ? (own[0] + d - 2) / rows + 1 : 0;
+  r_hi = st->a.bc[HD_YHI].kind == HD_HEAT_HALO ? (own[1] - d - 1) / rows : nrows;
+  s_lo = st->a.bc[HD_ZLO].kind == HD_HEAT_HALO ? (own[2] + d - 2) / planes + 1 : 0;
+  s_hi = st->a.bc[HD_ZHI].kind == HD_HEAT_HALO ? (own[3] - d - 1) / planes : nsegs;
+  r_lo = r_lo < nrows ? r_lo : nrows, r_hi = r_hi > r_lo ? r_hi : r_lo;
+  s_lo = s_lo < nsegs ? s_lo : nsegs, s_hi = s_hi > s_lo ? s_hi : s_lo;
+  part[0].row0 = r_lo, part[0].row1 = r_hi, part[0].seg0 = s_lo, part[0].seg1 = s_hi;
+  if (r_lo > 0) part[n].row0 = 0, part[n].row1 = r_lo, part[n].seg0 = 0, part[n++].seg1 = nsegs;
+  if (r_hi < nrows) part[n].row0 = r_hi, part[n].row1 = nrows, part[n].seg0 = 0, part[n++].seg1 = nsegs;
+  if (s_lo > 0) part[n].row0 = r_lo, part[n].row1 = r_hi, part[n].seg0 = 0, part[n++].seg1 = s_lo;
+  if (s_hi < nsegs) part[n].row0 = r_lo, part[n].row1 = r_hi, part[n].seg0 = s_hi, part[n++].seg1 = nsegs;
+  return n;
+}
+
+/* h_deep_steps with the exchange hidden (3-D): each time block's launch in
+ * parts (h_deep_parts), the tiles next to the shared faces on the
+ * high-priority stream with the exchange after them, the inside's on the
+ * other, ordered as h_overlap_steps.  The inside reads no overlap cell
+ * (its cells lie `deep` or more from the shared faces), so it need not
+ * wait for the exchange; the parts are the whole launch's tiles, so the
+ * field is its own, bit for bit. */
+static hd_status h_deep_overlap(hd_ctx *ctx, heat_state *st, long steps, heat_halo_fn halo, void *arg) {
+  void *const stream = ctx->stream;
+  hd_heat_tb_part part[5];
+  hd_heat_args w = st->a;
+  hd_status s = HD_OK;
+  cudaError_t e = cudaSuccess;
+  hd_ctx cs, ci;
+  int f, b;
+  long n = 0;
+  w.g = st->wide;
+  for (f = 0; f < HD_NFACES; ++f)
+    if (w.bc[f].kind == HD_HEAT_HALO) w.bc[f] = hd_heat_face(HD_HEAT_ADIABATIC, 0.0, 0.0, 1.0, 1.0);
+  if ((s = h_overlap_open(ctx, st)) != HD_OK) return s;
+  if (st->stale && (s = halo(ctx, arg)) != HD_OK) return s;
+  st->stale = 0;
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->start, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->start, 0));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->start, 0));
+  ctx->stream = (void *)st->slabs;
+  cs = *ctx, ci = *ctx;
+  ci.stream = (void *)st->inside;
+  memcpy(cs.block, st->block, sizeof cs.block);
+  memcpy(ci.block, st->block, sizeof ci.block);
+  while (n < steps && s == HD_OK && e == cudaSuccess) {
+    const int m = steps - n < st->deep ? (int)(steps - n) : st->deep, parts = h_deep_parts(&cs, st, &w, m, part);
+    hd_real *t = st->a.t_next;
+    int in_next = 1;
+    w.t = st->a.t - st->off, w.t_next = st->a.t_next - st->off;
+    if ((e = cudaStreamWaitEvent(st->slabs, st->inside_done, 0)) != cudaSuccess) break; /* the last block's */
+    if (!parts) /* one launch (a lone last step): the whole block here, none inside */
+      s = hd_heat_step_blocked(&cs, &w, m, &in_next);
+    for (b = 1; b < parts && s == HD_OK; ++b) s = hd_heat_step_blocked_part(&cs, &w, m, part[b]);
+    if (s != HD_OK) {
+      hd_fail(ctx, s, "%s", cs.msg);
+      break;
+    }
+    if ((e = cudaEventRecord(st->slabs_done, st->slabs)) != cudaSuccess) break;
+    if (parts && (s = hd_heat_step_blocked_part(&ci, &w, m, part[0])) != HD_OK) {
+      hd_fail(ctx, s, "%s", ci.msg);
+      break;
+    }
+    if ((e = cudaEventRecord(st->inside_done, st->inside)) != cudaSuccess) break;
+    if (in_next) st->a.t_next = (hd_real *)st->a.t, st->a.t = t;
+    n += m;
+    if ((s = halo(ctx, arg)) != HD_OK) break;
+    /* the next inside reads these tiles' cells and overwrites what they read */
+    e = cudaStreamWaitEvent(st->inside, st->slabs_done, 0);
+  }
+  ctx->stream = stream;
+  if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "overlapped heat time blocks", __FILE__, __LINE__);
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
+  return s;
+}
+#endif
+
 /* Time blocks of a distributed block: up to `deep` steps on the wide grid,
  * then the exchange refills its overlap.  The overlap's cells go wrong by
  * one more cell a step from its edge, whose ghosts the steps treat as
@@ -492,6 +582,9 @@ static hd_status h_advance_halo(hd_ctx *ctx, void *state, long steps, const int 
   int f;
   for (f = 0; f < HD_NFACES; ++f) /* the exchange fills those ghosts, not the steps */
     if (shared[f]) st->a.bc[f].kind = HD_HEAT_HALO;
+#if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
+  if (st->deep && st->a.g.dim == 3) return h_deep_overlap(ctx, st, steps, halo, arg);
+#endif
   if (st->deep) return h_deep_steps(ctx, st, steps, halo, arg);
 #if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
   if (st->tuned && !st->map && !st->balance) return h_overlap_steps(ctx, st, steps, shared, halo, arg);

@@ -25,7 +25,10 @@
  * step (2-D: hd_heat_tb_kernel, a warp a tile; 3-D: hd_heat_tb3_kernel,
  * HD_HEAT_TB3_ROWS x 2 cells a thread); ctx->block is their block shape
  * and segment length (single steps, for a source array or a last lone
- * step, keep their defaults).
+ * step, keep their defaults).  hd_heat_step_blocked_part launches some of
+ * a 3-D launch's rows of tiles and segments alone (a distributed block's
+ * tiles next to its neighbours first, so that its exchange runs beside
+ * the rest).
  * Measured in doc/performance.md. */
 #ifndef HD_HEAT_BLOCKED_H
 #define HD_HEAT_BLOCKED_H
@@ -80,6 +83,12 @@ typedef struct hd_heat_tb_faces {
   hd_real g[HD_NFACES][2];
 } hd_heat_tb_faces;
 #define HD_TB_GHOST(m, f, inner) ((m).g[f][0] * (inner) + (m).g[f][1])
+
+/* 3-D: a part of the whole launch's tiles, rows of tiles [row0, row1) and
+ * segments [seg0, seg1) (hd_heat_tb3_tiling), launched alone. */
+typedef struct hd_heat_tb_part {
+  int row0, row1, seg0, seg1;
+} hd_heat_tb_part;
 
 /* One launch, T steps from a->t into a->t_next (2-D).  Each warp holds a
  * tile of 32 C columns, C consecutive cells a thread, T cells of halo on
@@ -504,14 +513,14 @@ static __device__ __forceinline__ void hd_heat_tb3_wait() {
  * caps spill). */
 template <int T>
 static __global__ void __launch_bounds__(512, 1)
-    hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment) {
+    hd_heat_tb3_kernel(HD_KPARAM(hd_heat_args) a, HD_KPARAM(hd_heat_tb_faces) g, int segment, int row0, int seg0) {
   enum { R = HD_TB3_R };
   static_assert(R >= 1 && R <= 4, "HD_HEAT_TB3_ROWS: 1 to 4 (the flags' bits)");
   const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, by = (int)blockDim.y;
   const hd_idx nx = a.g.n[0], ny = a.g.n[1], sy = a.g.stride[1];
   /* a thread's cells start at an even x (-T + 1 for odd T, -T for even) */
   const hd_idx i0 = (hd_idx)blockIdx.x * (64 - 2 * T) + (hd_idx)tx * 2 - (T & ~1);
-  const hd_idx j0 = (hd_idx)blockIdx.y * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
+  const hd_idx j0 = (hd_idx)(blockIdx.y + row0) * (by * R - 2 * T) + (hd_idx)ty * R - T + 1;
   hd_heat_tb3_row *const sh = (hd_heat_tb3_row *)hd_heat_tb_smem;
   hd_heat_tb3_col q;
   hd_real win[2 * T][R][2], ahead[R][2]; /* win[2 l + parity]: level l's latest plane of that parity */
@@ -520,7 +529,7 @@ static __global__ void __launch_bounds__(512, 1)
   q.sh = ty * 2 * HD_TB3_SIDE(T) + tx;
   q.below = ty > 0 ? -HD_TB3_SIDE(T) : 0;                /* thread ty - 1's last row */
   q.above = ty < by - 1 ? 2 * HD_TB3_SIDE(T) : HD_TB3_SIDE(T); /* thread ty + 1's first row */
-  q.z0 = 1 + (int)blockIdx.z * segment;
+  q.z0 = 1 + ((int)blockIdx.z + seg0) * segment;
   q.zs = q.z0 - T > 0 ? q.z0 - T : 0;
   q.flags = 0;
 #pragma unroll
@@ -604,45 +613,82 @@ HD_HOST_FN int hd_heat_tb3_fits(const hd_grid *g) {
   return g->total <= (hd_idx)UINT32_MAX + 1;
 }
 
-/* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x R BY cells. */
-template <int T>
-HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a) {
-  unsigned bx, by;
+/* 3-D: the whole launch of T steps' tiling: rows a tile stores, planes a
+ * segment, and how many of each cover the grid (0: it cannot). */
+HD_HOST_FN int hd_heat_tb3_tiling(const hd_ctx *ctx, const hd_heat_args *a, int T, int *rows, int *planes,
+                                  int *nrows, int *nsegs) {
+  unsigned bx, by, gx;
   int segment;
-  const int most = hd_heat_tb_shape(ctx, 3, &bx, &by, &segment);
-  const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_heat_tb3_row);
-  dim3 block(bx, by, 1), grid;
-  hd_heat_tb_faces g;
-  int f;
-  if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
-  for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
-  grid.x = hd_grid_extent(a->g.n[0] + (T % 2 ? 0 : 1), 64 - 2 * T, 2147483647); /* x from -T for even T */
-  grid.y = hd_grid_extent(a->g.n[1], by * HD_TB3_R - 2 * T, 65535);
+  if (a->g.dim != 3 || T > hd_heat_tb_shape(ctx, 3, &bx, &by, &segment)) return 0;
+  *rows = (int)by * HD_TB3_R - 2 * T;
+  gx = hd_grid_extent(a->g.n[0] + (T % 2 ? 0 : 1), 64 - 2 * T, 2147483647); /* x from -T for even T */
+  *nrows = (int)hd_grid_extent(a->g.n[1], (unsigned)*rows, 65535);
   /* measured (H200): 80-plane segments beat 64 by 2-5 % at 512^3; at
      384^3, under five blocks a multiprocessor, longer ones lost 5-8 % */
-  if (ctx->block[2] <= 0 && (hd_idx)grid.x * grid.y * ((a->g.n[2] + 79) / 80) >= 5 * (hd_idx)ctx->sm_count)
-    segment = 80;
-  grid.z = hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
-  if ((hd_idx)grid.z * segment < a->g.n[2] || (hd_idx)grid.y * (by * HD_TB3_R - 2 * T) < a->g.n[1])
+  if (ctx->block[2] <= 0 && (hd_idx)gx * *nrows * ((a->g.n[2] + 79) / 80) >= 5 * (hd_idx)ctx->sm_count) segment = 80;
+  *planes = segment;
+  *nsegs = (int)hd_grid_extent(a->g.n[2], (unsigned)segment, 65535);
+  return (hd_idx)*nsegs * segment >= a->g.n[2] && (hd_idx)*nrows * *rows >= a->g.n[1];
+}
+
+/* 3-D: 32 x BY threads (ctx->block[1], default 16), a tile of 64 x R BY
+ * cells; the tiles of `part` (NULL: all). */
+template <int T>
+HD_HOST_FN hd_status hd_heat_tb3_launch(hd_ctx *ctx, const hd_heat_args *a, const hd_heat_tb_part *part) {
+  unsigned bx, by;
+  int segment, rows, nrows, nsegs, f;
+  const int most = hd_heat_tb_shape(ctx, 3, &bx, &by, &segment);
+  const size_t smem = (size_t)T * 2 * by * 2 * 32 * sizeof(hd_heat_tb3_row);
+  hd_heat_tb_part all;
+  dim3 block(bx, by, 1), grid;
+  hd_heat_tb_faces g;
+  if (T > most) return hd_fail(ctx, HD_ERR_ARG, "heat: time blocks of %d steps need tiles wider than %d cells", T, 2 * T + 1);
+  if (!hd_heat_tb3_tiling(ctx, a, T, &rows, &segment, &nrows, &nsegs))
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid too large for time blocks of %d planes", segment);
+  all.row0 = 0, all.row1 = nrows, all.seg0 = 0, all.seg1 = nsegs;
+  if (!part) part = &all;
+  if (part->row0 < 0 || part->row1 > nrows || part->seg0 < 0 || part->seg1 > nsegs)
+    return hd_fail(ctx, HD_ERR_ARG, "heat: tiles %d..%d, segments %d..%d of %d and %d", part->row0, part->row1 - 1,
+                   part->seg0, part->seg1 - 1, nrows, nsegs);
+  if (part->row0 >= part->row1 || part->seg0 >= part->seg1) return HD_OK;
+  for (f = 0; f < HD_NFACES; ++f) hd_heat_ghost_map(&a->bc[f], g.g[f]);
+  grid.x = hd_grid_extent(a->g.n[0] + (T % 2 ? 0 : 1), 64 - 2 * T, 2147483647); /* x from -T for even T */
+  grid.y = (unsigned)(part->row1 - part->row0), grid.z = (unsigned)(part->seg1 - part->seg0);
   if (smem > 48 * 1024)
     HD_CUDA_TRY(ctx, cudaFuncSetAttribute(hd_heat_tb3_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  hd_heat_tb3_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, g, segment);
+  hd_heat_tb3_kernel<T><<<grid, block, smem, hd_stream(ctx)>>>(*a, g, segment, part->row0, part->seg0);
   return hd_check_launch(ctx, "hd_heat_step_blocked", __FILE__, __LINE__);
 }
 
-/* The launch of t steps (2 .. HD_HEAT_TB_MAX). */
-HD_HOST_FN hd_status hd_heat_tb_dispatch(hd_ctx *ctx, const hd_heat_args *a, int t) {
+/* The launch of t steps (2 .. HD_HEAT_TB_MAX); 3-D: the tiles of `part`
+ * (NULL: all). */
+HD_HOST_FN hd_status hd_heat_tb_dispatch(hd_ctx *ctx, const hd_heat_args *a, int t, const hd_heat_tb_part *part) {
   const int three = a->g.dim == 3;
   switch (t) {
-    case 2: return three ? hd_heat_tb3_launch<2>(ctx, a) : hd_heat_tb_launch<2>(ctx, a);
-    case 3: return three ? hd_heat_tb3_launch<3>(ctx, a) : hd_heat_tb_launch<3>(ctx, a);
-    case 4: return three ? hd_heat_tb3_launch<4>(ctx, a) : hd_heat_tb_launch<4>(ctx, a);
-    case 5: return three ? hd_heat_tb3_launch<5>(ctx, a) : hd_heat_tb_launch<5>(ctx, a);
-    case 6: return three ? hd_heat_tb3_launch<6>(ctx, a) : hd_heat_tb_launch<6>(ctx, a);
-    case 7: return three ? hd_heat_tb3_launch<7>(ctx, a) : hd_heat_tb_launch<7>(ctx, a);
-    default: return three ? hd_heat_tb3_launch<8>(ctx, a) : hd_heat_tb_launch<8>(ctx, a);
+    case 2: return three ? hd_heat_tb3_launch<2>(ctx, a, part) : hd_heat_tb_launch<2>(ctx, a);
+    case 3: return three ? hd_heat_tb3_launch<3>(ctx, a, part) : hd_heat_tb_launch<3>(ctx, a);
+    case 4: return three ? hd_heat_tb3_launch<4>(ctx, a, part) : hd_heat_tb_launch<4>(ctx, a);
+    case 5: return three ? hd_heat_tb3_launch<5>(ctx, a, part) : hd_heat_tb_launch<5>(ctx, a);
+    case 6: return three ? hd_heat_tb3_launch<6>(ctx, a, part) : hd_heat_tb_launch<6>(ctx, a);
+    case 7: return three ? hd_heat_tb3_launch<7>(ctx, a, part) : hd_heat_tb_launch<7>(ctx, a);
+    default: return three ? hd_heat_tb3_launch<8>(ctx, a, part) : hd_heat_tb_launch<8>(ctx, a);
   }
+}
+
+/* 3-D: `steps` steps (2 .. the tiling's most) from a->t into a->t_next by
+ * the tiles of `part` alone: the cells they store come out as from
+ * hd_heat_step_blocked, the rest of t_next is not written, so launches of
+ * parts that share no tile, from the same fields, give the whole launch's
+ * result in any order (a distributed block's tiles next to its neighbours
+ * first, its exchange beside the rest). */
+HD_HOST_FN hd_status hd_heat_step_blocked_part(hd_ctx *ctx, const hd_heat_args *a, int steps, hd_heat_tb_part part) {
+  int f;
+  for (f = 0; f < HD_NFACES; ++f)
+    if (a->bc[f].kind == HD_HEAT_HALO) return hd_fail(ctx, HD_ERR_UNSUPPORTED, "heat: time blocks take no halo faces");
+  if (a->g.dim != 3 || a->q || !hd_heat_tb3_fits(&a->g) || steps < 2 || steps > HD_HEAT_TB_MAX)
+    return hd_fail(ctx, HD_ERR_UNSUPPORTED, "heat: %d steps by parts of a launch (3-D, no source, 2 to %d steps)",
+                   steps, HD_HEAT_TB_MAX);
+  return hd_heat_tb_dispatch(ctx, a, steps, &part);
 }
 
 /* Launches of up to HD_HEAT_TB_MAX steps, each from t into t_next, the
@@ -671,7 +717,7 @@ HD_HOST_FN hd_status hd_heat_step_blocked(hd_ctx *ctx, const hd_heat_args *a, in
       st = hd_heat_step_tuned(ctx, &b);
       memcpy(ctx->block, shape, sizeof shape);
     } else {
-      st = hd_heat_tb_dispatch(ctx, &b, t);
+      st = hd_heat_tb_dispatch(ctx, &b, t, NULL);
     }
     if (st != HD_OK) return st;
     b.t_next = (hd_real *)b.t, b.t = swap;
