@@ -398,6 +398,33 @@ static hd_status h_overlap_open(hd_ctx *ctx, heat_state *st) {
   return HD_OK;
 }
 
+/* Both streams after all earlier work, ctx's stream the slabs' for the
+ * exchange (see below), cs and ci contexts on the slabs' and the inside's
+ * streams with the step kernels' launch shape. */
+static hd_status h_overlap_begin(hd_ctx *ctx, heat_state *st, hd_ctx *cs, hd_ctx *ci) {
+  const hd_status s = h_overlap_open(ctx, st);
+  if (s != HD_OK) return s;
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->start, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->start, 0));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->start, 0));
+  ctx->stream = (void *)st->slabs;
+  *cs = *ctx, *ci = *ctx;
+  ci->stream = (void *)st->inside;
+  memcpy(cs->block, st->block, sizeof cs->block);
+  memcpy(ci->block, st->block, sizeof ci->block);
+  return HD_OK;
+}
+
+/* ctx's stream back (saved by the caller) and both streams done: the
+ * loop's status s, or its CUDA error e. */
+static hd_status h_overlap_end(hd_ctx *ctx, heat_state *st, void *stream, hd_status s, cudaError_t e) {
+  ctx->stream = stream;
+  if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "overlapped heat steps", __FILE__, __LINE__);
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
+  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
+  return s;
+}
+
 /* Step n + 1 reads field A and writes B.  The slabs wait for the inside of
  * step n (it read B and wrote A's cells next to them); exchange n + 1
  * follows the slabs while the inside of step n + 1 (after the slabs of
@@ -416,16 +443,7 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
   cudaError_t e = cudaSuccess;
   int b;
   long n;
-  if ((s = h_overlap_open(ctx, st)) != HD_OK) return s;
-  /* both streams after all earlier work */
-  HD_CUDA_TRY(ctx, cudaEventRecord(st->start, hd_stream(ctx)));
-  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->start, 0));
-  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->start, 0));
-  ctx->stream = (void *)st->slabs;
-  cs = *ctx, ci = *ctx;
-  ci.stream = (void *)st->inside;
-  memcpy(cs.block, st->block, sizeof cs.block);
-  memcpy(ci.block, st->block, sizeof ci.block);
+  if ((s = h_overlap_begin(ctx, st, &cs, &ci)) != HD_OK) return s;
   for (n = 0; n < steps && s == HD_OK && e == cudaSuccess; ++n) {
     hd_real *t = st->a.t_next;
     if ((e = cudaStreamWaitEvent(st->slabs, st->inside_done, 0)) != cudaSuccess) break; /* step n's */
@@ -446,11 +464,7 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
     /* the next inside reads these slabs and overwrites what they read */
     e = cudaStreamWaitEvent(st->inside, st->slabs_done, 0);
   }
-  ctx->stream = stream;
-  if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "overlapped heat steps", __FILE__, __LINE__);
-  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
-  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
-  return s;
+  return h_overlap_end(ctx, st, stream, s, e);
 }
 #endif
 
@@ -497,17 +511,9 @@ static hd_status h_deep_overlap(hd_ctx *ctx, heat_state *st, long steps, heat_ha
   w.g = st->wide;
   for (f = 0; f < HD_NFACES; ++f)
     if (w.bc[f].kind == HD_HEAT_HALO) w.bc[f] = hd_heat_face(HD_HEAT_ADIABATIC, 0.0, 0.0, 1.0, 1.0);
-  if ((s = h_overlap_open(ctx, st)) != HD_OK) return s;
   if (st->stale && (s = halo(ctx, arg)) != HD_OK) return s;
   st->stale = 0;
-  HD_CUDA_TRY(ctx, cudaEventRecord(st->start, hd_stream(ctx)));
-  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->inside, st->start, 0));
-  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->slabs, st->start, 0));
-  ctx->stream = (void *)st->slabs;
-  cs = *ctx, ci = *ctx;
-  ci.stream = (void *)st->inside;
-  memcpy(cs.block, st->block, sizeof cs.block);
-  memcpy(ci.block, st->block, sizeof ci.block);
+  if ((s = h_overlap_begin(ctx, st, &cs, &ci)) != HD_OK) return s;
   while (n < steps && s == HD_OK && e == cudaSuccess) {
     const int m = steps - n < st->deep ? (int)(steps - n) : st->deep, parts = h_deep_parts(&cs, st, &w, m, part);
     hd_real *t = st->a.t_next;
@@ -533,11 +539,7 @@ static hd_status h_deep_overlap(hd_ctx *ctx, heat_state *st, long steps, heat_ha
     /* the next inside reads these tiles' cells and overwrites what they read */
     e = cudaStreamWaitEvent(st->inside, st->slabs_done, 0);
   }
-  ctx->stream = stream;
-  if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "overlapped heat time blocks", __FILE__, __LINE__);
-  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->inside));
-  HD_CUDA_TRY(ctx, cudaStreamSynchronize(st->slabs));
-  return s;
+  return h_overlap_end(ctx, st, stream, s, e);
 }
 #endif
 
