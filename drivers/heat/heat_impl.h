@@ -466,9 +466,7 @@ static hd_status h_overlap_steps(hd_ctx *ctx, heat_state *st, long steps, const 
   }
   return h_overlap_end(ctx, st, stream, s, e);
 }
-#endif
 
-#if defined(HD_BACKEND_CUDA) && defined(HD_HEAT_HAS_TUNED)
 /* The tiles of a launch of m steps on the wide grid w in parts: part[0]
  * the inside, then the rows of tiles and segments holding the own cells
  * within `deep` of a shared face (what the neighbours read).  The number
