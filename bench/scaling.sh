@@ -7,7 +7,7 @@
 # so that they do not depend on the ranks, are left out: they grow with the
 # whole grid, not with a rank's block); efficiency is rate(P) / (P rate(1))
 # for weak scaling and the same on the fixed grid for strong scaling.
-#   [PROGS="hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
+#   [PROGS="hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity hd-cavity:mg"] bench/scaling.sh BUILDDIR BACKEND "1 2 4" [N_HEAT] [N_FDTD] [STEPS]
 # hd-heat:T runs T steps a sweep (--time-block=T; on several ranks halos
 # T cells deep every T steps).
 # Weak: N^3 cells a rank, the grid doubled along y, then z, as the ranks
@@ -17,8 +17,10 @@
 # (N_CAVITY^2, 2048 by default, STEPS_CAVITY steps, double, from rest) is
 # timed in strong scaling only, with SOR, split over ranks (its grid is
 # square and SOR's sweeps a step grow with it); hd-cavity:fft times the FFT
-# solve instead, split over CPU ranks (on CUDA ranks it and multigrid solve
-# the whole grid on every rank).
+# solve instead, split over CPU ranks (on CUDA ranks it solves the whole
+# grid on every rank); hd-cavity:mg times split multigrid in V-cycles
+# (cells x V-cycles / s: the cycles a step vary with the grid), weak on
+# N_CAVITY sqrt(P) rounded to a multiple of 64 a side.
 set -u
 dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-2048}
 cs=${STEPS_CAVITY:-100} # SOR from rest: hundreds of sweeps a step at first
@@ -43,7 +45,7 @@ set -- $(grow "$max")
 my=$1 mz=$2
 tmp=$(mktemp -d)
 printf '| program | kind | ranks | cells | rate (cells·steps/s) | efficiency |\n|---|---|---|---|---|---|\n'
-for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity}; do
+for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity hd-cavity:mg}; do
   prog=${entry%%:*} tb=${entry#*:}
   for kind in weak strong; do
     base=
@@ -60,14 +62,19 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity}; do
         r=$(run "$np" hd-ns --n="$nn" --ly="$ly" --steps="$steps" --frames=0 --monitor-every="$steps" --png=no \
               --precision=single --output="$tmp/n" | rate)
       elif [ "$prog" = hd-cavity ]; then
-        if [ "$kind" = weak ]; then
+        cv=sor c=$nc
+        [ "$tb" = fft ] || [ "$tb" = mg ] && cv=$tb
+        if [ "$kind" = weak ] && [ "$cv" != mg ]; then
           [ "$np" = "${ranks%% *}" ] && echo "| $entry | weak | | | not measured: the grid is square (and SOR's sweeps a step grow with it) | |"
           continue
         fi
-        n="$nc^2" cv=sor
-        [ "$tb" = fft ] && cv=fft
-        r=$(run "$np" hd-cavity --n="$nc" --solver="$cv" --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
-              --output="$tmp/c" | awk -F': ' -v c="$nc" -v s="$cs" '$1 == "wall_seconds" && $2 > 0 { print c * c * s / $2 }')
+        [ "$kind" = weak ] && c=$(awk -v n="$nc" -v p="$np" 'BEGIN { printf "%d", int(n * sqrt(p) / 64 + 0.5) * 64 }')
+        [ "$kind" = strong ] && [ "$cv" = mg ] && c=$(awk -v n="$nc" -v p="$max" 'BEGIN { printf "%d", int(n * sqrt(p) / 64 + 0.5) * 64 }')
+        n="$c^2"
+        r=$(run "$np" hd-cavity --n="$c" --solver="$cv" --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
+              --output="$tmp/c" | awk -F': ' -v c="$c" -v s="$cs" -v mg="$([ "$cv" = mg ] && echo 1)" '
+                $1 == "poisson_iterations" { it = $2 }
+                $1 == "wall_seconds" && $2 > 0 { print c * c * (mg ? it : s) / $2 }')
       else
         n="$nf,$((nf * gy)),$((nf * gz))"
         r=$(run "$np" hd-fdtd --xmesh=0,"$nf",1 --ymesh=0,"$((nf * gy))","$gy" --zmesh=0,"$((nf * gz))","$gz" \

@@ -71,9 +71,11 @@ typedef struct cavity_state {
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
   int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
+  int (*halo_rows)(void *user, void *arr, long width, long rows);
+  int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
   int parts;
   void *user;
-  /* multigrid or cuFFT on a split grid: every block solves the whole grid
+  /* cuFFT on a split grid: every block solves the whole grid
    * (the same solve as one rank's, so the same bits) from the gathered psi
    * and vorticity, then keeps its rows; whole-grid arrays here and on the
    * host */
@@ -88,6 +90,14 @@ static int cv_sor_halo(void *user, hd_real *col) {
 static int cv_max(void *user, double *v) {
   cavity_state *st = (cavity_state *)user;
   return st->max(st->user, v, 1);
+}
+static int cv_mg_halo(void *user, hd_real *arr, hd_idx width, hd_idx rows) {
+  cavity_state *st = (cavity_state *)user;
+  return st->halo_rows(st->user, arr, (long)width, (long)rows);
+}
+static int cv_mg_gather(void *user, hd_real *whole, hd_idx width, hd_idx lo, hd_idx hi) {
+  cavity_state *st = (cavity_state *)user;
+  return st->gather_rows(st->user, whole, (long)width, (long)lo, (long)hi);
 }
 #if defined(CAVITY_SPLIT_FFT)
 static int cv_fft_halo(void *user, hd_real *u) {
@@ -151,7 +161,22 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
     st->solver.fft.user = st;
   } else
 #endif
-  if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
+  if (s == HD_OK && p->rows && p->solver == CAVITY_MG) { /* a block of the split multigrid */
+    hd_idx *lo = (hd_idx *)malloc(2 * (size_t)p->parts * sizeof(hd_idx));
+    st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
+    st->halo_rows = p->halo_rows, st->gather_rows = p->gather_rows;
+    st->solver.kind = CAVITY_MG;
+    if (!lo || !p->halo_rows || !p->gather_rows || !p->part_lo || !p->part_hi)
+      s = lo ? hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid on a split grid needs the blocks' rows and exchanges")
+             : hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
+    for (k = 0; s == HD_OK && k < p->parts; ++k) lo[k] = p->part_lo[k], lo[p->parts + k] = p->part_hi[k];
+    if (s == HD_OK)
+      s = hd_pois_mg_create_block(ctx, &st->solver.mg, p->n, p->length / (double)p->n, p->parts, p->part, lo,
+                                  lo + p->parts, p->mg_gather);
+    free(lo);
+    st->solver.mg.halo = cv_mg_halo, st->solver.mg.max = cv_max, st->solver.mg.gather = cv_mg_gather;
+    st->solver.mg.user = st;
+  } else if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
     const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
     st->gather = p->gather;
@@ -188,7 +213,7 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   return HD_OK;
 }
 
-/* The Poisson solve of a block with a whole-grid solver (multigrid, FFT): the blocks' rows of psi
+/* The Poisson solve of a block with a whole-grid solver (cuFFT): the blocks' rows of psi
  * (the first guess) and of the vorticity gathered into whole arrays, the
  * whole grid solved as one rank solves it, this block's rows (ghost rows
  * included) kept. */

@@ -31,7 +31,7 @@
 
 typedef struct cavity_cli {
   hd_drv_common com;
-  long n, steps, max_iter, check_every, monitor_every;
+  long n, steps, max_iter, check_every, monitor_every, mg_gather;
   double re, lid, dt, tol, omega, steady, local;
   char sfd[64], init_from[4096];
   int solver, png, pieces;
@@ -45,6 +45,7 @@ static int finish_options(cavity_cli *c, cli_opt *opts, cavity_problem *p, char 
   const double dtmax = hd_cav_dt_max(h, c->lid / c->re, c->lid);
   memset(p, 0, sizeof *p);
   p->n = c->n, p->length = 1.0, p->lid = c->lid, p->nu = c->lid / c->re, p->solver = c->solver, p->local = c->local;
+  p->mg_gather = c->mg_gather;
   p->dt = cli_find(opts, "dt")->seen ? c->dt : 0.5 * dtmax;
   if (p->dt > dtmax) {
     snprintf(err, n, "dt: %g exceeds the stability limit %g (nu dt/h^2 <= 1/4 and U^2 dt/nu <= 2)", p->dt, dtmax);
@@ -250,18 +251,27 @@ typedef struct cavity_run {
   long *part_rows; /* every rank's first rows, then their ends */
 } cavity_run;
 
-/* The problem's hooks: ghost rows of an array `width` wide, and maxima. */
-static int exchange(void *user, void *arr, long width) {
+/* The problem's hooks: ghost rows of an array `width` wide holding `rows`
+ * rows besides them (the block's, or a coarser multigrid level's), and
+ * maxima. */
+static int exchange_rows(void *user, void *arr, long width, long rows) {
   cavity_run *r = (cavity_run *)user;
-  const long size[3] = {width, r->dc.ln[1] + 2, 1}, at[4] = {1, r->dc.ln[1], 0, r->dc.ln[1] + 1};
+  const long size[3] = {width, rows + 2, 1}, at[4] = {1, rows, 0, rows + 1};
   char err[256];
   if (!hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err)) return 0;
   fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
   return -1;
 }
+static int exchange(void *user, void *arr, long width) {
+  return exchange_rows(user, arr, width, ((cavity_run *)user)->dc.ln[1]);
+}
 static int gather(void *user, void *whole, long width) {
   cavity_run *r = (cavity_run *)user;
   return hd_par_allgather(whole, (size_t)width * r->real_size, r->dc.gn[1]);
+}
+static int gather_rows(void *user, void *whole, long width, long lo, long hi) {
+  cavity_run *r = (cavity_run *)user;
+  return hd_par_allgather_items(whole, (size_t)width * r->real_size, lo, hi);
 }
 static int transpose(void *user, const void *send, void *recv, const long *counts) {
   cavity_run *r = (cavity_run *)user;
@@ -320,6 +330,7 @@ static int run(int argc, char **argv) {
       {"tol", CLI_REAL, &c.tol, "EPS", "Poisson tolerance, max|r| / max|w| (default 1e-8 double, 1e-4 single)", 0, 1, 0, NULL, 0, 0, 0},
       {"max-iter", CLI_INT, &c.max_iter, "N", "Poisson sweeps (SOR, default 20 n) or V-cycles (default 50) a step", 1, 1e12, 0, NULL, 0, 0, 0},
       {"check-every", CLI_INT, &c.check_every, "K", "SOR sweeps between residual checks (default 10)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"mg-gather", CLI_INT, &c.mg_gather, "N", "multigrid on several ranks: the levels of N cells a side or fewer are gathered onto every rank and solved whole (default 64; the finer ones stay split)", 2, 1 << 20, 0, NULL, 0, 0, 0},
       {"omega", CLI_REAL, &c.omega, "W", "SOR relaxation factor (default 2/(1 + sin(pi/n)))", 1e-3, 1.999999, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c.dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c.steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
@@ -357,6 +368,7 @@ static int run(int argc, char **argv) {
   if (cr.dc.size > 1) {
     p.jlo = cr.dc.off[1], p.jhi = cr.dc.off[1] + cr.dc.ln[1], p.rows = cr.dc.ln[1] + 2;
     p.halo = exchange, p.max = maxima, p.gather = gather, p.alltoall = transpose, p.user = &cr;
+    p.halo_rows = exchange_rows, p.gather_rows = gather_rows;
     if (!(cr.part_rows = (long *)malloc(2 * (size_t)cr.dc.size * sizeof(long)))) {
       rc = hd_drv_usage_error(PROG, "out of host memory");
       goto out;
@@ -389,14 +401,14 @@ static int run(int argc, char **argv) {
                                   "ranks; use more ranks");
     goto out;
   }
-  /* multigrid, and cuFFT on CUDA ranks, solve the gathered whole grid on every rank */
-  whole_solve = p.rows && c.solver != CAVITY_SOR && !(c.solver == CAVITY_FFT && core->id != HD_B_CUDA);
+  /* cuFFT on CUDA ranks solves the gathered whole grid on every rank */
+  whole_solve = p.rows && c.solver == CAVITY_FFT && core->id == HD_B_CUDA;
   {
     /* five node arrays and the solver's (SOR: 4 half arrays; multigrid:
-     * about 4/3 x 3 arrays; FFT: 3) of the block — multigrid and cuFFT on
-     * a split grid solve the whole grid, with two more whole arrays and two
-     * on the host; the host keeps four fields of the block in double, and
-     * rank 0 four of the whole grid */
+     * about 4/3 x 3 arrays; FFT: 3) of the block — cuFFT on a split grid
+     * solves the whole grid, with two more whole arrays and two on the
+     * host; the host keeps four fields of the block in double, and rank 0
+     * four of the whole grid */
     const double nodes = (double)(c.n + 1) * (double)(p.rows ? p.rows : c.n + 1);
     const double whole = (double)(c.n + 1) * (double)(c.n + 1);
     const double dev = ops->real_size * (nodes * (5.0 + (c.solver == CAVITY_SOR ? 2.0 : whole_solve ? 0.0 : 4.0)) +

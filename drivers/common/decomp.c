@@ -250,6 +250,31 @@ int hd_par_allgather(void *arr, size_t elem, long n) {
   return hd_par_gather_start(&h, &arr, 1, elem, n, -1) ? -1 : hd_par_gather_wait(h);
 }
 
+int hd_par_allgather_items(void *arr, size_t elem, long lo, long hi) {
+#if defined(HD_HAVE_MPI)
+  const int size = hd_par_size();
+  long mine[2], *all;
+  int *c, r, rc = MPI_SUCCESS;
+  if (size == 1) return 0;
+  mine[0] = lo, mine[1] = hi;
+  all = (long *)malloc(2 * (size_t)size * sizeof(long));
+  c = (int *)malloc(2 * (size_t)size * sizeof(int));
+  if (all && c) rc = MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD);
+  for (r = 0; all && c && rc == MPI_SUCCESS && r < size; ++r) {
+    if ((double)all[2 * r + 1] * (double)elem > 2147483647.0) rc = MPI_ERR_COUNT;
+    c[r] = (int)((all[2 * r + 1] - all[2 * r]) * (long)elem), c[size + r] = (int)(all[2 * r] * (long)elem);
+  }
+  if (all && c && rc == MPI_SUCCESS)
+    rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, arr, c, c + size, MPI_BYTE, MPI_COMM_WORLD);
+  rc = all && c && rc == MPI_SUCCESS ? 0 : -1;
+  free(all), free(c);
+  return rc;
+#else
+  (void)arr, (void)elem, (void)lo, (void)hi;
+  return 0;
+#endif
+}
+
 int hd_par_alltoall(const void *send, void *recv, size_t elem, const long *counts) {
 #if defined(HD_HAVE_MPI)
   const int size = hd_par_size();
@@ -511,6 +536,21 @@ static int ipc_exchange(hd_decomp *d, int axis, const int ipc[2], const int nbr[
     if (!(fl = ipc_base(d, nbr[b], theirs[b].flags, err, n))) return -1;
     peer[b][IPC_READY] = IPC_FLAG(fl, axis, 1 - b, IPC_READY), peer[b][IPC_READ] = IPC_FLAG(fl, axis, 1 - b, IPC_READ);
     own[b][IPC_READY] = IPC_FLAG(d->flags, axis, b, IPC_READY), own[b][IPC_READ] = IPC_FLAG(d->flags, axis, b, IPC_READ);
+  }
+  if (d->core->swap && (size_t)(ipc[0] + ipc[1]) * (size_t)count * width * rows <= HD_DEV_SWAP_BYTES) {
+    hd_dev_swap s; /* small planes (multigrid's coarse levels): one launch, not five */
+    memset(&s, 0, sizeof s);
+    s.seq = seq;
+    for (b = 0; b < 2; ++b) {
+      s.peer_ready[b] = peer[b][IPC_READY], s.peer_read[b] = peer[b][IPC_READ];
+      s.own_ready[b] = own[b][IPC_READY], s.own_read[b] = own[b][IPC_READ];
+      for (f = 0; f < count && ipc[b]; ++f, ++s.copies) {
+        s.dst[s.copies] = ghost[b][f], s.dpitch[s.copies] = pitch, s.width[s.copies] = width, s.rows[s.copies] = rows;
+        s.src[s.copies] = base[b][f] + theirs[b].at[1 - b], s.spitch[s.copies] = (size_t)theirs[b].pitch;
+      }
+    }
+    if (d->core->swap(d->ctx, &s) != HD_OK) return snprintf(err, n, "halo exchange by CUDA IPC failed: %s", d->ctx->msg), -1;
+    return 0;
   }
   ok = d->core->signal(d->ctx, peer[0][IPC_READY], peer[1][IPC_READY], seq) == HD_OK &&
        d->core->wait(d->ctx, own[0][IPC_READY], own[1][IPC_READY], seq) == HD_OK;

@@ -66,6 +66,9 @@ void hd_par_block(long n, int rank, int size, long *lo, long *hi);
 /* Every rank's block of arr (n items of elem bytes, blocks as in
  * hd_par_block) onto every rank, in place.  0, or -1. */
 int hd_par_allgather(void *arr, size_t elem, long n);
+/* The same with this rank's items [lo, hi) given (the ranks' in rank
+ * order, covering arr). */
+int hd_par_allgather_items(void *arr, size_t elem, long lo, long hi);
 
 /* Send counts[r] elements of elem bytes to every rank r and receive
  * counts[r] from it, each rank's share consecutive in rank order in send

@@ -130,6 +130,7 @@ typedef struct hd_pois_level {
   const hd_real *f; /* right-hand side */
   hd_real *r;       /* residual; its boundary stays 0 */
   hd_idx n;
+  hd_idx row0; /* global row of array row 0: 0 for a whole level, jlo - 1 for a block of rows */
   hd_real h2, omega;
   int colour;
 } hd_pois_level;
@@ -137,7 +138,7 @@ typedef struct hd_pois_level {
 /* Red-black (Gauss-Seidel or SOR) update over (m, j) as in the split
  * layout, on the natural arrays. */
 HD_FN void hd_pois_smooth_pt(const hd_pois_level *a, hd_idx m, hd_idx j) {
-  const hd_idx i = 2 * m + ((j + a->colour) & 1), sy = a->n + 1, o = i + j * sy;
+  const hd_idx i = 2 * m + ((j + a->colour) & 1), sy = a->n + 1, o = i + (j - a->row0) * sy;
   hd_real *HD_RESTRICT u = a->u;
   if (i < 1 || i > a->n - 1) return;
   u[o] += a->omega * (hd_pois_jacobi(a->h2 * a->f[o], u[o + 1], u[o - 1], u[o + sy], u[o - sy]) - u[o]);
@@ -152,30 +153,32 @@ HD_FN hd_real hd_pois_residual(const hd_pois_level *a, hd_idx o) {
 }
 
 HD_FN void hd_pois_residual_pt(const hd_pois_level *a, hd_idx i, hd_idx j) {
-  const hd_idx o = i + j * (a->n + 1);
+  const hd_idx o = i + (j - a->row0) * (a->n + 1);
   a->r[o] = hd_pois_residual(a, o);
 }
 
 HD_FN void hd_pois_res_norm_pt(const hd_pois_level *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
-  const hd_idx o = i + j * (a->n + 1);
+  const hd_idx o = i + (j - a->row0) * (a->n + 1);
   (void)k;
-  hd_stats_add(acc, (double)hd_pois_residual(a, o), o);
+  hd_stats_add(acc, (double)hd_pois_residual(a, o), i + j * (a->n + 1));
 }
 
 HD_FN void hd_pois_abs_pt(const hd_pois_level *a, hd_idx i, hd_idx j, hd_idx k, hd_stats *acc) {
-  const hd_idx o = i + j * (a->n + 1);
+  const hd_idx o = i + (j - a->row0) * (a->n + 1);
   (void)k;
-  hd_stats_add(acc, (double)a->f[o], o);
+  hd_stats_add(acc, (double)a->f[o], i + j * (a->n + 1));
 }
 
 /* Fine residual (fine->r) to the coarse right-hand side by full weighting;
- * the coarse correction starts at 0.  (I, J) coarse interior. */
+ * the coarse correction starts at 0.  (I, J) coarse interior; rows global
+ * (a block reads the fine rows 2J - 1 .. 2J + 1). */
 typedef struct hd_pois_transfer_args {
   hd_pois_level fine, coarse;
 } hd_pois_transfer_args;
 
 HD_FN void hd_pois_restrict_pt(const hd_pois_transfer_args *a, hd_idx ci, hd_idx cj) {
-  const hd_idx sf = a->fine.n + 1, o = 2 * ci + 2 * cj * sf, oc = ci + cj * (a->coarse.n + 1);
+  const hd_idx sf = a->fine.n + 1, o = 2 * ci + (2 * cj - a->fine.row0) * sf;
+  const hd_idx oc = ci + (cj - a->coarse.row0) * (a->coarse.n + 1);
   const hd_real *r = a->fine.r;
   hd_real *fc = (hd_real *)a->coarse.f;
   fc[oc] = (HD_R(4) * r[o] + HD_R(2) * (r[o + 1] + r[o - 1] + r[o + sf] + r[o - sf]) + r[o + 1 + sf] +
@@ -187,9 +190,10 @@ HD_FN void hd_pois_restrict_pt(const hd_pois_transfer_args *a, hd_idx ci, hd_idx
 /* Add the bilinear interpolation of the coarse correction; (i, j) fine
  * interior. */
 HD_FN void hd_pois_prolong_pt(const hd_pois_transfer_args *a, hd_idx i, hd_idx j) {
-  const hd_idx sc = a->coarse.n + 1, i0 = i / 2, i1 = (i + 1) / 2, j0 = j / 2, j1 = (j + 1) / 2;
+  const hd_idx sc = a->coarse.n + 1, i0 = i / 2, i1 = (i + 1) / 2;
+  const hd_idx j0 = j / 2 - a->coarse.row0, j1 = (j + 1) / 2 - a->coarse.row0;
   const hd_real *e = a->coarse.u;
-  a->fine.u[i + j * (a->fine.n + 1)] +=
+  a->fine.u[i + (j - a->fine.row0) * (a->fine.n + 1)] +=
       HD_R(0.25) * (e[i0 + j0 * sc] + e[i1 + j0 * sc] + e[i0 + j1 * sc] + e[i1 + j1 * sc]);
 }
 
@@ -455,7 +459,7 @@ HD_HOST_FN hd_status hd_pois_f_norm(hd_ctx *ctx, hd_idx n, const hd_real *f, dou
   hd_pois_level l;
   hd_stats acc;
   hd_status st;
-  l.u = NULL, l.r = NULL, l.f = f, l.n = n, l.h2 = 1, l.omega = 1, l.colour = 0;
+  l.u = NULL, l.r = NULL, l.f = f, l.n = n, l.row0 = 0, l.h2 = 1, l.omega = 1, l.colour = 0;
   st = hd_pois_f_reduce(ctx, &l, hd_range3_make(1, n, 1, n, 0, 1), &acc);
   return st == HD_OK ? hd_pois_norm(ctx, &acc, "the right-hand side", out) : st;
 }
@@ -498,14 +502,41 @@ HD_HOST_FN hd_status hd_pois_sor_solve(hd_ctx *ctx, hd_pois_sor *s, hd_real *u, 
   return st;
 }
 
+/* Multigrid also runs on a block of rows of a grid split over processes
+ * (hd_pois_mg_create_block).  Level l < `gathered` holds this block's rows
+ * [jlo[l], jhi[l]) — the rows J whose fine row 2J the finer level's block
+ * holds, so that the restriction and the prolongation read no row beyond a
+ * ghost row each side — with a ghost row each side (array row 0 is global
+ * row jlo[l] - 1); the hook `halo` fills a level's ghost rows after each
+ * colour of a sweep, after the residual (which the restriction reads) and
+ * after the prolongation.  From level `gathered` on (the first of at most
+ * gather_n cells a side, or where some block would hold no row) every block
+ * gathers the level's right-hand side and runs the rest of the cycle on the
+ * whole level, as one process does.  Same operations on the same values:
+ * the split grid iterates exactly as the whole one. */
+#define HD_POIS_MG_GATHER_N 64
+
 typedef struct hd_pois_mg {
   int levels;
   hd_idx n[HD_POIS_MG_MAX_LEVELS];
   double h;
   hd_real *u[HD_POIS_MG_MAX_LEVELS], *f[HD_POIS_MG_MAX_LEVELS], *r[HD_POIS_MG_MAX_LEVELS];
+  int gathered;                          /* levels below are blocks of rows (0: the whole grid) */
+  hd_idx jlo[HD_POIS_MG_MAX_LEVELS], jhi[HD_POIS_MG_MAX_LEVELS]; /* this block's rows of each level */
+  /* split grids (NULL otherwise): fill the ghost rows of a block level's
+   * array `width` values wide holding `rows` rows besides them; replace *v
+   * by its maximum over the blocks; fill every row of the whole host array
+   * (`width` values a row) from the blocks, this one having filled rows
+   * [lo, hi); 0, or -1 on failure */
+  int (*halo)(void *user, hd_real *arr, hd_idx width, hd_idx rows);
+  int (*max)(void *user, double *v);
+  int (*gather)(void *user, hd_real *whole, hd_idx width, hd_idx lo, hd_idx hi);
+  void *user;
+  hd_real *host; /* the gathered level's right-hand side on the host */
   /* CUDA: the V-cycle recorded once as a graph (~100 small launches, so
      the cycle is launch-bound) and replayed while u, f and the sweeps stay
-     the same; NULL elsewhere */
+     the same (the whole grid only: a split one's exchanges go through the
+     host); NULL elsewhere */
   void *graph;
   const void *graph_u, *graph_f;
   int graph_pre, graph_post;
@@ -526,6 +557,8 @@ HD_HOST_FN void hd_pois_mg_destroy(hd_ctx *ctx, hd_pois_mg *m) {
     hd_dev_free(ctx, m->r[l]);
     m->u[l] = m->f[l] = m->r[l] = NULL;
   }
+  hd_host_free(m->host);
+  m->host = NULL;
   m->levels = 0;
 }
 
@@ -533,7 +566,8 @@ HD_HOST_FN void hd_pois_mg_destroy(hd_ctx *ctx, hd_pois_mg *m) {
  * coarsest must be <= 64.  Returns the level count, or 0 after hd_fail. */
 HD_HOST_FN int hd_pois_mg_plan(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
   int l;
-  m->levels = 0, m->h = h;
+  m->levels = 0, m->h = h, m->gathered = 0;
+  m->halo = NULL, m->max = NULL, m->gather = NULL, m->user = NULL, m->host = NULL;
   m->graph = NULL, m->graph_u = m->graph_f = NULL;
   if (hd_pois_check_size(ctx, n, h) != HD_OK) return 0;
   m->n[0] = n;
@@ -548,13 +582,43 @@ HD_HOST_FN int hd_pois_mg_plan(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
   return l;
 }
 
-HD_HOST_FN hd_status hd_pois_mg_create(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
+/* Rows of level l of the block holding rows [lo, hi) of level 0. */
+HD_HOST_FN hd_idx hd_pois_mg_row_at(hd_idx row, int l) {
+  return (row + ((hd_idx)1 << l) - 1) >> l;
+}
+
+/* Array rows of level l: a block's with its ghost rows, or the whole level's. */
+HD_HOST_FN hd_idx hd_pois_mg_held(const hd_pois_mg *m, int l) {
+  return l < m->gathered ? m->jhi[l] - m->jlo[l] + 2 : m->n[l] + 1;
+}
+
+/* Block `part` of `parts` holding rows [lo[part], hi[part]) of the n + 1
+ * node rows (the blocks in order, covering them); its level-0 arrays (the
+ * caller's u and f) hold those rows and a ghost row each side.  The hooks
+ * are set by the caller afterwards.  gather_n 0: HD_POIS_MG_GATHER_N. */
+HD_HOST_FN hd_status hd_pois_mg_create_block(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h, int parts, int part,
+                                             const hd_idx *lo, const hd_idx *hi, hd_idx gather_n) {
   const int l = hd_pois_mg_plan(ctx, m, n, h);
   hd_status st = HD_OK;
+  int k, p;
   if (l == 0) return HD_ERR_ARG;
+  if (parts > 1 && (part < 0 || part >= parts || !lo || !hi))
+    return hd_fail(ctx, HD_ERR_ARG, "poisson: block %d of %d blocks of rows", part, parts);
+  if (gather_n <= 0) gather_n = HD_POIS_MG_GATHER_N;
+  for (k = 0; k < l; ++k) {
+    m->jlo[k] = parts > 1 ? hd_pois_mg_row_at(lo[part], k) : 0;
+    m->jhi[k] = parts > 1 ? hd_pois_mg_row_at(hi[part], k) : m->n[k] + 1;
+  }
+  /* blocks while the level is larger than gather_n and every block holds a row (level 0 always) */
+  for (m->gathered = parts > 1 ? 1 : 0; parts > 1 && m->gathered < l - 1 && m->n[m->gathered] > gather_n;
+       ++m->gathered) {
+    for (p = 0; p < parts && hd_pois_mg_row_at(hi[p], m->gathered) > hd_pois_mg_row_at(lo[p], m->gathered); ++p)
+      ;
+    if (p < parts) break;
+  }
   for (m->levels = 0; m->levels < l && st == HD_OK; ++m->levels) {
     const int k = m->levels;
-    const size_t bytes = (size_t)((m->n[k] + 1) * (m->n[k] + 1)) * sizeof(hd_real);
+    const size_t bytes = (size_t)((m->n[k] + 1) * hd_pois_mg_held(m, k)) * sizeof(hd_real);
     m->u[k] = m->f[k] = m->r[k] = NULL;
     if (k > 0) {
       st = hd_dev_alloc(ctx, (void **)&m->u[k], bytes);
@@ -564,28 +628,67 @@ HD_HOST_FN hd_status hd_pois_mg_create(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, dou
     }
     if (st == HD_OK) st = hd_dev_alloc(ctx, (void **)&m->r[k], bytes);
     if (st == HD_OK) st = hd_dev_zero(ctx, m->r[k], bytes);
+    if (st == HD_OK && k == m->gathered && m->gathered > 0 && !(m->host = (hd_real *)hd_host_alloc(bytes)))
+      st = hd_fail(ctx, HD_ERR_NOMEM, "poisson: out of host memory for the gathered level");
   }
   if (st != HD_OK) hd_pois_mg_destroy(ctx, m);
   return st;
+}
+
+HD_HOST_FN hd_status hd_pois_mg_create(hd_ctx *ctx, hd_pois_mg *m, hd_idx n, double h) {
+  return hd_pois_mg_create_block(ctx, m, n, h, 1, 0, NULL, NULL, 0);
 }
 
 HD_HOST_FN hd_pois_level hd_pois_mg_level(const hd_pois_mg *m, int l) {
   hd_pois_level a;
   const double h = m->h * (double)(m->n[0] / m->n[l]);
   a.u = m->u[l], a.f = m->f[l], a.r = m->r[l], a.n = m->n[l];
+  a.row0 = l < m->gathered ? m->jlo[l] - 1 : 0;
   a.h2 = (hd_real)(h * h), a.omega = 1, a.colour = 0;
   return a;
 }
 
-HD_HOST_FN hd_status hd_pois_smooth(hd_ctx *ctx, hd_pois_level a, double omega, long sweeps) {
-  const hd_range3 r = hd_range3_make(0, a.n / 2 + 1, 1, a.n, 0, 1);
+/* The interior rows of level l this block updates (all on a whole level), columns [i0, i1). */
+HD_HOST_FN hd_range3 hd_pois_mg_rows(const hd_pois_mg *m, int l, hd_idx i0, hd_idx i1) {
+  const hd_idx lo = l < m->gathered && m->jlo[l] > 1 ? m->jlo[l] : 1;
+  const hd_idx hi = l < m->gathered && m->jhi[l] < m->n[l] ? m->jhi[l] : m->n[l];
+  return hd_range3_make(i0, i1, lo, hi > lo ? hi : lo, 0, 1);
+}
+
+HD_HOST_FN hd_status hd_pois_mg_halo(hd_ctx *ctx, const hd_pois_mg *m, int l, hd_real *arr) {
+  if (l >= m->gathered || !m->halo) return HD_OK;
+  if (m->halo(m->user, arr, m->n[l] + 1, m->jhi[l] - m->jlo[l]))
+    return hd_fail(ctx, HD_ERR_IO, "poisson: the multigrid halo exchange failed");
+  return HD_OK;
+}
+
+HD_HOST_FN hd_status hd_pois_smooth(hd_ctx *ctx, const hd_pois_mg *m, int l, double omega, long sweeps) {
+  hd_pois_level a = hd_pois_mg_level(m, l);
+  const hd_range3 r = hd_pois_mg_rows(m, l, 0, a.n / 2 + 1);
   hd_status st = HD_OK;
   long k;
   a.omega = (hd_real)omega;
   for (k = 0; k < 2 * sweeps && st == HD_OK; ++k) {
     a.colour = (int)(k & 1);
     st = hd_pois_smooth_loop(ctx, &a, r);
+    if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.u);
   }
+  return st;
+}
+
+/* The right-hand side of the first whole level from the blocks' rows of
+ * it; its correction starts at 0 everywhere (as the restriction leaves it
+ * on one process). */
+HD_HOST_FN hd_status hd_pois_mg_gather(hd_ctx *ctx, const hd_pois_mg *m) {
+  const int g = m->gathered;
+  const hd_idx sy = m->n[g] + 1;
+  const size_t row = (size_t)sy * sizeof(hd_real), whole = (size_t)sy * row;
+  hd_status st = hd_dev_download(ctx, m->host + m->jlo[g] * sy, m->f[g] + m->jlo[g] * sy,
+                                 (size_t)(m->jhi[g] - m->jlo[g]) * row);
+  if (st == HD_OK && m->gather(m->user, m->host, sy, m->jlo[g], m->jhi[g]))
+    st = hd_fail(ctx, HD_ERR_IO, "poisson: gathering the coarse multigrid level failed");
+  if (st == HD_OK) st = hd_dev_upload(ctx, m->f[g], m->host, whole);
+  if (st == HD_OK) st = hd_dev_zero(ctx, m->u[g], whole);
   return st;
 }
 
@@ -593,15 +696,27 @@ HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int
   const hd_pois_level a = hd_pois_mg_level(m, l);
   hd_pois_transfer_args t;
   hd_status st;
-  if (l == m->levels - 1) /* coarsest: one sweep is exact for one unknown */
-    return hd_pois_smooth(ctx, a, hd_pois_omega_opt(a.n), a.n <= 2 ? 1 : 4 * a.n);
+  if (l == m->levels - 1) /* coarsest (a whole level): one sweep is exact for one unknown */
+    return hd_pois_smooth(ctx, m, l, hd_pois_omega_opt(a.n), a.n <= 2 ? 1 : 4 * a.n);
   t.fine = a, t.coarse = hd_pois_mg_level(m, l + 1);
-  st = hd_pois_smooth(ctx, a, 1.0, pre);
-  if (st == HD_OK) st = hd_pois_residual_loop(ctx, &a, hd_range3_make(1, a.n, 1, a.n, 0, 1));
-  if (st == HD_OK) st = hd_pois_restrict_loop(ctx, &t, hd_range3_make(1, t.coarse.n, 1, t.coarse.n, 0, 1));
+  st = hd_pois_smooth(ctx, m, l, 1.0, pre);
+  if (st == HD_OK) st = hd_pois_residual_loop(ctx, &a, hd_pois_mg_rows(m, l, 1, a.n));
+  if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.r);
+  if (st == HD_OK && l + 1 < m->gathered) /* the ghost rows' correction starts at 0 too */
+    st = hd_dev_zero(ctx, t.coarse.u, (size_t)((t.coarse.n + 1) * hd_pois_mg_held(m, l + 1)) * sizeof(hd_real));
+  if (st == HD_OK) {
+    hd_range3 r = hd_pois_mg_rows(m, l + 1, 1, t.coarse.n);
+    if (l + 1 == m->gathered) { /* this block's rows of the first whole level */
+      r.lo[1] = m->jlo[l + 1] > 1 ? m->jlo[l + 1] : 1, r.hi[1] = m->jhi[l + 1] < t.coarse.n ? m->jhi[l + 1] : t.coarse.n;
+      if (r.hi[1] < r.lo[1]) r.hi[1] = r.lo[1];
+    }
+    st = hd_pois_restrict_loop(ctx, &t, r);
+  }
+  if (st == HD_OK && l + 1 == m->gathered) st = hd_pois_mg_gather(ctx, m);
   if (st == HD_OK) st = hd_pois_vcycle(ctx, m, l + 1, pre, post);
-  if (st == HD_OK) st = hd_pois_prolong_loop(ctx, &t, hd_range3_make(1, a.n, 1, a.n, 0, 1));
-  if (st == HD_OK) st = hd_pois_smooth(ctx, a, 1.0, post);
+  if (st == HD_OK) st = hd_pois_prolong_loop(ctx, &t, hd_pois_mg_rows(m, l, 1, a.n));
+  if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.u);
+  if (st == HD_OK) st = hd_pois_smooth(ctx, m, l, 1.0, post);
   return st;
 }
 
@@ -622,6 +737,7 @@ HD_HOST_FN hd_status hd_pois_mg_cycle(hd_ctx *ctx, hd_pois_mg *m, int pre, int p
   hd_pois_mg_cycle_args c;
   c.m = m, c.pre = pre, c.post = post;
 #if defined(HD_BACKEND_CUDA) && !defined(HD_DEBUG)
+  if (m->gathered) return hd_pois_mg_cycle_launches(ctx, &c);
   if (!m->graph || m->graph_u != m->u[0] || m->graph_f != m->f[0] || m->graph_pre != pre ||
       m->graph_post != post) {
     hd_status st;
@@ -638,20 +754,25 @@ HD_HOST_FN hd_status hd_pois_mg_cycle(hd_ctx *ctx, hd_pois_mg *m, int pre, int p
 #endif
 }
 
+/* Solve from the u given (its boundary kept); on a block, u's ghost rows
+ * are filled first. */
 HD_HOST_FN hd_status hd_pois_mg_solve(hd_ctx *ctx, hd_pois_mg *m, hd_real *u, const hd_real *f,
                                       const hd_pois_opts *o, hd_pois_result *res) {
   const int pre = o->pre > 0 ? o->pre : 2, post = o->post > 0 ? o->post : 2;
   double fmax = 0.0, r = 0.0;
   hd_status st;
   hd_pois_level top;
+  hd_range3 rows;
+  hd_stats acc;
   m->u[0] = u, m->f[0] = (hd_real *)f;
-  top = hd_pois_mg_level(m, 0);
-  st = hd_pois_f_norm(ctx, m->n[0], f, &fmax);
+  top = hd_pois_mg_level(m, 0), rows = hd_pois_mg_rows(m, 0, 1, top.n);
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
+  st = hd_pois_f_reduce(ctx, &top, rows, &acc);
+  if (st == HD_OK) st = hd_pois_block_norm(ctx, m->max, m->user, &acc, "the right-hand side", &fmax);
+  if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, 0, u);
   while (st == HD_OK) {
-    hd_stats acc;
-    st = hd_pois_res_reduce(ctx, &top, hd_range3_make(1, top.n, 1, top.n, 0, 1), &acc);
-    if (st == HD_OK) st = hd_pois_norm(ctx, &acc, "the residual", &r);
+    st = hd_pois_res_reduce(ctx, &top, rows, &acc);
+    if (st == HD_OK) st = hd_pois_block_norm(ctx, m->max, m->user, &acc, "the residual", &r);
     res->checks++;
     res->residual = fmax > 0 ? r / fmax : r;
     if (st != HD_OK || r <= o->tol * fmax) break;
