@@ -20,7 +20,7 @@
 # solve instead, split over CPU ranks (on CUDA ranks it solves the whole
 # grid on every rank); hd-cavity:mg times split multigrid in V-cycles
 # (cells x V-cycles / s: the cycles a step vary with the grid), weak on
-# N_CAVITY sqrt(P) rounded to a multiple of 64 a side.
+# N_CAVITY sqrt(P) rounded to a multiple of 128 a side.
 set -u
 dir=$1 backend=$2 ranks=$3 nh=${4:-512} nf=${5:-400} steps=${6:-500} nn=${N_NS:-4096} nc=${N_CAVITY:-2048}
 cs=${STEPS_CAVITY:-100} # SOR from rest: hundreds of sweeps a step at first
@@ -68,8 +68,8 @@ for entry in ${PROGS:-hd-heat:1 hd-heat:3 hd-fdtd hd-ns hd-cavity hd-cavity:mg};
           [ "$np" = "${ranks%% *}" ] && echo "| $entry | weak | | | not measured: the grid is square (and SOR's sweeps a step grow with it) | |"
           continue
         fi
-        [ "$kind" = weak ] && c=$(awk -v n="$nc" -v p="$np" 'BEGIN { printf "%d", int(n * sqrt(p) / 64 + 0.5) * 64 }')
-        [ "$kind" = strong ] && [ "$cv" = mg ] && c=$(awk -v n="$nc" -v p="$max" 'BEGIN { printf "%d", int(n * sqrt(p) / 64 + 0.5) * 64 }')
+        [ "$kind" = weak ] && c=$(awk -v n="$nc" -v p="$np" 'BEGIN { printf "%d", int(n * sqrt(p) / 128 + 0.5) * 128 }')
+        [ "$kind" = strong ] && [ "$cv" = mg ] && c=$(awk -v n="$nc" -v p="$max" 'BEGIN { printf "%d", int(n * sqrt(p) / 128 + 0.5) * 128 }')
         n="$c^2"
         r=$(run "$np" hd-cavity --n="$c" --solver="$cv" --steady=0 --steps="$cs" --monitor-every="$cs" --png=no \
               --output="$tmp/c" | awk -F': ' -v c="$c" -v s="$cs" -v mg="$([ "$cv" = mg ] && echo 1)" '

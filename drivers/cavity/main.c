@@ -387,6 +387,7 @@ static int run(int argc, char **argv) {
     goto out;
   }
   hd_decomp_use_backend(&cr.dc, core, &ctx);
+  cr.dc.fields_fixed = 1; /* the state's and the solvers' arrays live as long as the run */
   ops = cavity_ops_get(core->id, c.com.precision == 1);
   if (!ops) {
     core->destroy(&ctx);

@@ -33,6 +33,8 @@ typedef hd_status (*hd_state_io_fn)(hd_ctx *ctx, void *state, int k, char name[1
 HD_EXTERN_C_BEGIN
 
 /* What every backend provides besides physics. */
+struct hd_dev_swap; /* hd/memory.h */
+
 typedef struct hd_core_ops {
   const char *name;
   int id;
@@ -68,6 +70,7 @@ typedef struct hd_core_ops {
   hd_status (*wait)(hd_ctx *ctx, const unsigned long long *a, const unsigned long long *b, unsigned long long value);
   hd_status (*copy_2d_queued)(hd_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t rows);
+  hd_status (*swap)(hd_ctx *ctx, const struct hd_dev_swap *s); /* all of that in one launch (hd_dev_swap_queued) */
 } hd_core_ops;
 
 extern const hd_core_ops hd_core_serial;

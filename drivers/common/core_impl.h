@@ -85,9 +85,10 @@ static int core_device_count(void) {
 #endif
 
 #if defined(HD_BACKEND_CUDA)
-#define CORE_IPC hd_ipc_export, hd_ipc_open, hd_ipc_close, hd_dev_signal, hd_dev_wait, hd_dev_copy_2d_queued
+#define CORE_IPC \
+  hd_ipc_export, hd_ipc_open, hd_ipc_close, hd_dev_signal, hd_dev_wait, hd_dev_copy_2d_queued, hd_dev_swap_queued
 #else
-#define CORE_IPC NULL, NULL, NULL, NULL, NULL, NULL /* host memory: nothing to map */
+#define CORE_IPC NULL, NULL, NULL, NULL, NULL, NULL, NULL /* host memory: nothing to map */
 #endif
 
 const hd_core_ops CORE_TABLE = {HD_BACKEND_NAME, HD_BACKEND_ID,   core_init,

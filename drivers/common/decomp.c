@@ -407,6 +407,8 @@ static void ipc_flags_free(hd_decomp *d) {
 }
 
 void hd_decomp_destroy(hd_decomp *d) {
+  free(d->notes);
+  d->notes = NULL, d->nnotes = 0;
   stage_free(d);
   ipc_unmap(d);
   ipc_flags_free(d);
@@ -515,6 +517,43 @@ static char *ipc_base(hd_decomp *d, int rank, const unsigned char *handle, char 
   return (char *)m[k].base;
 }
 
+/* Notes kept for exchanges seen before (fields_fixed), by what identifies
+ * an exchange on this rank; a full table keeps no more (on every rank alike). */
+#define IPC_NOTES 128
+typedef struct ipc_kept {
+  void *alloc[HD_DECOMP_FIELDS];
+  long lead, at[4];
+  size_t pitch, width, rows;
+  int axis, count;
+  ipc_note theirs[2];
+} ipc_kept;
+
+static ipc_kept ipc_key(int count, void *const *alloc, long lead, const long at[4], size_t pitch, size_t width,
+                        size_t rows, int axis) {
+  ipc_kept k;
+  int f;
+  memset(&k, 0, sizeof k);
+  for (f = 0; f < count; ++f) k.alloc[f] = alloc[f];
+  for (f = 0; f < 4; ++f) k.at[f] = at[f];
+  k.lead = lead, k.pitch = pitch, k.width = width, k.rows = rows, k.axis = axis, k.count = count;
+  return k;
+}
+
+static ipc_kept *ipc_kept_find(hd_decomp *d, const ipc_kept *key) {
+  ipc_kept *t = (ipc_kept *)d->notes;
+  int k;
+  for (k = 0; k < d->nnotes; ++k)
+    if (!memcmp(&t[k], key, offsetof(ipc_kept, theirs))) return &t[k];
+  return NULL;
+}
+
+static void ipc_kept_add(hd_decomp *d, ipc_kept *key, const ipc_note theirs[2]) {
+  if (!d->notes && !(d->notes = calloc(IPC_NOTES, sizeof *key))) d->nnotes = IPC_NOTES; /* none kept */
+  if (d->nnotes == IPC_NOTES) return;
+  memcpy(key->theirs, theirs, 2 * sizeof *theirs);
+  ((ipc_kept *)d->notes)[d->nnotes++] = *key;
+}
+
 /* The neighbours on this node (ipc[side]): on the stream, tell them this
  * rank's planes are final, wait for theirs, copy them into the ghosts at
  * ghost[side] of each field, tell them so and wait until they have read this
@@ -585,6 +624,7 @@ static int exchange_at(hd_decomp *d, int count, void *const *alloc, long lead, s
   const int on_dev = d->stage_kind == 2;
   char *p[HD_DECOMP_FIELDS], *ghost[2][HD_DECOMP_FIELDS], *const *gh[2] = {ghost[0], ghost[1]}, *buf = NULL;
   ipc_note mine, theirs[2];
+  ipc_kept key, *kept = NULL;
   MPI_Comm comm;
   MPI_Request req[4];
   int rc = MPI_SUCCESS, ok = 1, b, f, nr = 0;
@@ -604,7 +644,12 @@ static int exchange_at(hd_decomp *d, int count, void *const *alloc, long lead, s
     d->stage_bytes = 4 * msg;
   }
   buf = (char *)d->stage;
-  if (ipc[0] || ipc[1]) {
+  memset(theirs, 0, sizeof theirs);
+  if ((ipc[0] || ipc[1]) && d->fields_fixed) {
+    key = ipc_key(count, alloc, lead, at, pitch, width, rows, axis);
+    if ((kept = ipc_kept_find(d, &key)) != NULL) memcpy(theirs, kept->theirs, sizeof theirs);
+  }
+  if ((ipc[0] || ipc[1]) && !kept) {
     memset(&mine, 0, sizeof mine);
     if (ipc_flags_open(d, err, n)) return -1;
     for (f = 0; f < count && ok; ++f) ok = d->core->ipc_export(d->ctx, alloc[f], mine.handle[f]) == HD_OK;
@@ -623,19 +668,20 @@ static int exchange_at(hd_decomp *d, int count, void *const *alloc, long lead, s
   if (mpi[0]) {
     rc |= MPI_Irecv(buf + 2 * msg, (int)msg, MPI_BYTE, nbr[0], 10 + axis, comm, &req[nr++]);
     rc |= MPI_Isend(buf, (int)msg, MPI_BYTE, nbr[0], 20 + axis, comm, &req[nr++]);
-  } else if (ipc[0]) {
+  } else if (ipc[0] && !kept) {
     rc |= MPI_Irecv(&theirs[0], (int)sizeof mine, MPI_BYTE, nbr[0], 30 + axis, comm, &req[nr++]);
     rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, nbr[0], 40 + axis, comm, &req[nr++]);
   }
   if (mpi[1]) {
     rc |= MPI_Irecv(buf + 3 * msg, (int)msg, MPI_BYTE, nbr[1], 20 + axis, comm, &req[nr++]);
     rc |= MPI_Isend(buf + msg, (int)msg, MPI_BYTE, nbr[1], 10 + axis, comm, &req[nr++]);
-  } else if (ipc[1]) {
+  } else if (ipc[1] && !kept) {
     rc |= MPI_Irecv(&theirs[1], (int)sizeof mine, MPI_BYTE, nbr[1], 40 + axis, comm, &req[nr++]);
     rc |= MPI_Isend(&mine, (int)sizeof mine, MPI_BYTE, nbr[1], 30 + axis, comm, &req[nr++]);
   }
   if (rc == MPI_SUCCESS) rc = MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return snprintf(err, n, "halo exchange along axis %d failed", axis), -1;
+  if ((ipc[0] || ipc[1]) && d->fields_fixed && !kept) ipc_kept_add(d, &key, theirs);
   if ((ipc[0] || ipc[1]) && ipc_exchange(d, axis, ipc, nbr, count, gh, pitch, width, rows, theirs, err, n)) return -1;
   /* what MPI brought: from lo into at[2], from hi into at[3] */
   for (b = 0; b < 2 && ok; ++b)

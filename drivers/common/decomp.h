@@ -109,6 +109,14 @@ typedef struct hd_decomp {
   int nmaps;
   void *flags;        /* device memory the IPC neighbours signal into */
   unsigned long long seq[3]; /* exchanges along each axis so far */
+  /* set by the caller when no exchanged field is freed while d lives:
+   * then the notes neighbours on this node send about an exchange (their
+   * allocations, offsets) are kept, and an exchange seen before skips them
+   * (multigrid's many small exchanges; the ranks see the same exchanges in
+   * the same order, so they agree on which were seen) */
+  int fields_fixed;
+  void *notes;
+  int nnotes;
 } hd_decomp;
 
 /* Split a dim-D grid of gn cells over all ranks, never along x nor along

@@ -241,6 +241,75 @@ HD_HOST_FN cudaError_t hd_copy_2d_launch(cudaStream_t s, void *dst, size_t dpitc
 }
 #endif
 
+/* A halo exchange with the neighbours on this node in one launch, for
+ * planes small enough for one block, where the five launches of signal,
+ * wait, copy, signal, wait cost more than the bytes: set the peers'
+ * `ready` flags to seq, wait for this side's, copy every plane, set the
+ * peers' `read` flags and wait for this side's (neither side then changes
+ * a plane the other still reads).  NULL flags are skipped. */
+#define HD_DEV_SWAP_COPIES 8
+#define HD_DEV_SWAP_BYTES (256 * 1024) /* at most this many bytes in all */
+typedef struct hd_dev_swap {
+  unsigned long long *peer_ready[2], *peer_read[2];
+  const unsigned long long *own_ready[2], *own_read[2];
+  unsigned long long seq;
+  int copies;
+  char *dst[HD_DEV_SWAP_COPIES];
+  const char *src[HD_DEV_SWAP_COPIES];
+  size_t dpitch[HD_DEV_SWAP_COPIES], spitch[HD_DEV_SWAP_COPIES], width[HD_DEV_SWAP_COPIES], rows[HD_DEV_SWAP_COPIES];
+} hd_dev_swap;
+
+#if defined(HD_BACKEND_CUDA)
+static __device__ HD_UNUSED void hd_swap_flags(unsigned long long *const *set, const unsigned long long *const *wait,
+                                               unsigned long long seq) {
+  int b;
+  __threadfence_system();
+  for (b = 0; b < 2; ++b)
+    if (set[b]) *(volatile unsigned long long *)set[b] = seq;
+  for (b = 0; b < 2; ++b)
+    while (wait[b] && *(const volatile unsigned long long *)wait[b] < seq) __nanosleep(100);
+  __threadfence_system();
+}
+template <typename W>
+static __global__ HD_UNUSED void hd_swap_kernel(const hd_dev_swap s) {
+  int c;
+  if (threadIdx.x == 0) hd_swap_flags(s.peer_ready, s.own_ready, s.seq);
+  __syncthreads();
+  for (c = 0; c < s.copies; ++c) {
+    const size_t words = s.width[c] / sizeof(W), total = words * s.rows[c];
+    size_t t;
+    for (t = threadIdx.x; t < total; t += blockDim.x) {
+      const size_t r = t / words, w = t - r * words;
+      ((W *)(s.dst[c] + r * s.dpitch[c]))[w] = ((const volatile W *)(s.src[c] + r * s.spitch[c]))[w];
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) hd_swap_flags(s.peer_read, s.own_read, s.seq);
+}
+#endif
+
+HD_HOST_FN hd_status hd_dev_swap_queued(hd_ctx *ctx, const hd_dev_swap *s) {
+#if defined(HD_BACKEND_CUDA)
+  uintptr_t all = 0;
+  size_t bytes = 0;
+  int c;
+  if (s->copies < 0 || s->copies > HD_DEV_SWAP_COPIES) return hd_fail(ctx, HD_ERR_ARG, "swap: %d copies", s->copies);
+  for (c = 0; c < s->copies; ++c) {
+    all |= (uintptr_t)s->dst[c] | (uintptr_t)s->src[c] | s->dpitch[c] | s->spitch[c] | s->width[c];
+    bytes += s->width[c] * s->rows[c];
+  }
+  if (bytes > HD_DEV_SWAP_BYTES) return hd_fail(ctx, HD_ERR_ARG, "swap: %zu bytes are too many for one block", bytes);
+  if (all % 8 == 0) hd_swap_kernel<unsigned long long><<<1, 512, 0, hd_stream(ctx)>>>(*s);
+  else if (all % 4 == 0) hd_swap_kernel<unsigned><<<1, 512, 0, hd_stream(ctx)>>>(*s);
+  else hd_swap_kernel<unsigned char><<<1, 512, 0, hd_stream(ctx)>>>(*s);
+  HD_CUDA_TRY(ctx, cudaGetLastError());
+  return HD_OK;
+#else
+  (void)s;
+  return hd_fail(ctx, HD_ERR_UNSUPPORTED, "stream-ordered exchanges need the cuda backend");
+#endif
+}
+
 HD_HOST_FN hd_status hd_dev_signal(hd_ctx *ctx, unsigned long long *a, unsigned long long *b,
                                    unsigned long long value) {
 #if defined(HD_BACKEND_CUDA)
