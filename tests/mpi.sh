@@ -284,6 +284,7 @@ ns|--n=48 --ly=2 --steps=50 --frames=1 --png=no --bc-left=noslip-wall --bc-right
 ns|--n=64 --ly=2 --steps=40 --frames=1 --png=no --precision=single|_history.csv _0001.vtr|4
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
 cavity|--n=32 --solver=mg --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
+cavity|--n=256 --solver=mg --mg-gather=8 --steps=40 --monitor-every=10 --steady=0 --png=no --precision=single|_history.csv .vtr|3
 nbody|--n=1000 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1|.csv _000020.vtp
 nbody|--dim=2 --ic=uniform --n=700 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1 --precision=single|.csv _000020.vtp|3
 GPUCASES

@@ -71,7 +71,7 @@ typedef struct cavity_state {
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
   int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
-  int (*halo_rows)(void *user, void *arr, long width, long rows);
+  int (*halo_rows)(void *user, void *arr, long width, long rows, int depth);
   int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
   int parts;
   void *user;
@@ -91,9 +91,9 @@ static int cv_max(void *user, double *v) {
   cavity_state *st = (cavity_state *)user;
   return st->max(st->user, v, 1);
 }
-static int cv_mg_halo(void *user, hd_real *arr, hd_idx width, hd_idx rows) {
+static int cv_mg_halo(void *user, hd_real *arr, hd_idx width, hd_idx rows, int depth) {
   cavity_state *st = (cavity_state *)user;
-  return st->halo_rows(st->user, arr, (long)width, (long)rows);
+  return st->halo_rows(st->user, arr, (long)width, (long)rows, depth);
 }
 static int cv_mg_gather(void *user, hd_real *whole, hd_idx width, hd_idx lo, hd_idx hi) {
   cavity_state *st = (cavity_state *)user;

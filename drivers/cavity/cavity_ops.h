@@ -28,8 +28,9 @@ typedef struct cavity_problem {
    * that own them, each block having filled its own, and (FFT on CPUs)
    * exchange counts[r] reals with every block r, shares in block order
    * (0, or -1 on failure).  Block r updates rows [part_lo[r], part_hi[r])
-   * of `parts`; this one is `part`.  Multigrid's coarser levels: the ghost
-   * rows of an array holding `rows` rows besides them, and every row of a
+   * of `parts`; this one is `part`.  Multigrid's coarser levels: the
+   * `depth` ghost rows each side of an array holding `rows` rows besides
+   * them, and every row of a
    * whole host array from the blocks, this one having filled [lo, hi);
    * levels of mg_gather cells a side or fewer are gathered (0: the
    * library's default). */
@@ -40,7 +41,7 @@ typedef struct cavity_problem {
   int (*max)(void *user, double *v, int count);
   int (*gather)(void *user, void *whole, long width);
   int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
-  int (*halo_rows)(void *user, void *arr, long width, long rows);
+  int (*halo_rows)(void *user, void *arr, long width, long rows, int depth);
   int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
   long mg_gather;
   void *user;

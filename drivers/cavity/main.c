@@ -251,19 +251,19 @@ typedef struct cavity_run {
   long *part_rows; /* every rank's first rows, then their ends */
 } cavity_run;
 
-/* The problem's hooks: ghost rows of an array `width` wide holding `rows`
- * rows besides them (the block's, or a coarser multigrid level's), and
- * maxima. */
-static int exchange_rows(void *user, void *arr, long width, long rows) {
+/* The problem's hooks: `depth` ghost rows each side of an array `width`
+ * wide holding `rows` rows besides them (the block's, or a coarser
+ * multigrid level's), and maxima. */
+static int exchange_rows(void *user, void *arr, long width, long rows, int depth) {
   cavity_run *r = (cavity_run *)user;
-  const long size[3] = {width, rows + 2, 1}, at[4] = {1, rows, 0, rows + 1};
+  const long size[3] = {width, rows + 2 * depth, 1}, at[4] = {depth, rows, 0, rows + depth};
   char err[256];
-  if (!hd_decomp_exchange(&r->dc, arr, r->real_size, size, 1, at, err, sizeof err)) return 0;
+  if (!hd_decomp_exchange_slab(&r->dc, arr, r->real_size, size, 1, at, depth, err, sizeof err)) return 0;
   fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
   return -1;
 }
 static int exchange(void *user, void *arr, long width) {
-  return exchange_rows(user, arr, width, ((cavity_run *)user)->dc.ln[1]);
+  return exchange_rows(user, arr, width, ((cavity_run *)user)->dc.ln[1], 1);
 }
 static int gather(void *user, void *whole, long width) {
   cavity_run *r = (cavity_run *)user;

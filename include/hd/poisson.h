@@ -505,15 +505,21 @@ HD_HOST_FN hd_status hd_pois_sor_solve(hd_ctx *ctx, hd_pois_sor *s, hd_real *u, 
 /* Multigrid also runs on a block of rows of a grid split over processes
  * (hd_pois_mg_create_block).  Level l < `gathered` holds this block's rows
  * [jlo[l], jhi[l]) — the rows J whose fine row 2J the finer level's block
- * holds, so that the restriction and the prolongation read no row beyond a
- * ghost row each side — with a ghost row each side (array row 0 is global
- * row jlo[l] - 1); the hook `halo` fills a level's ghost rows after each
- * colour of a sweep, after the residual (which the restriction reads) and
- * after the prolongation.  From level `gathered` on (the first of at most
- * gather_n cells a side, or where some block would hold no row) every block
- * gathers the level's right-hand side and runs the rest of the cycle on the
- * whole level, as one process does.  Same operations on the same values:
- * the split grid iterates exactly as the whole one. */
+ * holds, so that the restriction and the prolongation read no row beyond
+ * the ghost rows — and `depth` ghost rows each side (array row 0 is global
+ * row jlo[l] - depth), filled by the hook `halo`.  Level 0, the caller's
+ * arrays, has one: its ghost rows are exchanged after each colour of a
+ * sweep, after the residual (which the restriction reads) and after the
+ * prolongation.  The coarser block levels, where the exchanges' latency
+ * outweighs their work, have two and compute the first ghost row as their
+ * neighbour does (the first colour of a sweep, the residual; the
+ * prolongation both): exchanges after the restriction and after each
+ * sweep, 5 a level instead of 10.  From level `gathered` on (the first of
+ * at most gather_n cells a side, or where some block would hold fewer
+ * rows than its depth) every block gathers the level's right-hand side and
+ * runs the rest of the cycle on the whole level, as one process does.
+ * Same operations on the same values: the split grid iterates exactly as
+ * the whole one. */
 #define HD_POIS_MG_GATHER_N 64
 
 typedef struct hd_pois_mg {
@@ -523,12 +529,13 @@ typedef struct hd_pois_mg {
   hd_real *u[HD_POIS_MG_MAX_LEVELS], *f[HD_POIS_MG_MAX_LEVELS], *r[HD_POIS_MG_MAX_LEVELS];
   int gathered;                          /* levels below are blocks of rows (0: the whole grid) */
   hd_idx jlo[HD_POIS_MG_MAX_LEVELS], jhi[HD_POIS_MG_MAX_LEVELS]; /* this block's rows of each level */
-  /* split grids (NULL otherwise): fill the ghost rows of a block level's
-   * array `width` values wide holding `rows` rows besides them; replace *v
+  /* split grids (NULL otherwise): fill the `depth` ghost rows each side of
+   * a block level's array `width` values wide holding `rows` rows besides
+   * them (each block's own `depth` rows next to its neighbours); replace *v
    * by its maximum over the blocks; fill every row of the whole host array
    * (`width` values a row) from the blocks, this one having filled rows
    * [lo, hi); 0, or -1 on failure */
-  int (*halo)(void *user, hd_real *arr, hd_idx width, hd_idx rows);
+  int (*halo)(void *user, hd_real *arr, hd_idx width, hd_idx rows, int depth);
   int (*max)(void *user, double *v);
   int (*gather)(void *user, hd_real *whole, hd_idx width, hd_idx lo, hd_idx hi);
   void *user;
@@ -587,9 +594,14 @@ HD_HOST_FN hd_idx hd_pois_mg_row_at(hd_idx row, int l) {
   return (row + ((hd_idx)1 << l) - 1) >> l;
 }
 
+/* Ghost rows each side of level l (0: a whole level). */
+HD_HOST_FN int hd_pois_mg_depth(const hd_pois_mg *m, int l) {
+  return l >= m->gathered ? 0 : l == 0 ? 1 : 2;
+}
+
 /* Array rows of level l: a block's with its ghost rows, or the whole level's. */
 HD_HOST_FN hd_idx hd_pois_mg_held(const hd_pois_mg *m, int l) {
-  return l < m->gathered ? m->jhi[l] - m->jlo[l] + 2 : m->n[l] + 1;
+  return l < m->gathered ? m->jhi[l] - m->jlo[l] + 2 * hd_pois_mg_depth(m, l) : m->n[l] + 1;
 }
 
 /* Block `part` of `parts` holding rows [lo[part], hi[part]) of the n + 1
@@ -609,10 +621,10 @@ HD_HOST_FN hd_status hd_pois_mg_create_block(hd_ctx *ctx, hd_pois_mg *m, hd_idx 
     m->jlo[k] = parts > 1 ? hd_pois_mg_row_at(lo[part], k) : 0;
     m->jhi[k] = parts > 1 ? hd_pois_mg_row_at(hi[part], k) : m->n[k] + 1;
   }
-  /* blocks while the level is larger than gather_n and every block holds a row (level 0 always) */
+  /* blocks while the level is larger than gather_n and every block holds two rows (level 0 always) */
   for (m->gathered = parts > 1 ? 1 : 0; parts > 1 && m->gathered < l - 1 && m->n[m->gathered] > gather_n;
        ++m->gathered) {
-    for (p = 0; p < parts && hd_pois_mg_row_at(hi[p], m->gathered) > hd_pois_mg_row_at(lo[p], m->gathered); ++p)
+    for (p = 0; p < parts && hd_pois_mg_row_at(hi[p], m->gathered) >= hd_pois_mg_row_at(lo[p], m->gathered) + 2; ++p)
       ;
     if (p < parts) break;
   }
@@ -643,35 +655,36 @@ HD_HOST_FN hd_pois_level hd_pois_mg_level(const hd_pois_mg *m, int l) {
   hd_pois_level a;
   const double h = m->h * (double)(m->n[0] / m->n[l]);
   a.u = m->u[l], a.f = m->f[l], a.r = m->r[l], a.n = m->n[l];
-  a.row0 = l < m->gathered ? m->jlo[l] - 1 : 0;
+  a.row0 = l < m->gathered ? m->jlo[l] - hd_pois_mg_depth(m, l) : 0;
   a.h2 = (hd_real)(h * h), a.omega = 1, a.colour = 0;
   return a;
 }
 
-/* The interior rows of level l this block updates (all on a whole level), columns [i0, i1). */
-HD_HOST_FN hd_range3 hd_pois_mg_rows(const hd_pois_mg *m, int l, hd_idx i0, hd_idx i1) {
-  const hd_idx lo = l < m->gathered && m->jlo[l] > 1 ? m->jlo[l] : 1;
-  const hd_idx hi = l < m->gathered && m->jhi[l] < m->n[l] ? m->jhi[l] : m->n[l];
+/* The interior rows of level l this block computes, its own and `ext` of
+ * its ghost rows each side (all on a whole level); columns [i0, i1). */
+HD_HOST_FN hd_range3 hd_pois_mg_rows(const hd_pois_mg *m, int l, hd_idx i0, hd_idx i1, int ext) {
+  const hd_idx lo = l < m->gathered && m->jlo[l] - ext > 1 ? m->jlo[l] - ext : 1;
+  const hd_idx hi = l < m->gathered && m->jhi[l] + ext < m->n[l] ? m->jhi[l] + ext : m->n[l];
   return hd_range3_make(i0, i1, lo, hi > lo ? hi : lo, 0, 1);
 }
 
 HD_HOST_FN hd_status hd_pois_mg_halo(hd_ctx *ctx, const hd_pois_mg *m, int l, hd_real *arr) {
   if (l >= m->gathered || !m->halo) return HD_OK;
-  if (m->halo(m->user, arr, m->n[l] + 1, m->jhi[l] - m->jlo[l]))
+  if (m->halo(m->user, arr, m->n[l] + 1, m->jhi[l] - m->jlo[l], hd_pois_mg_depth(m, l)))
     return hd_fail(ctx, HD_ERR_IO, "poisson: the multigrid halo exchange failed");
   return HD_OK;
 }
 
 HD_HOST_FN hd_status hd_pois_smooth(hd_ctx *ctx, const hd_pois_mg *m, int l, double omega, long sweeps) {
   hd_pois_level a = hd_pois_mg_level(m, l);
-  const hd_range3 r = hd_pois_mg_rows(m, l, 0, a.n / 2 + 1);
+  const int deep = hd_pois_mg_depth(m, l) == 2; /* the first colour on the first ghost rows too */
   hd_status st = HD_OK;
   long k;
   a.omega = (hd_real)omega;
   for (k = 0; k < 2 * sweeps && st == HD_OK; ++k) {
     a.colour = (int)(k & 1);
-    st = hd_pois_smooth_loop(ctx, &a, r);
-    if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.u);
+    st = hd_pois_smooth_loop(ctx, &a, hd_pois_mg_rows(m, l, 0, a.n / 2 + 1, deep && !a.colour));
+    if (st == HD_OK && (a.colour || !deep)) st = hd_pois_mg_halo(ctx, m, l, a.u);
   }
   return st;
 }
@@ -698,14 +711,15 @@ HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int
   hd_status st;
   if (l == m->levels - 1) /* coarsest (a whole level): one sweep is exact for one unknown */
     return hd_pois_smooth(ctx, m, l, hd_pois_omega_opt(a.n), a.n <= 2 ? 1 : 4 * a.n);
+  const int deep = hd_pois_mg_depth(m, l) == 2;
   t.fine = a, t.coarse = hd_pois_mg_level(m, l + 1);
   st = hd_pois_smooth(ctx, m, l, 1.0, pre);
-  if (st == HD_OK) st = hd_pois_residual_loop(ctx, &a, hd_pois_mg_rows(m, l, 1, a.n));
-  if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.r);
+  if (st == HD_OK) st = hd_pois_residual_loop(ctx, &a, hd_pois_mg_rows(m, l, 1, a.n, deep));
+  if (st == HD_OK && !deep) st = hd_pois_mg_halo(ctx, m, l, a.r);
   if (st == HD_OK && l + 1 < m->gathered) /* the ghost rows' correction starts at 0 too */
     st = hd_dev_zero(ctx, t.coarse.u, (size_t)((t.coarse.n + 1) * hd_pois_mg_held(m, l + 1)) * sizeof(hd_real));
   if (st == HD_OK) {
-    hd_range3 r = hd_pois_mg_rows(m, l + 1, 1, t.coarse.n);
+    hd_range3 r = hd_pois_mg_rows(m, l + 1, 1, t.coarse.n, 0);
     if (l + 1 == m->gathered) { /* this block's rows of the first whole level */
       r.lo[1] = m->jlo[l + 1] > 1 ? m->jlo[l + 1] : 1, r.hi[1] = m->jhi[l + 1] < t.coarse.n ? m->jhi[l + 1] : t.coarse.n;
       if (r.hi[1] < r.lo[1]) r.hi[1] = r.lo[1];
@@ -713,9 +727,10 @@ HD_HOST_FN hd_status hd_pois_vcycle(hd_ctx *ctx, const hd_pois_mg *m, int l, int
     st = hd_pois_restrict_loop(ctx, &t, r);
   }
   if (st == HD_OK && l + 1 == m->gathered) st = hd_pois_mg_gather(ctx, m);
+  if (st == HD_OK && l + 1 < m->gathered) st = hd_pois_mg_halo(ctx, m, l + 1, (hd_real *)t.coarse.f);
   if (st == HD_OK) st = hd_pois_vcycle(ctx, m, l + 1, pre, post);
-  if (st == HD_OK) st = hd_pois_prolong_loop(ctx, &t, hd_pois_mg_rows(m, l, 1, a.n));
-  if (st == HD_OK) st = hd_pois_mg_halo(ctx, m, l, a.u);
+  if (st == HD_OK) st = hd_pois_prolong_loop(ctx, &t, hd_pois_mg_rows(m, l, 1, a.n, 2 * deep));
+  if (st == HD_OK && !deep) st = hd_pois_mg_halo(ctx, m, l, a.u);
   if (st == HD_OK) st = hd_pois_smooth(ctx, m, l, 1.0, post);
   return st;
 }
@@ -765,7 +780,7 @@ HD_HOST_FN hd_status hd_pois_mg_solve(hd_ctx *ctx, hd_pois_mg *m, hd_real *u, co
   hd_range3 rows;
   hd_stats acc;
   m->u[0] = u, m->f[0] = (hd_real *)f;
-  top = hd_pois_mg_level(m, 0), rows = hd_pois_mg_rows(m, 0, 1, top.n);
+  top = hd_pois_mg_level(m, 0), rows = hd_pois_mg_rows(m, 0, 1, top.n, 0);
   res->iterations = 0, res->checks = 0, res->residual = 0.0;
   st = hd_pois_f_reduce(ctx, &top, rows, &acc);
   if (st == HD_OK) st = hd_pois_block_norm(ctx, m->max, m->user, &acc, "the right-hand side", &fmax);
