@@ -28,12 +28,11 @@ typedef struct cavity_problem {
    * that own them, each block having filled its own, and (FFT on CPUs)
    * exchange counts[r] reals with every block r, shares in block order
    * (0, or -1 on failure).  Block r updates rows [part_lo[r], part_hi[r])
-   * of `parts`; this one is `part`.  Multigrid's coarser levels: the
-   * `depth` ghost rows each side of an array holding `rows` rows besides
-   * them, and every row of a
-   * whole host array from the blocks, this one having filled [lo, hi);
-   * levels of mg_gather cells a side or fewer are gathered (0: the
-   * library's default). */
+   * of `parts`; this one is `part`.  Multigrid's coarser levels: fill
+   * the `depth` ghost rows each side of an array holding `rows` rows
+   * besides them, and every row of a whole host array from the blocks,
+   * this one having filled [lo, hi); levels of mg_gather cells a side or
+   * fewer are gathered (0: the library's default). */
   long jlo, jhi, rows;
   int parts, part;
   const long *part_lo, *part_hi;

@@ -22,7 +22,8 @@
  * checked every `check_every` SOR sweeps or every V-cycle.
  *
  * SOR also runs on a block of rows of a grid split over processes
- * (hd_pois_sor_create_block): its arrays hold rows row0 .. row0 + rows - 1
+ * (hd_pois_sor_create_block; multigrid too, hd_pois_mg_create_block,
+ * below): its arrays hold rows row0 .. row0 + rows - 1
  * (the owned ones and a ghost row each side), every row index in the
  * point functions stays global, and the caller's hooks fill the ghost rows
  * of a colour after each sweep of it and take the maximum of the norms over
@@ -130,7 +131,7 @@ typedef struct hd_pois_level {
   const hd_real *f; /* right-hand side */
   hd_real *r;       /* residual; its boundary stays 0 */
   hd_idx n;
-  hd_idx row0; /* global row of array row 0: 0 for a whole level, jlo - 1 for a block of rows */
+  hd_idx row0; /* global row of array row 0: 0 for a whole level, jlo less its ghost rows for a block */
   hd_real h2, omega;
   int colour;
 } hd_pois_level;
