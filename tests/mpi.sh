@@ -16,8 +16,9 @@
 # one rank, byte for byte, with characteristic, wall, inflow, zero-gradient
 # and periodic faces (a periodic y wraps around the ranks); hd-cavity,
 # whose red-black SOR exchanges ghost rows after each colour and takes its
-# norms over all ranks (and whose multigrid solves the gathered whole grid
-# on every rank), writes the same history, centre lines and fields.
+# norms over all ranks (and whose multigrid splits its levels over them
+# down to --mg-gather cells a side), writes the same history, centre lines
+# and fields.
 # What distributed runs cannot do yet is refused in one line.
 set -u
 top=$(cd "${top_builddir:-.}" && pwd)
@@ -279,10 +280,14 @@ heat|--dim=3 --n=40,120,300 --init=sine --bc=fixed:0 --bc-ylo=convective:2:1 --s
 heat|--dim=3 --n=40,150,200 --init=box --steps=40 --csv-every=20 --time-block=4 --precision=single|.vti .csv|2
 heat|--dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=20 --time-block=8|.vti .csv|3
 fdtd|$fdtd --boundary=pml|$fout
+fdtd|$fdtd --boundary=pml|$fout|4
+fdtd|$fdtd --boundary=cpml --precision=single|$fout|3
+fdtd|$fdtd --boundary=mur --variant=generic|$fout|4
 ns|--n=48 --steps=60 --frames=1 --png=no|_history.csv _0001.vtr
 ns|--n=48 --ly=2 --steps=50 --frames=1 --png=no --bc-left=noslip-wall --bc-right=slip-wall --bc-top=zero-gradient --bc-bottom=noslip-wall|_history.csv _0001.vtr|3
 ns|--n=64 --ly=2 --steps=40 --frames=1 --png=no --precision=single|_history.csv _0001.vtr|4
 cavity|--n=32 --solver=sor --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
+cavity|--n=128 --solver=sor --steps=30 --monitor-every=10 --steady=0 --png=no --precision=single|_history.csv .vtr|4
 cavity|--n=32 --solver=mg --steps=100 --monitor-every=20 --steady=0 --png=no|_history.csv .vtr
 cavity|--n=256 --solver=mg --mg-gather=8 --steps=40 --monitor-every=10 --steady=0 --png=no --precision=single|_history.csv .vtr|3
 nbody|--n=1000 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1|.csv _000020.vtp

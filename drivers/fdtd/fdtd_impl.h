@@ -88,6 +88,13 @@ typedef struct fdtd_state {
   int time_block;              /* steps a sweep of memory (fdtd_wave.h); 1: single steps */
   struct fd_tb *tb;            /* their plan, made at the first block */
   long off[3];                 /* the block's first node in the whole grid (checkpoint keys) */
+  int shared[6];               /* faces shared with another rank's block (exchanged H ghosts) */
+#if defined(HD_BACKEND_CUDA)
+  /* the exchange under the E update (fd_e_exchanged): its high-priority
+   * stream, the previous step done, the exchange and the E rows it feeds done */
+  cudaStream_t xs;
+  cudaEvent_t prev_done, rim_done;
+#endif
 } fdtd_state;
 
 #if !defined(HD_BACKEND_CUDA)
@@ -100,6 +107,8 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
 #if !defined(HD_BACKEND_CUDA)
   fd_tb_free(st->tb);
+#else
+  if (st->xs) cudaStreamDestroy(st->xs), cudaEventDestroy(st->prev_done), cudaEventDestroy(st->rim_done);
 #endif
   for (c = 0; c < 6; ++c) {
     hd_dev_free(ctx, st->field[c]);
@@ -782,6 +791,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   }
   st->dt = m->dt;
   memcpy(st->off, m->off, sizeof st->off);
+  memcpy(st->shared, m->halo, sizeof st->shared);
   st->mur_h = m->mur_h;
   st->wave = m->wave;
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
@@ -913,13 +923,70 @@ static hd_status fd_periodic(hd_ctx *ctx, fdtd_state *st, int efield) {
   return s;
 }
 
-/* The fused E (efield) or H loop over the physical nodes. */
-static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
-  const hd_range3 nodes = hd_fdtd_nodes(&st->a);
+/* The fused E (efield) or H loop over the rows (j, k) of r (physical
+ * nodes, rows whole). */
+static hd_status fd_half_step_box(hd_ctx *ctx, fdtd_state *st, int efield, hd_range3 r) {
 #if FDTD_HAS_TUNED
-  if (st->tuned) return hd_fdtd_half_step_tuned(ctx, &st->a, efield);
+  if (st->tuned) return hd_fdtd_half_step_tuned_box(ctx, &st->a, efield, r);
 #endif
-  return efield ? hd_fdtd_e_loop(ctx, &st->a, nodes) : hd_fdtd_h_loop(ctx, &st->a, nodes);
+  return efield ? hd_fdtd_e_loop(ctx, &st->a, r) : hd_fdtd_h_loop(ctx, &st->a, r);
+}
+static hd_status fd_half_step(hd_ctx *ctx, fdtd_state *st, int efield) {
+  return fd_half_step_box(ctx, st, efield, hd_fdtd_nodes(&st->a));
+}
+
+/* The E half step after the exchange of H's ghosts (halo), the exchange
+ * beside the update of the rows that read no ghost (node planes 1 .. n - 1
+ * along a shared axis: E at node 0 reads H at -1, E at n reads H at n);
+ * the rim's rows follow the exchange.  On CUDA the exchange and the rim
+ * run on a high-priority stream while the inside runs on ctx's, which
+ * then waits for them; on CPUs the same order, one after the other.  The
+ * rows split the same updates: the field is one rank's bit for bit. */
+static hd_status fd_e_exchanged(hd_ctx *ctx, fdtd_state *st, hd_status (*halo)(hd_ctx *, void *), void *arg) {
+  const hd_range3 nodes = hd_fdtd_nodes(&st->a);
+  hd_range3 in = nodes, rim[4];
+  hd_status s;
+  int a, nrim = 0, b;
+#if defined(HD_BACKEND_CUDA)
+  void *const stream = ctx->stream;
+#endif
+  for (a = 1; a < 3; ++a) {
+    if (st->shared[2 * a]) in.lo[a] += 1;
+    if (st->shared[2 * a + 1]) in.hi[a] -= 1;
+  }
+  for (a = 1; a < 3; ++a) { /* the rows outside `in`: y's along the whole z, z's within in's y */
+    hd_range3 r = a == 1 ? nodes : in;
+    if (in.lo[a] > nodes.lo[a]) r.lo[a] = nodes.lo[a], r.hi[a] = in.lo[a], rim[nrim++] = r;
+    if (in.hi[a] < nodes.hi[a]) r.lo[a] = in.hi[a], r.hi[a] = nodes.hi[a], rim[nrim++] = r;
+  }
+  if (!nrim || in.hi[1] <= in.lo[1] || in.hi[2] <= in.lo[2]) { /* nothing to update beside it */
+    if ((s = halo(ctx, arg)) != HD_OK) return s;
+    return fd_half_step(ctx, st, 1);
+  }
+#if defined(HD_BACKEND_CUDA)
+  if (!st->xs) {
+    int least, greatest;
+    HD_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&st->xs, cudaStreamNonBlocking, greatest));
+    HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->prev_done, cudaEventDisableTiming));
+    HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&st->rim_done, cudaEventDisableTiming));
+  }
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->prev_done, hd_stream(ctx)));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(st->xs, st->prev_done, 0));
+#endif
+  if ((s = fd_half_step_box(ctx, st, 1, in)) != HD_OK) return s;
+#if defined(HD_BACKEND_CUDA)
+  ctx->stream = (void *)st->xs; /* the exchange's copies and the rim's rows */
+#endif
+  s = halo(ctx, arg);
+  for (b = 0; b < nrim && s == HD_OK; ++b) s = fd_half_step_box(ctx, st, 1, rim[b]);
+#if defined(HD_BACKEND_CUDA)
+  ctx->stream = stream;
+  if (s != HD_OK) return s;
+  HD_CUDA_TRY(ctx, cudaEventRecord(st->rim_done, st->xs));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(hd_stream(ctx), st->rim_done, 0));
+#endif
+  return s;
 }
 
 /* The buffered surface samples into the sums, chunk by chunk of
@@ -1065,8 +1132,10 @@ static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
   return hd_fdtd_sf_loop(ctx, &sa, 0, st->nsf[w]);
 }
 
-static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
-  hd_status s = fd_half_step(ctx, st, 1);
+/* One step; halo (unless NULL) first exchanges the ghosts the previous
+ * step left stale, under the E update. */
+static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*halo)(hd_ctx *, void *), void *arg) {
+  hd_status s = halo ? fd_e_exchanged(ctx, st, halo, arg) : fd_half_step(ctx, st, 1);
   int c;
   if (s == HD_OK && st->nade) {
     st->ade.f = st->a;
@@ -1136,7 +1205,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec, h
   hd_real *host = NULL;
   hd_status s = HD_OK;
   long done = 0;
-  int saved[3];
+  int saved[3], stale = 0; /* the last step's H not yet exchanged */
   const char *why;
   fd_time_block(st, &why); /* the kinds of state that cannot, step singly */
   if (rec && st->nrec) {
@@ -1157,8 +1226,8 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec, h
         continue;
       }
 #endif
-      s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL);
-      if (s == HD_OK && halo) s = halo(ctx, arg);
+      s = fd_step(ctx, st, host ? st->rec + k * st->nrec : NULL, stale ? halo : NULL, arg);
+      stale = halo != NULL;
       ++k;
     }
     if (s == HD_OK && host) {
@@ -1167,6 +1236,7 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec, h
     }
     done += chunk;
   }
+  if (s == HD_OK && stale) s = halo(ctx, arg); /* the ghosts current on return, as on entry */
   memcpy(ctx->block, saved, sizeof saved);
   hd_host_free(host);
   return s;

@@ -106,8 +106,9 @@ typedef struct fdtd_ops {
   size_t real_size;
   int has_tuned; /* hand-tuned E and H kernels exist on this backend */
   hd_status (*create)(hd_ctx *ctx, const fdtd_model *m, void **state);
-  /* `steps` steps, each followed by halo(ctx, arg) unless halo is NULL
-   * (a distributed grid's exchange; single steps then); rec (host, or NULL)
+  /* `steps` steps, each step's H exchanged by halo(ctx, arg) unless halo
+   * is NULL (a distributed grid's ghosts; single steps then): under the
+   * next step's E update, the last step's before return; rec (host, or NULL)
    * gets one row a step: the probes, then gap voltage and current of each
    * feed */
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps, double *rec, hd_status (*halo)(hd_ctx *, void *),

@@ -185,12 +185,12 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
 #endif
 #define HD_FDTD_BOUNDS __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_MIN_BLOCKS)
 
-HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int march, hd_range3 r) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
-  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx j = r.lo[1] + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = r.lo[2] + (hd_idx)blockIdx.z * march;
+  const hd_idx k1 = k0 + march < r.hi[2] ? k0 + march : r.hi[2];
   const hd_idx pi = i - pad, pj = j - pad;
   const hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY],
                              *HD_RESTRICT hz = a.f[HD_FDTD_HZ];
@@ -201,7 +201,7 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int mar
   hd_real hxb, hyb, hxc, hyc, hzc, exo, eyo, ezo;
   unsigned mx, my, mz;
   int tx, ty, dox, doy;
-  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  if (pi > a.nc[0] || j >= r.hi[1]) return;
   tx = hd_fdtd_tangential(&a, 0, pi), ty = hd_fdtd_tangential(&a, 1, pj);
   dox = pi < a.nc[0] && ty, doy = pj < a.nc[1] && tx;
   n = hd_grid_at(&a.g, i, j, k0);
@@ -225,12 +225,12 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_e_march(HD_KPARAM(hd_fdtd_args) a, int mar
   }
 }
 
-HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march) {
+HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int march, hd_range3 r) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const hd_idx i = pad + (hd_idx)blockIdx.x * blockDim.x + threadIdx.x;
-  const hd_idx j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  const hd_idx k0 = pad + (hd_idx)blockIdx.z * march;
-  const hd_idx kend = pad + a.nc[2] + 1, k1 = k0 + march < kend ? k0 + march : kend;
+  const hd_idx j = r.lo[1] + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  const hd_idx k0 = r.lo[2] + (hd_idx)blockIdx.z * march;
+  const hd_idx k1 = k0 + march < r.hi[2] ? k0 + march : r.hi[2];
   const hd_idx pi = i - pad, pj = j - pad;
   const hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY],
                              *HD_RESTRICT ez = a.f[HD_FDTD_EZ];
@@ -241,7 +241,7 @@ HD_KERNEL void HD_FDTD_BOUNDS hd_fdtd_h_march(HD_KPARAM(hd_fdtd_args) a, int mar
   hd_real exc, eyc, exa, eya, ezc, hxo, hyo, hzo;
   unsigned mx, my, mz;
   int dox, doy, doz;
-  if (pi > a.nc[0] || pj > a.nc[1]) return;
+  if (pi > a.nc[0] || j >= r.hi[1]) return;
   dox = pj < a.nc[1], doy = pi < a.nc[0], doz = pi < a.nc[0] && pj < a.nc[1];
   n = hd_grid_at(&a.g, i, j, k0);
   exc = ex[n], eyc = ey[n], exa = ex[n + sz], eya = ey[n + sz], ezc = ez[n];
@@ -298,20 +298,20 @@ static __device__ __forceinline__ hd_fdtd_m2 hd_fdtd_ldm2(const unsigned char *p
 
 /* First node i of this thread's pair (the row's last pair past the row),
  * whether it owns it, row j and the march [k0, k1). */
-static __device__ __forceinline__ int hd_fdtd_pair_at(const hd_fdtd_args *a, int march, hd_idx *i, hd_idx *j,
-                                                      hd_idx *k0, hd_idx *k1) {
-  const hd_idx pad = a->g.ghost, ilast = pad + 2 * (a->nc[0] / 2), kend = pad + a->nc[2] + 1;
+static __device__ __forceinline__ int hd_fdtd_pair_at(const hd_fdtd_args *a, int march, const hd_range3 *r, hd_idx *i,
+                                                      hd_idx *j, hd_idx *k0, hd_idx *k1) {
+  const hd_idx pad = a->g.ghost, ilast = pad + 2 * (a->nc[0] / 2);
   *i = pad + 2 * ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x);
-  *j = pad + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
-  *k0 = pad + (hd_idx)blockIdx.z * march;
-  *k1 = *k0 + march < kend ? *k0 + march : kend;
+  *j = r->lo[1] + (hd_idx)blockIdx.y * blockDim.y + threadIdx.y;
+  *k0 = r->lo[2] + (hd_idx)blockIdx.z * march;
+  *k1 = *k0 + march < r->hi[2] ? *k0 + march : r->hi[2];
   if (*i <= ilast) return 1;
   *i = ilast;
   return 0;
 }
 
 HD_KERNEL void __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_PAIR_MIN_BLOCKS)
-    hd_fdtd_e_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
+    hd_fdtd_e_march2(HD_KPARAM(hd_fdtd_args) a, int march, hd_range3 r) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const unsigned lane = threadIdx.x & 31u;
   const hd_real *HD_RESTRICT hx = a.f[HD_FDTD_HX], *HD_RESTRICT hy = a.f[HD_FDTD_HY],
@@ -323,8 +323,8 @@ HD_KERNEL void __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_PAIR_MIN_BLOCKS)
   hd_fdtd_v2 hxb, hyb, hxc, hyc, hzc, exo, eyo, ezo;
   hd_fdtd_m2 mx, my, mz;
   int dox[2], doy[2], doz[2], q;
-  const int own = hd_fdtd_pair_at(&a, march, &i, &j, &k0, &k1);
-  if (j - pad > a.nc[1]) return; /* whole warps: a warp lies in one row */
+  const int own = hd_fdtd_pair_at(&a, march, &r, &i, &j, &k0, &k1);
+  if (j >= r.hi[1]) return; /* whole warps: a warp lies in one row */
   for (q = 0; q < 2; ++q) {
     const hd_idx pi = i + q - pad, pj = j - pad;
     const int tx = hd_fdtd_tangential(&a, 0, pi), ty = hd_fdtd_tangential(&a, 1, pj);
@@ -365,7 +365,7 @@ HD_KERNEL void __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_PAIR_MIN_BLOCKS)
 }
 
 HD_KERNEL void __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_PAIR_MIN_BLOCKS)
-    hd_fdtd_h_march2(HD_KPARAM(hd_fdtd_args) a, int march) {
+    hd_fdtd_h_march2(HD_KPARAM(hd_fdtd_args) a, int march, hd_range3 r) {
   const hd_idx pad = a.g.ghost, sy = a.g.stride[1], sz = a.g.stride[2];
   const unsigned lane = threadIdx.x & 31u;
   const hd_real *HD_RESTRICT ex = a.f[HD_FDTD_EX], *HD_RESTRICT ey = a.f[HD_FDTD_EY],
@@ -377,8 +377,8 @@ HD_KERNEL void __launch_bounds__(HD_FDTD_MAX_THREADS, HD_FDTD_PAIR_MIN_BLOCKS)
   hd_fdtd_v2 exc, eyc, exa, eya, ezc, hxo, hyo, hzo;
   hd_fdtd_m2 mx, my, mz;
   int dox[2], doy[2], doz[2], q, far;
-  const int own = hd_fdtd_pair_at(&a, march, &i, &j, &k0, &k1);
-  if (j - pad > a.nc[1]) return; /* whole warps: a warp lies in one row */
+  const int own = hd_fdtd_pair_at(&a, march, &r, &i, &j, &k0, &k1);
+  if (j >= r.hi[1]) return; /* whole warps: a warp lies in one row */
   for (q = 0; q < 2; ++q) {
     const hd_idx pi = i + q - pad, pj = j - pad;
     dox[q] = pi <= a.nc[0] && pj < a.nc[1], doy[q] = pi < a.nc[0], doz[q] = pi < a.nc[0] && pj < a.nc[1];
@@ -429,34 +429,38 @@ HD_HOST_FN int hd_fdtd_pair_ok(const hd_fdtd_args *a) {
 }
 #endif
 
-/* Launch shape: ctx->block = {x, y, march} overrides 32 x 4 threads, 8
- * nodes a thread; x * y at most HD_FDTD_MAX_THREADS. */
-HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
+/* The half step over the rows (j, k) of r (padded nodes, within
+ * hd_fdtd_nodes; every row whole along x).  Launch shape: ctx->block =
+ * {x, y, march} overrides 32 x 4 threads, 8 nodes a thread; x * y at most
+ * HD_FDTD_MAX_THREADS. */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned_box(hd_ctx *ctx, const hd_fdtd_args *a, int efield, hd_range3 r) {
   const unsigned bx = ctx->block[0] > 0 ? (unsigned)ctx->block[0] : 32u;
   const unsigned by = ctx->block[1] > 0 ? (unsigned)ctx->block[1] : 4u;
   const int march = ctx->block[2] > 0 ? ctx->block[2] : 8;
+  const hd_idx ny = r.hi[1] - r.lo[1], nz = r.hi[2] - r.lo[2];
   dim3 grid, block(bx, by, 1);
+  if (ny <= 0 || nz <= 0) return HD_OK;
   grid.x = hd_grid_extent(a->nc[0] + 1, bx, 2147483647);
-  grid.y = hd_grid_extent(a->nc[1] + 1, by, 65535);
-  grid.z = hd_grid_extent(a->nc[2] + 1, (unsigned)march, 65535);
+  grid.y = hd_grid_extent(ny, by, 65535);
+  grid.z = hd_grid_extent(nz, (unsigned)march, 65535);
   if (bx * by > HD_FDTD_MAX_THREADS)
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: block %u x %u exceeds %d threads", bx, by, HD_FDTD_MAX_THREADS);
-  if ((hd_idx)grid.y * by < a->nc[1] + 1 || (hd_idx)grid.z * march < a->nc[2] + 1)
+  if ((hd_idx)grid.y * by < ny || (hd_idx)grid.z * march < nz)
     return hd_fail(ctx, HD_ERR_ARG, "fdtd: grid too large for the tuned kernels; use the generic ones");
 #if HD_FDTD_PAIRS
   if (bx % 32u == 0 && hd_fdtd_pair_ok(a)) {
     grid.x = hd_grid_extent(a->nc[0] / 2 + 1, bx, 2147483647);
     if (efield)
-      hd_fdtd_e_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+      hd_fdtd_e_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, r);
     else
-      hd_fdtd_h_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+      hd_fdtd_h_march2<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, r);
     return hd_check_launch(ctx, efield ? "hd_fdtd_e_march2" : "hd_fdtd_h_march2", __FILE__, __LINE__);
   }
 #endif
   if (efield)
-    hd_fdtd_e_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+    hd_fdtd_e_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, r);
   else
-    hd_fdtd_h_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march);
+    hd_fdtd_h_march<<<grid, block, 0, hd_stream(ctx)>>>(*a, march, r);
   return hd_check_launch(ctx, efield ? "hd_fdtd_e_march" : "hd_fdtd_h_march", __FILE__, __LINE__);
 }
 
@@ -613,8 +617,9 @@ HD_HOST_FN int64_t hd_fdtd_runs_build(const hd_grid *g, const unsigned char *m, 
   return count;
 }
 
-HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
-  const hd_range3 r = hd_fdtd_nodes(a);
+/* The half step over the rows (j, k) of r (padded nodes, within
+ * hd_fdtd_nodes; every row whole along x). */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned_box(hd_ctx *ctx, const hd_fdtd_args *a, int efield, hd_range3 r) {
   hd_idx j, k;
   (void)ctx;
   HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))
@@ -623,6 +628,11 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a,
   return HD_OK;
 }
 #endif
+
+/* The tuned E (efield) or H half step over every physical node. */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
+  return hd_fdtd_half_step_tuned_box(ctx, a, efield, hd_fdtd_nodes(a));
+}
 
 /* ---- first-order Mur ------------------------------------------------------- */
 

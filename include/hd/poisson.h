@@ -346,6 +346,12 @@ typedef struct hd_pois_sor {
   int (*max)(void *user, double *v);
   void *user;
   int generic; /* CUDA: the generic loop instead of the tuned colour pass */
+#if defined(HD_BACKEND_CUDA)
+  /* a split grid's exchanges beside the inner rows (hd_pois_sor_sweeps):
+   * the high-priority stream of the rim rows and the exchanges; events */
+  cudaStream_t xs;
+  cudaEvent_t rim_done, inner_done;
+#endif
 } hd_pois_sor;
 
 HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
@@ -354,6 +360,10 @@ HD_HOST_FN void hd_pois_sor_destroy(hd_ctx *ctx, hd_pois_sor *s) {
     hd_dev_free(ctx, s->u[c]), hd_dev_free(ctx, s->f[c]);
     s->u[c] = s->f[c] = NULL;
   }
+#if defined(HD_BACKEND_CUDA)
+  if (s->xs) cudaStreamDestroy(s->xs), cudaEventDestroy(s->rim_done), cudaEventDestroy(s->inner_done);
+  s->xs = NULL;
+#endif
 }
 
 /* A block of rows [jlo, jhi) of the grid, held with rows row0 ..
@@ -367,6 +377,9 @@ HD_HOST_FN hd_status hd_pois_sor_create_block(hd_ctx *ctx, hd_pois_sor *s, hd_id
   s->row0 = row0, s->rows = rows, s->jlo = jlo, s->jhi = jhi;
   s->halo = NULL, s->max = NULL, s->user = NULL, s->generic = 0;
   s->u[0] = s->u[1] = s->f[0] = s->f[1] = NULL;
+#if defined(HD_BACKEND_CUDA)
+  s->xs = NULL;
+#endif
   /* zeroed: with n even the last slot of every other row holds no node,
      and the tuned pass reads (never uses) it */
   for (c = 0; c < 2 && st == HD_OK; ++c) {
@@ -401,23 +414,80 @@ HD_HOST_FN hd_status hd_pois_sor_halo(hd_ctx *ctx, const hd_pois_sor *s, int c) 
   return HD_OK;
 }
 
-/* Sweeps (red then black) with the split arrays as they are. */
-HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, const hd_pois_sor *s, double omega, long sweeps) {
+/* One colour pass over the rows of r. */
+HD_HOST_FN hd_status hd_pois_sor_pass(hd_ctx *ctx, const hd_pois_sor *s, const hd_pois_sor_args *a, hd_range3 r) {
+#if defined(HD_BACKEND_CUDA)
+  if (!s->generic) return hd_pois_sor_tuned(ctx, a, r);
+#else
+  (void)s;
+#endif
+  return hd_pois_sor_loop(ctx, a, r);
+}
+
+/* Sweeps (red then black) with the split arrays as they are.  A split
+ * grid's colour pass goes in two: the rim (the block's first and last
+ * rows, which the neighbours read) and then its exchange, and beside them
+ * the inner rows, which read no ghost row.  On CUDA the rim and the
+ * exchange run on a high-priority stream, the inner rows on ctx's: a
+ * colour's rim waits for the other colour's inner rows (its neighbours in
+ * the block), its inner rows for the other colour's rim, not for that
+ * rim's exchange; ctx's stream waits for the last exchange.  On CPUs the
+ * same passes one after the other.  The same point updates on the same
+ * values: the iterates are the unsplit sweeps' bit for bit. */
+HD_HOST_FN hd_status hd_pois_sor_sweeps(hd_ctx *ctx, hd_pois_sor *s, double omega, long sweeps) {
   const hd_range3 r = hd_pois_sor_rows(s, 1);
+  hd_range3 rim[2], in = r;
   hd_pois_sor_args a[2];
   hd_status st = HD_OK;
   long k;
-  int c;
+  int c, b;
+#if defined(HD_BACKEND_CUDA)
+  void *const stream = ctx->stream;
+#endif
   a[0] = hd_pois_sor_colour(s, 0, omega), a[1] = hd_pois_sor_colour(s, 1, omega);
+  if (!s->halo || r.hi[1] - r.lo[1] < 3) { /* one block, or too few rows to split */
+    for (k = 0; k < sweeps && st == HD_OK; ++k)
+      for (c = 0; c < 2 && st == HD_OK; ++c)
+        if ((st = hd_pois_sor_pass(ctx, s, &a[c], r)) == HD_OK) st = hd_pois_sor_halo(ctx, s, c);
+    return st;
+  }
+  rim[0] = rim[1] = r, ++in.lo[1], --in.hi[1];
+  rim[0].hi[1] = in.lo[1], rim[1].lo[1] = in.hi[1];
+#if defined(HD_BACKEND_CUDA)
+  if (!s->xs) {
+    int least, greatest;
+    HD_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    HD_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&s->xs, cudaStreamNonBlocking, greatest));
+    HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&s->rim_done, cudaEventDisableTiming));
+    HD_CUDA_TRY(ctx, cudaEventCreateWithFlags(&s->inner_done, cudaEventDisableTiming));
+  }
+  HD_CUDA_TRY(ctx, cudaEventRecord(s->inner_done, hd_stream(ctx))); /* the work before */
+#endif
   for (k = 0; k < sweeps && st == HD_OK; ++k)
     for (c = 0; c < 2 && st == HD_OK; ++c) {
 #if defined(HD_BACKEND_CUDA)
-      st = s->generic ? hd_pois_sor_loop(ctx, &a[c], r) : hd_pois_sor_tuned(ctx, &a[c], r);
-#else
-      st = hd_pois_sor_loop(ctx, &a[c], r);
-#endif
+      cudaError_t e = cudaStreamWaitEvent(s->xs, s->inner_done, 0);
+      ctx->stream = (void *)s->xs;
+      for (b = 0; b < 2 && st == HD_OK && e == cudaSuccess; ++b) st = hd_pois_sor_pass(ctx, s, &a[c], rim[b]);
+      ctx->stream = stream;
+      if (e == cudaSuccess && st == HD_OK) e = cudaEventRecord(s->rim_done, s->xs);
+      if (e == cudaSuccess && st == HD_OK) e = cudaStreamWaitEvent(hd_stream(ctx), s->rim_done, 0);
+      if (e == cudaSuccess && st == HD_OK) st = hd_pois_sor_pass(ctx, s, &a[c], in);
+      if (e == cudaSuccess && st == HD_OK) e = cudaEventRecord(s->inner_done, hd_stream(ctx));
+      if (e != cudaSuccess) return hd_cuda_fail(ctx, e, "split SOR sweep", __FILE__, __LINE__);
+      ctx->stream = (void *)s->xs; /* the exchange after the rim, the inner rows running */
       if (st == HD_OK) st = hd_pois_sor_halo(ctx, s, c);
+      ctx->stream = stream;
+#else
+      for (b = 0; b < 2 && st == HD_OK; ++b) st = hd_pois_sor_pass(ctx, s, &a[c], rim[b]);
+      if (st == HD_OK) st = hd_pois_sor_halo(ctx, s, c);
+      if (st == HD_OK) st = hd_pois_sor_pass(ctx, s, &a[c], in);
+#endif
     }
+#if defined(HD_BACKEND_CUDA)
+  HD_CUDA_TRY(ctx, cudaEventRecord(s->rim_done, s->xs));
+  HD_CUDA_TRY(ctx, cudaStreamWaitEvent(hd_stream(ctx), s->rim_done, 0));
+#endif
   return st;
 }
 
