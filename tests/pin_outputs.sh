@@ -20,8 +20,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 mpi=
 grep -q 'define HD_HAVE_MPI 1' "$build/config.h" 2>/dev/null && mpi=yes
 
-# timing and machine-dependent keys of a summary
-untimed() { grep -v -E '^[a-z0-9_]*(seconds|per_second|per_step|GB_per_second|fraction_of[a-z_]*|host_peak_gb|boundary_share|gflops|speedup[a-z_]*)(_[a-z]+)?:'; }
+# a summary's keys in order of name, less the timing and machine-dependent ones
+untimed() {
+  grep -v -E '^[a-z0-9_]*(seconds|per_second|per_step|GB_per_second|fraction_of[a-z_]*|host_peak_gb|boundary_share|gflops|speedup[a-z_]*)(_[a-z]+)?:' |
+    grep -v '^version:' | sort
+}
 
 # case NAME [mpi] DRIVER ARGS...: run in $work/NAME (paths in ARGS relative to it; @SRC@ the source tree)
 case_run() {
