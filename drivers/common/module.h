@@ -54,9 +54,10 @@ typedef struct hd_drv_module {
   /* the backend is open: kernels, and the memory the run needs
    * (r->dev_bytes, r->host_bytes), r->precision */
   int (*open)(hd_drv_run *r);
-  /* --bench: time the kernels and print the keys; NULL: no --bench */
+  /* --bench: time the kernels and print the keys (r->bench_rate, its
+   * unit and ceiling for the loop's); NULL: no --bench */
   int (*bench)(hd_drv_run *r);
-  /* optional: inputs read once the memory is known to fit */
+  /* optional: inputs read once the memory is known to fit (--bench too) */
   int (*prepare)(hd_drv_run *r);
   /* the start-up line after "backend (device), precision, " */
   void (*banner)(hd_drv_run *r, char *text, size_t n);

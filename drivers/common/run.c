@@ -214,8 +214,8 @@ static int run_parsed(hd_drv_run *r) {
     rc = hd_drv_check_memory(m->prog, &r->ctx, r->core, r->dev_bytes, r->host_bytes, m->memory);
     if ((rc = hd_par_max_int(rc)) != 0) return rc;
   }
-  if (com->bench) return banner(r), bench(r);
   if (m->prepare && (rc = status(r, m->prepare(r))) != 0) return rc;
+  if (com->bench) return banner(r), bench(r);
   if ((rc = status(r, open_outputs(r))) != 0) return rc;
   banner(r);
   if ((rc = status(r, m->create(r))) != 0) return rc;
