@@ -96,7 +96,7 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q RectilinearGrid out.vtr && echo 0 || e
 
 clean_dir
 run --input=good.in --volume=no --steps=10
-result $([ "$(cat rc)" -eq 0 ] && [ -s out_probes.csv ] && [ ! -e out.vti ] && grep -q '(no volume)' stdout && echo 0 || echo 1) \
+result $([ "$(cat rc)" -eq 0 ] && [ -s out_probes.csv ] && [ ! -e out.vti ] && grep -q '^outputs: out_probes.csv out_average.csv out_slice.vtr$' stdout && echo 0 || echo 1) \
   "--volume=no writes the series and no volume"
 
 clean_dir

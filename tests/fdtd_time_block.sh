@@ -62,8 +62,8 @@ grep -v -E '^(feed|source|load|point) ' model.in >pw.in
 grep -v '^geometry ' pw.in >tf.in # and the total-field box's: nothing outside it
 printf 'planewave = 0 0 V\nplanewave-form = sf\n' >>pw.in # normal to the periodic axes
 
-# the summary without its timings and time_block line
-summary() { grep -v -E '^(wall_seconds|mcells_steps_per_second|steps_seconds|steps_mcells_steps_per_second|time_block|progress):' "$1"; }
+# the summary without its timings, memory peak and time_block line
+summary() { grep -v -E '^(wall_seconds|mcells_steps_per_second|steps_seconds|steps_mcells_steps_per_second|host_peak_gb|time_block|progress):' "$1"; }
 
 # same_as_single NAME T BACKEND THREADS [ARGS...]: outputs of T steps a sweep
 # against single steps, and the time_block line saying T (model: $model)
