@@ -23,7 +23,7 @@ check() { # description, command...
 }
 for path in "$inc"/hd/*.h; do
   h=$(basename "$path")
-  if [ "$h" = poisson_fft.h ] && [ -z "${FFTW_LIBS:-}" ]; then # on CPUs it needs FFTW3's header
+  if [ "${h#poisson_fft}" != "$h" ] && [ -z "${FFTW_LIBS:-}" ]; then # on CPUs they need FFTW3's header
     n=$((n + 3)); echo "ok $((n - 2)) # SKIP $h on CPUs: configured without FFTW3"
     echo "ok $((n - 1)) # SKIP $h"; echo "ok $n # SKIP $h"
     cpu=no

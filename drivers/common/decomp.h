@@ -54,6 +54,10 @@ int hd_par_cuda_aware(void);
  * more than one rank and HD_MPI_IPC is not 0.  hd_decomp_use_backend
  * applies the answer to neighbours on the same node. */
 int hd_par_ipc_setup(const struct hd_core_ops *core, struct hd_ctx *ctx);
+/* Whether `rank` shares this rank's node with IPC set up (hd_par_ipc_setup). */
+int hd_par_ipc_peer(int rank);
+/* Whether MPI is running (drivers that do not start it are one rank). */
+int hd_par_running(void);
 
 /* Element-wise sum over the ranks of n doubles, in place on rank 0 (other
  * ranks' buffers are left as they were).  Exact where at most one rank

@@ -104,4 +104,11 @@ double fdtd_input_dt_max(const fdtd_input *in);
  * type of `real_size` bytes, for the whole grid or a block of ln cells. */
 double fdtd_model_bytes(const fdtd_input *in, const long ln[3], size_t real_size);
 
+/* err <- the message; returns -1 (input.c and model.c's refusals). */
+int fdtd_input_fail(char *err, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* OpenFDTD's .ofd model files as hd-fdtd keys (the input dialect
+ * --input=model.ofd takes): mesh, materials, geometry, sources, boundaries,
+ * frequencies, and the plot keys of its post-processor. */
 #include "ofd.h"
 
 #include <ctype.h>
@@ -163,233 +166,240 @@ void fdtd_ofd_add_note(const char *key, int line) {
   if (strlen(note) + strlen(item) + 1 < sizeof note) strcat(note, item);
 }
 
-/* The whole file: the first pass collects what other lines depend on (the
- * feed resistance, waveform, pulse width, frequencies), the second writes
- * the keys. */
+/* What other lines depend on, collected by a first pass: the feed
+ * resistance, waveform, pulse width, frequencies, and the lines that ask
+ * for a far field. */
+typedef struct ofd_scan {
+  double rfeed, tw, f1[3], f2[3], z0;
+  int wf, version, nfeed, solver, f2line, far[3], pwline, npoint, far0d;
+} ofd_scan;
+
+#define OFD_FAIL (-1) /* the message in err */
+#define OFD_OOM (-2)
+
+static int scan_line(ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err, size_t n) {
+  const char *key = t[0];
+  double v;
+  if (!strcmp(key, "rfeed") && num(t[2], &v)) sc->rfeed = v;
+  else if (!strcmp(key, "waveform")) sc->wf = atoi(t[2]);
+  else if (!strcmp(key, "pulsewidth") && num(t[2], &v)) sc->tw = v;
+  else if ((!strcmp(key, "frequency1") || !strcmp(key, "frequency2")) && nt >= 5) {
+    double *f = key[9] == '1' ? sc->f1 : sc->f2;
+    if (f == sc->f2) sc->f2line = lineno;
+    if (!num(t[2], &f[0]) || !num(t[3], &f[1]) || !num(t[4], &f[2]) || !(f[0] > 0) || f[1] < f[0] || f[2] < 0 ||
+        f[2] != floor(f[2]))
+      return snprintf(err, n, "%s:%d: %s: expected 'F0 F1 DIV' (0 < F0 <= F1, DIV >= 0)", path, lineno, key), OFD_FAIL;
+  } else if (!strcmp(key, "feed") && nt >= 9 && num(t[8], &v)) {
+    if (sc->z0 >= 0 && v != sc->z0)
+      return snprintf(err, n, "%s:%d: feed: reference impedances differ between feeds (hd takes one z0)", path, lineno),
+             OFD_FAIL;
+    sc->z0 = v, ++sc->nfeed;
+  } else if (!strcmp(key, "solver")) {
+    sc->solver = 1;
+  } else if (!strcmp(key, "planewave")) {
+    sc->pwline = lineno;
+  } else if (!strcmp(key, "point")) {
+    ++sc->npoint;
+  } else if (!strcmp(key, "plotfar0d") && nt >= 4) {
+    sc->far0d = lineno;
+  } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !sc->far[2])) {
+    const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
+    sc->far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, sc->far[1] = atoi(t[3]), sc->far[2] = lineno;
+  }
+  return 0;
+}
+
+/* material: 'epsr sigma mur sigmam', or from 2.2 '1 epsr ...' and the
+ * dispersive '2 einf ae be ce'. */
+static int material_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+                         size_t n) {
+  const int first = sc->version < 22 ? 2 : 3, type = sc->version < 22 ? 1 : atoi(t[2]);
+  double v[5];
+  int k;
+  if (nt < first + 4 || (type != 1 && type != 2))
+    return snprintf(err, n, "%s:%d: material: expected %s", path, lineno,
+                    sc->version < 22 ? "'epsr sigma mur sigmam'" : "'1 epsr sigma mur sigmam' or '2 einf ae be ce'"),
+           OFD_FAIL;
+  for (k = 0; k < 4; ++k)
+    if (!num(t[first + k], &v[k]))
+      return snprintf(err, n, "%s:%d: material: '%s' is not a number", path, lineno, t[first + k]), OFD_FAIL;
+  if (type == 1)
+    return emit(o, lineno, "material = %s %s %s %s", t[first], t[first + 1], t[first + 2], t[first + 3]) ? OFD_OOM : 0;
+  { /* eps(w) = einf + ae/(jw) + be/(ce + jw): a conductivity and a Debye pole, or a Drude pole (be = -ae) */
+    const double einf = v[0], ae = v[1], be = v[2], ce = v[3], two_pi = 6.283185307179586;
+    if (ae > 0 && ce > 0 && fabs(be + ae) <= 1e-12 * ae)
+      return emit(o, lineno, "material = %.17g 0 1 0 drude %.17g %.17g", einf, sqrt(ae * ce) / two_pi, ce) ? OFD_OOM : 0;
+    if (ae >= 0 && be >= 0 && ce > 0)
+      return emit(o, lineno, "material = %.17g %.17g 1 0 debye %.17g %.17g", einf, HD_FDTD_EPS0 * ae, be / ce, 1.0 / ce)
+                 ? OFD_OOM
+                 : 0;
+  }
+  return snprintf(err, n, "%s:%d: material: a dispersive material needs ae, be >= 0 and ce > 0, or the Drude form be = -ae",
+                  path, lineno),
+         OFD_FAIL;
+}
+
+/* The sources and boundaries: feed, point, planewave, abc, pbc, solver. */
+static int source_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+                       size_t n) {
+  const char *key = t[0];
+  double v, d;
+  int a;
+  if (!strcmp(key, "feed")) {
+    if (nt < 9 || !num(t[6], &v) || !num(t[7], &d))
+      return snprintf(err, n, "%s:%d: feed: expected 'X|Y|Z x y z volts delay z0'", path, lineno), OFD_FAIL;
+    if (d < 0) return snprintf(err, n, "%s:%d: feed: the delay must be >= 0", path, lineno), OFD_FAIL;
+    /* OpenFDTD's Gaussian derivative has the opposite sign of hd's */
+    return emit(o, lineno, "feed = %s %s %s %s %.17g %.17g %s", t[2], t[3], t[4], t[5], sc->wf == 0 ? -v : v, sc->rfeed,
+                t[7]) ? OFD_OOM : 0;
+  }
+  if (!strcmp(key, "point")) {
+    if (nt < 6) return snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno), OFD_FAIL;
+    return emit(o, lineno, "point = %s %s %s %s%s%s", t[2], t[3], t[4], t[5], nt > 6 ? " " : "", nt > 6 ? t[6] : "")
+               ? OFD_OOM
+               : 0;
+  }
+  if (!strcmp(key, "planewave")) {
+    if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2")))
+      return snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno), OFD_FAIL;
+    return emit(o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
+                   emit(o, lineno, "planewave-form = sf")
+               ? OFD_OOM
+               : 0;
+  }
+  if (!strcmp(key, "abc")) {
+    if (!strcmp(t[2], "0")) return emit(o, lineno, "boundary = mur") ? OFD_OOM : 0;
+    if (!strcmp(t[2], "1") && nt >= 6)
+      return emit(o, lineno, "boundary = pml") || emit(o, lineno, "pml = %s,%s,%s", t[3], t[4], t[5]) ? OFD_OOM : 0;
+    return snprintf(err, n, "%s:%d: abc: expected '0' (Mur) or '1 L M R0' (PML)", path, lineno), OFD_FAIL;
+  }
+  if (!strcmp(key, "pbc")) {
+    if (nt < 5) return snprintf(err, n, "%s:%d: pbc: expected '0|1 0|1 0|1'", path, lineno), OFD_FAIL;
+    for (a = 0; a < 3; ++a)
+      if (!strcmp(t[2 + a], "1") && emit(o, lineno, "boundary-%c = periodic", 'x' + a)) return OFD_OOM;
+    return 0;
+  }
+  /* solver */
+  if (nt < 5) return snprintf(err, n, "%s:%d: solver: expected 'steps output-interval convergence'", path, lineno), OFD_FAIL;
+  return emit(o, lineno, "steps = %s", t[2]) || emit(o, lineno, "average-every = %s", t[3]) ||
+                 emit(o, lineno, "converge = %s", t[4])
+             ? OFD_OOM
+             : 0;
+}
+
+/* A line of the second pass: its hd keys. */
+static int key_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+                    size_t n) {
+  const char *key = t[0];
+  char buf[2048];
+  double v;
+  if (!strcmp(key, "title") || !strcmp(key, "name") || !strcmp(key, "rfeed") || !strcmp(key, "pulsewidth") ||
+      !strcmp(key, "waveform") || !strcmp(key, "frequency1") || !strcmp(key, "frequency2"))
+    return 0; /* used in the first pass, or names only */
+  if (!strcmp(key, "xmesh") || !strcmp(key, "ymesh") || !strcmp(key, "zmesh") || !strcmp(key, "load")) {
+    join(t, 2, nt, buf, sizeof buf);
+    return emit(o, lineno, "%s = %s", key, buf) ? OFD_OOM : 0;
+  }
+  if (!strcmp(key, "material")) return material_line(o, sc, t, nt, lineno, path, err, n);
+  if (!strcmp(key, "geometry")) {
+    int shape, want;
+    if (nt < 4) return snprintf(err, n, "%s:%d: geometry: expected 'MATERIAL SHAPE COORDINATES'", path, lineno), OFD_FAIL;
+    shape = atoi(t[3]), want = shape == 1 || shape == 2 || (shape >= 11 && shape <= 13) ? 6 : 8;
+    join(t, 2, nt < 4 + want ? nt : 4 + want, buf, sizeof buf); /* OpenFDTD ignores what follows */
+    return emit(o, lineno, "geometry = %s", buf) ? OFD_OOM : 0;
+  }
+  if (!strcmp(key, "feed") || !strcmp(key, "point") || !strcmp(key, "planewave") || !strcmp(key, "abc") ||
+      !strcmp(key, "pbc") || !strcmp(key, "solver"))
+    return source_line(o, sc, t, nt, lineno, path, err, n);
+  if (!strcmp(key, "timestep")) return num(t[2], &v) && v > 0 && emit(o, lineno, "timestep = %s", t[2]) ? OFD_OOM : 0;
+  if (post_key(key)) {
+    const int r = plot_key(o, t, nt, lineno);
+    if (r < 0) return OFD_OOM;
+    if (!r && lineno != sc->far[2]) fdtd_ofd_add_note(key, lineno);
+    return 0;
+  }
+  return snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key), OFD_FAIL;
+}
+
+/* After the lines: frequency1 for the feeds and points, frequency2 for the
+ * far field, maps and cross-sections; the pulse from frequency1 where
+ * given (OpenFDTD's rules); OpenFDTD's defaults and conventions. */
+static int closing_keys(ofd_out *o, ofd_scan *sc, const char *path, char *err, size_t n) {
+  const int ports = sc->f1[2] >= 0 && (sc->nfeed || sc->npoint || sc->f2[2] < 0);
+  const double *f = ports ? sc->f1 : sc->f2, *f2 = sc->f2;
+  int *far = sc->far;
+  if (f[2] >= 0 && (f[2] > 0 ? emit(o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
+                             : emit(o, 1, "frequencies = %.17g", f[0])))
+    return OFD_OOM;
+  if (ports && f2[2] >= 0 && (sc->f1[0] != f2[0] || sc->f1[1] != f2[1] || sc->f1[2] != f2[2]) &&
+      (f2[2] > 0 ? emit(o, sc->f2line, "farfield-frequencies = %.17g %.17g %.0f", f2[0], f2[1], f2[2] + 1)
+                 : emit(o, sc->f2line, "farfield-frequencies = %.17g", f2[0])))
+    return OFD_OOM;
+  if (!(sc->tw > 0) && sc->f1[2] >= 0) sc->tw = 1.27 / (0.5 * (sc->f1[0] + sc->f1[1]));
+  if (!(sc->tw > 0) && f[2] >= 0) sc->tw = 1.27 / (0.5 * (f[0] + f[1]));
+  if (!(sc->tw > 0))
+    return snprintf(err, n, "%s: give frequency1, frequency2 or pulsewidth: the pulse is set from them", path), OFD_FAIL;
+  /* OpenFDTD's pulse exp(-((t - tw)/(tw/4))^2) is hd's with tau = tw/4 = 1/(pi F) */
+  if (emit(o, 1, "frequency = %.17g", 4.0 / (3.14159265358979323846 * sc->tw)) ||
+      emit(o, 1, "waveform = %s", sc->wf == 0 ? "dgaussian" : "gaussian"))
+    return OFD_OOM;
+  if (sc->nfeed && sc->z0 > 0 && emit(o, 1, "z0 = %.17g", sc->z0)) return OFD_OOM;
+  /* OpenFDTD's step is the Courant limit itself, its fields single
+   * precision, its Mur acts on H outside the faces, its feeds off
+   * conductors are released after the pulse */
+  if (emit(o, 1, "courant = 1") || emit(o, 1, "precision = single") || emit(o, 1, "mur = h") ||
+      (sc->nfeed && emit(o, 1, "feed-release = yes")))
+    return OFD_OOM;
+  if (!sc->solver && (emit(o, 1, "steps = 3000") || emit(o, 1, "average-every = 50") || emit(o, 1, "converge = 1e-3")))
+    return OFD_OOM; /* OpenFDTD's defaults */
+  if (!far[2] && (sc->pwline || sc->far0d)) /* a plane wave's cross-sections and a direction's gain need the far field */
+    far[0] = 18, far[1] = 36, far[2] = sc->far0d ? sc->far0d : sc->pwline;
+  if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies, from the faces as OpenFDTD */
+    if (emit(o, far[2], "farfield = %d %d", far[0], far[1]) || emit(o, far[2], "huygens-margin = 0")) return OFD_OOM;
+    far_line = far[2];
+  }
+  return 0;
+}
+
+/* The whole file in two passes: the first collects what other lines
+ * depend on (ofd_scan), the second writes the keys. */
 static int translate(const char *path, const char *text, char **out, int **lines, char *err, size_t n) {
   ofd_out o;
-  char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS], buf[2048];
-  double rfeed = 0, tw = 0, f1[3] = {0, 0, -1}, f2[3] = {0, 0, -1}, z0 = -1;
-  int pass, lineno, wf = 0, version = 0, nfeed = 0, solver = 0, f2line = 0, far[3] = {0, 0, 0}, pwline = 0, npoint = 0, far0d = 0;
+  ofd_scan sc;
+  char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS];
+  int pass, lineno, rc = 0;
   memset(&o, 0, sizeof o);
+  memset(&sc, 0, sizeof sc);
+  sc.f1[2] = sc.f2[2] = sc.z0 = -1;
   note[0] = '\0';
   far_line = 0;
   if (!copy) return snprintf(err, n, "%s: out of memory", path), -1;
-  for (pass = 0; pass < 2; ++pass) {
+  for (pass = 0; pass < 2 && !rc; ++pass) {
     char *next;
     strcpy(copy, text);
-    for (line = copy, lineno = 1; line; line = next, ++lineno) {
+    for (line = copy, lineno = 1; line && !rc; line = next, ++lineno) {
       int nt;
-      char *key;
       next = strchr(line, '\n');
       if (next) *next++ = '\0';
-      if (line[0] == '#') continue;
-      nt = split(line, t);
-      if (!nt) continue;
-      key = t[0];
+      if (line[0] == '#' || !(nt = split(line, t))) continue;
       if (lineno == 1) { /* "OpenFDTD 4 2" */
-        if (nt < 3 || !isdigit((unsigned char)t[1][0]) || !isdigit((unsigned char)t[2][0])) {
-          snprintf(err, n, "%s:1: expected 'OpenFDTD MAJOR MINOR'", path);
-          goto fail;
-        }
-        version = 10 * atoi(t[1]) + atoi(t[2]);
+        if (nt < 3 || !isdigit((unsigned char)t[1][0]) || !isdigit((unsigned char)t[2][0]))
+          rc = (snprintf(err, n, "%s:1: expected 'OpenFDTD MAJOR MINOR'", path), OFD_FAIL);
+        sc.version = 10 * atoi(t[1]) + atoi(t[2]);
         continue;
       }
-      if (!strcmp(key, "end")) break;
-      if (nt < 3 || strcmp(t[1], "=")) {
-        snprintf(err, n, "%s:%d: expected 'key = value'", path, lineno);
-        goto fail;
-      }
-      if (pass == 0) {
-        double v;
-        if (!strcmp(key, "rfeed") && num(t[2], &v)) rfeed = v;
-        else if (!strcmp(key, "waveform")) wf = atoi(t[2]);
-        else if (!strcmp(key, "pulsewidth") && num(t[2], &v)) tw = v;
-        else if ((!strcmp(key, "frequency1") || !strcmp(key, "frequency2")) && nt >= 5) {
-          double *f = key[9] == '1' ? f1 : f2;
-          if (f == f2) f2line = lineno;
-          if (!num(t[2], &f[0]) || !num(t[3], &f[1]) || !num(t[4], &f[2]) || !(f[0] > 0) || f[1] < f[0] || f[2] < 0 ||
-              f[2] != floor(f[2])) {
-            snprintf(err, n, "%s:%d: %s: expected 'F0 F1 DIV' (0 < F0 <= F1, DIV >= 0)", path, lineno, key);
-            goto fail;
-          }
-        } else if (!strcmp(key, "feed") && nt >= 9 && num(t[8], &v)) {
-          if (z0 >= 0 && v != z0) {
-            snprintf(err, n, "%s:%d: feed: reference impedances differ between feeds (hd takes one z0)", path, lineno);
-            goto fail;
-          }
-          z0 = v, ++nfeed;
-        } else if (!strcmp(key, "solver")) {
-          solver = 1;
-        } else if (!strcmp(key, "planewave")) {
-          pwline = lineno;
-        } else if (!strcmp(key, "point")) {
-          ++npoint;
-        } else if (!strcmp(key, "plotfar0d") && nt >= 4) {
-          far0d = lineno;
-        } else if ((!strcmp(key, "plotfar2d") && nt >= 4) || (!strcmp(key, "plotfar1d") && nt >= 4 && !far[2])) {
-          const int two = key[7] == '2'; /* the sphere's divisions; a 1-D cut's become theta and phi steps */
-          far[0] = two ? atoi(t[2]) : atoi(t[3]) / 2, far[1] = two ? atoi(t[3]) : atoi(t[3]), far[2] = lineno;
-        }
-        continue;
-      }
-      /* pass 1: the keys */
-      if (!strcmp(key, "title") || !strcmp(key, "name") || !strcmp(key, "rfeed") || !strcmp(key, "pulsewidth") ||
-          !strcmp(key, "waveform") || !strcmp(key, "frequency1") || !strcmp(key, "frequency2")) {
-        continue; /* used in pass 0, or names only */
-      } else if (!strcmp(key, "xmesh") || !strcmp(key, "ymesh") || !strcmp(key, "zmesh") || !strcmp(key, "load")) {
-        join(t, 2, nt, buf, sizeof buf);
-        if (emit(&o, lineno, "%s = %s", key, buf)) goto oom;
-      } else if (!strcmp(key, "material")) {
-        double v[5];
-        int k, first = version < 22 ? 2 : 3, type = version < 22 ? 1 : atoi(t[2]);
-        if (nt < first + 4 || (type != 1 && type != 2)) {
-          snprintf(err, n, "%s:%d: material: expected %s", path, lineno,
-                   version < 22 ? "'epsr sigma mur sigmam'" : "'1 epsr sigma mur sigmam' or '2 einf ae be ce'");
-          goto fail;
-        }
-        for (k = 0; k < 4; ++k)
-          if (!num(t[first + k], &v[k])) {
-            snprintf(err, n, "%s:%d: material: '%s' is not a number", path, lineno, t[first + k]);
-            goto fail;
-          }
-        if (type == 1) {
-          if (emit(&o, lineno, "material = %s %s %s %s", t[first], t[first + 1], t[first + 2], t[first + 3])) goto oom;
-        } else { /* eps(w) = einf + ae/(jw) + be/(ce + jw): a conductivity and a Debye pole, or a Drude pole (be = -ae) */
-          const double einf = v[0], ae = v[1], be = v[2], ce = v[3], two_pi = 6.283185307179586;
-          if (ae > 0 && ce > 0 && fabs(be + ae) <= 1e-12 * ae) {
-            if (emit(&o, lineno, "material = %.17g 0 1 0 drude %.17g %.17g", einf, sqrt(ae * ce) / two_pi, ce)) goto oom;
-          } else if (ae >= 0 && be >= 0 && ce > 0) {
-            if (emit(&o, lineno, "material = %.17g %.17g 1 0 debye %.17g %.17g", einf, HD_FDTD_EPS0 * ae, be / ce, 1.0 / ce))
-              goto oom;
-          } else {
-            snprintf(err, n, "%s:%d: material: a dispersive material needs ae, be >= 0 and ce > 0, or the Drude form be = -ae",
-                     path, lineno);
-            goto fail;
-          }
-        }
-      } else if (!strcmp(key, "geometry")) {
-        const int shape = atoi(t[3]);
-        const int want = shape == 1 || shape == 2 || (shape >= 11 && shape <= 13) ? 6 : 8;
-        join(t, 2, nt < 4 + want ? nt : 4 + want, buf, sizeof buf); /* OpenFDTD ignores what follows */
-        if (emit(&o, lineno, "geometry = %s", buf)) goto oom;
-      } else if (!strcmp(key, "feed")) {
-        double v, d;
-        if (nt < 9 || !num(t[6], &v) || !num(t[7], &d)) {
-          snprintf(err, n, "%s:%d: feed: expected 'X|Y|Z x y z volts delay z0'", path, lineno);
-          goto fail;
-        }
-        if (d < 0) {
-          snprintf(err, n, "%s:%d: feed: the delay must be >= 0", path, lineno);
-          goto fail;
-        }
-        /* OpenFDTD's Gaussian derivative has the opposite sign of hd's */
-        if (emit(&o, lineno, "feed = %s %s %s %s %.17g %.17g %s", t[2], t[3], t[4], t[5], wf == 0 ? -v : v, rfeed, t[7]))
-          goto oom;
-      } else if (!strcmp(key, "point")) {
-        if (nt < 6) {
-          snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno);
-          goto fail;
-        }
-        if (emit(&o, lineno, "point = %s %s %s %s%s%s", t[2], t[3], t[4], t[5], nt > 6 ? " " : "", nt > 6 ? t[6] : "")) goto oom;
-      } else if (!strcmp(key, "planewave")) {
-        if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2"))) {
-          snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno);
-          goto fail;
-        }
-        if (emit(&o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
-            emit(&o, lineno, "planewave-form = sf"))
-          goto oom;
-      } else if (!strcmp(key, "abc")) {
-        if (!strcmp(t[2], "0")) {
-          if (emit(&o, lineno, "boundary = mur")) goto oom;
-        } else if (!strcmp(t[2], "1") && nt >= 6) {
-          if (emit(&o, lineno, "boundary = pml") || emit(&o, lineno, "pml = %s,%s,%s", t[3], t[4], t[5])) goto oom;
-        } else {
-          snprintf(err, n, "%s:%d: abc: expected '0' (Mur) or '1 L M R0' (PML)", path, lineno);
-          goto fail;
-        }
-      } else if (!strcmp(key, "pbc")) {
-        int a;
-        if (nt < 5) {
-          snprintf(err, n, "%s:%d: pbc: expected '0|1 0|1 0|1'", path, lineno);
-          goto fail;
-        }
-        for (a = 0; a < 3; ++a)
-          if (!strcmp(t[2 + a], "1") && emit(&o, lineno, "boundary-%c = periodic", 'x' + a)) goto oom;
-      } else if (!strcmp(key, "solver")) {
-        if (nt < 5) {
-          snprintf(err, n, "%s:%d: solver: expected 'steps output-interval convergence'", path, lineno);
-          goto fail;
-        }
-        if (emit(&o, lineno, "steps = %s", t[2]) || emit(&o, lineno, "average-every = %s", t[3]) ||
-            emit(&o, lineno, "converge = %s", t[4]))
-          goto oom;
-      } else if (!strcmp(key, "timestep")) {
-        double v;
-        if (num(t[2], &v) && v > 0 && emit(&o, lineno, "timestep = %s", t[2])) goto oom;
-      } else if (post_key(key)) {
-        const int r = plot_key(&o, t, nt, lineno);
-        if (r < 0) goto oom;
-        if (!r && lineno != far[2]) fdtd_ofd_add_note(key, lineno);
-      } else {
-        snprintf(err, n, "%s:%d: unknown OpenFDTD key '%s'", path, lineno, key);
-        goto fail;
-      }
+      if (!strcmp(t[0], "end")) break;
+      if (nt < 3 || strcmp(t[1], "=")) rc = (snprintf(err, n, "%s:%d: expected 'key = value'", path, lineno), OFD_FAIL);
+      else rc = pass == 0 ? scan_line(&sc, t, nt, lineno, path, err, n) : key_line(&o, &sc, t, nt, lineno, path, err, n);
     }
-    if (pass == 0 && lineno < 2) {
-      snprintf(err, n, "%s: empty model", path);
-      goto fail;
-    }
+    if (!rc && pass == 0 && lineno < 2) rc = (snprintf(err, n, "%s: empty model", path), OFD_FAIL);
   }
-  { /* frequencies: frequency1 for the feeds and points, frequency2 for the
-     * far field, maps and cross-sections; the pulse from frequency1 where
-     * given (OpenFDTD's rules) */
-    const int ports = f1[2] >= 0 && (nfeed || npoint || f2[2] < 0);
-    const double *f = ports ? f1 : f2;
-    if (f[2] >= 0) {
-      if ((f[2] > 0 ? emit(&o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
-                    : emit(&o, 1, "frequencies = %.17g", f[0])))
-        goto oom;
-    }
-    if (ports && f2[2] >= 0 && (f1[0] != f2[0] || f1[1] != f2[1] || f1[2] != f2[2]) &&
-        (f2[2] > 0 ? emit(&o, f2line, "farfield-frequencies = %.17g %.17g %.0f", f2[0], f2[1], f2[2] + 1)
-                   : emit(&o, f2line, "farfield-frequencies = %.17g", f2[0])))
-      goto oom;
-    if (!(tw > 0) && f1[2] >= 0) tw = 1.27 / (0.5 * (f1[0] + f1[1]));
-    if (!(tw > 0) && f[2] >= 0) tw = 1.27 / (0.5 * (f[0] + f[1]));
-    if (!(tw > 0)) {
-      snprintf(err, n, "%s: give frequency1, frequency2 or pulsewidth: the pulse is set from them", path);
-      goto fail;
-    }
-    /* OpenFDTD's pulse exp(-((t - tw)/(tw/4))^2) is hd's with tau = tw/4 = 1/(pi F) */
-    if (emit(&o, 1, "frequency = %.17g", 4.0 / (3.14159265358979323846 * tw)) ||
-        emit(&o, 1, "waveform = %s", wf == 0 ? "dgaussian" : "gaussian"))
-      goto oom;
-    if (nfeed && z0 > 0 && emit(&o, 1, "z0 = %.17g", z0)) goto oom;
-    /* OpenFDTD's step is the Courant limit itself, its fields single
-     * precision, its Mur acts on H outside the faces, its feeds off
-     * conductors are released after the pulse */
-    if (emit(&o, 1, "courant = 1") || emit(&o, 1, "precision = single") || emit(&o, 1, "mur = h") ||
-        (nfeed && emit(&o, 1, "feed-release = yes")))
-      goto oom;
-    if (!solver && (emit(&o, 1, "steps = 3000") || emit(&o, 1, "average-every = 50") || emit(&o, 1, "converge = 1e-3")))
-      goto oom; /* OpenFDTD's defaults */
-    if (!far[2] && (pwline || far0d)) /* a plane wave's cross-sections and a direction's gain need the far field */
-      far[0] = 18, far[1] = 36, far[2] = far0d ? far0d : pwline;
-    if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies, from the faces as OpenFDTD */
-      if (emit(&o, far[2], "farfield = %d %d", far[0], far[1]) || emit(&o, far[2], "huygens-margin = 0")) goto oom;
-      far_line = far[2];
-    }
-  }
+  if (!rc) rc = closing_keys(&o, &sc, path, err, n);
   free(copy);
+  if (rc == OFD_OOM) snprintf(err, n, "%s: out of memory", path);
+  if (rc) return free(o.text), free(o.line), -1;
   *out = o.text, *lines = o.line;
   return 0;
-oom:
-  snprintf(err, n, "%s: out of memory", path);
-fail:
-  free(copy), free(o.text), free(o.line);
-  return -1;
 }
 
 const cli_dialect fdtd_ofd_dialect = {"OpenFDTD", translate};

@@ -75,6 +75,10 @@ int fdtd_spectra_smatrix(const fdtd_spectra *s, const fdtd_input *in, double *co
 int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, const fdtd_map *m, const fdtd_slice *pl,
                            const double *const *acc, const char *prefix, char *err, size_t en);
 
+/* The power the ports accept at frequency k (of all), or with the matching
+ * loss what their sources make available (realised gain). */
+double fdtd_spectra_feeds_power(const fdtd_spectra *s, const fdtd_input *in, const double *feeds, int k);
+
 /* Write PREFIX_farfield.csv from the surface spectra (8 x nfreq x points
  * of the box lo..hi) and print directivity, gain and efficiency a
  * frequency; feeds (may be NULL) give the accepted power; incident (may be

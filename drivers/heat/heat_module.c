@@ -544,7 +544,7 @@ static int bench(hd_drv_run *r) {
   heat_bench b;
   double sec = 0.0, bw = 0.0, per;
   int rc;
-  if ((rc = prepare(r)) != HD_DRV_OK || (rc = create(r)) != HD_DRV_OK) return rc;
+  if ((rc = create(r)) != HD_DRV_OK) return rc;
   b.ctx = &r->ctx, b.ops = h->ops, b.state = h->state;
   if (h->ops->advance(&r->ctx, h->state, per_round > 10 ? per_round / 10 : 1) != HD_OK || r->core->sync(&r->ctx) != HD_OK ||
       hd_drv_bench_rounds(&r->ctx, r->core, heat_bench_steps, &b, per_round, rounds,

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hd/fdtd_tuned_cpu.h - the tuned CPU half steps of hd/fdtd.h: a routine a
+ * row of nodes, each component in its own vectorised loop, vacuum rows by
+ * runs of one material.  The same value functions as the generic loops.
+ * Empty on CUDA. */
+#ifndef HD_FDTD_TUNED_CPU_H
+#define HD_FDTD_TUNED_CPU_H
+
+#include "fdtd.h"
+
+#if !defined(HD_BACKEND_CUDA)
+/* Tuned CPU half steps: one routine a row of nodes along x, each component
+ * in its own loop over the nodes where it is updated (the fused point
+ * function's tests, taken once a row), with restrict pointers so that the
+ * loops vectorise (the material coefficients by gathers); compiled for
+ * AVX-512 and AVX2 too (HD_CPU_CLONES_EXACT).  OpenMP threads take runs of
+ * rows.  The same value functions and ranges as the generic loops: equal
+ * bit for bit (tests). */
+#define HD_FDTD_HAS_TUNED 1
+
+/* c = c1 e + c2 (ra da - rb db) along a row: u[i] of material m[i],
+ * da = pa[i] - pa[i - sa], db = pb[i] - pb[i - sb]; ra per node (rx) or
+ * per row (rax, rx NULL), rb likewise. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_e_row(hd_real *HD_RESTRICT u, const unsigned char *HD_RESTRICT m,
+                                     const hd_real *HD_RESTRICT c1, const hd_real *HD_RESTRICT c2,
+                                     const hd_real *HD_RESTRICT pa, hd_idx sa, const hd_real *HD_RESTRICT ra,
+                                     hd_real rac, const hd_real *HD_RESTRICT pb, hd_idx sb,
+                                     const hd_real *HD_RESTRICT rb, hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_e_value(u[i], c1[m[i]], c2[m[i]], ra ? ra[i] : rac, pa[i] - pa[i - sa], rb ? rb[i] : rbc,
+                           pb[i] - pb[i - sb]);
+}
+
+/* The same for H: d1 h - d2 (ra da - rb db), da = pa[i + sa] - pa[i]. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_h_row(hd_real *HD_RESTRICT u, const unsigned char *HD_RESTRICT m,
+                                     const hd_real *HD_RESTRICT d1, const hd_real *HD_RESTRICT d2,
+                                     const hd_real *HD_RESTRICT pa, hd_idx sa, const hd_real *HD_RESTRICT ra,
+                                     hd_real rac, const hd_real *HD_RESTRICT pb, hd_idx sb,
+                                     const hd_real *HD_RESTRICT rb, hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_h_value(u[i], d1[m[i]], d2[m[i]], ra ? ra[i] : rac, pa[i + sa] - pa[i], rb ? rb[i] : rbc,
+                           pb[i + sb] - pb[i]);
+}
+
+/* The same with one material's coefficients k1, k2 for every node: a run
+ * (no lookup: the coefficient gathers cost more than the rest of the
+ * update, measured on AVX-512). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_e_run(hd_real *HD_RESTRICT u, hd_real k1, hd_real k2, const hd_real *HD_RESTRICT pa,
+                                     hd_idx sa, const hd_real *HD_RESTRICT ra, hd_real rac,
+                                     const hd_real *HD_RESTRICT pb, hd_idx sb, const hd_real *HD_RESTRICT rb,
+                                     hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_e_value(u[i], k1, k2, ra ? ra[i] : rac, pa[i] - pa[i - sa], rb ? rb[i] : rbc, pb[i] - pb[i - sb]);
+}
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_h_run(hd_real *HD_RESTRICT u, hd_real k1, hd_real k2, const hd_real *HD_RESTRICT pa,
+                                     hd_idx sa, const hd_real *HD_RESTRICT ra, hd_real rac,
+                                     const hd_real *HD_RESTRICT pb, hd_idx sb, const hd_real *HD_RESTRICT rb,
+                                     hd_real rbc, hd_idx lo, hd_idx hi) {
+  hd_idx i;
+  for (i = lo; i < hi; ++i)
+    u[i] = hd_fdtd_h_value(u[i], k1, k2, ra ? ra[i] : rac, pa[i + sa] - pa[i], rb ? rb[i] : rbc, pb[i + sb] - pb[i]);
+}
+
+/* Component c of row (j, k) over nodes [lo, hi): by its runs where the
+ * arguments have them, else node by node. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_component(const hd_fdtd_args *a, int c, hd_idx j, hd_idx k, const hd_real *pa,
+                                         hd_idx sa, const hd_real *ra, hd_real rac, const hd_real *pb, hd_idx sb,
+                                         const hd_real *rb, hd_real rbc, hd_idx lo, hd_idx hi) {
+  const hd_idx row = hd_grid_at(&a->g, 0, j, k);
+  hd_real *u = a->f[c] + row;
+  const int e = c < 3;
+  const hd_real *k1 = e ? a->c1 : a->d1, *k2 = e ? a->c2 : a->d2;
+  pa += row, pb += row;
+  if (a->run[c]) {
+    const hd_idx r = j + k * (a->g.stride[2] / a->g.stride[1]);
+    const hd_fdtd_run *run = a->run[c];
+    int64_t q;
+    for (q = a->row_run[c][r]; q < a->row_run[c][r + 1]; ++q) {
+      const hd_idx x0 = run[q].lo > lo ? run[q].lo : lo;
+      const hd_idx x1 = q + 1 < a->row_run[c][r + 1] && run[q + 1].lo < hi ? run[q + 1].lo : hi;
+      if (x0 >= x1) continue;
+      if (e)
+        hd_fdtd_cpu_e_run(u, k1[run[q].m], k2[run[q].m], pa, sa, ra, rac, pb, sb, rb, rbc, x0, x1);
+      else
+        hd_fdtd_cpu_h_run(u, k1[run[q].m], k2[run[q].m], pa, sa, ra, rac, pb, sb, rb, rbc, x0, x1);
+    }
+  } else if (e) {
+    hd_fdtd_cpu_e_row(u, a->m[c] + row, k1, k2, pa, sa, ra, rac, pb, sb, rb, rbc, lo, hi);
+  } else {
+    hd_fdtd_cpu_h_row(u, a->m[c] + row, k1, k2, pa, sa, ra, rac, pb, sb, rb, rbc, lo, hi);
+  }
+}
+
+/* Row (j, k) (padded) of the E or H half step: the components and node
+ * ranges of hd_fdtd_e_point / hd_fdtd_h_point. */
+HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_row(const hd_fdtd_args *a, hd_idx j, hd_idx k, int efield) {
+  const hd_idx pad = a->g.ghost, pj = j - pad, pk = k - pad, sy = a->g.stride[1], sz = a->g.stride[2];
+  const hd_idx nx = a->nc[0];
+  hd_real *const *f = a->f;
+  if (efield) {
+    const int ty = hd_fdtd_tangential(a, 1, pj), tz = hd_fdtd_tangential(a, 2, pk);
+    const hd_idx lo = pad + a->elo[0], hi = pad + a->ehi[0] + 1; /* tangential x */
+    if (ty && tz)
+      hd_fdtd_cpu_component(a, HD_FDTD_EX, j, k, f[HD_FDTD_HZ], sy, NULL, a->rn[1][j], f[HD_FDTD_HY], sz, NULL,
+                            a->rn[2][k], pad, pad + nx);
+    if (pj < a->nc[1] && tz)
+      hd_fdtd_cpu_component(a, HD_FDTD_EY, j, k, f[HD_FDTD_HX], sz, NULL, a->rn[2][k], f[HD_FDTD_HZ], 1, a->rn[0], 0,
+                            lo, hi);
+    if (pk < a->nc[2] && ty)
+      hd_fdtd_cpu_component(a, HD_FDTD_EZ, j, k, f[HD_FDTD_HY], 1, a->rn[0], 0, f[HD_FDTD_HX], sy, NULL, a->rn[1][j],
+                            lo, hi);
+  } else {
+    if (pj < a->nc[1] && pk < a->nc[2])
+      hd_fdtd_cpu_component(a, HD_FDTD_HX, j, k, f[HD_FDTD_EZ], sy, NULL, a->rc[1][j], f[HD_FDTD_EY], sz, NULL,
+                            a->rc[2][k], pad, pad + nx + 1);
+    if (pk < a->nc[2])
+      hd_fdtd_cpu_component(a, HD_FDTD_HY, j, k, f[HD_FDTD_EX], sz, NULL, a->rc[2][k], f[HD_FDTD_EZ], 1, a->rc[0], 0,
+                            pad, pad + nx);
+    if (pj < a->nc[1])
+      hd_fdtd_cpu_component(a, HD_FDTD_HZ, j, k, f[HD_FDTD_EY], 1, a->rc[0], 0, f[HD_FDTD_EX], sy, NULL, a->rc[1][j],
+                            pad, pad + nx);
+  }
+}
+
+/* The runs of one component's material array m over every padded row of
+ * g: row_run (rows + 1 entries) and run (NULL: count only).  Returns the
+ * number of runs. */
+HD_HOST_FN int64_t hd_fdtd_runs_build(const hd_grid *g, const unsigned char *m, int64_t *row_run, hd_fdtd_run *run) {
+  const hd_idx nx = g->n[0] + 2 * g->ghost, rows = g->stride[2] / g->stride[1] * (g->n[2] + 2 * g->ghost);
+  int64_t count = 0;
+  hd_idx r, i;
+  for (r = 0; r < rows; ++r) {
+    const unsigned char *x = m + r * g->stride[1];
+    if (row_run) row_run[r] = count;
+    for (i = 0; i < nx; ++i)
+      if (i == 0 || x[i] != x[i - 1]) {
+        if (run) run[count].lo = (int32_t)i, run[count].m = x[i];
+        ++count;
+      }
+  }
+  if (row_run) row_run[rows] = count;
+  return count;
+}
+
+/* The half step over the rows (j, k) of r (padded nodes, within
+ * hd_fdtd_nodes; every row whole along x). */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned_box(hd_ctx *ctx, const hd_fdtd_args *a, int efield, hd_range3 r) {
+  hd_idx j, k;
+  (void)ctx;
+  HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j) hd_fdtd_cpu_row(a, j, k, efield);
+  return HD_OK;
+}
+
+/* The tuned E (efield) or H half step over every physical node. */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned(hd_ctx *ctx, const hd_fdtd_args *a, int efield) {
+  return hd_fdtd_half_step_tuned_box(ctx, a, efield, hd_fdtd_nodes(a));
+}
+#endif
+
+#endif /* HD_FDTD_TUNED_CPU_H */
