@@ -100,6 +100,33 @@ rm -rf sb && cp -r ser sb && rm sb/h.csv
   sed -n 2p sb/h.csv | grep -q "^$(sed -n 6p ser/h.csv | cut -d, -f1-6)$"
 result $? "--fresh-series: the series starts again at the checkpoint's step, header first"
 
+# One rule in every driver (the run loop's): --bench with --restart is
+# refused in one line, exit 2, and so is a checkpoint beyond the run's steps.
+while IFS='|' read -r drv args bench; do
+  bin="$top/drivers/hd-$drv"
+  rm -rf rule && mkdir rule
+  # shellcheck disable=SC2086
+  "$bin" $args --steps=12 --checkpoint-every=4 --progress=0 --output=rule/o >/dev/null 2>&1
+  ck=rule/o.ckpt.000000000008
+  # shellcheck disable=SC2086
+  "$bin" $bench --restart=$ck --progress=0 >stdout 2>stderr
+  rc=$?
+  result $([ $rc -eq 2 ] && [ ! -s stdout ] && [ "$(grep -c . stderr)" -eq 1 ] &&
+    grep -q -- '--bench: not with --restart' stderr && echo 0 || echo 1) "hd-$drv: --bench with --restart is refused in one line, exit 2"
+  before=$(ls -A rule | cksum)
+  # shellcheck disable=SC2086
+  "$bin" $args --steps=4 --restart=$ck --progress=0 --output=rule/o >stdout 2>stderr
+  rc=$?
+  result $([ $rc -eq 2 ] && grep -q "the checkpoint is at step 8, beyond this run's 4 steps" stderr &&
+    [ "$before" = "$(ls -A rule | cksum)" ] && echo 0 || echo 1) "hd-$drv: a checkpoint beyond the run's steps is refused, nothing written"
+done <<CASES
+heat|--n=24|--n=24 --bench
+nbody|--n=64|--n=64 --bench
+fdtd|--input=$src/tests/fdtd_sanitize.in|--bench=20
+cavity|--n=16 --steady=0|--n=16 --bench
+ns|--n=16|--n=16 --bench
+CASES
+
 # damaged and foreign checkpoints (hd-heat's format is everyone's)
 bin="$top/drivers/hd-heat"
 rm -rf ck && mkdir ck
