@@ -67,14 +67,8 @@ typedef struct cavity_state {
   cavity_solver solver;
   hd_pois_opts pois;
   size_t bytes;
-  int (*halo)(void *user, void *arr, long width);
-  int (*max)(void *user, double *v, int count);
-  int (*gather)(void *user, void *whole, long width);
-  int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
-  int (*halo_rows)(void *user, void *arr, long width, long rows, int depth);
-  int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
+  cavity_hooks hook; /* the problem's */
   int parts;
-  void *user;
   /* cuFFT on a split grid: every block solves the whole grid
    * (the same solve as one rank's, so the same bits) from the gathered psi
    * and vorticity, then keeps its rows; whole-grid arrays here and on the
@@ -85,24 +79,24 @@ typedef struct cavity_state {
 /* The solver's hooks on a split grid, through the problem's. */
 static int cv_sor_halo(void *user, hd_real *col) {
   cavity_state *st = (cavity_state *)user;
-  return st->halo(st->user, col, (long)st->solver.sor.w);
+  return st->hook.halo(st->hook.user, col, (long)st->solver.sor.w);
 }
 static int cv_max(void *user, double *v) {
   cavity_state *st = (cavity_state *)user;
-  return st->max(st->user, v, 1);
+  return st->hook.max(st->hook.user, v, 1);
 }
 static int cv_mg_halo(void *user, hd_real *arr, hd_idx width, hd_idx rows, int depth) {
   cavity_state *st = (cavity_state *)user;
-  return st->halo_rows(st->user, arr, (long)width, (long)rows, depth);
+  return st->hook.halo_rows(st->hook.user, arr, (long)width, (long)rows, depth);
 }
 static int cv_mg_gather(void *user, hd_real *whole, hd_idx width, hd_idx lo, hd_idx hi) {
   cavity_state *st = (cavity_state *)user;
-  return st->gather_rows(st->user, whole, (long)width, (long)lo, (long)hi);
+  return st->hook.gather_rows(st->hook.user, whole, (long)width, (long)lo, (long)hi);
 }
 #if defined(CAVITY_SPLIT_FFT)
 static int cv_fft_halo(void *user, hd_real *u) {
   cavity_state *st = (cavity_state *)user;
-  return st->halo(st->user, u, (long)(st->a.n + 1));
+  return st->hook.halo(st->hook.user, u, (long)(st->a.n + 1));
 }
 static int cv_fft_alltoall(void *user, const hd_real *send, hd_real *recv, const hd_idx *counts) {
   cavity_state *st = (cavity_state *)user;
@@ -110,7 +104,7 @@ static int cv_fft_alltoall(void *user, const hd_real *send, hd_real *recv, const
   int k, rc;
   if (!c) return -1;
   for (k = 0; k < st->parts; ++k) c[k] = (long)counts[k];
-  rc = st->alltoall(st->user, send, recv, c);
+  rc = st->hook.alltoall(st->hook.user, send, recv, c);
   free(c);
   return rc;
 }
@@ -138,7 +132,7 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   arrays[5] = &st->wbar;
   st->bytes = (size_t)((p->n + 1) * (p->rows ? p->rows : p->n + 1)) * sizeof(hd_real);
   st->pois = p->pois;
-  st->halo = p->halo, st->max = p->max, st->user = p->user;
+  st->hook = p->hook;
   s = hd_cav_setup(ctx, &st->a, p->n, p->length, p->lid, p->nu, p->dt);
   st->a.local = (hd_real)p->local;
   st->a.sfd_chi = (hd_real)p->sfd_chi, st->a.sfd_rate = p->sfd_chi > 0 ? (hd_real)(1.0 / p->sfd_delta) : HD_R(0);
@@ -147,9 +141,9 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
     hd_idx *lo = (hd_idx *)malloc(2 * (size_t)p->parts * sizeof(hd_idx));
     int k;
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
-    st->alltoall = p->alltoall, st->parts = p->parts;
+    st->parts = p->parts;
     st->solver.kind = CAVITY_FFT;
-    if (!lo || !p->alltoall || !p->part_lo || !p->part_hi)
+    if (!lo || !p->hook.alltoall || !p->part_lo || !p->part_hi)
       s = lo ? hd_fail(ctx, HD_ERR_ARG, "cavity: the FFT solve on a split grid needs the blocks' rows and exchange")
              : hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
     for (k = 0; s == HD_OK && k < p->parts; ++k) lo[k] = p->part_lo[k], lo[p->parts + k] = p->part_hi[k];
@@ -164,9 +158,8 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   if (s == HD_OK && p->rows && p->solver == CAVITY_MG) { /* a block of the split multigrid */
     hd_idx *lo = (hd_idx *)malloc(2 * (size_t)p->parts * sizeof(hd_idx));
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
-    st->halo_rows = p->halo_rows, st->gather_rows = p->gather_rows;
     st->solver.kind = CAVITY_MG;
-    if (!lo || !p->halo_rows || !p->gather_rows || !p->part_lo || !p->part_hi)
+    if (!lo || !p->hook.halo_rows || !p->hook.gather_rows || !p->part_lo || !p->part_hi)
       s = lo ? hd_fail(ctx, HD_ERR_ARG, "cavity: multigrid on a split grid needs the blocks' rows and exchanges")
              : hd_fail(ctx, HD_ERR_NOMEM, "cavity: out of host memory");
     for (k = 0; s == HD_OK && k < p->parts; ++k) lo[k] = p->part_lo[k], lo[p->parts + k] = p->part_hi[k];
@@ -179,8 +172,7 @@ static hd_status cv_create(hd_ctx *ctx, const cavity_problem *p, void **out) {
   } else if (s == HD_OK && p->rows && p->solver != CAVITY_SOR) { /* a block solving the whole grid */
     const size_t whole = (size_t)((p->n + 1) * (p->n + 1)) * sizeof(hd_real);
     st->a.row0 = p->jlo - 1, st->a.jlo = p->jlo, st->a.jhi = p->jhi;
-    st->gather = p->gather;
-    if (!st->gather) s = hd_fail(ctx, HD_ERR_ARG, "cavity: a whole-grid solver on a split grid needs the gather hook");
+    if (!st->hook.gather) s = hd_fail(ctx, HD_ERR_ARG, "cavity: a whole-grid solver on a split grid needs the gather hook");
     if (s == HD_OK) s = cv_solver_create(ctx, &st->solver, p->solver, p->n, p->length / (double)p->n);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_psi, whole);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->whole_f, whole);
@@ -224,7 +216,7 @@ static hd_status cv_solve_whole(hd_ctx *ctx, cavity_state *st, const hd_real *f,
   const size_t row = (size_t)sy * sizeof(hd_real), whole = (size_t)sy * row;
   hd_status s = hd_dev_download(ctx, st->host_psi + st->a.jlo * sy, st->psi + skip, (size_t)own * row);
   if (s == HD_OK) s = hd_dev_download(ctx, st->host_f + st->a.jlo * sy, f + skip, (size_t)own * row);
-  if (s == HD_OK && (st->gather(st->user, st->host_psi, (long)sy) || st->gather(st->user, st->host_f, (long)sy)))
+  if (s == HD_OK && (st->hook.gather(st->hook.user, st->host_psi, (long)sy) || st->hook.gather(st->hook.user, st->host_f, (long)sy)))
     s = hd_fail(ctx, HD_ERR_IO, "cavity: gathering the whole grid failed");
   if (s == HD_OK) s = hd_dev_upload(ctx, st->whole_psi, st->host_psi, whole);
   if (s == HD_OK) s = hd_dev_upload(ctx, st->whole_f, st->host_f, whole);
@@ -239,15 +231,15 @@ static hd_status cv_solve_whole(hd_ctx *ctx, cavity_state *st, const hd_real *f,
 static hd_status cv_step(hd_ctx *ctx, cavity_state *st, int monitor, hd_cav_change *chg, hd_pois_result *r) {
   hd_status s = HD_OK;
   st->a.psi = st->psi, st->a.w = st->w[st->cur], st->a.w_new = st->w[1 - st->cur];
-  if (st->halo && (st->halo(st->user, st->psi, st->a.n + 1) || st->halo(st->user, st->w[st->cur], st->a.n + 1)))
+  if (st->hook.halo && (st->hook.halo(st->hook.user, st->psi, st->a.n + 1) || st->hook.halo(st->hook.user, st->w[st->cur], st->a.n + 1)))
     s = hd_fail(ctx, HD_ERR_IO, "cavity: the halo exchange failed");
   if (s == HD_OK) s = hd_cav_interior(ctx, &st->a);
   if (s == HD_OK && monitor) s = hd_cav_change_reduce(ctx, &st->a, hd_cav_inner(&st->a), chg);
-  if (s == HD_OK && monitor && st->max) { /* over the blocks: maxima, and the first bad node as -index */
+  if (s == HD_OK && monitor && st->hook.max) { /* over the blocks: maxima, and the first bad node as -index */
     double v[4];
     v[0] = chg->dmax, v[1] = chg->wmax, v[2] = chg->nonfinite ? 1.0 : 0.0;
     v[3] = chg->nonfinite ? -(double)chg->first_bad : -HUGE_VAL;
-    if (st->max(st->user, v, 4)) s = hd_fail(ctx, HD_ERR_IO, "cavity: the global maximum failed");
+    if (st->hook.max(st->hook.user, v, 4)) s = hd_fail(ctx, HD_ERR_IO, "cavity: the global maximum failed");
     chg->dmax = v[0], chg->wmax = v[1], chg->nonfinite = (hd_idx)v[2], chg->first_bad = (hd_idx)-v[3];
   }
   if (s == HD_OK && monitor && chg->nonfinite)

@@ -55,9 +55,6 @@ typedef struct cavity_run {
 static int options(void *self, cli_opt *opts, int max) {
   cavity_run *c = (cavity_run *)self;
   const cli_opt o[] = {
-      HD_DRV_COMMON_OPTIONS(c->com),
-      HD_DRV_BENCH_FLAG(c->com),
-      HD_DRV_CHECKPOINT_OPTIONS(c->com),
       {"n", CLI_INT, &c->n, "N", "cells per side (default 128)", 3, 1 << 20, 0, NULL, 0, 0, 0},
       {"re", CLI_REAL, &c->re, "RE", "Reynolds number U L / nu (default 1000)", 1e-6, 1e7, 0, NULL, 0, 0, 0},
       {"lid", CLI_REAL, &c->lid, "U", "lid speed (default 1; the cavity side is 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
@@ -75,13 +72,11 @@ static int options(void *self, cli_opt *opts, int max) {
       {"steady", CLI_REAL, &c->steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c->monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, NULL, "write PREFIX_psi.png with streamlines and PREFIX_centrelines.png, the centrelines against the published tables (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its rows of the final fields as PREFIX_pR.vtr and rank 0 the index PREFIX.pvtr; no rank holds the whole grid (default no: rank 0 gathers PREFIX.vtr; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0},
-      HD_DRV_END_OPTIONS};
+      {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its rows of the final fields as PREFIX_pR.vtr and rank 0 the index PREFIX.pvtr; no rank holds the whole grid (default no: rank 0 gathers PREFIX.vtr; no picture with pieces)", 1, 0, 0, NULL, 0, 0, 0}};
   c->n = 128, c->re = 1000, c->lid = 1, c->solver = CAVITY_AUTO, c->check_every = 10, c->steps = 10000000;
   c->monitor_every = 100;
   c->png = HD_PNG_BUILT;
-  memcpy(opts, o, sizeof o);
-  return (int)(sizeof o / sizeof o[0]) <= max ? (int)(sizeof o / sizeof o[0]) : -1;
+  return HD_DRV_ROWS(opts, max, o);
 }
 
 /* Defaults that depend on the precision and grid; refuse tolerances the
@@ -359,8 +354,8 @@ static int setup(hd_drv_run *r) {
   if (hd_decomp_create(&c->dc, 2, gn, 0, 0, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
   if (c->dc.size > 1) {
     p->jlo = c->dc.off[1], p->jhi = c->dc.off[1] + c->dc.ln[1], p->rows = c->dc.ln[1] + 2;
-    p->halo = exchange, p->max = maxima, p->gather = gather, p->alltoall = transpose, p->user = c;
-    p->halo_rows = exchange_rows, p->gather_rows = gather_rows;
+    p->hook.halo = exchange, p->hook.max = maxima, p->hook.gather = gather, p->hook.alltoall = transpose;
+    p->hook.halo_rows = exchange_rows, p->hook.gather_rows = gather_rows, p->hook.user = c;
     if (!(c->part_rows = (long *)malloc(2 * (size_t)c->dc.size * sizeof(long)))) return hd_drv_bad(r, "out of host memory");
     for (k = 0; k < c->dc.size; ++k) {
       long ln[3], off[3];
@@ -461,12 +456,8 @@ static int start(hd_drv_run *r) {
   if (hd_ckpt_get_value(r->ck, "row_iterations", &counted)) c->row_iterations = (long)counted;
   if (r->root && !r->cont) fprintf(r->out[c->hist].f, "step,time,change,poisson_iterations,poisson_residual\n");
   c->change = -1;
+  r->cadence[0] = c->monitor_every;
   return HD_DRV_OK;
-}
-
-static long next(hd_drv_run *r) {
-  const cavity_run *c = (const cavity_run *)r->self;
-  return c->monitor_every - r->step % c->monitor_every;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -559,8 +550,8 @@ static void destroy(hd_drv_run *r) {
 }
 
 const hd_drv_module hd_cavity_module = {
-    PROG,
-    "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes PREFIX_centreline.csv, "
-    "PREFIX_history.csv, PREFIX.vtr, PREFIX_psi.png and PREFIX_centrelines.png.",
-    "cavity", sizeof(cavity_run), 1, "grid", options, setup, open_backend, bench, NULL, banner, create, start, NULL,
-    next, advance, after, finish, summary, destroy};
+    .prog = PROG, .output = "cavity", .size = sizeof(cavity_run), .cuda_ranks = 1, .memory = "grid",
+    .about = "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes "
+             "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr, PREFIX_psi.png and PREFIX_centrelines.png.",
+    .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
+    .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary, .destroy = destroy};

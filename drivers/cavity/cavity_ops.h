@@ -13,6 +13,18 @@
 /* the --solver choices, in order; auto resolves to one of the others */
 enum { CAVITY_SOR = 0, CAVITY_MG = 1, CAVITY_FFT = 2, CAVITY_AUTO = 3 };
 
+/* The hooks of a grid split over ranks (NULL on one; 0, or -1 on failure):
+ * cavity_problem says what each does. */
+typedef struct cavity_hooks {
+  int (*halo)(void *user, void *arr, long width);
+  int (*max)(void *user, double *v, int count);
+  int (*gather)(void *user, void *whole, long width);
+  int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
+  int (*halo_rows)(void *user, void *arr, long width, long rows, int depth);
+  int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
+  void *user;
+} cavity_hooks;
+
 typedef struct cavity_problem {
   long n;          /* cells per side */
   double length, lid, nu, dt;
@@ -36,14 +48,8 @@ typedef struct cavity_problem {
   long jlo, jhi, rows;
   int parts, part;
   const long *part_lo, *part_hi;
-  int (*halo)(void *user, void *arr, long width);
-  int (*max)(void *user, double *v, int count);
-  int (*gather)(void *user, void *whole, long width);
-  int (*alltoall)(void *user, const void *send, void *recv, const long *counts);
-  int (*halo_rows)(void *user, void *arr, long width, long rows, int depth);
-  int (*gather_rows)(void *user, void *whole, long width, long lo, long hi);
+  cavity_hooks hook;
   long mg_gather;
-  void *user;
 } cavity_problem;
 
 /* What a stretch of steps did. */

@@ -44,9 +44,10 @@ typedef struct hd_drv_module {
   const char *output;  /* the default --output */
   size_t size;         /* the module's run, zeroed by the loop; its first member is an hd_drv_common */
   int cuda_ranks;      /* CUDA runs on several ranks */
+  int own_bench;       /* its --bench is a row of its own (hd-fdtd's size), not the common flag */
   const char *memory;  /* what the memory check names: "grid", "the model" */
-  /* the option table (the common rows too, ending in HD_DRV_END_OPTIONS)
-   * and the defaults; returns the rows */
+  /* the module's rows of the option table (after the common, --bench and
+   * checkpoint rows: HD_DRV_ROWS) and its defaults; returns the rows, or -1 */
   int (*options)(void *self, cli_opt *opts, int max);
   /* after parsing: checks, the problem, its decomposition, r->total,
    * r->dt, the output slots */
@@ -64,13 +65,12 @@ typedef struct hd_drv_module {
   /* the state (r->state, r->state_count, r->state_io) and what a
    * checkpoint must match (*r->ck, r->ckp's rows) */
   int (*create)(hd_drv_run *r);
-  /* after a restart (r->step0, r->cont): the first rows of the series */
+  /* after a restart (r->step0, r->cont): the first rows of the series, and
+   * r->cadence */
   int (*start)(hd_drv_run *r);
   /* optional: at every stop before stepping on, the last one too (frames) */
   int (*before)(hd_drv_run *r);
-  /* steps to the next stop its cadences ask for (NULL: the rest) */
-  long (*next)(hd_drv_run *r);
-  /* `steps` steps from r->step */
+  /* `steps` steps from r->step, to the next stop of r->cadence */
   int (*advance)(hd_drv_run *r, long steps);
   /* after them (r->step counts them): monitors, rows, blow-ups; r->stop
    * ends the run early (converged) */
@@ -107,6 +107,7 @@ struct hd_drv_run {
   void *state;               /* what checkpoints save (create) */
   int (*state_count)(void *state);
   hd_state_io_fn state_io;
+  long cadence[3];           /* the run stops every cadence[k] steps (0: none), and at checkpoints */
   double work;               /* work a step, for progress, in work_unit per second */
   const char *work_unit;
   const char *no_picture;    /* why there is none: the picture: line */
@@ -127,6 +128,11 @@ struct hd_drv_run {
 
 /* main() of a module's driver. */
 int hd_drv_main(const hd_drv_module *mod, int argc, char **argv);
+
+/* A module's option rows into the loop's table (its options hook);
+ * returns their count, or -1 when they do not fit. */
+int hd_drv_option_rows(cli_opt *opts, int max, const cli_opt *rows, int count);
+#define HD_DRV_ROWS(opts, max, rows) hd_drv_option_rows(opts, max, rows, (int)(sizeof rows / sizeof rows[0]))
 
 /* Add an output slot (setup); returns its index into r->out. */
 int hd_drv_slot(hd_drv_run *r, const char *suffix, int want, int flags);

@@ -5,15 +5,12 @@
 #include "config.h"
 #endif
 
-#include "decomp.h"
-
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
-#include <hd/memory.h>
+#include "decomp.h"
 
 #if defined(HD_HAVE_MPI)
 #include <mpi.h>

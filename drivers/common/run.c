@@ -22,6 +22,25 @@
 
 static const hd_drv_module *running;
 
+int hd_drv_option_rows(cli_opt *opts, int max, const cli_opt *rows, int count) {
+  if (count > max) return -1;
+  memcpy(opts, rows, (size_t)count * sizeof *rows);
+  return count;
+}
+
+/* The table: the common rows, --bench, the checkpoints', the module's. */
+static int option_table(hd_drv_run *r, cli_opt *opts, int max) {
+  hd_drv_common *c = r->com;
+  const cli_opt common[] = {HD_DRV_COMMON_OPTIONS(*c)}, bench[] = {HD_DRV_BENCH_FLAG(*c)};
+  const cli_opt ckpt[] = {HD_DRV_CHECKPOINT_OPTIONS(*c)}, end[] = {HD_DRV_END_OPTIONS};
+  int n = HD_DRV_ROWS(opts, max, common), k;
+  if (r->mod->bench && !r->mod->own_bench) n += HD_DRV_ROWS(opts + n, max - n, bench);
+  n += HD_DRV_ROWS(opts + n, max - n, ckpt);
+  if ((k = r->mod->options(r->self, opts + n, max - n - 1)) < 0) return -1;
+  opts[n + k] = end[0];
+  return n + k + 1;
+}
+
 int hd_drv_slot(hd_drv_run *r, const char *suffix, int want, int flags) {
   const int k = r->nslot++;
   r->slot[k].suffix = suffix, r->slot[k].want = want, r->slot[k].flags = flags;
@@ -131,10 +150,12 @@ static int march(hd_drv_run *r, int *exit_status) {
   for (;;) {
     long chunk;
     double t1;
+    int k;
     if (m->before && (rc = m->before(r)) != HD_DRV_OK) return rc;
     if (r->step >= r->total || r->stop) break;
-    chunk = m->next ? m->next(r) : r->total - r->step;
-    if (chunk > r->total - r->step) chunk = r->total - r->step;
+    chunk = r->total - r->step;
+    for (k = 0; k < 3; ++k)
+      if (r->cadence[k] > 0 && r->cadence[k] - r->step % r->cadence[k] < chunk) chunk = r->cadence[k] - r->step % r->cadence[k];
     chunk = hd_drv_ckpt_chunk(&r->ckp, r->step, chunk);
     t1 = hd_wtime();
     /* a failure inside the steps may leave other ranks in an exchange:
@@ -247,7 +268,7 @@ static int run_module(int argc, char **argv) {
   r->root = hd_par_rank() == 0, r->ranks = hd_par_size();
   r->work = 1.0, r->work_unit = "steps/s";
   hd_drv_common_defaults(r->com, m->output);
-  if (m->options(r->self, opts, HD_DRV_MAX_OPTIONS) < 0) {
+  if (option_table(r, opts, HD_DRV_MAX_OPTIONS) < 0) {
     fprintf(stderr, "%s: error: more options than the loop's table holds\n", m->prog);
     rc = 1;
   } else {

@@ -131,8 +131,6 @@ static int options(void *self, cli_opt *opts, int max) {
   fdtd_mod *f = (fdtd_mod *)self;
   fdtd_cli *c = &f->c;
   const cli_opt o[] = {
-      HD_DRV_COMMON_OPTIONS(c->com),
-      HD_DRV_CHECKPOINT_OPTIONS(c->com),
       {"bench", CLI_INT, &c->bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CPU backends; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
@@ -176,16 +174,14 @@ static int options(void *self, cli_opt *opts, int max) {
       {"matching-loss", CLI_FLAG, &c->sp.matching_loss, "yes|no", "gain against the power the feeds' sources make available, P / (1 - |reflection|^2): realised gain (OpenFDTD's matchingloss; default no: the power the ports accept)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c->z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
       FDTD_PLOT_OPTIONS(c->pk),
-      {"slice", CLI_STRING, c->slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c->slice, NULL, 0, 0, 0},
-      HD_DRV_END_OPTIONS};
+      {"slice", CLI_STRING, c->slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c->slice, NULL, 0, 0, 0}};
   c->volume = 1;
   c->margin = 5;
   f->wave_choice = HD_FDTD_DGAUSSIAN;
   fdtd_input_defaults(&c->in);
   fdtd_plot_keys_defaults(&c->pk);
   cli_set_dialect(&fdtd_ofd_dialect); /* --input=model.ofd */
-  memcpy(opts, o, sizeof o);
-  return (int)(sizeof o / sizeof o[0]) <= max ? (int)(sizeof o / sizeof o[0]) : -1;
+  return HD_DRV_ROWS(opts, max, o);
 }
 
 /* The frequency-domain, near-field, plane-wave and far-field options. */
@@ -425,7 +421,7 @@ static int start(hd_drv_run *r) {
   if (hd_par_any(bad))
     return hd_fail(&r->ctx, HD_ERR_NOMEM, bad ? "no host memory for the probe records" : "out of host memory on another rank"),
            HD_DRV_FAILED;
-  f->every = c->average_every > 0 ? c->average_every : (c->in.steps >= 100 ? c->in.steps / 100 : 1);
+  f->every = r->cadence[0] = c->average_every > 0 ? c->average_every : (c->in.steps >= 100 ? c->in.steps / 100 : 1);
   if (!r->root || r->cont) return HD_DRV_OK;
   {
     FILE *p = r->out[f->probes].f;
@@ -439,11 +435,6 @@ static int start(hd_drv_run *r) {
   }
   fprintf(r->out[f->avg].f, "step,time,e_average,h_average\n");
   return HD_DRV_OK;
-}
-
-static long next(hd_drv_run *r) {
-  const fdtd_mod *f = (const fdtd_mod *)r->self;
-  return f->every - r->step % f->every;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -587,8 +578,9 @@ static void destroy(hd_drv_run *r) {
 }
 
 const hd_drv_module hd_fdtd_module = {
-    PROG,
-    "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes PREFIX_probes.csv, PREFIX_average.csv, "
-    "PREFIX.vti (or .vtr) and a slice with its picture.",
-    "fdtd", sizeof(fdtd_mod), 1, "the model", options, setup, open_backend, bench, prepare, banner, create, start, NULL,
-    next, advance, after, finish, summary, destroy};
+    .prog = PROG, .output = "fdtd", .size = sizeof(fdtd_mod), .cuda_ranks = 1, .own_bench = 1, .memory = "the model",
+    .about = "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes PREFIX_probes.csv, "
+             "PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture.",
+    .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
+    .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
+    .destroy = destroy};

@@ -201,9 +201,6 @@ typedef struct heat_mod {
 static int options(void *self, cli_opt *opts, int max) {
   heat_cli *c = (heat_cli *)self;
   const cli_opt o[] = {
-      HD_DRV_COMMON_OPTIONS(c->com),
-      HD_DRV_BENCH_FLAG(c->com),
-      HD_DRV_CHECKPOINT_OPTIONS(c->com),
       {"dim", CLI_INT, &c->dim, "2|3", "dimension (default 2)", 2, 3, 0, NULL, 0, 0, 0},
       {"n", CLI_INTS, c->n, "NX[,NY[,NZ]]", "cells per axis (default 256; one value for all axes)", 1, 1e12, 3, &c->nn, 0, 0, 0},
       {"length", CLI_REALS, c->length, "L[,LY[,LZ]]", "domain size (default 1)", 1e-300, 1e300, 3, &c->nlen, 0, 0, 0},
@@ -240,8 +237,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"max-growth", CLI_REAL, &c->max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness", 1, 1024, 3, &c->nblock, 0, 0, 0},
-      {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, no --balance; on several ranks also no source field or face tables, and at most the thinnest block; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
-      HD_DRV_END_OPTIONS};
+      {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, no --balance; on several ranks also no source field or face tables, and at most the thinnest block; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0}};
   c->dim = 2;
   c->n[0] = c->n[1] = c->n[2] = 256;
   c->nn = 1;
@@ -256,8 +252,7 @@ static int options(void *self, cli_opt *opts, int max) {
   c->png = HD_PNG_BUILT;
   c->max_growth = 10.0;
   strcpy(c->bc_all, "adiabatic");
-  memcpy(opts, o, sizeof o);
-  return (int)(sizeof o / sizeof o[0]) <= max ? (int)(sizeof o / sizeof o[0]) : -1;
+  return HD_DRV_ROWS(opts, max, o);
 }
 
 static int setup(hd_drv_run *r) {
@@ -412,7 +407,7 @@ static int start(hd_drv_run *r) {
     hd_ckpt_get_value(r->ck, "heat0", &h->energy0);
     hd_ckpt_set_value(r->ck, "heat0", h->energy0);
   }
-  h->every = h->c.csv_every > 0 ? h->c.csv_every : (h->c.steps >= 100 ? h->c.steps / 100 : 1);
+  h->every = r->cadence[0] = h->c.csv_every > 0 ? h->c.csv_every : (h->c.steps >= 100 ? h->c.steps / 100 : 1);
   if (r->cont) return HD_DRV_OK; /* the series go on from the checkpoint's rows */
   if (h->rec.nprobe) {
     if (r->root) heat_records_probe_header(&h->rec, p->dim, r->out[h->probes].f);
@@ -426,11 +421,6 @@ static int start(hd_drv_run *r) {
     csv_row(h, r->out[h->csv].f, step0);
   }
   return HD_DRV_OK;
-}
-
-static long next(hd_drv_run *r) {
-  const heat_mod *h = (const heat_mod *)r->self;
-  return h->every - r->step % h->every;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -574,8 +564,9 @@ static void destroy(hd_drv_run *r) {
 }
 
 const hd_drv_module hd_heat_module = {
-    PROG,
-    "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; writes PREFIX.vti, PREFIX.csv and "
-    "PREFIX.png.",
-    "heat", sizeof(heat_mod), 1, "grid", options, setup, open_backend, bench, prepare, banner, create, start, NULL, next,
-    advance, after, finish, summary, destroy};
+    .prog = PROG, .output = "heat", .size = sizeof(heat_mod), .cuda_ranks = 1, .memory = "grid",
+    .about = "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; writes PREFIX.vti, "
+             "PREFIX.csv and PREFIX.png.",
+    .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
+    .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
+    .destroy = destroy};

@@ -47,9 +47,6 @@ typedef struct nbody_run {
 static int options(void *self, cli_opt *opts, int max) {
   nbody_run *c = (nbody_run *)self;
   const cli_opt o[] = {
-      HD_DRV_COMMON_OPTIONS(c->com),
-      HD_DRV_CHECKPOINT_OPTIONS(c->com),
-      HD_DRV_BENCH_FLAG(c->com),
       {"n", CLI_INT, &c->n, "N", "number of bodies (default 4096)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"ic", CLI_CHOICE, &c->ic, "plummer|uniform|kepler|file", "initial condition (default plummer)", 1, 0, 0, NULL, 0, 0, 0},
       {"dim", CLI_CHOICE, &c->dim, "3|2", "3: free space; 2: periodic unit square (default 3)", 1, 0, 0, NULL, 0, 0, 0},
@@ -70,8 +67,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"method", CLI_CHOICE, &c->method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
       {"theta", CLI_REAL, &c->theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
       {"leaf", CLI_INT, &c->leaf, "N", "tree: most bodies a leaf cell (default 16)", 1, 1024, 0, NULL, 0, 0, 0},
-      {"splits", CLI_INT, &c->splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0},
-      HD_DRV_END_OPTIONS};
+      {"splits", CLI_INT, &c->splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0}};
   c->n = 4096;
   c->seed = 1;
   c->eccentricity = 0.5;
@@ -83,8 +79,7 @@ static int options(void *self, cli_opt *opts, int max) {
   c->png = HD_PNG_BUILT;
   c->theta = 0.5;
   c->leaf = 16;
-  memcpy(opts, o, sizeof o);
-  return (int)(sizeof o / sizeof o[0]) <= max ? (int)(sizeof o / sizeof o[0]) : -1;
+  return HD_DRV_ROWS(opts, max, o);
 }
 
 /* Initial bodies on the host, or -1 with a message. */
@@ -290,7 +285,8 @@ static int start(hd_drv_run *r) {
     csv_row(csv, r->step0, r->step0 * c->dt, &c->d, c->e0);
     hd_drv_pvd_begin(r->out[c->pvd].f);
   }
-  c->every = c->diag_every > 0 ? c->diag_every : (c->steps >= 100 ? c->steps / 100 : 1);
+  c->every = r->cadence[0] = c->diag_every > 0 ? c->diag_every : (c->steps >= 100 ? c->steps / 100 : 1);
+  r->cadence[1] = c->snapshot_every;
   return HD_DRV_OK;
 }
 
@@ -309,14 +305,6 @@ static int before(hd_drv_run *r) {
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   hd_drv_pvd_frame(r->out[c->pvd].f, step * c->dt, 17, path);
   return HD_DRV_OK;
-}
-
-static long next(hd_drv_run *r) {
-  const nbody_run *c = (const nbody_run *)r->self;
-  long chunk = c->every - r->step % c->every;
-  if (c->snapshot_every > 0 && c->snapshot_every - r->step % c->snapshot_every < chunk)
-    chunk = c->snapshot_every - r->step % c->snapshot_every;
-  return chunk;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -434,8 +422,9 @@ static void destroy(hd_drv_run *r) {
 }
 
 const hd_drv_module hd_nbody_module = {
-    PROG,
-    "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; writes PREFIX.csv, PREFIX_STEP.vtp "
-    "snapshots listed in PREFIX.pvd, and PREFIX.png.",
-    "nbody", sizeof(nbody_run), 1, "the system", options, setup, open_backend, bench, prepare, banner, create, start,
-    before, next, advance, after, finish, summary, destroy};
+    .prog = PROG, .output = "nbody", .size = sizeof(nbody_run), .cuda_ranks = 1, .memory = "the system",
+    .about = "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; writes PREFIX.csv, "
+             "PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.",
+    .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
+    .create = create, .start = start, .before = before, .advance = advance, .after = after, .finish = finish,
+    .summary = summary, .destroy = destroy};

@@ -40,9 +40,6 @@ typedef struct ns_run {
 static int options(void *self, cli_opt *opts, int max) {
   ns_run *c = (ns_run *)self;
   const cli_opt o[] = {
-      HD_DRV_COMMON_OPTIONS(c->com),
-      HD_DRV_BENCH_FLAG(c->com),
-      HD_DRV_CHECKPOINT_OPTIONS(c->com),
       {"case", CLI_CHOICE, &c->icase, "uniform|vortex|isentropic", "initial state (default vortex, Poinsot and Lele's convected vortex)", 1, 0, 0, NULL, 0, 0, 0},
       {"n", CLI_INT, &c->n, "N", "cells per unit length l (default 512)", 4, 1 << 20, 0, NULL, 0, 0, 0},
       {"lx", CLI_REAL, &c->lx, "L", "box width in units of l, centred on the vortex (default 1)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
@@ -78,15 +75,13 @@ static int options(void *self, cli_opt *opts, int max) {
       {"frames", CLI_INT, &c->frames, "N", "field snapshots after the initial one (default 10, 0 = none)", 0, 10000, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c->monitor_every, "N", "steps between history rows (default 10)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, NULL, "write PREFIX_pressure.png and PREFIX_vorticity.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
-      {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its block of every frame as PREFIX_NNNN_pR.vtr and rank 0 the index PREFIX_NNNN.pvtr, which PREFIX.pvd names; no rank holds the whole grid (default no: rank 0 gathers PREFIX_NNNN.vtr; no pictures with pieces)", 1, 0, 0, NULL, 0, 0, 0},
-      HD_DRV_END_OPTIONS};
+      {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its block of every frame as PREFIX_NNNN_pR.vtr and rank 0 the index PREFIX_NNNN.pvtr, which PREFIX.pvd names; no rank holds the whole grid (default no: rank 0 gathers PREFIX_NNNN.vtr; no pictures with pieces)", 1, 0, 0, NULL, 0, 0, 0}};
   c->icase = HD_NS_IC_VORTEX, c->n = 512, c->lx = c->ly = 1, c->mach = 1.1, c->re = 1e4, c->circulation = -0.0005;
   c->rc = 0.15, c->gamma = 1.4, c->pr = 0.72, c->suth = 110.4 / 288.15, c->sigma = 0.25, c->cfl = 1.5, c->t_end = 2;
   c->frames = 10, c->monitor_every = 10;
   c->bc[0] = c->bc[1] = c->bc[2] = c->bc[3] = HD_NS_NONREFLECTING;
   c->png = HD_PNG_BUILT;
-  memcpy(opts, o, sizeof o);
-  return (int)(sizeof o / sizeof o[0]) <= max ? (int)(sizeof o / sizeof o[0]) : -1;
+  return HD_DRV_ROWS(opts, max, o);
 }
 
 /* The k-th name of "a|b|c" (for the summary). */
@@ -362,6 +357,7 @@ static int start(hd_drv_run *r) {
   }
   c->every = c->frames > 0 ? (r->total + c->frames - 1) / c->frames : r->total + 1;
   c->frame = r->step0 / c->every + (r->step0 % c->every ? 1 : 0); /* a restart continues the numbering */
+  r->cadence[0] = c->monitor_every, r->cadence[1] = c->frames > 0 ? c->every : 0;
   return HD_DRV_OK;
 }
 
@@ -423,13 +419,6 @@ static int before(hd_drv_run *r) {
   if (r->root) hd_drv_pvd_frame(r->out[c->pvd].f, r->step * c->p.dt, 9, path);
   ++c->frame;
   return HD_DRV_OK;
-}
-
-static long next(hd_drv_run *r) {
-  const ns_run *c = (const ns_run *)r->self;
-  long chunk = c->monitor_every - r->step % c->monitor_every;
-  if (c->frames > 0 && c->every - r->step % c->every < chunk) chunk = c->every - r->step % c->every;
-  return chunk;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -517,8 +506,9 @@ static void destroy(hd_drv_run *r) {
 }
 
 const hd_drv_module hd_ns_module = {
-    PROG,
-    "2-D compressible Navier-Stokes with characteristic (NSCBC) boundaries; writes PREFIX_history.csv, "
-    "PREFIX_NNNN.vtr with PREFIX.pvd, and pictures.",
-    "ns", sizeof(ns_run), 1, "grid", options, setup, open_backend, bench, NULL, banner, create, start, before, next,
-    advance, after, finish, summary, destroy};
+    .prog = PROG, .output = "ns", .size = sizeof(ns_run), .cuda_ranks = 1, .memory = "grid",
+    .about = "2-D compressible Navier-Stokes with characteristic (NSCBC) boundaries; writes PREFIX_history.csv, "
+             "PREFIX_NNNN.vtr with PREFIX.pvd, and pictures.",
+    .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
+    .start = start, .before = before, .advance = advance, .after = after, .finish = finish, .summary = summary,
+    .destroy = destroy};
