@@ -33,7 +33,7 @@ log "machine"
 } | tee "$OUT/machine.txt"
 
 log "build"
-# with MPI where mpicc is (the GPU machines have Open MPI): tests/mpi.sh
+# with MPI where mpicc is (the GPU machines have Open MPI): tests/mpi_*.sh
 # then also runs its CUDA-under-MPI cases
 mpi=
 command -v mpicc >/dev/null 2>&1 && mpi=--with-mpi
@@ -58,8 +58,8 @@ if [ "$mode" != bench ] && [ "$mode" != scaling ] && [ "$mode" != sanitize ]; th
   # the process-heavy scripts (restart.sh) outlast the time limit there
   # (540 s: restart.sh alone takes 157 s of CUDA start-ups on the H200, run 134)
   tests=
-  [ "$mode" = mpi ] && tests="TESTS=tests/mpi.sh"
-  timeout 540 make -j"$jobs" check $tests >"$OUT/check.log" 2>&1
+  [ "$mode" = mpi ] && tests="tests/mpi_heat.sh tests/mpi_nbody.sh tests/mpi_fdtd.sh tests/mpi_ns.sh tests/mpi_cavity.sh"
+  timeout 540 make -j"$jobs" check ${tests:+TESTS="$tests"} >"$OUT/check.log" 2>&1
   check_rc=$?
   cat test-suite.log tests/*.log >>"$OUT/check.log" 2>/dev/null
   grep -h -E '^(FAIL|ERROR|XPASS)' tests/*.log | head -n 40
