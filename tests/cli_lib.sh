@@ -5,7 +5,9 @@
 # and calls bad / result; finish prints the plan and sets the exit status.
 n=0
 fails=0
-config_h=$(cd "${top_builddir:-.}" && pwd)/config.h
+top=$(cd "${top_builddir:-.}" && pwd)
+src=$(cd "${top_srcdir:-.}" && pwd)
+config_h=$top/config.h
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 99
@@ -40,6 +42,23 @@ bad() {
     result 1 "exit $want, one line with '$pattern': $* (got exit $rc, $lines lines)"
     sed 's/^/# /' stderr
   fi
+}
+
+# What every driver refuses alike (the run loop parses): a key twice in an
+# input file, a file that sets nothing, binary data, a missing file, a word
+# for an integer, an overflow, a key twice on the command line; KEY an
+# integer option of the driver.
+parse_refusals() { # key
+  printf '%s = 32\n# a comment\n%s = 64\n' "$1" "$1" >dup.in
+  printf '# nothing but a comment\n\n' >empty.in
+  printf '%s = 32\n\001\002\003\377junk\n' "$1" >junk.in
+  bad 2 "dup.in:3: duplicate key '$1' (first set on line 1)" --input=dup.in
+  bad 2 "sets nothing" --input=empty.in
+  bad 2 "binary data" --input=junk.in
+  bad 2 "cannot open input file 'missing.in'" --input=missing.in
+  bad 2 "'abc' is not an integer" --"$1"=abc
+  bad 2 "overflows" --steps=99999999999999999999999
+  bad 2 "--$1 given twice" --"$1"=16 --"$1"=32
 }
 
 # The run just made drew its picture FILE and the summary names it; in a

@@ -4,8 +4,8 @@
 # time series, the field volume and the slice; bad input files give one line
 # with file:line where there is one, exit status 2, and write nothing.
 set -u
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
 . "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 cat >good.in <<'IN'
 # a small cavity with a dielectric block, a wire and a feed

@@ -11,11 +11,9 @@
 # run on the microstrip: the substrate that crosses it makes it grow, as
 # OpenFDTD's does; hd says so, and the test holds it to that note.
 set -u
-OMP_NUM_THREADS=1
-export OMP_NUM_THREADS
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
-src=$(cd "${top_srcdir:-.}" && pwd)
-. "$src/tests/cli_lib.sh"
+export OMP_NUM_THREADS=1
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 common='frequency = 2e9
 frequencies = 0.3e9 3e9 10

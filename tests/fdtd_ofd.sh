@@ -5,8 +5,8 @@
 # in hd's keys (the translation is exact), keys hd does not use are named on
 # one line, and bad lines give FILE:LINE, exit status 2.
 set -u
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
 . "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 # same_run NAME OFD IN [ARGS]: both run; their probe CSVs (and ports, where
 # written) equal byte for byte

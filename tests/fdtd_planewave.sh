@@ -15,11 +15,9 @@
 #    within 2 dB there wherever within 20 dB of its peak (slow: skipped
 #    with HD_TESTS_SKIP_SLOW).
 set -u
-OMP_NUM_THREADS=1
-export OMP_NUM_THREADS
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
-src=$(cd "${top_srcdir:-.}" && pwd)
-. "$src/tests/cli_lib.sh"
+export OMP_NUM_THREADS=1
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 # a column 2 x 2 cells across, periodic, CPML along z, the wave from +z
 column='xmesh = 0 2 0.002

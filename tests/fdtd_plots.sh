@@ -5,8 +5,8 @@
 # already writes (ports, points, far field, averages, probes) as the picture
 # draws them, a PNG wherever libpng is, and bad values get FILE:LINE, exit 2.
 set -u
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
 . "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 # a dipole fed at its centre with a voltage point beside it, PML
 cat >dipole.in <<'IN'

@@ -16,9 +16,8 @@
 # What cannot be blocked (a periodic z axis, the total-field box, CUDA for
 # now) must say so on its time_block line and run single steps.
 set -u
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-fdtd
-src=$(cd "${top_srcdir:-.}" && pwd)
-. "$src/tests/cli_lib.sh"
+. "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-fdtd
 
 backends=$("$bin" --version | sed -n 's/^backends: //p')
 cpu=serial

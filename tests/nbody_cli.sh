@@ -4,8 +4,9 @@
 # the snapshot series and a key: value summary; bad input of any kind gives
 # one line on stderr naming the problem, exit status 2, and writes nothing.
 set -u
-bin=$(cd "${top_builddir:-.}" && pwd)/drivers/hd-nbody
 . "${top_srcdir:-.}/tests/cli_lib.sh"
+bin=$top/drivers/hd-nbody
+parse_refusals n
 
 printf 'x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,0.001\n' >good.csv
 printf '0,0,0,0,0,0,1\n1,0,0,0,1\n' >short.csv
