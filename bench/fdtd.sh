@@ -7,8 +7,8 @@
 # ("-" = default); PRECISIONS: default "single double".
 set -u
 bin=$1 backend=$2 cases=$3 variants=${4:-auto} blocks=${5:--} precs=${6:-single double}
-printf '%-8s %-6s %-7s %-8s %-9s %12s %9s %9s %8s\n' backend cells precision variant block \
-  "Mcell.st/s" "GB/s" "copy GB/s" "of floor"
+. "$(dirname "$0")/row.sh"
+bench_header "$(printf '%-8s %-6s %-7s %-8s %-9s' backend cells precision variant block)"
 for c in $cases; do
   n=${c%%:*} steps=${c#*:}
   for prec in $precs; do
@@ -18,11 +18,7 @@ for c in $cases; do
         [ "$b" != - ] && blk="--block=$b"
         out=$("$bin" --bench="$n" --steps="$steps" --backend="$backend" --precision="$prec" \
               --variant="$v" --progress=0 $blk 2>&1) || { echo "FAILED: $backend $c $prec $v $b: $out" | tail -n 1; continue; }
-        echo "$out" | awk -v be="$backend" -v n="$n" -v p="$prec" -v v="$v" -v b="$b" -F': ' '
-          { k[$1] = $2 }
-          END { printf "%-8s %-6s %-7s %-8s %-9s %12.1f %9.1f %9.1f %7.1f%%\n", be, n "^3", p, v, b,
-                  k["mcells_steps_per_second"], k["effective_GB_per_second"], k["copy_GB_per_second"],
-                  100 * k["fraction_of_byte_floor"] }'
+        bench_row "$(printf '%-8s %-6s %-7s %-8s %-9s' "$backend" "$n^3" "$prec" "$v" "$b")" "$out"
       done
     done
   done

@@ -231,6 +231,16 @@ want nbody && wc -l "$OUT/sass.txt"
 
 log "compute-sanitizer"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+# one run under a tool: its summary line, and the report's head when it fails
+sanitize() { # tool, driver, arguments...
+  tool=$1 drv=$2
+  shift 2
+  echo "-- $tool: $drv $*"
+  "$cs" --tool "$tool" --error-exitcode 3 "./drivers/$drv" --backend=cuda --progress=0 "$@" >/tmp/cs.out 2>&1
+  rc=$?
+  echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
+  [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+}
 {
   want heat && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--dim=2 --n=70,50 --variant=generic" "--dim=2 --n=70,50 --variant=tuned" \
@@ -240,24 +250,14 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
                 "--dim=3 --n=36,18,17 --variant=tuned --precision=single --material=5,1,1 --region=1,box,0.2,0.7,0,1,0,1 --bc-xlo=flux:1" \
                 "--dim=3 --n=36,18,17 --time-block=5 --block=32,4,8 --bc-xlo=fixed:1 --bc-zhi=convective:2:0" \
                 "--dim=2 --n=70,50 --time-block=8 --block=32,1,16 --precision=single --bc-ylo=flux:1"; do
-      echo "-- $tool: hd-heat $args"
-      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-heat --backend=cuda --steps=7 --vti=no \
-        --output=/tmp/cs --progress=0 $args >/tmp/cs.out 2>&1
-      rc=$?
-      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      sanitize "$tool" hd-heat --steps=7 --vti=no --output=/tmp/cs $args
     done
   done
   want nbody && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--n=700 --variant=tuned" "--n=700 --variant=generic --precision=single" \
                 "--n=300 --dim=2 --ic=uniform --softening=0 --variant=tuned --precision=single" \
                 "--n=3000 --ic=plummer --method=tree --precision=single" "--n=500 --ic=plummer --method=tree --leaf=3"; do
-      echo "-- $tool: hd-nbody $args"
-      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-nbody --backend=cuda --steps=3 \
-        --output=/tmp/csn --progress=0 $args >/tmp/cs.out 2>&1
-      rc=$?
-      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      sanitize "$tool" hd-nbody --steps=3 --output=/tmp/csn $args
     done
   done
   if want fdtd; then
@@ -267,42 +267,23 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
                   "--variant=tuned --boundary=periodic --boundary-z=pml --block=8,3,5" \
                   "--boundary=cpml --mur=h --point=Z,0.01,0.01,0,+X --frequencies=4e9,8e9,2" \
                   "--boundary=mur --mur=h --feed-release=yes --precision=single"; do
-        echo "-- $tool: hd-fdtd $args"
-        "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-fdtd --backend=cuda --input=/tmp/fd.in \
-          --output=/tmp/csf --progress=0 $args >/tmp/cs.out 2>&1
-        rc=$?
-        echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-        [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+        sanitize "$tool" hd-fdtd --input=/tmp/fd.in --output=/tmp/csf $args
       done
-      echo "-- $tool: hd-fdtd, a scattered-field plane wave (tests/fdtd_scatter.in, CPML)"
-      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-fdtd --backend=cuda --input=tests/fdtd_scatter.in --steps=30 \
-        --planewave-form=sf --boundary=cpml --point=X,0.03,0,0,-X --output=/tmp/csf --progress=0 >/tmp/cs.out 2>&1
-      rc=$?
-      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      sanitize "$tool" hd-fdtd --input=tests/fdtd_scatter.in --steps=30 --planewave-form=sf --boundary=cpml \
+        --point=X,0.03,0,0,-X --output=/tmp/csf # a scattered-field plane wave
     done
   fi
   want cavity && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--n=24 --solver=mg" "--n=24 --solver=sor --precision=single --tol=1e-3" "--n=25 --solver=sor" \
                 "--n=24 --solver=fft" "--n=25 --solver=fft --precision=single"; do
-      echo "-- $tool: hd-cavity $args"
-      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-cavity --backend=cuda --steps=30 --steady=0 \
-        --output=/tmp/csc --progress=0 $args >/tmp/cs.out 2>&1
-      rc=$?
-      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      sanitize "$tool" hd-cavity --steps=30 --steady=0 --output=/tmp/csc $args
     done
   done
   want ns && for tool in memcheck racecheck initcheck synccheck; do
     for args in "--mach=0.5 --bc-left=subsonic-in --bc-right=zero-gradient --bc-bottom=slip-wall --bc-top=noslip-wall" \
                 "--mach=1.1 --bc-left=supersonic-in --bc-right=supersonic-out --precision=single" \
                 "--case=isentropic --mach=0.5 --bc-left=periodic --bc-right=periodic"; do
-      echo "-- $tool: hd-ns $args"
-      "$cs" --tool "$tool" --error-exitcode 3 ./drivers/hd-ns --backend=cuda --n=24 --steps=4 --frames=1 \
-        --output=/tmp/csn2 --progress=0 $args >/tmp/cs.out 2>&1
-      rc=$?
-      echo "exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/cs.out | tail -n 1)"
-      [ $rc -ne 0 ] && head -n 40 /tmp/cs.out
+      sanitize "$tool" hd-ns --n=24 --steps=4 --frames=1 --output=/tmp/csn2 $args
     done
   done
   # tests/core provokes a failed 4.6 EB cudaMalloc on purpose: API errors off

@@ -8,8 +8,8 @@
 # HEAT_ARGS: more options for every run (materials, faces).
 set -u
 bin=$1 backend=$2 cases=$3 variants=${4:-auto} blocks=${5:--}
-printf '%-8s %-4s %-11s %-7s %-8s %-9s %12s %9s %9s %7s\n' backend dim cells precision variant block \
-  "cell/s" "GB/s" "copy GB/s" "of copy"
+. "$(dirname "$0")/row.sh"
+bench_header "$(printf '%-8s %-4s %-11s %-7s %-8s %-9s' backend dim cells precision variant block)"
 for c in $cases; do
   dim=${c%%:*} rest=${c#*:} n=${rest%%:*} steps=${rest#*:}
   for prec in single double; do
@@ -19,11 +19,7 @@ for c in $cases; do
         [ "$b" != - ] && blk="--block=$b"
         out=$("$bin" --bench --backend="$backend" --dim="$dim" --n="$n" --steps="$steps" \
               --precision="$prec" --variant="$v" $blk ${HEAT_ARGS:-} 2>&1) || { echo "FAILED: $backend $c $prec $v $b: $out" | tail -n 1; continue; }
-        echo "$out" | awk -v be="$backend" -v dim="$dim" -v n="$n" -v p="$prec" -v v="$v" -v b="$b" -F': ' '
-          { k[$1] = $2 }
-          END { printf "%-8s %-4s %-11s %-7s %-8s %-9s %12.4g %9.1f %9.1f %6.1f%%\n", be, dim "-D", n "^" dim, p, v, b,
-                  k["cell_updates_per_second"], k["effective_GB_per_second"], k["copy_GB_per_second"],
-                  100 * k["fraction_of_copy"] }'
+        bench_row "$(printf '%-8s %-4s %-11s %-7s %-8s %-9s' "$backend" "$dim-D" "$n^$dim" "$prec" "$v" "$b")" "$out"
       done
     done
   done

@@ -4,22 +4,17 @@
 #include "config.h"
 #endif
 
-#include "decomp.h"
-
+#include <hd/memory.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "decomp.h"
 #include "xsum.h"
-#include <hd/memory.h>
-
 #if defined(HD_HAVE_MPI)
 #include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
 #endif
 
 /* ---- decomposition ---------------------------------------------------------- */
