@@ -22,6 +22,10 @@
 #include "sys.h"
 
 #define PROG "hd-cavity"
+#define ABOUT \
+  "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes " \
+  "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr, PREFIX_psi.png and " \
+  "PREFIX_centrelines.png." /* --help's line */
 #if defined(HD_HAVE_FFTW)
 #define CAVITY_FFTW_BUILT 1
 #else
@@ -416,7 +420,7 @@ static int create(hd_drv_run *r) {
   const size_t whole = (size_t)((c->n + 1) * (c->n + 1)) * sizeof(double),
                mine = (size_t)(c->dc.gn[0] * c->dc.ln[1]) * sizeof(double);
   double **g[4];
-  int k, bad = 0;
+  int k, bad = 0, rc;
   if (r->root && c->whole_solve)
     fprintf(stderr, PROG ": note: %s is not split over ranks: every rank gathers the grid and solves all of it each "
                          "step%s (doc/mpi.md)\n", solver_name(c->solver),
@@ -428,11 +432,7 @@ static int create(hd_drv_run *r) {
     bad |= !c->lf[k] || (r->root && !*g[k]);
   }
   if (!bad) bad = c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK;
-  if (hd_par_any(bad)) {
-    if (!r->ctx.msg[0]) hd_fail(&r->ctx, HD_ERR_NOMEM, "out of host memory for the fields");
-    return HD_DRV_FAILED;
-  }
-  r->state = c->state, r->state_count = c->ops->state_count, r->state_io = c->ops->state_io;
+  if ((rc = hd_drv_take_state(r, bad, c->state, c->ops->state_count, c->ops->state_io)) != HD_DRV_OK) return rc;
   ckpt_template(&c->p, c->ops->real_size, r->ck);
   /* psi and omega are rows (with a ghost row each side on more than one rank): checkpoints load on any rank count */
   hd_drv_ckpt_blocks(&r->ckp, &c->dc, c->dc.size > 1, 0);
@@ -446,6 +446,17 @@ static int create(hd_drv_run *r) {
     }
   }
   return HD_DRV_OK;
+}
+
+static void destroy(hd_drv_run *r) {
+  cavity_run *c = (cavity_run *)r->self;
+  int k;
+  if (c->state) c->ops->destroy(&r->ctx, c->state);
+  if (c->dc.size > 1 && !c->pieces) free(c->psi), free(c->w), free(c->u), free(c->v);
+  for (k = 0; k < 4; ++k) free(c->lf[k]);
+  cavity_results_free(&c->res);
+  free(c->part_rows);
+  hd_decomp_destroy(&c->dc);
 }
 
 static int start(hd_drv_run *r) {
@@ -538,20 +549,7 @@ static int summary(hd_drv_run *r, FILE *out) {
   return HD_DRV_OK;
 }
 
-static void destroy(hd_drv_run *r) {
-  cavity_run *c = (cavity_run *)r->self;
-  int k;
-  if (c->state) c->ops->destroy(&r->ctx, c->state);
-  if (c->dc.size > 1 && !c->pieces) free(c->psi), free(c->w), free(c->u), free(c->v);
-  for (k = 0; k < 4; ++k) free(c->lf[k]);
-  cavity_results_free(&c->res);
-  free(c->part_rows);
-  hd_decomp_destroy(&c->dc);
-}
-
 const hd_drv_module hd_cavity_module = {
-    .prog = PROG, .output = "cavity", .size = sizeof(cavity_run), .cuda_ranks = 1, .memory = "grid",
-    .about = "Lid-driven cavity, vorticity-streamfunction, red-black SOR, multigrid or FFT; writes "
-             "PREFIX_centreline.csv, PREFIX_history.csv, PREFIX.vtr, PREFIX_psi.png and PREFIX_centrelines.png.",
+    .prog = PROG, .about = ABOUT, .output = "cavity", .size = sizeof(cavity_run), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
     .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary, .destroy = destroy};

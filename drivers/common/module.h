@@ -137,6 +137,11 @@ int hd_drv_option_rows(cli_opt *opts, int max, const cli_opt *rows, int count);
 /* Add an output slot (setup); returns its index into r->out. */
 int hd_drv_slot(hd_drv_run *r, const char *suffix, int want, int flags);
 
+/* The end of a module's create on every rank (bad: it failed on this one):
+ * the ranks agree, and the state becomes what checkpoints save.
+ * HD_DRV_OK, or HD_DRV_FAILED with a message on every rank. */
+int hd_drv_take_state(hd_drv_run *r, int bad, void *state, int (*count)(void *state), hd_state_io_fn io);
+
 /* A bad input: the message into r->err; returns HD_DRV_BAD_INPUT. */
 int hd_drv_bad(hd_drv_run *r, const char *fmt, ...)
 #if defined(__GNUC__)

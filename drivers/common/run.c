@@ -55,6 +55,16 @@ int hd_drv_bad(hd_drv_run *r, const char *fmt, ...) {
   return HD_DRV_BAD_INPUT;
 }
 
+int hd_drv_take_state(hd_drv_run *r, int bad, void *state, int (*count)(void *state), hd_state_io_fn io) {
+  if (hd_par_any(bad)) {
+    if (!r->ctx.msg[0])
+      hd_fail(&r->ctx, bad ? HD_ERR_NOMEM : HD_ERR_IO, bad ? "out of host memory for the state" : "setting up failed on another rank");
+    return HD_DRV_FAILED;
+  }
+  r->state = state, r->state_count = count, r->state_io = io;
+  return HD_DRV_OK;
+}
+
 const char *hd_drv_ckpt_note(hd_drv_run *r) {
   snprintf(r->ckpt_note, sizeof r->ckpt_note, "%s%s", r->ckpath[0] ? "; last checkpoint " : "", r->ckpath);
   return r->ckpt_note;

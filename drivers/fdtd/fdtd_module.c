@@ -21,6 +21,9 @@
 #include "sys.h"
 
 #define PROG "hd-fdtd"
+#define ABOUT \
+  "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes PREFIX_probes.csv, " \
+  "PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture." /* --help's line */
 
 typedef struct fdtd_mod {
   fdtd_cli c; /* first: its first member is the loop's */
@@ -379,7 +382,7 @@ static int create(hd_drv_run *r) {
   fdtd_mod *f = (fdtd_mod *)r->self;
   fdtd_cli *c = &f->c;
   const fdtd_model *m = &f->m;
-  int k, bad;
+  int k, bad, rc;
   if (r->root && fdtd_ofd_note()[0]) fprintf(stderr, PROG ": %s: not used:%s\n", c->com.input, fdtd_ofd_note());
   if (hd_par_any(m->media_out && f->pad > 1 &&
                  (m->bc[0] == HD_FDTD_BC_PML || m->bc[1] == HD_FDTD_BC_PML || m->bc[2] == HD_FDTD_BC_PML)) &&
@@ -395,11 +398,7 @@ static int create(hd_drv_run *r) {
     fdtd_drive_port(&c->in, &f->r, c->in.nfeed - 1);
   }
   bad = f->ops->create(&r->ctx, m, &f->state) != HD_OK;
-  if (hd_par_any(bad)) {
-    if (!bad) hd_fail(&r->ctx, HD_ERR_IO, "setting up failed on another rank");
-    return HD_DRV_FAILED;
-  }
-  r->state = f->state, r->state_count = f->ops->state_count, r->state_io = f->ops->state_io;
+  if ((rc = hd_drv_take_state(r, bad, f->state, f->ops->state_count, f->ops->state_io)) != HD_DRV_OK) return rc;
   f->time_block = f->ops->time_block(f->state, &f->time_block_why);
   if (f->r.dc.size > 1 && f->time_block > 1) /* the halos are exchanged after every step: advance takes one at a time */
     f->time_block = 1, f->time_block_why = "several ranks exchange their halos every step";
@@ -407,6 +406,21 @@ static int create(hd_drv_run *r) {
   hd_drv_ckpt_blocks(&r->ckp, &f->r.dc, f->pad, f->pad); /* on any rank count: nodes' rows, lists by key */
   r->ckp.rows.nodes = 1, r->ckp.kind = fdtd_ckpt_kind;
   return HD_DRV_OK;
+}
+
+static void destroy(hd_drv_run *r) {
+  fdtd_mod *f = (fdtd_mod *)r->self;
+  fdtd_cli *c = &f->c;
+  int k;
+  if (f->state) f->ops->destroy(&r->ctx, f->state);
+  free(f->rec), free(f->lrec), free(f->rows);
+  fdtd_block_free(&f->r);
+  fdtd_input_free(&c->in);
+  fdtd_spectra_free(&c->sp);
+  fdtd_spectra_run_free(&f->spec);
+  cli_list_free(&c->nearfield), cli_list_free(&c->nearline);
+  fdtd_plot_keys_free(&c->pk);
+  for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(f->runs[k]);
 }
 
 static int start(hd_drv_run *r) {
@@ -562,25 +576,8 @@ static int bench(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
-static void destroy(hd_drv_run *r) {
-  fdtd_mod *f = (fdtd_mod *)r->self;
-  fdtd_cli *c = &f->c;
-  int k;
-  if (f->state) f->ops->destroy(&r->ctx, f->state);
-  free(f->rec), free(f->lrec), free(f->rows);
-  fdtd_block_free(&f->r);
-  fdtd_input_free(&c->in);
-  fdtd_spectra_free(&c->sp);
-  fdtd_spectra_run_free(&f->spec);
-  cli_list_free(&c->nearfield), cli_list_free(&c->nearline);
-  fdtd_plot_keys_free(&c->pk);
-  for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(f->runs[k]);
-}
-
 const hd_drv_module hd_fdtd_module = {
-    .prog = PROG, .output = "fdtd", .size = sizeof(fdtd_mod), .cuda_ranks = 1, .own_bench = 1, .memory = "the model",
-    .about = "3-D Yee FDTD with Mur, PML, CPML, PEC and periodic boundaries; writes PREFIX_probes.csv, "
-             "PREFIX_average.csv, PREFIX.vti (or .vtr) and a slice with its picture.",
+    .prog = PROG, .about = ABOUT, .output = "fdtd", .size = sizeof(fdtd_mod), .cuda_ranks = 1, .own_bench = 1, .memory = "the model",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
     .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
     .destroy = destroy};

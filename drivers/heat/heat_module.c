@@ -24,6 +24,9 @@
 #include "sys.h"
 
 #define PROG "hd-heat"
+#define ABOUT \
+  "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; writes PREFIX.vti, " \
+  "PREFIX.csv and PREFIX.png." /* --help's line */
 
 /* The maximum principle: forward Euler below its stability limit averages
  * neighbours, so |T| stays within the initial field, the fixed face values
@@ -348,7 +351,7 @@ static int create(hd_drv_run *r) {
   heat_mod *h = (heat_mod *)r->self;
   heat_run *hr = &h->hr;
   const heat_problem *pl = &h->pl;
-  int bad;
+  int bad, rc;
   hr->ops = h->ops, hr->rec = &h->rec, hr->p = &h->p, hr->real_size = h->ops->real_size;
   hr->rows = (hd_stats *)malloc((size_t)(pl->n[1] * pl->n[2]) * sizeof(hd_stats));
   if ((h->c.vti || h->c.png) && !h->c.com.bench)
@@ -361,17 +364,23 @@ static int create(hd_drv_run *r) {
   h->pl.init_values = h->pl.source_values = h->pl.map_values = NULL;
   hr->state = h->state;
   if (!bad && hr->dc.size > 1) bad = halo(&r->ctx, hr) != HD_OK;
-  if (hd_par_any(bad)) {
-    if (!bad) hd_fail(&r->ctx, HD_ERR_IO, "setting up failed on another rank");
-    return HD_DRV_FAILED;
-  }
-  r->state = h->state, r->state_count = h->ops->state_count, r->state_io = h->ops->state_io;
+  if ((rc = hd_drv_take_state(r, bad, h->state, h->ops->state_count, h->ops->state_io)) != HD_DRV_OK) return rc;
   heat_ckpt_template(&h->p, (const char(*)[256])h->c.table, h->ops->real_size, r->ck); /* the whole grid's: the same on every rank */
   /* the field with a ghost layer, and the face accumulators of the blocks on
      the grid's faces: checkpoints load on any rank count */
   hd_drv_ckpt_blocks(&r->ckp, &hr->dc, 1, 1);
   r->ckp.face = heat_flow_face;
   return HD_DRV_OK;
+}
+
+static void destroy(hd_drv_run *r) {
+  heat_mod *h = (heat_mod *)r->self;
+  if (h->state) h->ops->destroy(&r->ctx, h->state);
+  heat_records_free(&h->rec);
+  free(h->probe_values), free(h->fin), free(h->fsrc), free(h->fmap);
+  free(h->hr.local), free(h->hr.rows);
+  cli_list_free(&h->c.materials), cli_list_free(&h->c.regions), cli_list_free(&h->c.probes);
+  hd_decomp_destroy(&h->hr.dc);
 }
 
 static void csv_row(const heat_mod *h, FILE *f, long step) {
@@ -553,20 +562,8 @@ static int bench(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
-static void destroy(hd_drv_run *r) {
-  heat_mod *h = (heat_mod *)r->self;
-  if (h->state) h->ops->destroy(&r->ctx, h->state);
-  heat_records_free(&h->rec);
-  free(h->probe_values), free(h->fin), free(h->fsrc), free(h->fmap);
-  free(h->hr.local), free(h->hr.rows);
-  cli_list_free(&h->c.materials), cli_list_free(&h->c.regions), cli_list_free(&h->c.probes);
-  hd_decomp_destroy(&h->hr.dc);
-}
-
 const hd_drv_module hd_heat_module = {
-    .prog = PROG, .output = "heat", .size = sizeof(heat_mod), .cuda_ranks = 1, .memory = "grid",
-    .about = "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; writes PREFIX.vti, "
-             "PREFIX.csv and PREFIX.png.",
+    .prog = PROG, .about = ABOUT, .output = "heat", .size = sizeof(heat_mod), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
     .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
     .destroy = destroy};

@@ -21,6 +21,9 @@
 #include "sys.h"
 
 #define PROG "hd-nbody"
+#define ABOUT \
+  "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; writes PREFIX.csv, " \
+  "PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png." /* --help's line */
 #define NBODY_ERROR_SAMPLE 64 /* bodies the tree benchmark checks against the direct sum */
 
 enum { IC_PLUMMER, IC_UNIFORM, IC_KEPLER, IC_FILE };
@@ -258,8 +261,9 @@ static void banner(hd_drv_run *r, char *text, size_t n) {
 static int create(hd_drv_run *r) {
   nbody_run *c = (nbody_run *)r->self;
   hd_ckpt *ck = r->ck;
-  if (c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK) return HD_DRV_FAILED;
-  r->state = c->state, r->state_count = c->ops->state_count, r->state_io = c->ops->state_io;
+  const int bad = c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK;
+  int rc;
+  if ((rc = hd_drv_take_state(r, bad, c->state, c->ops->state_count, c->ops->state_io)) != HD_DRV_OK) return rc;
   memset(ck, 0, sizeof *ck);
   snprintf(ck->driver, sizeof ck->driver, "hd-nbody");
   ck->real_size = (uint32_t)c->ops->real_size, ck->dims[0] = c->p.n, ck->dims[1] = c->p.periodic ? 2 : 3, ck->dims[2] = 1;
@@ -267,6 +271,13 @@ static int create(hd_drv_run *r) {
   hd_ckpt_param(ck, "softening", "%.17g", c->p.eps);
   hd_ckpt_param(ck, "integrator", "%d", c->p.integrator);
   return HD_DRV_OK;
+}
+
+static void destroy(hd_drv_run *r) {
+  nbody_run *c = (nbody_run *)r->self;
+  if (c->state) c->ops->destroy(&r->ctx, c->state);
+  free(c->host);
+  nbody_bodies_free(&c->b);
 }
 
 static int start(hd_drv_run *r) {
@@ -414,17 +425,8 @@ static int bench(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
-static void destroy(hd_drv_run *r) {
-  nbody_run *c = (nbody_run *)r->self;
-  if (c->state) c->ops->destroy(&r->ctx, c->state);
-  free(c->host);
-  nbody_bodies_free(&c->b);
-}
-
 const hd_drv_module hd_nbody_module = {
-    .prog = PROG, .output = "nbody", .size = sizeof(nbody_run), .cuda_ranks = 1, .memory = "the system",
-    .about = "All-pairs gravitational N-body (G = 1), 3-D softened or 2-D periodic; writes PREFIX.csv, "
-             "PREFIX_STEP.vtp snapshots listed in PREFIX.pvd, and PREFIX.png.",
+    .prog = PROG, .about = ABOUT, .output = "nbody", .size = sizeof(nbody_run), .cuda_ranks = 1, .memory = "the system",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
     .create = create, .start = start, .before = before, .advance = advance, .after = after, .finish = finish,
     .summary = summary, .destroy = destroy};

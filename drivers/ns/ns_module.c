@@ -17,6 +17,9 @@
 #include "sys.h"
 
 #define PROG "hd-ns"
+#define ABOUT \
+  "2-D compressible Navier-Stokes with characteristic (NSCBC) boundaries; writes " \
+  "PREFIX_history.csv, PREFIX_NNNN.vtr with PREFIX.pvd, and pictures." /* --help's line */
 
 static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonreflecting|subsonic-in|slip-wall|"
                                     "noslip-wall|zero-gradient";
@@ -314,7 +317,7 @@ static void ckpt_template(const ns_problem *p, size_t real_size, hd_ckpt *ck) {
 static int create(hd_drv_run *r) {
   ns_run *c = (ns_run *)r->self;
   const long lnodes = c->dc.ln[0] * c->dc.ln[1];
-  int k, bad = 0;
+  int k, bad = 0, rc;
   for (k = 0; k < 5; ++k) {
     c->lf[k] = (double *)malloc((size_t)lnodes * sizeof(double));
     c->f[k] = c->dc.size == 1 || c->pieces ? c->lf[k] : r->root ? (double *)malloc((size_t)c->nodes * sizeof(double)) : NULL;
@@ -324,15 +327,23 @@ static int create(hd_drv_run *r) {
   c->all = (double *)malloc((size_t)(NS_ROW * c->dc.gn[1]) * sizeof(double));
   bad |= !c->rows || !c->all;
   if (!bad) bad = c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK;
-  if (hd_par_any(bad)) {
-    if (!r->ctx.msg[0]) hd_fail(&r->ctx, HD_ERR_NOMEM, "out of host memory for the fields");
-    return HD_DRV_FAILED;
-  }
-  r->state = c->state, r->state_count = c->ops->state_count, r->state_io = c->ops->state_io;
+  if ((rc = hd_drv_take_state(r, bad, c->state, c->ops->state_count, c->ops->state_io)) != HD_DRV_OK) return rc;
   ckpt_template(&c->p, c->ops->real_size, r->ck);
   /* the conserved variables are rows with a ghost row each side: checkpoints load on any rank count */
   hd_drv_ckpt_blocks(&r->ckp, &c->dc, 1, 1);
   return HD_DRV_OK;
+}
+
+static void destroy(hd_drv_run *r) {
+  ns_run *c = (ns_run *)r->self;
+  int k;
+  if (c->state) c->ops->destroy(&r->ctx, c->state);
+  for (k = 0; k < 5; ++k) {
+    if (c->f[k] != c->lf[k]) free(c->f[k]);
+    free(c->lf[k]);
+  }
+  free(c->rows), free(c->all);
+  hd_decomp_destroy(&c->dc);
 }
 
 static void history_row(const ns_run *c, FILE *f, long step, const hd_ns_sums *s) {
@@ -493,22 +504,8 @@ static int summary(hd_drv_run *r, FILE *out) {
   return HD_DRV_OK;
 }
 
-static void destroy(hd_drv_run *r) {
-  ns_run *c = (ns_run *)r->self;
-  int k;
-  if (c->state) c->ops->destroy(&r->ctx, c->state);
-  for (k = 0; k < 5; ++k) {
-    if (c->f[k] != c->lf[k]) free(c->f[k]);
-    free(c->lf[k]);
-  }
-  free(c->rows), free(c->all);
-  hd_decomp_destroy(&c->dc);
-}
-
 const hd_drv_module hd_ns_module = {
-    .prog = PROG, .output = "ns", .size = sizeof(ns_run), .cuda_ranks = 1, .memory = "grid",
-    .about = "2-D compressible Navier-Stokes with characteristic (NSCBC) boundaries; writes PREFIX_history.csv, "
-             "PREFIX_NNNN.vtr with PREFIX.pvd, and pictures.",
+    .prog = PROG, .about = ABOUT, .output = "ns", .size = sizeof(ns_run), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
     .start = start, .before = before, .advance = advance, .after = after, .finish = finish, .summary = summary,
     .destroy = destroy};
