@@ -101,7 +101,8 @@ rm -rf sb && cp -r ser sb && rm sb/h.csv
 result $? "--fresh-series: the series starts again at the checkpoint's step, header first"
 
 # One rule in every driver (the run loop's): --bench with --restart is
-# refused in one line, exit 2, and so is a checkpoint beyond the run's steps.
+# refused in one line, exit 2, and so is a checkpoint beyond the run's steps;
+# a summary lost on a full stdout is a failure.
 while IFS='|' read -r drv args bench; do
   bin="$top/drivers/hd-$drv"
   rm -rf rule && mkdir rule
@@ -119,6 +120,11 @@ while IFS='|' read -r drv args bench; do
   rc=$?
   result $([ $rc -eq 2 ] && grep -q "the checkpoint is at step 8, beyond this run's 4 steps" stderr &&
     [ "$before" = "$(ls -A rule | cksum)" ] && echo 0 || echo 1) "hd-$drv: a checkpoint beyond the run's steps is refused, nothing written"
+  # shellcheck disable=SC2086
+  "$bin" $args --steps=4 --progress=0 --output=rule/full >/dev/full 2>stderr
+  rc=$?
+  result $([ $rc -eq 1 ] && grep -q 'writing the summary to standard output failed' stderr && echo 0 || echo 1) \
+    "hd-$drv: a summary that cannot be written (stdout on a full disk) exits 1, saying so"
 done <<CASES
 heat|--n=24|--n=24 --bench
 nbody|--n=64|--n=64 --bench
@@ -126,6 +132,28 @@ fdtd|--input=$src/tests/fdtd_sanitize.in|--bench=20
 cavity|--n=16 --steady=0|--n=16 --bench
 ns|--n=16|--n=16 --bench
 CASES
+
+# A disk that fills up at a checkpoint (a small tmpfs, where this machine
+# lets the test mount one): exit 1, the error names the newest checkpoint
+# written, not the one that failed, and that one restarts.
+bin="$top/drivers/hd-heat"
+small=$(mktemp -d)
+if mount -t tmpfs -o size=100k tmpfs "$small" 2>/dev/null; then
+  (cd "$small" && "$bin" --n=64 --steps=40 --checkpoint-every=10 --csv-every=5 --progress=0 --output=o >/dev/null 2>err)
+  rc=$?
+  cp "$small/err" full.err
+  last=$(sed -n 's/.*; last checkpoint \(o\.ckpt\.[0-9]*\)$/\1/p' full.err)
+  result $([ $rc -eq 1 ] && grep -q 'No space left on device' full.err && [ -n "$last" ] && [ -f "$small/$last" ] &&
+    ! grep -q "writing $last failed" full.err &&
+    (cd "$small" && rm -f err && "$bin" --n=64 --steps=40 --csv-every=5 --progress=0 --output=o --restart="$last" \
+      --fresh-series --vti=no --png=no >/dev/null 2>&1) && echo 0 || echo 1) \
+    "a full disk at a checkpoint: exit 1 naming the last checkpoint written (${last:-none}), which restarts"
+  umount "$small"
+else
+  echo "ok $((n + 1)) # SKIP a full disk: this machine does not let the test mount a tmpfs"
+  n=$((n + 1))
+fi
+rmdir "$small"
 
 # damaged and foreign checkpoints (hd-heat's format is everyone's)
 bin="$top/drivers/hd-heat"

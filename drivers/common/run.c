@@ -8,6 +8,7 @@
 
 #include "module.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,11 +152,11 @@ static int restore(hd_drv_run *r) {
  * signal came, and progress. */
 static int march(hd_drv_run *r, int *exit_status) {
   const hd_drv_module *m = r->mod;
+  char path[sizeof r->ckpath];
   hd_progress prog;
   double t0;
   int rc;
   hd_progress_init(&prog, r->com->progress);
-  hd_signals_install();
   t0 = hd_wtime();
   for (;;) {
     long chunk;
@@ -175,10 +176,12 @@ static int march(hd_drv_run *r, int *exit_status) {
     r->steps_wall += hd_wtime() - t1;
     r->step += chunk;
     if ((rc = m->after(r, chunk)) != HD_DRV_OK) return rc;
+    path[0] = '\0';
     rc = hd_drv_ckpt_point(m->prog, &r->ctx, &r->ckp, r->ck, r->step, r->dt, !r->stop && r->step < r->total,
-                           r->replicated, r->state, r->state_count(r->state), r->state_io, r->com->output, r->ckpath,
-                           sizeof r->ckpath);
-    if (rc == HD_DRV_FAILED) return rc;
+                           r->replicated, r->state, r->state_count(r->state), r->state_io, r->com->output, path,
+                           sizeof path);
+    if (rc == HD_DRV_FAILED) return rc; /* the error names the last checkpoint written, not this one */
+    if (path[0]) memcpy(r->ckpath, path, sizeof path);
     if (rc != HD_DRV_GO_ON) return *exit_status = rc, HD_DRV_STOPPED;
     if (r->root) hd_progress_step(&prog, m->prog, r->step, r->total, r->work * (double)(r->step - r->step0), r->work_unit);
   }
@@ -206,6 +209,14 @@ static void summary_tail(hd_drv_run *r, FILE *out) {
   fputc('\n', out);
 }
 
+/* The summary reached stdout (a full disk or a closed pipe loses it): 0, or
+ * exit 1 with the reason. */
+static int summary_written(hd_drv_run *r) {
+  if (!r->root || (fflush(stdout) == 0 && !ferror(stdout))) return 0;
+  fprintf(stderr, "%s: error: writing the summary to standard output failed: %s\n", r->mod->prog, strerror(errno));
+  return 1;
+}
+
 static int bench(hd_drv_run *r) {
   int rc;
   if (r->root) summary_head(r, stdout);
@@ -216,7 +227,7 @@ static int bench(hd_drv_run *r) {
            r->bench_unit, r->bench_ceiling, r->bench_unit, r->bench_rate / r->bench_ceiling);
   else
     printf("rate: %.6g %s\nceiling: none measured\n", r->bench_rate, r->bench_unit);
-  return 0;
+  return summary_written(r);
 }
 
 static void banner(hd_drv_run *r) {
@@ -247,6 +258,7 @@ static int run_parsed(hd_drv_run *r) {
   }
   if (m->prepare && (rc = status(r, m->prepare(r))) != 0) return rc;
   if (com->bench) return banner(r), bench(r);
+  hd_signals_install(); /* before any output is opened or a checkpoint read: a signal then still ends cleanly */
   if ((rc = status(r, open_outputs(r))) != 0) return rc;
   banner(r);
   if ((rc = status(r, m->create(r))) != 0) return rc;
@@ -260,7 +272,7 @@ static int run_parsed(hd_drv_run *r) {
   if (r->root) summary_head(r, stdout);
   if ((rc = status(r, m->summary(r, stdout))) != 0) return rc;
   if (r->root) summary_tail(r, stdout);
-  return 0;
+  return summary_written(r);
 }
 
 static int run_module(int argc, char **argv) {
