@@ -8,6 +8,7 @@ set -u
 . "${top_srcdir:-.}/tests/cli_lib.sh"
 bin=$top/drivers/hd-cavity
 parse_refusals n
+refused_at_once --init-from=fifo.in --n=16
 
 printf 'n = 32\nre = 100\nstedy = 1e-5\n' >typo.in
 printf 'n = 32\nre = -5\n' >negre.in

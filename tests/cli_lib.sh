@@ -59,6 +59,20 @@ parse_refusals() { # key
   bad 2 "'abc' is not an integer" --"$1"=abc
   bad 2 "overflows" --steps=99999999999999999999999
   bad 2 "--$1 given twice" --"$1"=16 --"$1"=32
+  refused_at_once --input=fifo.in
+  refused_at_once --input=/dev/zero
+  refused_at_once --restart=fifo.in
+}
+
+# A FIFO or a device given as an input file is refused at once (reading one
+# would block for ever, or never end), exit 2, nothing written.
+refused_at_once() { # option=FILE, more arguments...
+  [ -p fifo.in ] || mkfifo fifo.in
+  clean_dir
+  timeout 30 "$bin" --progress=0 --output=out "$@" >stdout 2>stderr
+  rc=$?
+  result $([ $rc -eq 2 ] && grep -q 'not a regular file' stderr && nothing_written && echo 0 || echo 1) \
+    "refused at once, exit 2, nothing written: $* (got exit $rc)"
 }
 
 # The run just made drew its picture FILE and the summary names it; in a

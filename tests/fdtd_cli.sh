@@ -6,6 +6,8 @@
 set -u
 . "${top_srcdir:-.}/tests/cli_lib.sh"
 bin=$top/drivers/hd-fdtd
+refused_at_once --input=fifo.in
+refused_at_once --input=/dev/zero
 
 cat >good.in <<'IN'
 # a small cavity with a dielectric block, a wire and a feed

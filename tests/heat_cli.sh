@@ -12,6 +12,9 @@ printf 'steps = 10\nstpes = 20\n' >typo.in
 printf 'n = 16\nsteps = 10\n' >good.in
 printf 'steps 10\n' >noeq.in
 parse_refusals steps
+refused_at_once --bc-xlo=fixed:@fifo.in
+refused_at_once --bc-xlo=fixed:@/dev/zero
+refused_at_once --init-field=raw:f64:16,16:fifo.in --n=16
 bad 2 "unknown option '--stpes' (did you mean 'steps'?)" --stpes=10
 bad 2 "typo.in:2: unknown key 'stpes' (did you mean 'steps'?)" --input=typo.in
 bad 2 "--time-block: 'x' is not auto or a step count from 1 to 64" --time-block=x
@@ -50,7 +53,7 @@ bad 2 "unexpected argument 'extra'" extra
 bad 2 "grid too large for memory" --n=3000000 --steps=1
 bad 2 "too large to index" --n=9000000000,9000000000 --steps=1
 bad 2 "cannot write in directory" --output=no/such/dir/out --n=8 --steps=1
-bad 2 "input file '.' is a directory, not a file" --input=.
+bad 2 "input file '.': a directory, not a file" --input=.
 
 # an unwritable output path leaves no temporary behind anywhere
 clean_dir

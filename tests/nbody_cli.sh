@@ -7,6 +7,8 @@ set -u
 . "${top_srcdir:-.}/tests/cli_lib.sh"
 bin=$top/drivers/hd-nbody
 parse_refusals n
+refused_at_once --ic=file --bodies=/dev/zero
+refused_at_once --ic=file --bodies=fifo.in
 
 printf 'x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,0.001\n' >good.csv
 printf '0,0,0,0,0,0,1\n1,0,0,0,1\n' >short.csv

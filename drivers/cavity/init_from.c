@@ -50,8 +50,8 @@ int cavity_init_from(const char *path, const cavity_problem *p, size_t real_size
     goto done;
   }
   m = (long)old.dims[0] - 1;
-  if (old.dims[1] != old.dims[0] || old.dims[2] != 1 || m < 2) {
-    snprintf(err, n, "init-from: %s is not a square cavity's grid", path);
+  if (old.dims[1] != old.dims[0] || old.dims[2] != 1 || m < 2 || m > 1L << 24) { /* (m + 1)^2 values fit, unwrapped */
+    snprintf(err, n, "init-from: %s is not a square cavity's grid (2 to 2^24 cells a side)", path);
     goto done;
   }
   snprintf(want, sizeof want, "nu=%.17g;lid=%.17g;", p->nu, p->lid);

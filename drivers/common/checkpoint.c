@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "checkpoint.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -217,8 +218,8 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
   int64_t dims[3], step;
   double time, dt;
   int k, any = 0;
-  s.f = fopen(path, "rb"), s.crc = 0, s.short_read = 0;
-  if (!s.f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, strerror(errno)), -1;
+  s.f = hd_fopen_input(path, "rb"), s.crc = 0, s.short_read = 0;
+  if (!s.f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, hd_input_error()), -1;
 #define FAIL(...) do { snprintf(err, n, __VA_ARGS__); fclose(s.f); return -1; } while (0)
   if (get(&s, m, sizeof m) || memcmp(m, magic, sizeof m)) FAIL("%.900s: not an hd checkpoint", path);
   if (get(&s, &version, 4) || get(&s, &endian, 4)) FAIL("%.900s: truncated header", path);

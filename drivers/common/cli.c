@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cli.h"
+#include "sys.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CLI_MAX_LINE 4096
 #define CLI_MAX_FILE (1 << 20)
@@ -217,17 +217,11 @@ static char *trim(char *s) {
 
 /* Whole file into a NUL-terminated buffer; NUL bytes inside are binary. */
 static char *read_file(const char *path, size_t *len, char *err, size_t n) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = hd_fopen_input(path, "rb");
   char *buf;
   long size;
-  struct stat st;
   if (!f) {
-    fail(err, n, "cannot open input file '%s': %s", path, strerror(errno));
-    return NULL;
-  }
-  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-    fclose(f);
-    fail(err, n, "input file '%s' is %s", path, S_ISDIR(st.st_mode) ? "a directory, not a file" : "not a regular file");
+    fail(err, n, "cannot open input file '%s': %s", path, hd_input_error());
     return NULL;
   }
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {

@@ -385,9 +385,9 @@ int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
 /* This rank's file named by the manifest at `path`; 0 or -1 + message. */
 static int manifest_entry(const char *path, int rank, int size, char *file, size_t fn, char *err, size_t n) {
   char line[4200], dir[4096];
-  FILE *f = fopen(path, "r");
+  FILE *f = hd_fopen_input(path, "r");
   int ranks = -1, r, found = 0;
-  if (!f) return snprintf(err, n, "restart: cannot open '%.900s': %s", path, strerror(errno)), -1;
+  if (!f) return snprintf(err, n, "restart: cannot open '%.900s': %s", path, hd_input_error()), -1;
   if (!fgets(line, sizeof line, f) || strncmp(line, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC))) {
     fclose(f);
     return snprintf(err, n, "restart: '%.900s' is not the manifest of a checkpoint of %d ranks", path, size), -1;
@@ -491,11 +491,11 @@ typedef struct old_block {
  * A malloc'd array and its length, or NULL + message. */
 static old_block *old_blocks(const char *path, const hd_drv_ckpt *k, int *count, char *err, size_t n) {
   char line[4200], dir[4096];
-  FILE *f = fopen(path, "r");
+  FILE *f = hd_fopen_input(path, "r");
   old_block *b = NULL;
   int ranks = -1, r, got = 0, a;
   *count = 0;
-  if (!f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, strerror(errno)), NULL;
+  if (!f) return snprintf(err, n, "cannot open checkpoint '%.900s': %s", path, hd_input_error()), NULL;
   if (!fgets(line, sizeof line, f) || strncmp(line, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC))) {
     fclose(f); /* a single checkpoint: hd_ckpt_read judges it */
     if (!(b = (old_block *)calloc(1, sizeof *b))) return snprintf(err, n, "restart: out of host memory"), NULL;

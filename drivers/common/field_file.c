@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
+#include "sys.h"
 #endif
 
 #include "field_file.h"
@@ -30,13 +31,13 @@ static int attribute(const char *tag, const char *name, char *out, size_t n) {
 }
 
 static int vti_open(hd_field_file *f, char *err, size_t en) {
-  FILE *fp = fopen(f->path, "rb");
+  FILE *fp = hd_fopen_input(f->path, "rb");
   char *head, *tag, *data, v[256];
   size_t got;
   long e[6];
   uint64_t bytes = 0;
   int hsize = 4, d, rc = -1;
-  if (!fp) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+  if (!fp) return snprintf(err, en, "%s: %s", f->path, hd_input_error()), -1;
   head = (char *)malloc(65537);
   got = head ? fread(head, 1, 65536, fp) : 0;
   if (!head) {
@@ -124,14 +125,14 @@ void hd_field_file_close(hd_field_file *f) {
 /* A parallel image's index: its whole extent and its pieces, each opened
  * as a .vti (named relative to the index) and checked against its entry. */
 static int pvti_open(hd_field_file *f, char *err, size_t en) {
-  FILE *fp = fopen(f->path, "rb");
+  FILE *fp = hd_fopen_input(f->path, "rb");
   const char *slash = strrchr(f->path, '/');
   const int dirlen = slash ? (int)(slash - f->path + 1) : 0;
   char *text = NULL, *tag, v[4096];
   double covered = 0.0; /* cells of the pieces, which must tile the image */
   long e[6], size;
   int d, k, rc = -1;
-  if (!fp) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+  if (!fp) return snprintf(err, en, "%s: %s", f->path, hd_input_error()), -1;
   size = fseek(fp, 0, SEEK_END) ? -1 : ftell(fp);
   if (size < 0 || size > (64L << 20) || fseek(fp, 0, SEEK_SET) || !(text = (char *)malloc((size_t)size + 1)) ||
       fread(text, 1, (size_t)size, fp) != (size_t)size) {
@@ -215,7 +216,7 @@ int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n
     if (d == 3 || !*path || strlen(path) >= sizeof f->path)
       return snprintf(err, en, "'%s': expected raw:TYPE:NX,NY[,NZ]:PATH", spec), -1;
     strcpy(f->path, path);
-    if (!(fp = fopen(f->path, "rb"))) return snprintf(err, en, "%s: %s", f->path, strerror(errno)), -1;
+    if (!(fp = hd_fopen_input(f->path, "rb"))) return snprintf(err, en, "%s: %s", f->path, hd_input_error()), -1;
     size = fseek(fp, 0, SEEK_END) ? -1 : ftell(fp);
     fclose(fp);
     if (size != f->n[0] * f->n[1] * f->n[2] * type_size[f->type])
@@ -247,12 +248,12 @@ int hd_field_file_open(hd_field_file *f, const char *spec, int dim, const long n
 static int read_box(const hd_field_file *f, const long lo[3], const long cnt[3], double *out, const long olo[3],
                     const long ocnt[3], char *err, size_t en) {
   const int w = type_size[f->type];
-  FILE *fp = fopen(f->path, "rb");
+  FILE *fp = hd_fopen_input(f->path, "rb");
   unsigned char *row = (unsigned char *)malloc((size_t)cnt[0] * (size_t)w);
   long j, k, i;
   int rc = 0;
   if (!fp || !row) {
-    snprintf(err, en, "%s: %s", f->path, fp ? "out of memory" : strerror(errno));
+    snprintf(err, en, "%s: %s", f->path, fp ? "out of memory" : hd_input_error());
     if (fp) fclose(fp);
     free(row);
     return -1;

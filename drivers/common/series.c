@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "series.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,11 +53,11 @@ int hd_series_publish(hd_out *o, uint64_t *bytes, uint32_t *crc, char *err, size
 }
 
 int hd_series_resume(hd_out *o, const char *from, uint64_t bytes, uint32_t crc, char *err, size_t n) {
-  FILE *in = fopen(from, "rb");
+  FILE *in = hd_fopen_input(from, "rb");
   uint32_t got_crc;
   uint64_t got;
   int bad = 0;
-  if (!in) return snprintf(err, n, "'%.900s', the series up to the checkpoint, cannot be read: %s", from, strerror(errno)), -1;
+  if (!in) return snprintf(err, n, "'%.900s', the series up to the checkpoint, cannot be read: %s", from, hd_input_error()), -1;
   got = copy(in, o, bytes, &got_crc, &bad);
   fclose(in);
   if (bad) return snprintf(err, n, "cannot write '%.900s': %s", o->tmp, strerror(errno)), -1;

@@ -10,6 +10,13 @@
 extern "C" {
 #endif
 
+/* An input file opened for reading (mode "r" or "rb") if it is a regular
+ * file: a FIFO, a device (/dev/zero) or a directory would block or never
+ * end, so they are refused at once.  NULL on failure; hd_input_error()
+ * then says why (strerror(errno), or that it is not a regular file). */
+FILE *hd_fopen_input(const char *path, const char *mode);
+const char *hd_input_error(void);
+
 /* Monotonic wall clock in seconds. */
 double hd_wtime(void);
 

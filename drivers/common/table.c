@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
+#include "sys.h"
 #endif
 
 #include "table.h"
@@ -12,11 +13,11 @@
 #include <string.h>
 
 int hd_table_load(hd_table *tab, const char *path, char *err, size_t n) {
-  FILE *f = fopen(path, "r");
+  FILE *f = hd_fopen_input(path, "r");
   char line[1024];
   int lineno = 0, cap = 0;
   memset(tab, 0, sizeof *tab);
-  if (!f) return snprintf(err, n, "%s: %s", path, strerror(errno)), -1;
+  if (!f) return snprintf(err, n, "%s: %s", path, hd_input_error()), -1;
   while (fgets(line, sizeof line, f)) {
     char *s = line, *end, *hash = strchr(line, '#');
     double t, v;

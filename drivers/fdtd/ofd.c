@@ -385,7 +385,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
       if (lineno == 1) { /* "OpenFDTD 4 2" */
         if (nt < 3 || !isdigit((unsigned char)t[1][0]) || !isdigit((unsigned char)t[2][0]))
           rc = (snprintf(err, n, "%s:1: expected 'OpenFDTD MAJOR MINOR'", path), OFD_FAIL);
-        sc.version = 10 * atoi(t[1]) + atoi(t[2]);
+        else
+          sc.version = 10 * atoi(t[1]) + atoi(t[2]);
         continue;
       }
       if (!strcmp(t[0], "end")) break;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "bodies.h"
+#include "sys.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,14 +49,14 @@ static int parse_row(char *s, double v[7], int *bad) {
 
 int nbody_read_csv(const char *path, nbody_bodies *b, char *err, size_t n) {
   static const char *const names[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
-  FILE *f = fopen(path, "rb");
+  FILE *f = hd_fopen_input(path, "rb");
   char line[4096];
   long cap = 0, count = 0;
   int lineno = 0, data_lines = 0;
   double *rows = NULL;
   memset(b, 0, sizeof *b);
   if (!f) {
-    snprintf(err, n, "cannot open body file '%s': %s", path, strerror(errno));
+    snprintf(err, n, "cannot open body file '%s': %s", path, hd_input_error());
     return -1;
   }
   while (fgets(line, sizeof line, f)) {
