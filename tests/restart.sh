@@ -189,6 +189,33 @@ restart_bad "parameters differ: 'alpha=1' in the checkpoint, 'alpha=2' now" "$go
 restart_bad "cannot open checkpoint 'none.ckpt'" none.ckpt 40
 restart_bad "not an hd checkpoint" "$src/tests/fdtd_sanitize.in" 40
 
+# What shapes the outputs is in the checkpoint: a restart with other probes,
+# another N-body force method or other FDTD probes is refused, exit 2
+restart_other() { # pattern, driver, first arguments, restart arguments
+  pattern=$1 drv=$2 first=$3 again=$4
+  rm -rf oth && mkdir oth
+  # shellcheck disable=SC2086
+  "$top/drivers/hd-$drv" $first --steps=20 --checkpoint-every=10 --progress=0 --output=oth/o >/dev/null 2>&1
+  before=$(ls -A oth | cksum)
+  # shellcheck disable=SC2086
+  "$top/drivers/hd-$drv" $again --steps=20 --restart=oth/o.ckpt.000000000010 --progress=0 --output=oth/o >stdout 2>stderr
+  rc=$?
+  result $([ $rc -eq 2 ] && grep -q -- "$pattern" stderr && [ "$before" = "$(ls -A oth | cksum)" ] && echo 0 || echo 1) \
+    "hd-$drv: a restart that would change what the run writes is refused ($pattern), nothing written"
+}
+restart_other "probes=1:" heat "--n=24 --probe=0.3,0.3" "--n=24 --probe=0.3,0.3 --probe=0.6,0.6"
+# a time table whose file changed between the run and its restart
+rm -rf oth && mkdir oth
+printf '0 0\n0.01 1\n' >t.tab
+"$top/drivers/hd-heat" --n=24 --bc-xlo=fixed:@t.tab --steps=20 --checkpoint-every=10 --progress=0 --output=oth/o >/dev/null 2>&1
+printf '0 0\n0.01 2\n' >t.tab
+"$top/drivers/hd-heat" --n=24 --bc-xlo=fixed:@t.tab --steps=20 --restart=oth/o.ckpt.000000000010 --progress=0 --output=oth/o \
+  >stdout 2>stderr
+result $([ $? -eq 2 ] && grep -q "table=0:2:" stderr && echo 0 || echo 1) \
+  "hd-heat: a restart whose time table's file changed is refused"
+restart_other "method=tree" nbody "--n=100 --method=tree" "--n=100"
+restart_other "probes_crc=" fdtd "--input=$src/tests/fdtd_sanitize.in" "--input=$src/tests/fdtd_sanitize.in --probe=ex,0,0,0"
+
 # keeping the newest K
 rm -rf keep && mkdir keep
 "$bin" --n=24 --steps=50 --checkpoint-every=5 --checkpoint-keep=2 --progress=0 --output=keep/k >/dev/null 2>&1

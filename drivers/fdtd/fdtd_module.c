@@ -95,6 +95,14 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   hd_ckpt_param(ck, "mesh_crc", "%08x", mesh);
   hd_ckpt_param(ck, "materials_crc", "%08x", mat);
   hd_ckpt_param(ck, "sources_crc", "%08x", src);
+  if (in->nprobe) { /* the probe CSV's columns */
+    uint32_t pr = 0;
+    for (k = 0; k < in->nprobe; ++k) {
+      const long at[4] = {in->probes[k].comp, in->probes[k].i, in->probes[k].j, in->probes[k].k};
+      pr = hd_crc32(pr, at, sizeof at);
+    }
+    hd_ckpt_param(ck, "probes_crc", "%d:%08x", in->nprobe, pr);
+  }
 }
 
 /* --time-block=auto: where blocking pays, measured (doc/performance.md,

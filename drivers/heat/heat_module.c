@@ -347,6 +347,22 @@ static void banner(hd_drv_run *r, char *text, size_t n) {
   if (k < n) snprintf(text + k, n - k, " cells, %.3g GB", h->mem_gb);
 }
 
+/* What else shapes what a restart writes: the probes (their cells), the
+ * time tables' contents, the source field's largest heating. */
+static void ckpt_records(const heat_mod *h, hd_ckpt *ck) {
+  int f;
+  if (h->rec.nprobe)
+    hd_ckpt_param(ck, "probes", "%d:%08x", h->rec.nprobe,
+                  hd_crc32(0, h->rec.probe, (size_t)h->rec.nprobe * sizeof h->rec.probe[0]));
+  for (f = 0; f < 6; ++f) {
+    const hd_table *t = &h->rec.table[f];
+    if (t->n)
+      hd_ckpt_param(ck, "table", "%d:%d:%08x", f, t->n,
+                    hd_crc32(hd_crc32(0, t->t, (size_t)t->n * sizeof *t->t), t->v, (size_t)t->n * sizeof *t->v));
+  }
+  if (h->c.source_field[0]) hd_ckpt_param(ck, "source_field", "%.17g", h->p.source_field_max);
+}
+
 static int create(hd_drv_run *r) {
   heat_mod *h = (heat_mod *)r->self;
   heat_run *hr = &h->hr;
@@ -366,6 +382,7 @@ static int create(hd_drv_run *r) {
   if (!bad && hr->dc.size > 1) bad = halo(&r->ctx, hr) != HD_OK;
   if ((rc = hd_drv_take_state(r, bad, h->state, h->ops->state_count, h->ops->state_io)) != HD_DRV_OK) return rc;
   heat_ckpt_template(&h->p, (const char(*)[256])h->c.table, h->ops->real_size, r->ck); /* the whole grid's: the same on every rank */
+  ckpt_records(h, r->ck);
   /* the field with a ghost layer, and the face accumulators of the blocks on
      the grid's faces: checkpoints load on any rank count */
   hd_drv_ckpt_blocks(&r->ckp, &hr->dc, 1, 1);

@@ -270,6 +270,7 @@ static int create(hd_drv_run *r) {
   hd_ckpt_param(ck, "dt", "%.17g", c->p.dt);
   hd_ckpt_param(ck, "softening", "%.17g", c->p.eps);
   hd_ckpt_param(ck, "integrator", "%d", c->p.integrator);
+  if (c->p.method == NBODY_TREE) hd_ckpt_param(ck, "method", "tree,%.17g,%d", c->p.theta, c->p.leaf); /* other forces */
   return HD_DRV_OK;
 }
 
