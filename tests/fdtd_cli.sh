@@ -34,6 +34,17 @@ sed 's/^feed = Z 0.06 0.05 0.015 1 50/feed = Q 0.06 0.05 0.015 1 50/' good.in >f
 sed 's/^probe = ez 0.03 0.03 0.03/probe = ez 0.03 0.03 0.5/' good.in >probe.in
 sed 's/^feed = Z 0.06 0.05 0.015 1 50/feed = Z 0 0.05 0.015 1 50/' good.in >onface.in
 
+# values that are not finite numbers, or carry junk, are refused
+bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies=inf
+bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies="1e9 inf 3"
+bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies=1e9junk
+bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies="1e9 2e9 3.5"
+bad 2 "slice: expected" --input=good.in --slice="ez z 0junk"
+bad 2 "slice: expected" --input=good.in --slice="ez z 0 junk"
+bad 2 "slice: expected" --input=good.in --slice="ez z nan"
+bad 2 "nearfield: expected" --input=good.in --frequencies=1e9 --nearfield="ez z nan"
+bad 2 "nearline: expected" --input=good.in --frequencies=1e9 --nearline="ez z 0 nan"
+bad 2 "farfield: expected 'NTHETA NPHI'" --input=good.in --frequencies=1e9 --farfield="6x 8"
 bad 2 "typo.in:11: unknown key 'stpes' (did you mean 'steps'?)" --input=typo.in
 bad 2 "missing mesh: give ymesh" --input=nomesh.in
 bad 2 "beyond.in:6: geometry: box outside the domain along x" --input=beyond.in

@@ -80,6 +80,16 @@ static int parse_double(const char *s, double *out) {
   return 1;
 }
 
+int cli_words(char *s, char **w, int max) {
+  int k = 0;
+  char *t = strtok(s, " \t,");
+  for (; t; t = strtok(NULL, " \t,"), ++k)
+    if (k < max) w[k] = t;
+  return k;
+}
+
+int cli_finite(const char *s, double *v) { return parse_double(s, v) == 1; }
+
 static int in_range(const cli_opt *o, double v) {
   return o->min > o->max || (v >= o->min && v <= o->max);
 }

@@ -32,6 +32,12 @@ typedef struct cli_list {
 } cli_list;
 void cli_list_free(cli_list *l);
 
+/* A value's words, split in place on blanks and commas: their count (all of
+ * them, though at most max are stored in w). */
+int cli_words(char *s, char **w, int max);
+/* A whole word as a finite number: 1, else 0 (junk, inf, nan, overflow). */
+int cli_finite(const char *s, double *v);
+
 typedef struct cli_opt {
   const char *name;
   cli_type type;

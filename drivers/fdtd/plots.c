@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "plots.h"
+#include "cli.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -19,15 +20,15 @@ void fdtd_plots_defaults(fdtd_plots *p) {
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 
 int fdtd_slice_parse(const fdtd_input *in, const char *text, fdtd_slice *sl, char *err, size_t n) {
-  char name[16], ax[16], s[128];
+  char s[128], *w[3], *name, *ax;
   double pos;
   int c;
-  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c]; /* "ez,z,0" too */
-  s[c] = '\0';
-  if (sscanf(s, "%15s %15s %lf", name, ax, &pos) != 3) {
-    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position'");
+  snprintf(s, sizeof s, "%s", text); /* "ez,z,0" too */
+  if (cli_words(s, w, 3) != 3 || !cli_finite(w[2], &pos)) {
+    snprintf(err, n, "slice: expected 'ex|ey|ez|hx|hy|hz x|y|z position', not '%.100s'", text);
     return -1;
   }
+  name = w[0], ax = w[1];
   for (sl->comp = -1, c = 0; c < 6; ++c)
     if (!strcmp(name, comp_names[c])) sl->comp = c;
   sl->axis = !strcmp(ax, "x") ? 0 : !strcmp(ax, "y") ? 1 : !strcmp(ax, "z") ? 2 : -1;
@@ -47,16 +48,17 @@ int fdtd_slice_parse(const fdtd_input *in, const char *text, fdtd_slice *sl, cha
 int fdtd_map_parse(const fdtd_input *in, const char *text, int line, fdtd_map *m, fdtd_slice *planes, int *nplane,
                    char *err, size_t n) {
   const char *key = line ? "nearline" : "nearfield";
-  char name[16], ax[16], s[128], one[160];
+  char s[128], one[160], *w[4], *name, *ax;
   double pos[2];
-  int c, k, axis;
-  for (c = 0; c + 1 < (int)sizeof s && text[c]; ++c) s[c] = text[c] == ',' ? ' ' : text[c];
-  s[c] = '\0';
+  int k, axis;
+  snprintf(s, sizeof s, "%s", text);
   memset(m, 0, sizeof *m);
-  if (sscanf(s, "%15s %15s %lf %lf", name, ax, &pos[0], &pos[1]) != 3 + line || strlen(ax) != 1 || !strchr("xyz", ax[0])) {
+  if (cli_words(s, w, 4) != 3 + line || !cli_finite(w[2], &pos[0]) || (line && !cli_finite(w[3], &pos[1])) ||
+      strlen(w[1]) != 1 || !strchr("xyz", w[1][0])) {
     snprintf(err, n, "%s: expected 'ex|ey|ez|hx|hy|hz|e|h x|y|z %s'", key, line ? "P1 P2" : "POS");
     return -1;
   }
+  name = w[0], ax = w[1];
   axis = ax[0] - 'x';
   m->field = !strcmp(name, "e") ? 0 : !strcmp(name, "h") ? 1 : -1;
   m->count = m->field < 0 ? 1 : 3, m->first = *nplane;

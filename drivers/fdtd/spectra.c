@@ -12,6 +12,7 @@
 
 #include <hd/fdtd_dft.h>
 
+#include "cli.h"
 #include "plot.h"
 
 #ifdef HAVE_CONFIG_H
@@ -20,22 +21,20 @@
 
 #define PI 3.14159265358979323846
 
-/* The text with commas as blanks: lists take either, as elsewhere. */
-static const char *blanks(const char *text, char *buf, size_t n) {
-  size_t i;
-  for (i = 0; i + 1 < n && text[i]; ++i) buf[i] = text[i] == ',' ? ' ' : text[i];
-  buf[i] = '\0';
-  return buf;
-}
-
-/* "F" or "F0 F1 N" appended to the list. */
+/* "F" or "F0 F1 N" (blanks or commas between) appended to the list. */
 static int add_frequencies(fdtd_spectra *s, const char *key, const char *text, char *err, size_t n) {
-  double f0, f1, *f;
-  long count = 1, k;
-  char tail[8], buf[256];
-  const int got = sscanf(blanks(text, buf, sizeof buf), "%lf %lf %ld %7s", &f0, &f1, &count, tail);
-  if (!(got == 1 || got == 3) || !(f0 > 0) || (got == 3 && (!(f1 >= f0) || count < 1 || count > 100000)))
-    return snprintf(err, n, "%s: expected 'F' or 'F0 F1 N' (0 < F0 <= F1, 1 <= N <= 100000), not '%.100s'", key, text), -1;
+  double f0 = 0, f1 = 0, c = 1, *f;
+  long count, k;
+  char buf[256], *w[3];
+  int got;
+  snprintf(buf, sizeof buf, "%s", text);
+  got = cli_words(buf, w, 3);
+  if (!(got == 1 || got == 3) || !cli_finite(w[0], &f0) || !(f0 > 0) ||
+      (got == 3 && (!cli_finite(w[1], &f1) || !cli_finite(w[2], &c) || !(f1 >= f0) || c != floor(c) || c < 1 ||
+                    c > 100000)))
+    return snprintf(err, n, "%s: expected 'F' or 'F0 F1 N' (finite, 0 < F0 <= F1, 1 <= N <= 100000), not '%.100s'", key,
+                    text), -1;
+  count = (long)c;
   if (got == 1) count = 1, f1 = f0;
   f = (double *)realloc(s->freq, (size_t)(s->nfreq + count) * sizeof(double));
   if (!f) return snprintf(err, n, "%s: out of host memory", key), -1;
@@ -58,11 +57,14 @@ int fdtd_spectra_frequencies(fdtd_spectra *s, const char *text, const char *fiel
 }
 
 int fdtd_spectra_farfield(fdtd_spectra *s, const char *text, char *err, size_t n) {
-  char tail[8], buf[256];
-  if (sscanf(blanks(text, buf, sizeof buf), "%d %d %7s", &s->ntheta, &s->nphi, tail) != 2 || s->ntheta < 2 || s->ntheta > 3600 || s->nphi < 2 ||
-      s->nphi > 7200)
+  char buf[256], *w[2];
+  double t = 0, p = 0;
+  snprintf(buf, sizeof buf, "%s", text);
+  if (cli_words(buf, w, 2) != 2 || !cli_finite(w[0], &t) || !cli_finite(w[1], &p) || t != floor(t) || p != floor(p) ||
+      t < 2 || t > 3600 || p < 2 || p > 7200)
     return snprintf(err, n, "farfield: expected 'NTHETA NPHI', the divisions of theta (2..3600) and phi (2..7200), not '%.100s'",
                     text), -1;
+  s->ntheta = (int)t, s->nphi = (int)p;
   return 0;
 }
 
