@@ -12,6 +12,15 @@ printf 'steps = 10\nstpes = 20\n' >typo.in
 printf 'n = 16\nsteps = 10\n' >good.in
 printf 'steps 10\n' >noeq.in
 parse_refusals steps
+# shapes wholly outside the domain, cells whose stability limit leaves the doubles, a NUL in a table
+bad 2 "region: wholly outside the domain" --material=2,1,1 --region=1,box,5,6,5,6
+bad 2 "region: wholly outside the domain" --material=2,1,1 --region=1,sphere,3,3,1
+bad 2 "the sphere is wholly outside the domain" --init=sphere --center=5,5 --radius=0.1
+bad 2 "the hot box is wholly outside the domain" --box=2,3,2,3
+bad 2 "which no time step meets" --length=1e-300
+bad 2 "which no time step meets" --length=1e300
+printf '0 0\n0.01 1\000junk\n0.02 2\n' >nul.tab
+bad 2 "nul.tab:2: binary data (a NUL byte)" --bc-xlo=fixed:@nul.tab
 refused_at_once --bc-xlo=fixed:@fifo.in
 refused_at_once --bc-xlo=fixed:@/dev/zero
 refused_at_once --init-field=raw:f64:16,16:fifo.in --n=16

@@ -9,6 +9,8 @@ bin=$top/drivers/hd-nbody
 parse_refusals n
 refused_at_once --ic=file --bodies=/dev/zero
 refused_at_once --ic=file --bodies=fifo.in
+printf '0,0,0,0,0,0,1\n1,0,0,0,1,0,1\0002\n' >nul.csv
+bad 2 "nul.csv:2: binary data in body file" --ic=file --bodies=nul.csv
 
 printf 'x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,0.001\n' >good.csv
 printf '0,0,0,0,0,0,1\n1,0,0,0,1\n' >short.csv

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
-#include "sys.h"
 #endif
 
 #include "field_file.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -38,6 +38,18 @@ const char *hd_input_error(void) {
                                : strerror(errno);
 }
 
+long hd_read_line(FILE *f, char *buf, size_t n) {
+  long len = 0;
+  int c = EOF;
+  while ((c = getc(f)) != EOF) {
+    if ((size_t)len + 1 < n) buf[len] = (char)c;
+    ++len;
+    if (c == '\n') break;
+  }
+  buf[(size_t)len + 1 < n ? (size_t)len : n - 1] = '\0';
+  return len == 0 && c == EOF ? -1 : len;
+}
+
 double hd_wtime(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

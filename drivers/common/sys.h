@@ -17,6 +17,11 @@ extern "C" {
 FILE *hd_fopen_input(const char *path, const char *mode);
 const char *hd_input_error(void);
 
+/* A line of f into buf (at most n - 1 bytes kept, NUL-terminated, the
+ * newline kept): the line's whole length, which exceeds strlen(buf) when
+ * it held a NUL byte or did not fit; -1 at the end of the file. */
+long hd_read_line(FILE *f, char *buf, size_t n);
+
 /* Monotonic wall clock in seconds. */
 double hd_wtime(void);
 

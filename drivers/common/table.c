@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
-#include "sys.h"
 #endif
 
 #include "table.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,10 +18,15 @@ int hd_table_load(hd_table *tab, const char *path, char *err, size_t n) {
   int lineno = 0, cap = 0;
   memset(tab, 0, sizeof *tab);
   if (!f) return snprintf(err, n, "%s: %s", path, hd_input_error()), -1;
-  while (fgets(line, sizeof line, f)) {
+  long len;
+  while ((len = hd_read_line(f, line, sizeof line)) >= 0) {
     char *s = line, *end, *hash = strchr(line, '#');
     double t, v;
     ++lineno;
+    if ((size_t)len != strlen(line)) {
+      snprintf(err, n, "%s:%d: %s", path, lineno, (size_t)len >= sizeof line ? "line too long" : "binary data (a NUL byte)");
+      goto fail;
+    }
     if (hash) *hash = '\0';
     while (*s == ' ' || *s == '\t') ++s;
     if (*s == '\0' || *s == '\n' || *s == '\r') continue;

@@ -159,11 +159,21 @@ int heat_build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
         snprintf(err, n, "--mode: sine modes need wave numbers >= 1");
         return -1;
       }
+  if (c->init == HD_HEAT_INIT_BOX && c->nbox) {
+    double lohi[6];
+    for (d = 0; d < p->dim; ++d) lohi[2 * d] = p->box_lo[d], lohi[2 * d + 1] = p->box_hi[d];
+    if (!heat_box_meets(p, lohi)) return snprintf(err, n, "--box: the hot box is wholly outside the domain"), -1;
+  }
+  if (c->init == HD_HEAT_INIT_SPHERE && !heat_sphere_meets(p, p->center, p->radius))
+    return snprintf(err, n, "--center, --radius: the sphere is wholly outside the domain"), -1;
   {
     double dx[3], dtmax;
     for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)p->n[d];
     dtmax = p->nmat ? hd_heat_media_dt_max(p->nmat, p->mat_k, p->mat_rhoc, NULL, dx, p->dim)
                     : hd_heat_dt_max(p->alpha, dx, p->dim);
+    if (!(dtmax > 0) || !isfinite(dtmax)) /* cells so small or large that alpha dt / dx^2 leaves the doubles */
+      return snprintf(err, n, "--length: cells of %g give a stability limit of %g, which no time step meets", dx[0],
+                      dtmax), -1;
     p->dt = c->dt > 0 ? c->dt : 0.9 * dtmax;
     if (p->dt > dtmax && p->nmat) {
       snprintf(err, n, "--dt: %g exceeds the explicit stability limit %g of these materials on this grid", p->dt,

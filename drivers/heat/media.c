@@ -30,6 +30,23 @@ static int numbers(const char *s, int skip, double *v, int max, char *word, size
   return count;
 }
 
+int heat_box_meets(const heat_problem *p, const double *lohi) {
+  int d;
+  for (d = 0; d < p->dim; ++d)
+    if (!(lohi[2 * d] < p->length[d] && lohi[2 * d + 1] > 0)) return 0;
+  return 1;
+}
+
+int heat_sphere_meets(const heat_problem *p, const double *centre, double radius) {
+  double d2 = 0;
+  int d;
+  for (d = 0; d < p->dim; ++d) { /* from the centre to the nearest point of the domain */
+    const double c = centre[d], q = c < 0 ? 0 : c > p->length[d] ? p->length[d] : c;
+    d2 += (q - c) * (q - c);
+  }
+  return d2 < radius * radius;
+}
+
 int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_problem *p, char *err, size_t n) {
   int k, d;
   p->nmat = materials->count ? materials->count + 1 : 0;
@@ -77,6 +94,8 @@ int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_pr
       return snprintf(err, n, "%s: region: expected 'M box X0 X1 Y0 Y1%s' or 'M sphere X Y%s R' (R > 0)", where,
                       p->dim == 3 ? " Z0 Z1" : "", p->dim == 3 ? " Z" : ""), -1;
     }
+    if (!(r->shape ? heat_sphere_meets(p, r->v, r->v[p->dim]) : heat_box_meets(p, r->v)))
+      return snprintf(err, n, "%s: region: wholly outside the domain", where), -1;
     ++p->nregion;
   }
   return 0;

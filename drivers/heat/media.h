@@ -27,6 +27,10 @@ int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_pr
 void heat_media_paint(const heat_problem *p, const long n[3], const long origin[3], const long cells[3],
                       long sy, long sz, unsigned char *map);
 
+/* Whether a box (lo, hi per axis) or a sphere meets the domain [0, L]. */
+int heat_box_meets(const heat_problem *p, const double *lohi);
+int heat_sphere_meets(const heat_problem *p, const double *centre, double radius);
+
 #ifdef __cplusplus
 }
 #endif

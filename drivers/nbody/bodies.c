@@ -59,14 +59,19 @@ int nbody_read_csv(const char *path, nbody_bodies *b, char *err, size_t n) {
     snprintf(err, n, "cannot open body file '%s': %s", path, hd_input_error());
     return -1;
   }
-  while (fgets(line, sizeof line, f)) {
+  long whole;
+  while ((whole = hd_read_line(f, line, sizeof line)) >= 0) {
     size_t len = strlen(line);
     double v[7];
     int got, bad, k;
     char *s = line;
     ++lineno;
-    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+    if ((size_t)whole >= sizeof line) {
       snprintf(err, n, "%s:%d: line too long", path, lineno);
+      goto fail;
+    }
+    if ((size_t)whole != len) {
+      snprintf(err, n, "%s:%d: binary data in body file", path, lineno);
       goto fail;
     }
     for (k = 0; k < (int)len; ++k) {
