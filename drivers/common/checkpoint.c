@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "checkpoint.h"
-#include "sys.h"
+#include "input_file.h"
 
 #include <dirent.h>
 #include <errno.h>

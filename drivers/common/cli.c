@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cli.h"
-#include "sys.h"
+#include "input_file.h"
 
 #include <ctype.h>
 #include <errno.h>

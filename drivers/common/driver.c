@@ -16,6 +16,7 @@
 #include "decomp.h"
 #include "output.h"
 #include "series.h"
+#include "input_file.h"
 #include "sys.h"
 
 void hd_drv_common_defaults(hd_drv_common *c, const char *output) {

@@ -4,7 +4,7 @@
 #endif
 
 #include "field_file.h"
-#include "sys.h"
+#include "input_file.h"
 
 #include <errno.h>
 #include <stdio.h>

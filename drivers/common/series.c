@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "series.h"
-#include "sys.h"
+#include "input_file.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #endif
 
 #include "table.h"
-#include "sys.h"
+#include "input_file.h"
 
 #include <errno.h>
 #include <math.h>

@@ -17,6 +17,7 @@ for h in input bodies checkpoint; do
     bodies) srcs="$top/drivers/nbody/bodies.c" ;;
     checkpoint) srcs="$top/drivers/common/checkpoint.c $top/drivers/common/output.c" ;;
   esac
+  srcs="$srcs $top/drivers/common/input_file.c" # every reader opens its files through it
   # shellcheck disable=SC2086
   clang $flags -o "$out/fuzz_$h" "$here/fuzz_$h.c" $srcs -lm
   mkdir -p "$out/corpus_$h"
