@@ -134,7 +134,8 @@ int hd_drv_main(const hd_drv_module *mod, int argc, char **argv);
 int hd_drv_option_rows(cli_opt *opts, int max, const cli_opt *rows, int count);
 #define HD_DRV_ROWS(opts, max, rows) hd_drv_option_rows(opts, max, rows, (int)(sizeof rows / sizeof rows[0]))
 
-/* Add an output slot (setup); returns its index into r->out. */
+/* Add an output slot (setup; at most HD_DRV_MAX_SLOTS); returns its index
+ * into r->out. */
 int hd_drv_slot(hd_drv_run *r, const char *suffix, int want, int flags);
 
 /* The end of a module's create on every rank (bad: it failed on this one):

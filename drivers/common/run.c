@@ -19,7 +19,7 @@
 #include "sys.h"
 
 #define HD_DRV_MAX_OPTIONS 160
-#define HD_DRV_STOPPED (-4) /* a signal's checkpoint ended the run: r->exit */
+#define HD_DRV_STOPPED (-4) /* a signal's checkpoint ended the run: march's exit_status */
 
 static const hd_drv_module *running;
 
