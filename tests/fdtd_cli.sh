@@ -81,6 +81,14 @@ result $([ "$(cat rc)" -eq 0 ] && [ "$(wc -l <out_probes.csv)" -eq 61 ] &&
   grep -q RectilinearGrid out_slice.vtr && echo 0 || echo 1) \
   "a run writes the probe and average series, the volume and the slice"
 picture_made out_slice.png
+# the volume where its mesh is: an image's origin its first node, here and on a mesh not at 0
+grep -q 'Origin="0 0 0" Spacing="0.01 0.01 0.01"' out.vti
+result $? "the volume's image starts at the mesh's first node (0, 0, 0) with its spacing"
+sed 's/^xmesh = 0 12 0.12/xmesh = -0.06 12 0.06/; s/^zmesh = 0 8 0.08/zmesh = -0.5 8 -0.42/; s/^geometry.*//; s/^feed.*//; s/^probe.*//' good.in >shifted.in
+printf 'source = Z 0 0.05 -0.45 1\n' >>shifted.in
+run --input=shifted.in --steps=5 --output=sh
+result $([ "$(cat rc)" -eq 0 ] && grep -q 'Origin="-0.059999999999999998 0 -0.5" ' sh.vti && echo 0 || echo 1) \
+  "a mesh from (-0.06, 0, -0.5): the volume's image starts there"
 mv out_probes.csv generic_probes.csv
 clean_dir
 run --input=good.in --backend=serial --variant=generic

@@ -178,7 +178,7 @@ int cavity_write_fields(hd_out *o, const hd_decomp *d, const char *prefix, long 
   xyz[0] = x, xyz[1] = x, xyz[2] = z;
   for (k = 0; k < 4; ++k) arr[k].data = f[k], arr[k].single = single;
   err[0] = 0;
-  bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, xyz, arr, 4, err, en) : hd_vtr_write(o, dims, xyz, arr, 4);
+  bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, NULL, xyz, arr, 4, err, en) : hd_vtr_write(o, dims, xyz, arr, 4);
   free(x);
   if (bad && !err[0]) snprintf(err, en, "writing %.900s failed", o->path);
   return bad ? -1 : 0;

@@ -429,8 +429,9 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
 
 /* ---- output by pieces ---------------------------------------------------------- */
 
-int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, const int64_t n[3], const double dx[3],
-                        const double *const x[3], const hd_vti_array *arrays, int narrays, char *err, size_t en) {
+int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, const int64_t n[3], const double origin[3],
+                        const double dx[3], const double *const x[3], const hd_vti_array *arrays, int narrays, char *err,
+                        size_t en) {
   const char *kind = x ? "vtr" : "vti";
   const int size = d->size, rank = d->rank;
   const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
@@ -447,7 +448,7 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
     snprintf(path, sizeof path, "%s_p%d.%s", prefix, rank, kind);
     bad = hd_out_open(&piece, path, err, en) != 0 ||
           (x ? hd_vtr_write_block(&piece, n, lo, cnt, x, arrays, narrays)
-             : hd_vti_write_block(&piece, n, lo, cnt, dx, arrays, narrays)) != 0 ||
+             : hd_vti_write_block(&piece, n, lo, cnt, origin, dx, arrays, narrays)) != 0 ||
           hd_out_commit(&piece, err, en) != 0;
     hd_out_abort(&piece); /* nothing left to remove after a commit */
     if (bad && !err[0]) snprintf(err, en, "cannot write %s", path);
@@ -463,7 +464,7 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
   }
   if (!bad && rank == 0 &&
       (x ? hd_pvtr_write(index, n, arrays, narrays, size, lo, cnt, (const char *const *)src)
-         : hd_pvti_write(index, n, dx, arrays, narrays, size, lo, cnt, (const char *const *)src)))
+         : hd_pvti_write(index, n, origin, dx, arrays, narrays, size, lo, cnt, (const char *const *)src)))
     bad = 1, snprintf(err, en, "cannot write %s.p%s", prefix, kind);
   for (k = 0; src && k < size; ++k) free(src[k]);
   free(src), free(lo), free(ext);

@@ -120,11 +120,12 @@ struct hd_vti_array;
 /* This rank's block of an image of n cells (spacing dx) or, given x (the
  * whole grid's node coordinates), of a rectilinear grid, its cells in
  * `arrays`, as PREFIX_pR.vti (.vtr), and on rank 0 the index `index`
- * (opened as PREFIX.pvti, .pvtr) naming every rank's block; no rank holds
+ * (opened as PREFIX.pvti, .pvtr) naming every rank's block (an image's
+ * first node at origin, NULL: 0); no rank holds
  * more than its block.  Collective; 0, or -1 + message (all ranks agree). */
 int hd_drv_write_pieces(const struct hd_decomp *d, const char *prefix, struct hd_out *index, const int64_t n[3],
-                        const double dx[3], const double *const x[3], const struct hd_vti_array *arrays, int narrays,
-                        char *err, size_t en);
+                        const double origin[3], const double dx[3], const double *const x[3],
+                        const struct hd_vti_array *arrays, int narrays, char *err, size_t en);
 
 /* ---- checkpoints (drivers/common/checkpoint.h) ---------------------------- */
 

@@ -135,20 +135,22 @@ static int little_endian(void) {
   return *(const unsigned char *)&one == 1;
 }
 
-int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double dx[3],
-                       const hd_vti_array *arrays, int narrays) {
+int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double origin[3],
+                       const double dx[3], const hd_vti_array *arrays, int narrays) {
   const int64_t cells = cnt[0] * cnt[1] * cnt[2];
+  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
   uint64_t offset = 0;
   int a, dim3 = n[2] > 1;
   FILE *f = o->f;
   fprintf(f,
           "<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"0 0 0\" "
+          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"%.17g %.17g %.17g\" "
           "Spacing=\"%.17g %.17g %.17g\">\n"
           "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
           little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, (long long)lo[0], (long long)(lo[0] + cnt[0]),
+          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : 1.0,
+          (long long)lo[0], (long long)(lo[0] + cnt[0]),
           (long long)lo[1], (long long)(lo[1] + cnt[1]), dim3 ? (long long)lo[2] : 0LL,
           dim3 ? (long long)(lo[2] + cnt[2]) : 0LL, arrays[0].name);
   for (a = 0; a < narrays; ++a) {
@@ -178,22 +180,25 @@ int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const
   return ferror(f) ? -1 : 0;
 }
 
-int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays, int narrays) {
+int hd_vti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
+                 int narrays) {
   const int64_t lo[3] = {0, 0, 0};
-  return hd_vti_write_block(o, n, lo, n, dx, arrays, narrays);
+  return hd_vti_write_block(o, n, lo, n, origin, dx, arrays, narrays);
 }
 
-int hd_pvti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays, int narrays,
-                  int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src) {
+int hd_pvti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
+                  int narrays, int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src) {
+  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
   int a, k, dim3 = n[2] > 1;
   FILE *f = o->f;
   fprintf(f,
           "<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"0 0 0\" "
+          "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"%.17g %.17g %.17g\" "
           "Spacing=\"%.17g %.17g %.17g\">\n    <PCellData Scalars=\"%s\">\n",
           little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, dx[0], dx[1], dim3 ? dx[2] : 1.0, arrays[0].name);
+          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : 1.0,
+          arrays[0].name);
   for (a = 0; a < narrays; ++a)
     fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",
             arrays[a].name);

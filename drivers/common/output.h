@@ -43,17 +43,18 @@ typedef struct hd_vti_array {
 } hd_vti_array;
 
 /* Cell-centred image of n[0] x n[1] x n[2] cells (n[2] = 1 for 2-D) with
- * spacing dx and origin at 0, arrays in raw appended binary. */
-int hd_vti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays,
+ * spacing dx, its first node at origin (NULL: 0), arrays in raw appended
+ * binary. */
+int hd_vti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
                  int narrays);
 /* The cells lo .. lo + cnt - 1 of that image as one piece (its own file),
  * and the index of a parallel image (.pvti) naming npieces such files
  * (src[k], relative to the index) with their blocks lo[3k..], cnt[3k..]:
  * ParaView opens the index as one dataset.  0, or -1. */
-int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double dx[3],
-                       const hd_vti_array *arrays, int narrays);
-int hd_pvti_write(hd_out *o, const int64_t n[3], const double dx[3], const hd_vti_array *arrays, int narrays,
-                  int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src);
+int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double origin[3],
+                       const double dx[3], const hd_vti_array *arrays, int narrays);
+int hd_pvti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
+                  int narrays, int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src);
 
 /* One point array of a VTK PolyData file: n * ncomp values, components
  * interleaved. */

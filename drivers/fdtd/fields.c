@@ -85,10 +85,11 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
     const int64_t n64[3] = {nx, ny, nz};
     const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
                           (m->node[2][nz] - m->node[2][0]) / nz};
+    const double x0[3] = {m->node[0][0], m->node[1][0], m->node[2][0]}; /* the mesh's first node */
     const size_t lc = (size_t)(ln[0] * ln[1] * ln[2]);
     for (i = 0; i < (long)lc; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
     for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
-    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, dx,
+    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, x0, dx,
                                    fdtd_uniform_mesh(&c->in) ? NULL : (const double *const *)m->node, arr, 7, err, errn)
              : 0;
     goto done;
@@ -103,8 +104,9 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
     const int64_t n64[3] = {nx, ny, nz};
     const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
                           (m->node[2][nz] - m->node[2][0]) / nz};
+    const double x0[3] = {m->node[0][0], m->node[1][0], m->node[2][0]};
     const int uni = fdtd_uniform_mesh(&c->in);
-    if (vol && (uni ? hd_vti_write(vol, n64, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
+    if (vol && (uni ? hd_vti_write(vol, n64, x0, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
       snprintf(err, errn, "cannot write %.900s", vol->path);
       goto done;
     }

@@ -131,10 +131,11 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
       bad = hd_out_open(&o, path, err, en) != 0;
       if (!bad) {
         const int64_t n64[3] = {c->in.n[0], c->in.n[1], c->in.n[2]};
+        const double x0[3] = {c->in.node[0][0], c->in.node[1][0], c->in.node[2][0]};
         double dx[3];
         int a;
         for (a = 0; a < 3; ++a) dx[a] = (c->in.node[a][c->in.n[a]] - c->in.node[a][0]) / c->in.n[a];
-        if (uni ? hd_vti_write(&o, n64, dx, arr, 12) : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12)) {
+        if (uni ? hd_vti_write(&o, n64, x0, dx, arr, 12) : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12)) {
           hd_out_abort(&o);
           snprintf(err, en, "cannot write %.900s", path);
           bad = 1;

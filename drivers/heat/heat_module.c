@@ -180,7 +180,7 @@ static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *s
   bad = r->ops->download(ctx, state, r->local) != HD_OK;
   if (bad) snprintf(err, sizeof err, "%s", ctx->msg);
   if ((any = hd_par_any(bad)) && !bad) snprintf(err, sizeof err, "the field download failed on another rank");
-  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, dx, NULL, &arr, 1, err, sizeof err)) return 0;
+  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, NULL, dx, NULL, &arr, 1, err, sizeof err)) return 0;
   hd_fail(ctx, HD_ERR_IO, "%s", err);
   return -1;
 }
@@ -520,7 +520,7 @@ static int finish(hd_drv_run *r) {
     int64_t n64[3];
     for (d = 0; d < 3; ++d) n64[d] = p->n[d];
     arr.name = "T", arr.data = field, arr.single = h->ops->real_size == 4;
-    bad = h->c.vti && hd_vti_write(&r->out[h->vti], n64, h->dx, &arr, 1) != 0;
+    bad = h->c.vti && hd_vti_write(&r->out[h->vti], n64, NULL, h->dx, &arr, 1) != 0;
     if (bad) hd_fail(ctx, HD_ERR_IO, "cannot write %s.vti", h->c.com.output);
     if (!bad && h->c.png && picture(p, field, &h->st, &r->out[h->png], r->err, sizeof r->err))
       bad = 1, hd_fail(ctx, HD_ERR_IO, "%s", r->err);

@@ -403,7 +403,7 @@ static int write_frame(const ns_run *c, const double *const f[5], long k, int si
     snprintf(prefix, sizeof prefix, "%s_%04ld", c->com.output, k);
     snprintf(path, pn, "%s.pvtr", prefix);
     bad = c->dc.rank == 0 && hd_out_open(&o, path, err, en);
-    bad = hd_par_any(bad) || hd_drv_write_pieces(&c->dc, prefix, &o, dims, NULL, xyz, arr, 5, err, en) ||
+    bad = hd_par_any(bad) || hd_drv_write_pieces(&c->dc, prefix, &o, dims, NULL, NULL, xyz, arr, 5, err, en) ||
           (c->dc.rank == 0 && hd_out_commit(&o, err, en));
   } else {
     snprintf(path, pn, "%s_%04ld.vtr", c->com.output, k);
