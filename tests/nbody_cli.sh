@@ -69,8 +69,13 @@ result $? "the run draws the bodies as out.png and names it (or says why not)"
 clean_dir
 run --ic=file --bodies=good.csv --softening=0 --steps=10 --format=vtk --snapshot-every=5
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^bodies: 2$' stdout && [ -s out_000005.vtk ] &&
-  head -n 1 out_000005.vtk | grep -q '^# vtk DataFile' && echo 0 || echo 1) \
-  "a CSV body file with a header line runs; --format=vtk writes legacy snapshots every 5 steps"
+  head -n 1 out_000005.vtk | grep -q '^# vtk DataFile' && [ ! -e out.pvd ] && echo 0 || echo 1) \
+  "a CSV body file with a header line runs; --format=vtk writes legacy snapshots every 5 steps, and no .pvd (XML files only)"
+clean_dir
+run --ic=file --bodies=good.csv --softening=0 --steps=10
+result $([ "$(cat rc)" -eq 0 ] && grep -q 'NumberOfPoints="2" NumberOfVerts="1"' out_000010.vtp &&
+  grep -q '<DataArray type="Int32" Name="connectivity"' out_000010.vtp && grep -q 'file="out_000010.vtp"' out.pvd &&
+  echo 0 || echo 1) "a .vtp snapshot holds its bodies in one vertex cell (what ParaView draws), listed in the .pvd"
 
 clean_dir
 run --ic=kepler --eccentricity=0.3 --softening=0 --dt=0.001 --steps=500 --precision=single

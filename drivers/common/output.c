@@ -246,12 +246,13 @@ int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const d
   int64_t i;
   int a;
   FILE *f = o->f;
+  const int wide = n > 2147483647; /* the vertex cell's indices: Int64 past 2^31 points */
   fprintf(f,
           "<?xml version=\"1.0\"?>\n"
           "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+          "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" "
           "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData>\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n);
+          little_endian() ? "LittleEndian" : "BigEndian", (long long)n, n > 0);
   for (a = 0; a < narrays; ++a) {
     fprintf(f,
             "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
@@ -261,9 +262,16 @@ int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const d
   }
   fprintf(f,
           "      </PointData>\n      <Points>\n        <DataArray type=\"%s\" "
-          "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n      </Points>\n"
-          "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n_",
+          "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n      </Points>\n",
           type, (unsigned long long)offset);
+  offset += 8 + (uint64_t)n * 3 * w;
+  if (n > 0) /* every point in one poly-vertex cell: what ParaView draws */
+    fprintf(f,
+            "      <Verts>\n        <DataArray type=\"%s\" Name=\"connectivity\" format=\"appended\" offset=\"%llu\"/>\n"
+            "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" offset=\"%llu\"/>\n      </Verts>\n",
+            wide ? "Int64" : "Int32", (unsigned long long)offset,
+            (unsigned long long)(offset + 8 + (uint64_t)n * (wide ? 8 : 4)));
+  fprintf(f, "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n_");
   for (a = 0; a < narrays; ++a) {
     bytes = (uint64_t)n * arrays[a].ncomp * w;
     if (hd_out_write(o, &bytes, sizeof bytes) ||
@@ -275,6 +283,17 @@ int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const d
   for (i = 0; i < n; ++i) { /* interleave x, y, z */
     const double p[3] = {x[i], y[i], z ? z[i] : 0.0};
     if (write_values(o, p, 3, 1, 0, single, 0)) return -1;
+  }
+  if (n > 0) {
+    const int64_t end = n;
+    bytes = (uint64_t)n * (wide ? 8 : 4);
+    if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
+    for (i = 0; i < n; ++i) {
+      const int32_t k32 = (int32_t)i;
+      if (wide ? hd_out_write(o, &i, sizeof i) : hd_out_write(o, &k32, sizeof k32)) return -1;
+    }
+    bytes = sizeof end;
+    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, &end, sizeof end)) return -1;
   }
   fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
   return ferror(f) ? -1 : 0;

@@ -65,7 +65,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"max-growth", CLI_REAL, &c->max_growth, "G",
        "stop when the energy error |E - E0| exceeds G x (|K0| + |W0|) (default 100)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"snapshot-every", CLI_INT, &c->snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
-      {"format", CLI_CHOICE, &c->format, "vtp|vtk", "snapshot format: XML PolyData or legacy VTK (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
+      {"format", CLI_CHOICE, &c->format, "vtp|vtk", "snapshot format: XML PolyData listed in PREFIX.pvd, or legacy VTK (no .pvd: it lists XML files only) (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, "yes|no", "picture of the final bodies seen along z as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"method", CLI_CHOICE, &c->method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
       {"theta", CLI_REAL, &c->theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
@@ -203,7 +203,7 @@ static int setup(hd_drv_run *r) {
   r->total = c->steps, r->dt = c->dt;
   r->replicated = 1; /* rank 0 writes; the others compute the same and discard */
   c->csv = hd_drv_slot(r, ".csv", 1, HD_DRV_SERIES);
-  c->pvd = hd_drv_slot(r, ".pvd", 1, HD_DRV_SERIES | HD_DRV_PVD);
+  c->pvd = hd_drv_slot(r, ".pvd", c->format == FMT_VTP, HD_DRV_SERIES | HD_DRV_PVD); /* a .pvd lists XML files only */
   c->png_slot = hd_drv_slot(r, ".png", c->png, HD_DRV_PICTURE);
   r->work_unit = "interaction/s";
   return HD_DRV_OK;
@@ -295,7 +295,7 @@ static int start(hd_drv_run *r) {
   if (!r->cont) {
     fprintf(csv, "step,time,kinetic,potential,total,relative_energy_error,px,py,pz,lx,ly,lz,comx,comy,comz\n");
     csv_row(csv, r->step0, r->step0 * c->dt, &c->d, c->e0);
-    hd_drv_pvd_begin(r->out[c->pvd].f);
+    if (r->slot[c->pvd].want) hd_drv_pvd_begin(r->out[c->pvd].f);
   }
   c->every = r->cadence[0] = c->diag_every > 0 ? c->diag_every : (c->steps >= 100 ? c->steps / 100 : 1);
   r->cadence[1] = c->snapshot_every;
@@ -315,7 +315,7 @@ static int before(hd_drv_run *r) {
   if (c->ops->download(&r->ctx, c->state, c->host) != HD_OK) return HD_DRV_FAILED;
   if (write_snapshot(c, c->host, c->p.n, step, c->ops->real_size == 4, path, sizeof path, r->err, sizeof r->err))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
-  hd_drv_pvd_frame(r->out[c->pvd].f, step * c->dt, 17, path);
+  if (r->slot[c->pvd].want) hd_drv_pvd_frame(r->out[c->pvd].f, step * c->dt, 17, path);
   return HD_DRV_OK;
 }
 
