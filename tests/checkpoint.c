@@ -63,7 +63,7 @@ static int write_v1(const char *path, const hd_ckpt *c, const double *field) {
 int main(void) {
   static hd_ckpt c, r;
   double field[4] = {1, 2, 3, 4}, back[4], v = 0;
-  char err[1024], path[4200], p2[4200], buf[4096], prefix[4200];
+  char err[1024], path[4200], p2[4200], partial[4300], buf[4096], prefix[4200];
   hd_out o, resumed;
   uint64_t bytes;
   uint32_t crc;
@@ -81,7 +81,7 @@ int main(void) {
   c.series[0].bytes = 123, c.series[0].crc = 0xdeadbeefu;
   hd_ckpt_set_value(&c, "energy0", -0.25);
   hd_ckpt_set_value(&c, "energy0", -0.5); /* set again: replaced */
-  ok(hd_ckpt_write(&c, prefix, 0, path, sizeof path, err, sizeof err) == 0, "a version-2 checkpoint is written: %s", err);
+  ok(hd_ckpt_write(&c, prefix, path, sizeof path, err, sizeof err) == 0, "a version-2 checkpoint is written: %s", err);
   want_of(&r, back);
   ok(hd_ckpt_read(path, &r, err, sizeof err) == 0, "and read back: %s", err);
   ok(r.step == 20 && !memcmp(back, field, sizeof field) && r.nseries == 1 && !strcmp(r.series[0].name, ".csv") &&
@@ -107,8 +107,10 @@ int main(void) {
   o.footer = FOOT;
   fputs(HEAD, o.f);
   ok(hd_series_publish(&o, &bytes, &crc, err, sizeof err) == 0 && bytes == strlen(HEAD), "published at a checkpoint: %s", err);
-  n = slurp(path, buf, sizeof buf);
-  ok(n == strlen(HEAD FOOT) && !memcmp(buf, HEAD FOOT, n), "the file holds the rows so far and the footer");
+  hd_series_partial(path, partial, sizeof partial);
+  n = slurp(partial, buf, sizeof buf);
+  ok(n == strlen(HEAD FOOT) && !memcmp(buf, HEAD FOOT, n) && access(path, F_OK) != 0,
+     "run.pvd.partial holds the rows so far and the footer, run.pvd is not touched");
   fputs("row 3\n", o.f);
   ok(hd_out_commit(&o, err, sizeof err) == 0 && (n = slurp(path, buf, sizeof buf)) == strlen(HEAD "row 3\n" FOOT) &&
          !memcmp(buf, HEAD "row 3\n" FOOT, n),
@@ -129,6 +131,18 @@ int main(void) {
          strstr(err, "bytes, fewer than the 999"),
      "a file shorter than the record is refused: %s", err);
   hd_out_abort(&resumed);
+  unlink(partial);
+  ok(hd_out_open(&resumed, p2, err, sizeof err) == 0 && hd_series_resume(&resumed, path, bytes, crc, err, sizeof err) == 0,
+     "without the .partial file, the finished series (which begins with the checkpoint's) resumes: %s", err);
+  hd_out_abort(&resumed);
+  {
+    FILE *f = fopen(partial, "w");
+    if (f) fputs("another run's rows, longer than the checkpoint's\n", f), fclose(f);
+  }
+  ok(hd_out_open(&resumed, p2, err, sizeof err) == 0 && hd_series_resume(&resumed, path, bytes, crc, err, sizeof err) == 0 &&
+         hd_out_commit(&resumed, err, sizeof err) == 0 && (n = slurp(p2, buf, sizeof buf)) == strlen(HEAD) &&
+         !memcmp(buf, HEAD, n),
+     "another run's .partial file: the finished series resumes, none of the other's bytes: %s", err);
 
   snprintf(buf, sizeof buf, "rm -rf '%s'", dir);
   if (system(buf) != 0) printf("# could not remove %s\n", dir);

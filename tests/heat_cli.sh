@@ -196,6 +196,8 @@ bad 2 "first.vti: its extent is not the one half.pvti gives it" --n=24,20 --init
 sed 's/0 24 0 20 0 0" Source/0 24 0 10 0 0" Source/; s/first.vti/low.vti/' half.pvti >low.pvti
 run --n=24,10 --steps=3 --png=no --output=low
 bad 2 "low.pvti: its pieces hold 240 cells, the image 24 x 20 x 1" --n=24,20 --init-field=low.pvti
+sed '/<Piece /p' low.pvti >twice.pvti
+bad 2 "twice.pvti: pieces 1 (low.vti) and 2 (low.vti) overlap" --n=24,20 --init-field=twice.pvti
 pvti "0 24 0 20 0 0" gone.vti gone.pvti
 bad 2 "gone.vti: No such file or directory" --n=24,20 --init-field=gone.pvti
 cp first.vti notp.pvti
@@ -249,6 +251,24 @@ clean_dir
 run --bench --n=64 --steps=20
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_updates_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout && nothing_written && echo 0 || echo 1) \
   "--bench prints rates and writes nothing"
+
+# messages: a value holding a newline is shown escaped, on one line; a
+# prefix too long for a file name says so, not that its directory is
+# unwritable; the memory check heeds the process's limit (ulimit -v)
+clean_dir
+run --steps="$(printf '1\n2')"
+result $([ "$(cat rc)" -eq 2 ] && [ "$(wc -l <stderr)" -eq 1 ] && grep -q "'1[\\]n2' is not an integer" stderr && nothing_written &&
+  echo 0 || echo 1) "--steps='1<newline>2': refused in one line, the newline shown escaped"
+bad 2 "the name is too long for the file system" --n=8 --steps=1 --output="$(printf 'o%.0s' $(seq 250))"
+clean_dir
+if (ulimit -v 400000 && "$bin" --n=8 --steps=1 --png=no --vti=no --progress=0 --output=out >/dev/null 2>&1); then
+  (ulimit -v 400000 && "$bin" --n=8000,8000 --steps=1 --progress=0 --output=out >stdout 2>stderr; echo $? >rc)
+  result $([ "$(cat rc)" -eq 2 ] && grep -q "too large for memory" stderr && [ "$(grep -c . stderr)" -eq 1 ] && echo 0 || echo 1) \
+    "under ulimit -v 400000 a 1 GB grid is refused before the run, exit 2 (got exit $(cat rc))"
+else
+  echo "ok $((n + 1)) # SKIP ulimit -v: this build does not start under a 400 MB address space (a sanitizer's)"
+  n=$((n + 1))
+fi
 
 "$bin" --help >stdout 2>&1
 result $([ $? -eq 0 ] && grep -q -- '--backend=auto|serial|openmp|cuda' stdout && echo 0 || echo 1) "--help lists the options"

@@ -135,23 +135,35 @@ CASES
 
 # A disk that fills up at a checkpoint (a small tmpfs, where this machine
 # lets the test mount one): exit 1, the error names the newest checkpoint
-# written, not the one that failed, and that one restarts.
+# written, not the one that failed, and that one restarts, its series from
+# the .partial file; an earlier run's complete series in the same prefix is
+# still there, untouched, until the restart completes its own.
 bin="$top/drivers/hd-heat"
 small=$(mktemp -d)
 if mount -t tmpfs -o size=100k tmpfs "$small" 2>/dev/null; then
+  (cd "$small" && "$bin" --n=8 --steps=40 --csv-every=5 --progress=0 --vti=no --png=no --output=o >/dev/null 2>&1)
+  earlier=$(cksum <"$small/o.csv")
   (cd "$small" && "$bin" --n=64 --steps=40 --checkpoint-every=10 --csv-every=5 --progress=0 --output=o >/dev/null 2>err)
   rc=$?
   cp "$small/err" full.err
   last=$(sed -n 's/.*; last checkpoint \(o\.ckpt\.[0-9]*\)$/\1/p' full.err)
   result $([ $rc -eq 1 ] && grep -q 'No space left on device' full.err && [ -n "$last" ] && [ -f "$small/$last" ] &&
-    ! grep -q "writing $last failed" full.err &&
-    (cd "$small" && rm -f err && "$bin" --n=64 --steps=40 --csv-every=5 --progress=0 --output=o --restart="$last" \
-      --fresh-series --vti=no --png=no >/dev/null 2>&1) && echo 0 || echo 1) \
-    "a full disk at a checkpoint: exit 1 naming the last checkpoint written (${last:-none}), which restarts"
+    ! grep -q "writing $last failed" full.err && echo 0 || echo 1) \
+    "a full disk at a checkpoint: exit 1 naming the last checkpoint written (${last:-none})"
+  result $([ "$earlier" = "$(cksum <"$small/o.csv")" ] && [ -s "$small/o.csv.partial" ] && echo 0 || echo 1) \
+    "a full disk at a checkpoint: the earlier run's complete o.csv is untouched; the rows so far are in o.csv.partial"
+  (cd "$small" && rm -f err o.png o.vti && "$bin" --n=64 --steps=40 --csv-every=5 --progress=0 --output=o \
+    --restart="$last" --vti=no --png=no >/dev/null 2>&1)
+  rc=$?
+  "$bin" --n=64 --steps=40 --csv-every=5 --progress=0 --vti=no --png=no --output=straight >/dev/null 2>&1
+  result $([ $rc -eq 0 ] && cmp -s "$small/o.csv" straight.csv && [ ! -e "$small/o.csv.partial" ] && echo 0 || echo 1) \
+    "a full disk at a checkpoint: the restart from $last continues the series (o.csv that of a straight run, no .partial left)"
   umount "$small"
 else
-  echo "ok $((n + 1)) # SKIP a full disk: this machine does not let the test mount a tmpfs"
-  n=$((n + 1))
+  for what in "the error" "the earlier series" "the restart"; do
+    echo "ok $((n + 1)) # SKIP a full disk ($what): this machine does not let the test mount a tmpfs"
+    n=$((n + 1))
+  done
 fi
 rmdir "$small"
 
@@ -172,7 +184,7 @@ restart_bad() { # pattern, checkpoint, grid, extra arguments
   clean_dir
   "$bin" --n="$grid" --steps=20 --progress=0 --output=out --restart="$file" "$@" >stdout 2>stderr
   rc=$?
-  if [ $rc -eq 2 ] && grep -q -- "$pattern" stderr && nothing_written; then
+  if [ $rc -eq 2 ] && grep -q -- "$pattern" stderr && [ "$(grep -c . stderr)" -eq 1 ] && nothing_written; then
     result 0 "restart from $file refused: $pattern"
   else
     result 1 "restart from $file refused: $pattern (exit $rc)"
@@ -188,6 +200,18 @@ restart_bad "grid 40 x 40 x 1, this run 41 x 40 x 1" "$good" 41,40
 restart_bad "parameters differ: 'alpha=1' in the checkpoint, 'alpha=2' now" "$good" 40 --alpha=2
 restart_bad "cannot open checkpoint 'none.ckpt'" none.ckpt 40
 restart_bad "not an hd checkpoint" "$src/tests/fdtd_sanitize.in" 40
+# forged: rewritten with every CRC valid (tests/ckpt_forge); unchanged, the
+# forger's file restarts, so the refusals below are the changes'
+forge="$top/tests/ckpt_forge"
+"$forge" "$good" same.ckpt && "$forge" "$good" neg.ckpt step=-5 time=step && "$forge" "$good" later.ckpt step=19 &&
+  "$forge" "$good" pad.ckpt pad
+result $? "tests/ckpt_forge rewrites a checkpoint"
+clean_dir
+"$bin" --n=40 --steps=20 --progress=0 --output=out --restart=same.ckpt --fresh-series >/dev/null 2>&1
+result $? "a checkpoint rewritten unchanged by the forger restarts"
+restart_bad "corrupted header (step -5 at time" neg.ckpt 40 --fresh-series
+restart_bad "corrupted header (step 19 at time" later.ckpt 40 --fresh-series
+restart_bad "corrupted record of array 1" pad.ckpt 40 --fresh-series
 
 # What shapes the outputs is in the checkpoint: a restart with other probes,
 # another N-body force method or other FDTD probes is refused, exit 2
@@ -221,6 +245,37 @@ rm -rf keep && mkdir keep
 "$bin" --n=24 --steps=50 --checkpoint-every=5 --checkpoint-keep=2 --progress=0 --output=keep/k >/dev/null 2>&1
 result $([ "$(ls keep | grep -c ckpt)" -eq 2 ] && [ -f keep/k.ckpt.000000000045 ] && [ -f keep/k.ckpt.000000000040 ] &&
   echo 0 || echo 1) "--checkpoint-keep=2 keeps the newest two"
+# ... of its own: an earlier run's checkpoints in the prefix are neither
+# counted nor deleted; a restart prunes those of the run it continues
+"$bin" --n=24 --steps=30 --checkpoint-every=10 --checkpoint-keep=2 --progress=0 --output=keep/k >/dev/null 2>&1
+result $([ "$(ls keep | grep ckpt | sed 's/.*\.0*//' | tr '\n' ' ')" = "10 20 40 45 " ] && echo 0 || echo 1) \
+  "a second run in the prefix keeps its own newest two and the earlier run's (got: $(ls keep | grep ckpt | sed 's/.*\.0*//' | tr '\n' ' '))"
+rm -rf keep && mkdir keep
+"$bin" --n=24 --steps=20 --checkpoint-every=5 --progress=0 --output=keep/k >/dev/null 2>&1
+"$bin" --n=24 --steps=40 --checkpoint-every=5 --restart=keep/k.ckpt.000000000010 --progress=0 --output=keep/k >/dev/null 2>&1
+result $([ "$(ls keep | grep ckpt | sed 's/.*\.0*//' | tr '\n' ' ')" = "25 30 35 " ] && echo 0 || echo 1) \
+  "a restart from step 10 prunes the continued run's checkpoints with its own (got: $(ls keep | grep ckpt | sed 's/.*\.0*//' | tr '\n' ' '))"
+
+# One run at a time in a prefix: a second is refused in one line naming the
+# first's process, exit 2, nothing of it written; the lock goes with the
+# process, even when it is killed
+rm -rf lock && mkdir lock
+"$bin" --n=64 --steps=100000000 --progress=0 --output=lock/o >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do [ -e lock/.o.lock ] && break; sleep 0.1; done
+before=$(ls -A lock | grep -v '^\.o\.' | cksum)
+"$bin" --n=24 --steps=2 --progress=0 --output=lock/o >stdout 2>stderr
+rc=$?
+result $([ $rc -eq 2 ] && [ "$(grep -c . stderr)" -eq 1 ] && grep -q "another run (process $holder) writes the outputs of prefix 'lock/o'" stderr &&
+  [ "$before" = "$(ls -A lock | grep -v '^\.o\.' | cksum)" ] && echo 0 || echo 1) \
+  "a second run on a prefix in use is refused, naming the first's process, exit 2, nothing written"
+"$bin" --n=24 --steps=2 --progress=0 --output=lock/other >/dev/null 2>&1
+result $? "a run on another prefix in the same directory goes ahead"
+kill -KILL $holder
+wait $holder 2>/dev/null
+"$bin" --n=24 --steps=2 --progress=0 --output=lock/o >/dev/null 2>&1
+result $([ $? -eq 0 ] && [ -f lock/o.csv ] && echo 0 || echo 1) "after the holder is killed (its lock file left), the prefix is free"
+result $([ ! -e lock/.o.lock ] && echo 0 || echo 1) "a run that ends removes its lock file"
 
 # a blow-up (a source that overflows the field) names the step, the time
 # step against its limit and the newest checkpoint, exit 1

@@ -180,6 +180,6 @@ int cavity_write_fields(hd_out *o, const hd_decomp *d, const char *prefix, long 
   err[0] = 0;
   bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, NULL, xyz, arr, 4, err, en) : hd_vtr_write(o, dims, xyz, arr, 4);
   free(x);
-  if (bad && !err[0]) snprintf(err, en, "writing %.900s failed", o->path);
+  if (bad && !err[0]) snprintf(err, en, "cannot write %.900s: %s", o->path, hd_out_error());
   return bad ? -1 : 0;
 }

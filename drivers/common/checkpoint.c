@@ -90,7 +90,7 @@ static void put(sink *s, const void *p, size_t n) {
 static void put_u32(sink *s, uint32_t v) { put(s, &v, sizeof v); }
 static void put_u64(sink *s, uint64_t v) { put(s, &v, sizeof v); }
 
-void hd_ckpt_prune(const char *prefix, int keep) {
+void hd_ckpt_prune(const char *prefix, int keep, const long *own, int nown, long upto) {
   char dir[4096], base[4096], path[2 * 4096 + 32]; /* never truncates */
   const char *slash = strrchr(prefix, '/');
   long *steps = NULL;
@@ -107,6 +107,11 @@ void hd_ckpt_prune(const char *prefix, int keep) {
     if (strncmp(e->d_name, base, blen) || strlen(e->d_name) != blen + 12) continue;
     s = strtol(e->d_name + blen, &end, 10);
     if (*end) continue;
+    if (s > upto) { /* not the continued run's: this run's own, or left alone */
+      int k;
+      for (k = 0; k < nown && own[k] != s; ++k) continue;
+      if (k == nown) continue;
+    }
     if (count == cap) {
       long *m = (long *)realloc(steps, (cap = cap ? 2 * cap : 16) * sizeof *steps);
       if (!m) break;
@@ -129,7 +134,7 @@ void hd_ckpt_prune(const char *prefix, int keep) {
   free(steps);
 }
 
-int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, size_t pn, char *err, size_t n) {
+int hd_ckpt_write(const hd_ckpt *c, const char *prefix, char *path, size_t pn, char *err, size_t n) {
   hd_out o;
   sink s;
   const uint32_t plen = (uint32_t)strlen(c->params);
@@ -174,9 +179,7 @@ int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, si
     hd_out_abort(&o);
     return -1;
   }
-  if (hd_out_commit(&o, err, n)) return -1;
-  if (keep > 0) hd_ckpt_prune(prefix, keep);
-  return 0;
+  return hd_out_commit(&o, err, n);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -206,6 +209,15 @@ static void param_diff(const char *a, const char *b, char *out, size_t n) {
     a += la + (ea ? 1 : 0), b += lb + (eb ? 1 : 0);
   }
   snprintf(out, n, "(texts equal)");
+}
+
+/* A name field as written: the name, then zeros to its end (the bytes no
+ * CRC covers). */
+static int padded(const char *name, size_t n) {
+  size_t k = strnlen(name, n);
+  if (k == n) return 0;
+  while (k < n && name[k] == '\0') ++k;
+  return k == n;
 }
 
 int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
@@ -250,6 +262,9 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
     if (fread(&hcrc, 4, 1, s.f) != 1) FAIL("%.900s: truncated header", path);
     if (hcrc != expect || hash != hd_fnv1a(params)) FAIL("%.900s: corrupted header (CRC mismatch)", path);
   }
+  /* what a CRC cannot tell: a header forged with a new one */
+  if (step < 0 || time != (double)step * dt)
+    FAIL("%.900s: corrupted header (step %lld at time %.17g with dt %.17g)", path, (long long)step, time, dt);
   driver[sizeof driver - 1] = '\0';
   if (strncmp(driver, want->driver, sizeof driver))
     FAIL("%.900s: written by %s, not %s", path, driver, want->driver);
@@ -277,7 +292,7 @@ int hd_ckpt_read(const char *path, hd_ckpt *want, char *err, size_t n) {
     uint32_t crc;
     if (get(&s, name, sizeof name) || get(&s, &bytes, 8) || get(&s, &crc, 4))
       FAIL("%.900s: truncated before array %d", path, k + 1);
-    name[sizeof name - 1] = '\0';
+    if (!padded(name, sizeof name)) FAIL("%.900s: corrupted record of array %d", path, k + 1);
     if (any) memcpy(a->name, name, sizeof name);
     if (!a->data && !strncmp(name, a->name, sizeof name)) { /* any size: the file's, in a buffer of ours */
       const long at = ftell(s.f);

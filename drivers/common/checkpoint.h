@@ -15,9 +15,11 @@
  *   u32 CRC of all of the header before it;
  *   per array: char name[16], u64 bytes, u32 CRC, the bytes.
  * Written atomically (hd_out: temporary file, fsync, rename, fsync of the
- * directory) as PREFIX.ckpt.STEP, keeping the newest K.  A reader refuses
- * anything short, corrupted, of another version, byte order, driver,
- * precision, grid or parameters, naming what differs. */
+ * directory) as PREFIX.ckpt.STEP.  A reader refuses anything short,
+ * corrupted, of another version, byte order, driver, precision, grid or
+ * parameters, naming what differs; and what no CRC covers or a forged
+ * header with new CRCs may hold: a negative step, a time that is not
+ * step x dt, bytes after a name other than zeros. */
 #ifndef HD_DRV_CHECKPOINT_H
 #define HD_DRV_CHECKPOINT_H
 
@@ -91,13 +93,15 @@ void hd_ckpt_param(hd_ckpt *c, const char *key, const char *fmt, ...);
 void hd_ckpt_set_value(hd_ckpt *c, const char *name, double v);
 int hd_ckpt_get_value(const hd_ckpt *c, const char *name, double *v);
 
-/* Write c as PREFIX.ckpt.STEP (12 digits), then remove all but the newest
- * `keep` checkpoints of PREFIX; the path written goes to path.  0, or -1
- * with a message (nothing half-written is left). */
-int hd_ckpt_write(const hd_ckpt *c, const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+/* Write c as PREFIX.ckpt.STEP (12 digits); the path written goes to path.
+ * 0, or -1 with a message (nothing half-written is left). */
+int hd_ckpt_write(const hd_ckpt *c, const char *prefix, char *path, size_t pn, char *err, size_t n);
 
-/* Remove all but the newest `keep` PREFIX.ckpt.NNNNNNNNNNNN files. */
-void hd_ckpt_prune(const char *prefix, int keep);
+/* Remove all but the newest `keep` of the PREFIX.ckpt.NNNNNNNNNNNN files
+ * a run may delete: those of the steps own[0..nown) (the ones it wrote)
+ * and those at steps up to `upto` (the run it continues; -1: none).  An
+ * earlier run's checkpoints in the same prefix are not its to delete. */
+void hd_ckpt_prune(const char *prefix, int keep, const long *own, int nown, long upto);
 
 /* Read `path` into the arrays of `want`, whose driver, real size, dims,
  * parameters and array names and sizes it must match; step, time and dt

@@ -25,9 +25,23 @@ void hd_drv_common_defaults(hd_drv_common *c, const char *output) {
   snprintf(c->output, sizeof c->output, "%s", output);
 }
 
+void hd_drv_say(const char *prog, int rank, const char *msg, const char *note) {
+  char line[8192];
+  size_t k = 0;
+  const char *p;
+  for (p = msg; *p && k + 5 < sizeof line; ++p) { /* a value the user gave may hold a newline */
+    const unsigned char ch = (unsigned char)*p;
+    if (ch >= 0x20 && ch != 0x7f) line[k++] = (char)ch;
+    else if (ch == '\n') line[k++] = '\\', line[k++] = 'n';
+    else k += (size_t)snprintf(line + k, sizeof line - k, "\\x%02x", ch);
+  }
+  line[k] = '\0';
+  if (rank >= 0) fprintf(stderr, "%s: error: rank %d: %s%s\n", prog, rank, line, note ? note : "");
+  else fprintf(stderr, "%s: error: %s%s\n", prog, line, note ? note : "");
+}
+
 int hd_drv_usage_error(const char *prog, const char *msg) {
-  if (hd_par_rank() == 0) /* every rank of a distributed run reaches it */
-    fprintf(stderr, "%s: error: %s\n", prog, msg);
+  if (hd_par_rank() == 0) hd_drv_say(prog, -1, msg, NULL); /* every rank of a distributed run reaches it */
   return 2;
 }
 
@@ -69,8 +83,8 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
   bad = hd_backend_open(c->backend - 1, device, ctx, core, why, n) != HD_OK;
   if (hd_par_any(bad)) { /* every rank stops when one cannot start */
     const int all = !hd_par_any(!bad); /* then the reason is the same: rank 0 says it */
-    if (bad && !all) fprintf(stderr, "%s: error: rank %d: %s\n", prog, hd_par_rank(), ctx->msg);
-    else if (bad && hd_par_rank() == 0) fprintf(stderr, "%s: error: %s\n", prog, ctx->msg);
+    if (bad && !all) hd_drv_say(prog, hd_par_rank(), ctx->msg, NULL);
+    else if (bad && hd_par_rank() == 0) hd_drv_say(prog, -1, ctx->msg, NULL);
     if (!bad) (*core)->destroy(ctx);
     return c->backend == 0 ? 1 : 2;
   }
@@ -173,6 +187,7 @@ int hd_drv_ckpt_init(hd_drv_ckpt *k, const hd_drv_common *c, char *err, size_t n
   char *end;
   memset(k, 0, sizeof *k);
   k->keep = c->ckpt_keep > 0 ? (int)c->ckpt_keep : 3;
+  k->upto = -1;
   k->last = hd_wtime();
   k->com = c;
   if (c->fresh_series && !c->restart[0]) return snprintf(err, n, "--fresh-series: only with --restart"), -1;
@@ -284,7 +299,7 @@ static int prepare(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_i
 }
 
 int hd_drv_ckpt_save(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
-                     int keep, char *path, size_t pn, char *err, size_t n) {
+                     char *path, size_t pn, char *err, size_t n) {
   int k, rc;
   if (prepare(ctx, c, state, narrays, io, err, n)) return -1;
   for (k = 0; k < narrays; ++k)
@@ -293,7 +308,7 @@ int hd_drv_ckpt_save(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state
       free_arrays(c);
       return -1;
     }
-  rc = hd_ckpt_write(c, prefix, keep, path, pn, err, n);
+  rc = hd_ckpt_write(c, prefix, path, pn, err, n);
   free_arrays(c);
   return rc;
 }
@@ -324,14 +339,14 @@ static void rank_prefix(const char *prefix, int rank, int size, char *out, size_
 /* The manifest lists each rank's file and, for blocks of x rows, its
  * rows along y and z: "rank R FILE rows YLO YHI YGHOST ZLO ZHI ZGHOST". */
 static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
-                      int keep, const hd_drv_rows *rows, char *path, size_t pn, char *err, size_t n) {
+                      const hd_drv_rows *rows, char *path, size_t pn, char *err, size_t n) {
   const int rank = hd_par_rank(), size = hd_par_size();
   char mine[4096 + 64], part[4096 + 96];
   long *all = NULL;
   int bad, r;
-  if (size == 1) return hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, keep, path, pn, err, n);
+  if (size == 1) return hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, path, pn, err, n);
   rank_prefix(prefix, rank, size, mine, sizeof mine);
-  bad = hd_drv_ckpt_save(ctx, c, state, narrays, io, mine, 0, part, sizeof part, err, n) != 0;
+  bad = hd_drv_ckpt_save(ctx, c, state, narrays, io, mine, part, sizeof part, err, n) != 0;
   if (!bad && rows) { /* every block's rows, for the manifest */
     if (!(all = (long *)malloc((size_t)size * 6 * sizeof(long)))) bad = snprintf(err, n, "checkpoint: out of host memory");
     for (r = 0; all && r < 2; ++r)
@@ -366,21 +381,18 @@ static int save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_stat
       }
       bad = hd_out_commit(&o, err, n) != 0;
     }
-    if (!bad && keep > 0) hd_ckpt_prune(prefix, keep);
   }
   free(all);
   if (hd_par_any(bad)) {
     if (!bad) snprintf(err, n, "checkpoint: rank 0 could not write the manifest");
     return -1;
   }
-  rank_prefix(prefix, rank, size, mine, sizeof mine);
-  if (keep > 0) hd_ckpt_prune(mine, keep);
   return 0;
 }
 
 int hd_drv_ckpt_save_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd_state_io_fn io, const char *prefix,
-                           int keep, char *path, size_t pn, char *err, size_t n) {
-  return save_ranks(ctx, c, state, narrays, io, prefix, keep, NULL, path, pn, err, n);
+                           char *path, size_t pn, char *err, size_t n) {
+  return save_ranks(ctx, c, state, narrays, io, prefix, NULL, path, pn, err, n);
 }
 
 /* This rank's file named by the manifest at `path`; 0 or -1 + message. */
@@ -451,7 +463,7 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
              : hd_vti_write_block(&piece, n, lo, cnt, origin, dx, arrays, narrays)) != 0 ||
           hd_out_commit(&piece, err, en) != 0;
     hd_out_abort(&piece); /* nothing left to remove after a commit */
-    if (bad && !err[0]) snprintf(err, en, "cannot write %s", path);
+    if (bad && !err[0]) snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
   }
   if (hd_par_any(bad) || hd_par_allgather(ext, 6 * sizeof(long), size)) {
     if (!bad) snprintf(err, en, "writing the pieces failed on another rank");
@@ -712,8 +724,9 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
     uint64_t e, ne = nk ? c->arrays[keyof[a]].bytes / sizeof *nk : 0;
     for (e = 0; e < ne && !bad; ++e)
       if (nk[e].id >= 0 && !found[a][e])
-        bad = snprintf(err, n, "restart: no block of '%.900s' holds the '%s' entry %lld of row (%d, %d): another model?",
-                       path, c->arrays[a].name, (long long)nk[e].id, (int)nk[e].y, (int)nk[e].z);
+        bad = snprintf(err, n, "restart: '%.900s' was written for another model: its saved '%s' state has nothing for a "
+                       "cell this run needs (row y = %d, z = %d); restart with the input it was written with",
+                       path, c->arrays[a].name, (int)nk[e].y, (int)nk[e].z);
   }
   for (a = 0; a < narrays && !bad; ++a)
     if (io(ctx, state, a, c->arrays[a].name, &c->arrays[a].bytes, c->arrays[a].data, 0) != HD_OK)
@@ -728,6 +741,19 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, hd_ckpt *c, void *sta
     return -1;
   }
   return 0;
+}
+
+/* Note `step` among this run's checkpoints and prune: rank 0 the files
+ * or manifests of PREFIX, each rank its block's files. */
+static void prune(hd_drv_ckpt *k, const char *prefix, long step, int replicated) {
+  char mine[4096 + 64];
+  if (k->nown == 0 || k->own[k->nown - 1] != step) k->own[k->nown++] = step;
+  if (hd_par_rank() == 0) hd_ckpt_prune(prefix, k->keep, k->own, k->nown, k->upto);
+  if (!replicated && hd_par_size() > 1) {
+    rank_prefix(prefix, hd_par_rank(), hd_par_size(), mine, sizeof mine);
+    hd_ckpt_prune(mine, k->keep, k->own, k->nown, k->upto);
+  }
+  if (k->nown > k->keep) memmove(k->own, k->own + 1, (size_t)--k->nown * sizeof *k->own); /* pruned just now */
 }
 
 int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c, long step, double dt, int more,
@@ -745,13 +771,14 @@ int hd_drv_ckpt_point(const char *prog, hd_ctx *ctx, hd_drv_ckpt *k, hd_ckpt *c,
     return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;
   }
   if (replicated) {
-    bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, k->keep, path, pn, err, sizeof err);
+    bad = root && hd_drv_ckpt_save(ctx, c, state, narrays, io, prefix, path, pn, err, sizeof err);
     if (hd_par_any(bad) && !bad) snprintf(err, sizeof err, "checkpoint: rank 0 could not write it");
   } else {
-    bad = save_ranks(ctx, c, state, narrays, io, prefix, k->keep, k->rows.total[1] ? &k->rows : NULL, path, pn, err,
+    bad = save_ranks(ctx, c, state, narrays, io, prefix, k->rows.total[1] ? &k->rows : NULL, path, pn, err,
                      sizeof err) != 0;
   }
   if (bad || err[0]) return hd_fail(ctx, HD_ERR_IO, "%s", err), HD_DRV_FAILED;
+  prune(k, prefix, step, replicated);
   if (!sig) return HD_DRV_GO_ON;
   return root ? hd_drv_signal_exit(prog, sig, path) : sig == SIGINT ? 130 : 0;
 }

@@ -56,7 +56,7 @@ typedef struct hd_drv_common {
   {"checkpoint-every", CLI_STRING, (c).ckpt_every, "N|Ts",                                         \
    "write a checkpoint every N steps, or every T seconds (e.g. 600s)", 1, 0, sizeof (c).ckpt_every, \
    NULL, 0, 0, 0},                                                                                 \
-  {"checkpoint-keep", CLI_INT, &(c).ckpt_keep, "K", "checkpoints kept (default 3)", 1, 1000, 0, NULL, \
+  {"checkpoint-keep", CLI_INT, &(c).ckpt_keep, "K", "checkpoints kept (default 3)", 1, HD_DRV_KEEP_MAX, 0, NULL, \
    0, 0, 0},                                                                                       \
   {"restart", CLI_STRING, (c).restart, "FILE",                                                     \
    "continue from a checkpoint, and its time series from the files beside it", 1, 0, sizeof (c).restart, \
@@ -74,6 +74,9 @@ int hd_drv_parse(cli_opt *opts, int argc, char **argv, const char *prog, const c
 
 /* "prog: error: msg" on stderr; returns 2 (bad input). */
 int hd_drv_usage_error(const char *prog, const char *msg);
+/* "PROG: error: [rank R: ]MSG[NOTE]" on stderr, one line: control
+ * characters in msg (a value the user gave) shown escaped.  rank < 0: none. */
+void hd_drv_say(const char *prog, int rank, const char *msg, const char *note);
 
 /* Open the backend the options ask for; returns 0, or the exit status after
  * printing the reason (2 when a named backend is missing, 1 otherwise). */
@@ -150,12 +153,18 @@ enum {
   HD_DRV_LIST  /* a list: each entry from the old block that owns its key's row (or any holding it) */
 };
 
+#define HD_DRV_KEEP_MAX 1000 /* --checkpoint-keep's largest value */
+
 /* When checkpoints are due: every `steps` steps or `seconds` seconds; and
  * the time series they carry (drivers/common/series.h). */
 typedef struct hd_drv_ckpt {
   long steps;
   double seconds, last;
   int keep, nseries;
+  /* the checkpoints this run wrote and may prune (newest last), and the
+   * step of the one it continues (-1: none) */
+  long own[HD_DRV_KEEP_MAX + 1], upto;
+  int nown;
   struct hd_out *series[HD_CKPT_MAX_SERIES];
   const char *suffix[HD_CKPT_MAX_SERIES];
   const hd_drv_common *com;
@@ -197,7 +206,7 @@ int hd_drv_ckpt_due(hd_drv_ckpt *k, long step);
 /* Save the state's arrays with c's header as PREFIX.ckpt.STEP (c->step,
  * time, dt set by the caller); the path goes to path.  0 or -1 + message. */
 int hd_drv_ckpt_save(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
-                     const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+                     const char *prefix, char *path, size_t pn, char *err, size_t n);
 
 /* Load `path` into the state (c holds what it must match); 0 or -1. */
 int hd_drv_ckpt_load(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
@@ -206,11 +215,11 @@ int hd_drv_ckpt_load(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, h
 /* The same for a grid shared by MPI ranks: each rank's block goes to
  * PREFIX.rRofP.ckpt.STEP, then rank 0 writes the manifest PREFIX.ckpt.STEP
  * naming them, last, so a manifest exists only when every block is
- * complete; older ones are pruned after it.  A restart names the manifest;
+ * complete.  A restart names the manifest;
  * it must come from as many ranks.  On one rank these are the functions
  * above.  Collective; the result is agreed by all ranks. */
 int hd_drv_ckpt_save_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
-                           const char *prefix, int keep, char *path, size_t pn, char *err, size_t n);
+                           const char *prefix, char *path, size_t pn, char *err, size_t n);
 int hd_drv_ckpt_load_ranks(hd_ctx *ctx, struct hd_ckpt *c, void *state, int narrays, hd_state_io_fn io,
                            const char *path, char *err, size_t n);
 
@@ -228,7 +237,8 @@ int hd_drv_ckpt_restore(hd_ctx *ctx, const hd_drv_ckpt *k, struct hd_ckpt *c, vo
                         hd_state_io_fn io, const char *path, char *err, size_t n);
 
 /* The end of a stretch of steps (after `step`): a checkpoint when one is
- * due (and `more` steps follow) or a signal came, all ranks agreeing.
+ * due (and `more` steps follow) or a signal came, all ranks agreeing; then
+ * all but the newest `keep` of those this run may delete (hd_ckpt_prune).
  * `replicated`: every rank holds the whole state and rank 0 writes it
  * alone; otherwise hd_drv_ckpt_save_ranks.  Returns HD_DRV_GO_ON,
  * HD_DRV_FAILED after hd_fail, or after a signal the exit status (the

@@ -178,6 +178,17 @@ static int pvti_open(hd_field_file *f, char *err, size_t en) {
     f->type = p->type;
     covered += (double)p->n[0] * (double)p->n[1] * (double)p->n[2];
   }
+  for (k = 0; k < f->npieces; ++k) { /* no cell twice: with the count, the pieces tile the image */
+    int j;
+    for (j = k + 1; j < f->npieces; ++j) {
+      const hd_field_file *p = &f->pieces[k], *q = &f->pieces[j];
+      for (d = 0; d < 3 && p->lo[d] < q->lo[d] + q->n[d] && q->lo[d] < p->lo[d] + p->n[d]; ++d) continue;
+      if (d == 3) {
+        snprintf(err, en, "%s: pieces %d (%s) and %d (%s) overlap", f->path, k + 1, p->path, j + 1, q->path);
+        goto out;
+      }
+    }
+  }
   if (covered != (double)f->n[0] * (double)f->n[1] * (double)f->n[2]) {
     snprintf(err, en, "%s: its pieces hold %.0f cells, the image %ld x %ld x %ld", f->path, covered, f->n[0], f->n[1],
              f->n[2]);

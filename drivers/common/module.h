@@ -123,6 +123,7 @@ struct hd_drv_run {
   long step, step0;
   int cont;                  /* a restart continues the series */
   int stop;
+  int lock;                  /* the prefix's lock (rank 0), or -1 */
   double wall, steps_wall;   /* the march; the steps alone */
 };
 

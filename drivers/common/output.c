@@ -54,6 +54,11 @@ int hd_out_open(hd_out *o, const char *path, char *err, size_t n) {
   memcpy(o->tmp, dir, strlen(dir));
   sprintf(o->tmp + strlen(dir), "/.%s.XXXXXX", base);
   fd = mkstemp(o->tmp);
+  if (fd < 0 && errno == ENAMETOOLONG) { /* the file's name, not the directory */
+    snprintf(err, n, "cannot write '%s': the name is too long for the file system (shorten --output)", path);
+    o->tmp[0] = '\0';
+    return -1;
+  }
   if (fd < 0) {
     snprintf(err, n, "cannot write in directory '%s': %s", dir, strerror(errno));
     o->tmp[0] = '\0';
@@ -78,6 +83,14 @@ int hd_out_open(hd_out *o, const char *path, char *err, size_t n) {
 
 int hd_out_write(hd_out *o, const void *p, size_t bytes) {
   return fwrite(p, 1, bytes, o->f) == bytes ? 0 : -1;
+}
+
+const char *hd_out_error(void) { return errno ? strerror(errno) : "write error"; }
+
+int hd_out_rewind(hd_out *o, char *err, size_t n) {
+  if (fflush(o->f) != 0 || ftruncate(fileno(o->f), 0) != 0 || fseeko(o->f, 0, SEEK_SET) != 0)
+    return snprintf(err, n, "cannot rewrite '%.900s': %s", o->tmp, strerror(errno)), -1;
+  return 0;
 }
 
 int hd_out_discard(hd_out *o, char *err, size_t n) {

@@ -31,6 +31,11 @@ int hd_out_commit(hd_out *o, char *err, size_t n);
  * close it.  0, or -1 + message. */
 int hd_out_discard(hd_out *o, char *err, size_t n);
 void hd_out_abort(hd_out *o);
+/* Empty an open output again.  0, or -1 + message. */
+int hd_out_rewind(hd_out *o, char *err, size_t n);
+
+/* Why the last write failed (errno's text), for messages. */
+const char *hd_out_error(void);
 
 /* Write bytes; returns 0 on success. */
 int hd_out_write(hd_out *o, const void *p, size_t bytes);

@@ -13,9 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "decomp.h"
+#include "prefix_lock.h"
+#include "series.h"
 #include "sys.h"
 
 #define HD_DRV_MAX_OPTIONS 160
@@ -92,9 +95,9 @@ static int status(hd_drv_run *r, int rc) {
   if (rc == HD_DRV_BAD_INPUT) return hd_drv_usage_error(prog, r->err);
   if (rc != HD_DRV_FAILED) return rc;
   if (r->ranks > 1)
-    fprintf(stderr, "%s: error: rank %d: %s\n", prog, hd_par_rank(), r->ctx.msg[0] ? r->ctx.msg : "run failed");
+    hd_drv_say(prog, hd_par_rank(), r->ctx.msg[0] ? r->ctx.msg : "run failed", NULL);
   else
-    fprintf(stderr, "%s: error: %s%s\n", prog, r->ctx.msg[0] ? r->ctx.msg : "run failed", hd_drv_ckpt_note(r));
+    hd_drv_say(prog, -1, r->ctx.msg[0] ? r->ctx.msg : "run failed", hd_drv_ckpt_note(r));
   abort_outputs(r);
   hd_par_abort(1); /* other ranks may wait in a collective */
   return 1;
@@ -122,11 +125,28 @@ static int open_outputs(hd_drv_run *r) {
   return 0;
 }
 
+/* One run at a time in a prefix (rank 0 holds the lock for all).  0, or
+ * HD_DRV_BAD_INPUT. */
+static int lock_prefix(hd_drv_run *r) {
+  const int bad = r->root && (r->lock = hd_prefix_lock(r->com->output, r->err, sizeof r->err)) == -1;
+  if (!hd_par_any(bad)) return 0;
+  if (!bad) snprintf(r->err, sizeof r->err, "rank 0 could not lock the prefix '%.900s'", r->com->output);
+  return HD_DRV_BAD_INPUT;
+}
+
+/* The outputs in place; then the series published at the checkpoints are
+ * complete and their .partial files go. */
 static int commit_outputs(hd_drv_run *r) {
+  char partial[sizeof r->out[0].path + 16];
   int k;
   for (k = 0; k < r->nslot; ++k)
     if (r->slot[k].want && hd_out_commit(&r->out[k], r->err, sizeof r->err))
       return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
+  for (k = 0; r->root && k < r->nslot; ++k)
+    if (r->slot[k].want && (r->slot[k].flags & HD_DRV_SERIES)) {
+      hd_series_partial(r->out[k].path, partial, sizeof partial);
+      unlink(partial);
+    }
   return HD_DRV_OK;
 }
 
@@ -140,7 +160,7 @@ static int restore(hd_drv_run *r) {
                       : hd_drv_ckpt_restore(&r->ctx, &r->ckp, r->ck, r->state, r->state_count(r->state), r->state_io,
                                             path, r->err, sizeof r->err);
   if (bad) return HD_DRV_BAD_INPUT;
-  r->step = r->step0 = (long)r->ck->step;
+  r->step = r->step0 = r->ckp.upto = (long)r->ck->step;
   if (r->step0 > r->total)
     return hd_drv_bad(r, "restart: the checkpoint is at step %ld, beyond this run's %ld steps", r->step0, r->total);
   if ((r->cont = hd_drv_series_resume(&r->ckp, r->ck, r->err, sizeof r->err)) < 0) return HD_DRV_BAD_INPUT;
@@ -259,10 +279,11 @@ static int run_parsed(hd_drv_run *r) {
   if (m->prepare && (rc = status(r, m->prepare(r))) != 0) return rc;
   if (com->bench) return banner(r), bench(r);
   hd_signals_install(); /* before any output is opened or a checkpoint read: a signal then still ends cleanly */
+  if ((rc = status(r, lock_prefix(r))) != 0) return rc;
   if ((rc = status(r, open_outputs(r))) != 0) return rc;
-  banner(r);
   if ((rc = status(r, m->create(r))) != 0) return rc;
   if ((rc = status(r, restore(r))) != 0) return rc;
+  banner(r); /* after what may refuse the run: a refusal is one line */
   if ((rc = status(r, m->start(r))) != 0) return rc;
   rc = march(r, &stopped);
   if (rc == HD_DRV_STOPPED) return stopped;
@@ -287,7 +308,7 @@ static int run_module(int argc, char **argv) {
     return 1;
   }
   r->mod = m, r->com = (hd_drv_common *)r->self, r->opts = opts, r->ck = &ck;
-  r->root = hd_par_rank() == 0, r->ranks = hd_par_size();
+  r->root = hd_par_rank() == 0, r->ranks = hd_par_size(), r->lock = -1;
   r->work = 1.0, r->work_unit = "steps/s";
   hd_drv_common_defaults(r->com, m->output);
   if (option_table(r, opts, HD_DRV_MAX_OPTIONS) < 0) {
@@ -298,6 +319,7 @@ static int run_module(int argc, char **argv) {
   }
   if (rc < 0) rc = run_parsed(r);
   abort_outputs(r); /* those not committed */
+  hd_prefix_unlock(r->lock, r->com->output);
   if (m->destroy) m->destroy(r);
   if (r->core) r->core->destroy(&r->ctx);
   free(r->self);

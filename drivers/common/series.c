@@ -25,7 +25,10 @@ static uint64_t copy(FILE *in, hd_out *out, uint64_t bytes, uint32_t *crc, int *
   return done;
 }
 
+void hd_series_partial(const char *target, char *path, size_t n) { snprintf(path, n, "%s.partial", target); }
+
 int hd_series_publish(hd_out *o, uint64_t *bytes, uint32_t *crc, char *err, size_t n) {
+  char partial[sizeof o->path + 16];
   hd_out p;
   FILE *in;
   long long end;
@@ -36,13 +39,14 @@ int hd_series_publish(hd_out *o, uint64_t *bytes, uint32_t *crc, char *err, size
     return snprintf(err, n, "cannot write '%.900s': %s", o->tmp, strerror(errno)), -1;
   if (!(in = fopen(o->tmp, "rb")))
     return snprintf(err, n, "cannot read back '%.900s': %s", o->tmp, strerror(errno)), -1;
-  if (hd_out_open(&p, o->path, err, n)) {
+  hd_series_partial(o->path, partial, sizeof partial);
+  if (hd_out_open(&p, partial, err, n)) {
     fclose(in);
     return -1;
   }
   if (copy(in, &p, (uint64_t)end, crc, &bad) != (uint64_t)end || bad ||
       (o->footer && hd_out_write(&p, o->footer, strlen(o->footer)))) {
-    snprintf(err, n, "cannot publish '%.900s': %s", o->path, strerror(errno));
+    snprintf(err, n, "cannot publish '%.900s': %s", partial, strerror(errno));
     fclose(in);
     hd_out_abort(&p);
     return -1;
@@ -52,12 +56,17 @@ int hd_series_publish(hd_out *o, uint64_t *bytes, uint32_t *crc, char *err, size
   return hd_out_commit(&p, err, n);
 }
 
-int hd_series_resume(hd_out *o, const char *from, uint64_t bytes, uint32_t crc, char *err, size_t n) {
+/* The first `bytes` bytes of `from` into o: 0, 1 (no such file), or -1,
+ * each with a message. */
+static int resume_from(hd_out *o, const char *from, uint64_t bytes, uint32_t crc, char *err, size_t n) {
   FILE *in = hd_fopen_input(from, "rb");
   uint32_t got_crc;
   uint64_t got;
   int bad = 0;
-  if (!in) return snprintf(err, n, "'%.900s', the series up to the checkpoint, cannot be read: %s", from, hd_input_error()), -1;
+  if (!in) {
+    snprintf(err, n, "'%.900s', the series up to the checkpoint, cannot be read: %s", from, hd_input_error());
+    return errno == ENOENT ? 1 : -1;
+  }
   got = copy(in, o, bytes, &got_crc, &bad);
   fclose(in);
   if (bad) return snprintf(err, n, "cannot write '%.900s': %s", o->tmp, strerror(errno)), -1;
@@ -68,4 +77,16 @@ int hd_series_resume(hd_out *o, const char *from, uint64_t bytes, uint32_t crc, 
     return snprintf(err, n, "'%.900s' is not the series the checkpoint recorded (its first %llu bytes differ: another "
                     "run's file, or edited)", from, (unsigned long long)bytes), -1;
   return 0;
+}
+
+int hd_series_resume(hd_out *o, const char *from, uint64_t bytes, uint32_t crc, char *err, size_t n) {
+  char partial[4096 + 16], why[2048];
+  int rc;
+  hd_series_partial(from, partial, sizeof partial);
+  if ((rc = resume_from(o, partial, bytes, crc, why, sizeof why)) == 0) return 0;
+  /* a finished run's series, or one written before .partial files */
+  if (hd_out_rewind(o, err, n)) return -1;
+  if (resume_from(o, from, bytes, crc, err, n) == 0) return 0;
+  if (rc < 0) snprintf(err, n, "%s", why); /* the .partial file's fault is the one to name */
+  return -1;
 }

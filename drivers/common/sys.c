@@ -16,16 +16,38 @@ double hd_wtime(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* What the process may still map under its limits (ulimit -v, -d), or 0
+ * when it has none. */
+static size_t limit_left(void) {
+  struct rlimit l;
+  unsigned long long pages = 0, left = 0;
+  const long page = sysconf(_SC_PAGESIZE);
+  FILE *f = fopen("/proc/self/statm", "r");
+  const int got = f && fscanf(f, "%llu", &pages) == 1;
+  int k;
+  if (f) fclose(f);
+  for (k = 0; k < 2; ++k) {
+    unsigned long long cap, used = got && page > 0 ? pages * (unsigned long long)page : 0;
+    if (getrlimit(k ? RLIMIT_DATA : RLIMIT_AS, &l) != 0 || l.rlim_cur == RLIM_INFINITY) continue;
+    cap = (unsigned long long)l.rlim_cur;
+    cap = cap > used ? cap - used : 1;
+    if (!left || cap < left) left = cap;
+  }
+  return (size_t)left;
+}
+
 size_t hd_host_mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   char line[256];
   unsigned long long kb = 0;
+  const size_t limit = limit_left();
   if (f) {
     while (fgets(line, sizeof line, f))
       if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
     fclose(f);
   }
-  if (kb) return (size_t)(kb * 1024ULL);
+  if (kb) return limit && limit < kb * 1024ULL ? limit : (size_t)(kb * 1024ULL);
+  if (limit) return limit;
 #if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
   {
     long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);

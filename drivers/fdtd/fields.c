@@ -107,7 +107,7 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
     const double x0[3] = {m->node[0][0], m->node[1][0], m->node[2][0]};
     const int uni = fdtd_uniform_mesh(&c->in);
     if (vol && (uni ? hd_vti_write(vol, n64, x0, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
-      snprintf(err, errn, "cannot write %.900s", vol->path);
+      snprintf(err, errn, "cannot write %.900s: %s", vol->path, hd_out_error());
       goto done;
     }
     if (sl) {
@@ -140,7 +140,7 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
        * is already x-fastest when u < v */
       if (hd_vtr_write(slv, sn, sx, &sa, 1)) {
         free(pl);
-        snprintf(err, errn, "cannot write %.900s", slv->path);
+        snprintf(err, errn, "cannot write %.900s: %s", slv->path, hd_out_error());
         goto done;
       }
       pic = (double *)malloc((size_t)nu * nv * sizeof(double));

@@ -107,7 +107,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   snprintf(path, sizeof path, "%s_near%d.vtr", prefix, k);
   if (hd_out_open(&vtr, path, err, en)) goto done;
   if (hd_vtr_write(&vtr, dims, xyz, arr, per * s->nfar)) {
-    snprintf(err, en, "cannot write %.900s", path);
+    snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
     hd_out_abort(&vtr);
     goto done;
   }

@@ -287,7 +287,7 @@ static int write_csv(const char *prefix, const char *suffix, const char *xname, 
   snprintf(path, sizeof path, "%s%.*s.csv", prefix, (int)(strlen(suffix) - 4), suffix); /* suffix ends in .png */
   if (hd_out_open(&o, path, err, en)) return -1;
   if (hd_plot_csv(&o, xname, yname, c, nc)) {
-    snprintf(err, en, "cannot write %.900s", path);
+    snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
     hd_out_abort(&o);
     return -1;
   }

@@ -137,7 +137,7 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
         for (a = 0; a < 3; ++a) dx[a] = (c->in.node[a][c->in.n[a]] - c->in.node[a][0]) / c->in.n[a];
         if (uni ? hd_vti_write(&o, n64, x0, dx, arr, 12) : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12)) {
           hd_out_abort(&o);
-          snprintf(err, en, "cannot write %.900s", path);
+          snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
           bad = 1;
         } else {
           bad = hd_out_commit(&o, err, en) != 0;

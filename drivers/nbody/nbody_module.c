@@ -171,7 +171,7 @@ static int write_snapshot(const nbody_run *c, const double *h, long n, long step
                 ? hd_vtp_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single)
                 : hd_vtk_legacy_points_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single);
       if (bad) {
-        snprintf(err, errn, "cannot write %.900s", path);
+        snprintf(err, errn, "cannot write %.900s: %s", path, hd_out_error());
         hd_out_abort(&o);
       } else {
         bad = hd_out_commit(&o, err, errn);

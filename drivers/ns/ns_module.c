@@ -410,7 +410,7 @@ static int write_frame(const ns_run *c, const double *const f[5], long k, int si
     bad = hd_out_open(&o, path, err, en) || hd_vtr_write(&o, dims, xyz, arr, 5) || hd_out_commit(&o, err, en);
   }
   if (bad) {
-    if (!err[0]) snprintf(err, en, "writing %.900s failed", path);
+    if (!err[0]) snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
     hd_out_abort(&o);
   }
   free(x), free(y);
