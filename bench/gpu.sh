@@ -112,7 +112,7 @@ log "benchmarks"
     sh bench/nbody.sh drivers/hd-nbody cuda "single:524288:3 single:1048576:2" tuned
   fi
   if want fdtd; then
-    echo "-- FDTD (OpenFDTD on one GPU, seed 002: 13,900-19,500 Mcells.steps/s at N = 100-400) --"
+    echo "-- FDTD (OpenFDTD on one GPU, its CUDA chapter: 13,900-19,500 Mcells.steps/s at N = 100-400) --"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "100:2001 200:1001 300:501 400:301" "generic tuned"
     echo "-- tuned block shapes (x,y threads, nodes marched) --"
     sh bench/fdtd.sh drivers/hd-fdtd cuda "300:301" "tuned" "32,4,16 32,4,8 32,4,32 32,8,16 64,4,16 64,2,16 128,2,16"
@@ -208,7 +208,7 @@ log "benchmarks"
         echo
       done
     done
-    echo "-- the seed's case: Mach 1.1, 512^2, c dt / l = 1e-3 to c t / l = 2 (2000 steps) --"
+    echo "-- Degawa's case: Mach 1.1, 512^2, c dt / l = 1e-3 to c t / l = 2 (2000 steps) --"
     ./drivers/hd-ns --n=512 --dt=1e-3 --backend=cuda --output=/tmp/seed --progress=0 --frames=0 2>&1 |
       grep -E '^(steps|time|max_dp|mass|energy|wall|cell_stages)' | tr '\n' ' '
     echo

@@ -35,6 +35,12 @@ sed 's/^probe = ez 0.03 0.03 0.03/probe = ez 0.03 0.03 0.5/' good.in >probe.in
 sed 's/^feed = Z 0.06 0.05 0.015 1 50/feed = Z 0 0.05 0.015 1 50/' good.in >onface.in
 
 # values that are not finite numbers, or carry junk, are refused
+# the command line's mesh replaces the file's (the doc's "the command line wins"); twice on one side is an error
+clean_dir
+run --input=good.in --xmesh="0 6 0.12" --steps=2
+result $([ "$(cat rc)" -eq 0 ] && grep -q '6 x 10 x 8 cells' stderr && echo 0 || echo 1) \
+  "--xmesh on the command line replaces the input file's xmesh"
+bad 2 "xmesh given twice" --input=good.in --xmesh="0 6 0.12" --xmesh="0 4 0.12"
 bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies=inf
 bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies="1e9 inf 3"
 bad 2 "frequencies: expected 'F' or 'F0 F1 N' (finite" --input=good.in --frequencies=1e9junk

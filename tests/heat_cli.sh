@@ -270,6 +270,13 @@ else
   n=$((n + 1))
 fi
 
+if grep -q '^#define HD_HAVE_OPENMP 1' "$config_h"; then
+  clean_dir
+  OMP_NUM_THREADS=2 run --backend=openmp --threads=1 --n=8 --steps=1
+  result $([ "$(cat rc)" -eq 0 ] && grep -q '(CPU, OpenMP, 1 thread)' stderr && grep -q '^device: CPU, OpenMP, 1 thread$' stdout &&
+    echo 0 || echo 1) "--threads=1 under OMP_NUM_THREADS=2: the banner and device: say 1 thread"
+fi
+
 "$bin" --help >stdout 2>&1
 result $([ $? -eq 0 ] && grep -q -- '--backend=auto|serial|openmp|cuda' stdout && echo 0 || echo 1) "--help lists the options"
 "$bin" --version >stdout 2>&1

@@ -46,7 +46,7 @@ bad 2 "--theta is read only with --method=tree" --theta=0.3
 bad 2 "--theta: 1.5 is out of range" --method=tree --theta=1.5
 bad 2 "'barnes' is not one of direct|tree" --method=barnes
 
-# a runaway energy error stops the run: the seed's semi-implicit Euler at
+# a runaway energy error stops the run: the blog code's semi-implicit Euler at
 # dt = 0.05 loses most of the binding energy of an e = 0.9 orbit at its
 # first pericentre, far beyond half the initial energy scale
 clean_dir
@@ -84,7 +84,7 @@ result $([ "$(cat rc)" -eq 0 ] && grep -q '^precision: single$' stdout && echo 0
 clean_dir
 run --dim=2 --ic=uniform --n=100 --integrator=euler --steps=10 --softening=0.05
 result $([ "$(cat rc)" -eq 0 ] && grep -q '^geometry: 2-D periodic unit square$' stdout &&
-  grep -q '^integrator: semi-implicit Euler$' stdout && echo 0 || echo 1) "2-D periodic square with the seed's semi-implicit Euler"
+  grep -q '^integrator: semi-implicit Euler$' stdout && echo 0 || echo 1) "2-D periodic square with the blog code's semi-implicit Euler"
 
 clean_dir
 run --input=good.in --steps=4

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The seed's vortex (Gamma = -0.0005, rc = 0.15, Re = 10^4, in units of
+/* Degawa's vortex (Gamma = -0.0005, rc = 0.15, Re = 10^4, in units of
  * c_inf and the side l) leaves a unit box through characteristic faces
  * (fastest CPU backend, double).
  *
@@ -19,7 +19,7 @@
  *     the same run with a zero-gradient outflow face at least 5x worse
  *   Mach 0.1, 32^2, t = 10: residual <= 0.025 dp0; zero-gradient at least
  *     1.5x worse (at low Mach the vortex leaves slowly and reflects less)
- *   Mach 1.1, 48^2, t = 2 (the seed's case): reflection <= 0.55 dp0 (all
+ *   Mach 1.1, 48^2, t = 2 (Degawa's case): reflection <= 0.55 dp0 (all
  *     waves leave through the supersonic outflow; what remains comes from
  *     the side faces, which the vortex's far field crosses at Mach 1.1),
  *     at most half the reflection of the earlier faces (sides relaxed as the

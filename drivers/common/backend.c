@@ -62,7 +62,10 @@ hd_status hd_backend_open(int want, int device, hd_ctx *ctx, const hd_core_ops *
       *core = c;
       return HD_OK;
     }
-    if (why && n) snprintf(why, n, "%s: %s; ", c->name, ctx->msg);
+    if (why && n) { /* said after the backend taken: "cuda unavailable (no CUDA device available ...)" */
+      const size_t len = strlen(why);
+      snprintf(why + len, n - len, "%s%s unavailable (%s)", len ? "; " : "", c->name, ctx->msg);
+    }
   }
   return hd_fail(ctx, HD_ERR_DEVICE, "no backend could be initialised");
 }

@@ -89,6 +89,9 @@ int hd_drv_open(const char *prog, const hd_drv_common *c, hd_ctx *ctx, const hd_
     return c->backend == 0 ? 1 : 2;
   }
   ctx->threads = (int)c->threads;
+  if ((*core)->id == HD_B_OPENMP && c->threads > 0) /* the backend named OMP_NUM_THREADS' count when it started */
+    snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, OpenMP, %d thread%s", ctx->threads,
+             ctx->threads == 1 ? "" : "s");
   if (hd_par_size() > 1) {
     const int ipc = hd_par_ipc_setup(*core, ctx); /* collective */
     if ((*core)->id == HD_B_CUDA && hd_par_rank() == 0)

@@ -162,7 +162,7 @@ int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const
           "Spacing=\"%.17g %.17g %.17g\">\n"
           "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
           little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : 1.0,
+          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : dx[0],
           (long long)lo[0], (long long)(lo[0] + cnt[0]),
           (long long)lo[1], (long long)(lo[1] + cnt[1]), dim3 ? (long long)lo[2] : 0LL,
           dim3 ? (long long)(lo[2] + cnt[2]) : 0LL, arrays[0].name);
@@ -210,7 +210,7 @@ int hd_pvti_write(hd_out *o, const int64_t n[3], const double origin[3], const d
           "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"%.17g %.17g %.17g\" "
           "Spacing=\"%.17g %.17g %.17g\">\n    <PCellData Scalars=\"%s\">\n",
           little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : 1.0,
+          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : dx[0],
           arrays[0].name);
   for (a = 0; a < narrays; ++a)
     fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",

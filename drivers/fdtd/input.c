@@ -97,26 +97,28 @@ static int parse_mesh(fdtd_input *in, int axis, char *err, size_t n) {
   static const char *const keys[3] = {"xmesh", "ymesh", "zmesh"};
   cli_list *l = axis == 0 ? &in->xmesh : axis == 1 ? &in->ymesh : &in->zmesh;
   char t[MAX_TOKENS][64];
-  int k, count, seg;
+  int k, count, seg, use = 0;
   long cells = 0, c;
   double x0, *x;
   if (l->count == 0) return fdtd_input_fail(err, n, "missing mesh: give %s = x0 n1 x1 [n2 x2 ...]", keys[axis]);
-  if (l->count > 1) return fdtd_input_fail(err, n, "%s: %s given twice", l->where[1], keys[axis]);
-  count = tokens(l->value[0], t);
+  /* one from the input file and one from the command line: the command line's (parsed last) wins */
+  if (l->count == 2 && strcmp(l->where[0], "command line") && !strcmp(l->where[1], "command line")) use = 1;
+  else if (l->count > 1) return fdtd_input_fail(err, n, "%s: %s given twice", l->where[1], keys[axis]);
+  count = tokens(l->value[use], t);
   if (count < 3 || count % 2 == 0)
-    return fdtd_input_fail(err, n, "%s: %s: expected x0 n1 x1 [n2 x2 ...]", l->where[0], keys[axis]);
+    return fdtd_input_fail(err, n, "%s: %s: expected x0 n1 x1 [n2 x2 ...]", l->where[use], keys[axis]);
   for (k = 1; k < count; k += 2) {
     long nc;
     if (!integer(t[k], &nc) || nc < 1 || nc > 100000000L)
-      return fdtd_input_fail(err, n, "%s: %s: '%s' is not a cell count (1 to 1e8)", l->where[0], keys[axis], t[k]);
+      return fdtd_input_fail(err, n, "%s: %s: '%s' is not a cell count (1 to 1e8)", l->where[use], keys[axis], t[k]);
     cells += nc;
   }
-  if (cells > 100000000L) return fdtd_input_fail(err, n, "%s: %s: too many cells", l->where[0], keys[axis]);
+  if (cells > 100000000L) return fdtd_input_fail(err, n, "%s: %s: too many cells", l->where[use], keys[axis]);
   x = (double *)malloc((size_t)(cells + 1) * sizeof *x);
   if (!x) return fdtd_input_fail(err, n, "%s: out of memory", keys[axis]);
   if (!number(t[0], &x0)) {
     free(x);
-    return fdtd_input_fail(err, n, "%s: %s: '%s' is not a number", l->where[0], keys[axis], t[0]);
+    return fdtd_input_fail(err, n, "%s: %s: '%s' is not a number", l->where[use], keys[axis], t[0]);
   }
   x[0] = x0;
   c = 0;
@@ -126,7 +128,7 @@ static int parse_mesh(fdtd_input *in, int axis, char *err, size_t n) {
     integer(t[seg], &nc);
     if (!number(t[seg + 1], &x1) || !(x1 > x0)) {
       free(x);
-      return fdtd_input_fail(err, n, "%s: %s: mesh lines must increase ('%s' after %g)", l->where[0], keys[axis],
+      return fdtd_input_fail(err, n, "%s: %s: mesh lines must increase ('%s' after %g)", l->where[use], keys[axis],
                   t[seg + 1], x0);
     }
     for (k = 1; k <= nc; ++k) x[c + k] = x0 + (x1 - x0) * (double)k / (double)nc;

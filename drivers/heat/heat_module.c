@@ -521,7 +521,7 @@ static int finish(hd_drv_run *r) {
     for (d = 0; d < 3; ++d) n64[d] = p->n[d];
     arr.name = "T", arr.data = field, arr.single = h->ops->real_size == 4;
     bad = h->c.vti && hd_vti_write(&r->out[h->vti], n64, NULL, h->dx, &arr, 1) != 0;
-    if (bad) hd_fail(ctx, HD_ERR_IO, "cannot write %s.vti", h->c.com.output);
+    if (bad) hd_fail(ctx, HD_ERR_IO, "cannot write %s.vti: %s", h->c.com.output, hd_out_error());
     if (!bad && h->c.png && picture(p, field, &h->st, &r->out[h->png], r->err, sizeof r->err))
       bad = 1, hd_fail(ctx, HD_ERR_IO, "%s", r->err);
   }

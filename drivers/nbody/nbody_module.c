@@ -60,7 +60,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"steps", CLI_INT, &c->steps, "N", "time steps (default 100)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c->dt, "DT", "time step (default 1e-3)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"softening", CLI_REAL, &c->eps, "EPS", "softening length (default 0.01; 0 = none)", 0, 1e300, 0, NULL, 0, 0, 0},
-      {"integrator", CLI_CHOICE, &c->integrator, "leapfrog|euler", "kick-drift-kick leapfrog or the seed's semi-implicit Euler (default leapfrog)", 1, 0, 0, NULL, 0, 0, 0},
+      {"integrator", CLI_CHOICE, &c->integrator, "leapfrog|euler", "kick-drift-kick leapfrog or the semi-implicit Euler of the 2-D blog code it grew from (default leapfrog)", 1, 0, 0, NULL, 0, 0, 0},
       {"diag-every", CLI_INT, &c->diag_every, "N", "energy/momentum row and blow-up check every N steps, O(N^2) each (default steps/100)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"max-growth", CLI_REAL, &c->max_growth, "G",
        "stop when the energy error |E - E0| exceeds G x (|K0| + |W0|) (default 100)", 1e-300, 1e300, 0, NULL, 0, 0, 0},

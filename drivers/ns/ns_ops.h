@@ -33,7 +33,7 @@ typedef struct ns_problem {
   void *halo_user;
 } ns_problem;
 
-/* The NSCBC defaults for p->mach, measured on the seed's vortex at Mach
+/* The NSCBC defaults for p->mach, measured on Degawa's vortex at Mach
  * 0.1, 0.5 and 1.1 (doc/validation.md): the faces the free stream runs
  * along relax with sigma_side and keep 1 - beta_side of their transverse
  * terms (a supersonic stream: more of both); a supersonic inflow relaxes

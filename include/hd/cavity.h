@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/cavity.h - incompressible 2-D flow in vorticity-streamfunction form on
- * the lid-driven square cavity (seed 003, second half).
+ * the lid-driven square cavity (after Degawa's CUDA Fortran study, second half).
  *
  * Nodes (i, j), 0 <= i, j <= n, spacing h = L/n, offset i + j (n + 1), the
  * layout of hd/poisson.h.  Walls are the boundary nodes; the lid (j = n)
@@ -11,7 +11,7 @@
  *
  * Conservative central differences: the fluxes u omega at the four
  * neighbours, with u and v there from psi at the diagonal points (the
- * seed's stencil: omega from the four axis neighbours, psi from the four
+ * Degawa's stencil: omega from the four axis neighbours, psi from the four
  * diagonal ones); explicit Euler in time.  Wall vorticity by Thom's formula,
  *   omega_wall = -2 psi_1 / h^2 - 2 U_wall / h,
  * psi_1 the streamfunction one node inside, U_wall the tangential wall

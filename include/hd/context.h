@@ -110,8 +110,8 @@ HD_HOST_FN hd_status hd_ctx_init(hd_ctx *ctx, int device) {
   }
 #elif defined(HD_BACKEND_OPENMP)
   (void)device;
-  snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, OpenMP, %d threads",
-           omp_get_max_threads());
+  snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, OpenMP, %d thread%s", omp_get_max_threads(),
+           omp_get_max_threads() == 1 ? "" : "s");
 #else
   (void)device;
   snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, serial");

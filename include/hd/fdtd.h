@@ -443,7 +443,7 @@ HD_DEFINE_FOR_1D(hd_fdtd_probe_loop, hd_fdtd_probe_pt, hd_fdtd_probe_args)
 
 /* ---- averages and energy (reductions in double) ----------------------------- */
 
-/* The seed's field averages over the cells: |sum of the four Ex edges| +
+/* OpenFDTD's field averages over the cells: |sum of the four Ex edges| +
  * |Ey| + |Ez| (divided by 4 later) and |sum of the two Hx faces| + ... (by 2). */
 typedef struct hd_fdtd_avg {
   double e, h;

@@ -5,7 +5,7 @@
  * of the interior, i in [1, nx], has its centre at x = (i - 1/2) dx.  Forward
  * Euler in time with the 5-point (2-D) or 7-point (3-D) Laplacian.
  *
- * Boundaries act through the ghost layer, as in seed 001: a ghost holds the
+ * Boundaries act through the ghost layer, as in the CUDA heat-conduction blog code it grew from: a ghost holds the
  * value that makes the face condition hold, so every interior cell is updated
  * by the same branch-free formula.  With the face value (ghost + inner)/2
  * and the outward gradient (ghost - inner)/dx:
@@ -20,7 +20,7 @@
  * A step is the interior update followed by the ghosts of the new field
  * (a thin pass over the faces); the tuned CUDA kernels fuse the two, the
  * thread of a face cell writing its ghost.  Either way the end of a launch
- * is the grid-wide barrier seed 001 was missing.
+ * is the grid-wide barrier that blog code was missing.
  *
  * Discrete eigenmodes.  With adiabatic faces cos(k pi x / L), with fixed
  * faces (Tb = 0) sin(k pi x / L), sampled at cell centres, are exact

@@ -3,19 +3,19 @@
  *
  * Bodies are structure-of-arrays (x, y, z, vx, vy, vz, m; accelerations ax,
  * ay, az), which the CPU vectorises; the CUDA kernel repacks tiles into
- * (x, y, z, m) quadruples in shared memory, the seed's float4 layout.
+ * (x, y, z, m) quadruples in shared memory, the CUDA Handbook's float4 layout.
  *
  * Two geometries:
  *   3-D free space, softened:  a_i = sum_j m_j d / (|d|^2 + eps^2)^(3/2),
  *                              d = x_j - x_i
- *   2-D periodic unit square (seed 000): the same law with d taken as the
+ *   2-D periodic unit square (after a shared-memory N-body blog code): the same law with d taken as the
  *     minimum image, each component wrapped into [-1/2, 1/2).  This is the
- *     nearest-image approximation the seed uses, not an Ewald sum.
+ *     nearest-image approximation that code uses, not an Ewald sum.
  * With eps > 0 the self pair has d = 0 and adds nothing; with eps = 0 the
  * "guarded" variants skip pairs at zero distance.
  *
  * Integrators: kick-drift-kick leapfrog (second order, symplectic) and the
- * seed's semi-implicit Euler (v += a dt, then x += v dt).  Diagnostics by
+ * blog code's semi-implicit Euler (v += a dt, then x += v dt).  Diagnostics by
  * reduction, in double: kinetic and potential energy, momentum, angular
  * momentum, centre of mass. */
 #ifndef HD_NBODY_H
@@ -49,7 +49,7 @@ HD_FN void hd_nbody_pair(hd_real dx, hd_real dy, hd_real dz, hd_real mj, hd_real
   *az += dz * s;
 }
 
-/* The seed's bodyBodyInteraction: body j at (xj, yj, zj) with mass mj on
+/* The CUDA Handbook's bodyBodyInteraction: body j at (xj, yj, zj) with mass mj on
  * body i at (xi, yi, zi), accumulated into (ax, ay, az). */
 HD_FN void hd_nbody_interaction(hd_real xi, hd_real yi, hd_real zi, hd_real xj, hd_real yj,
                                 hd_real zj, hd_real mj, hd_real eps2, hd_real *ax, hd_real *ay,
@@ -180,7 +180,7 @@ typedef struct hd_nbody_move_args {
 } hd_nbody_move_args;
 
 /* v += a kick, then x += v drift: half a leapfrog step (kick = dt/2,
- * drift = dt) or the seed's whole semi-implicit Euler step (both dt). */
+ * drift = dt) or the blog code's whole semi-implicit Euler step (both dt). */
 HD_FN void hd_nbody_kick_drift_pt(const hd_nbody_move_args *a, hd_idx i) {
   const hd_real vx = a->vx[i] + a->ax[i] * a->kick, vy = a->vy[i] + a->ay[i] * a->kick,
                 vz = a->vz[i] + a->az[i] * a->kick;

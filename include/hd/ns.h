@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* hd/ns.h - 2-D compressible Navier-Stokes (seed 003, first half).
+/* hd/ns.h - 2-D compressible Navier-Stokes (after Degawa's CUDA Fortran study, first half).
  *
  * Conservative variables q = (rho, rho u, rho v, rho E) on the nodes of a
  * rectangle, one ghost layer, x fastest (hd_grid); an axis that is periodic
@@ -11,13 +11,13 @@
  *   F = (rho u, rho u^2 + p, rho u v, u (rho E + p)),  G likewise in y,
  *   Fv = (0, txx, txy, u txx + v txy + k dT/dx),  Gv likewise,
  *   txx = mu (4/3 u_x - 2/3 v_y), txy = mu (u_y + v_x),  k = mu c_p / Pr,
- *   mu = mu_ref (1 + S) / (T + S) T^(3/2)   (Sutherland, as in the seed, T_ref = 1).
+ *   mu = mu_ref (1 + S) / (T + S) T^(3/2)   (Sutherland, as Degawa writes it, T_ref = 1).
  *
  * Second-order central differences: inviscid fluxes (F(i+1) - F(i-1))/2h;
  * viscous fluxes at the half points i +- 1/2 (compact normal derivatives,
  * cross derivatives averaged from the two nodes), so the whole right-hand
  * side of a node comes from its 3 x 3 neighbours.  At a non-periodic face
- * the ghost values are the seed's cubic extrapolation g = 3 q0 - 3 q1 + q2,
+ * the ghost values are Degawa's cubic extrapolation g = 3 q0 - 3 q1 + q2,
  * which makes the centred differences at the face one-sided second order;
  * the face nodes then get their normal inviscid terms from the
  * characteristic boundary conditions of hd/nscbc.h.
@@ -468,7 +468,7 @@ HD_DEFINE_FOR_2D(hd_ns_derive_loop, hd_ns_derive_pt, hd_ns_derive_args)
 enum { HD_NS_IC_UNIFORM = 0, HD_NS_IC_VORTEX, HD_NS_IC_ISENTROPIC, HD_NS_IC_PULSE };
 
 /* Uniform flow (u_inf, v_inf) at rho = 1, p = 1/gamma, plus
- *  VORTEX (seed 003, Poinsot & Lele): psi = G exp(-r^2 / (2 rc^2)),
+ *  VORTEX (Degawa's case, Poinsot & Lele): psi = G exp(-r^2 / (2 rc^2)),
  *    u = u_inf - G y / rc^2 e,  v = G x / rc^2 e,  e = exp(-r^2 / (2 rc^2)),
  *    p = p_inf - G^2 / (2 rc^2) exp(-r^2 / rc^2),  rho = 1;
  *  ISENTROPIC (an exact steady Euler solution carried by the flow):

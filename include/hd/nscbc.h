@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/nscbc.h - Navier-Stokes characteristic boundary conditions (Poinsot &
- * Lele, J. Comput. Phys. 101, 1992; seed 003) for hd/ns.h.
+ * Lele, J. Comput. Phys. 101, 1992; Degawa's case) for hd/ns.h.
  *
  * At a node on a face normal to axis a, with outward normal sign s (-1 at
  * the low face, +1 at the high one), normal velocity u_n and tangential u_t,
@@ -31,7 +31,7 @@
  *                    K and beta are per face (the driver: M the free
  *                    stream's Mach number across the face; on faces it
  *                    runs along sigma = 1 and beta = 0.5, or 4 and 0.25 in
- *                    a supersonic stream, measured on the seed's vortex,
+ *                    a supersonic stream, measured on Degawa's vortex,
  *                    doc/validation.md)
  *   subsonic-in      u, v, T held: entering acoustic = leaving acoustic,
  *                    L3 = 0, L2 = (gamma - 1)/2 (L1 + L5); momentum and
@@ -42,7 +42,7 @@
  *   zero-gradient    the naive outflow, for comparison: after each stage
  *                    the face node copies its inner neighbour
  *
- * With the d's of the seed, d1 = (L2 + (L5 + L1)/2)/c^2, d2 = (L5 + L1)/2,
+ * With the d's of Degawa, d1 = (L2 + (L5 + L1)/2)/c^2, d2 = (L5 + L1)/2,
  * d3 = (L5 - L1)/(2 rho c), d4 = L3, the normal inviscid terms become
  *   (d1, u_n d1 + rho d3, u_t d1 + rho d4,
  *    |u|^2/2 d1 + d2/(gamma - 1) + rho u_n d3 + rho u_t d4)

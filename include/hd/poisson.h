@@ -5,7 +5,7 @@
  * u given (and kept) on the boundary nodes.  Node (i, j), 0 <= i, j <= n,
  * lives at offset i + j (n + 1) of a "natural" array.
  *
- * Red-black SOR works on split colour arrays (seed 003): node (i, j) is red
+ * Red-black SOR works on split colour arrays (Degawa's): node (i, j) is red
  * (colour 0) when i + j is even; row j of colour c holds the nodes
  * i = 2m + ((j + c) & 1), m = 0 .. w - 1, w = n/2 + 1, at offset m + j w.
  * A sweep of one colour then reads and writes unit-stride rows: the
@@ -249,7 +249,7 @@ HD_HOST_FN hd_status hd_pois_norm(hd_ctx *ctx, const hd_stats *s, const char *wh
 }
 
 #if defined(HD_BACKEND_CUDA)
-/* Tuned CUDA colour pass (seed 003's split arrays): a thread per column m
+/* Tuned CUDA colour pass (Degawa's split arrays): a thread per column m
  * marches HD_POIS_SOR_MARCH rows, the other colour's rows j - 1, j, j + 1
  * in registers, so a node costs one new load of each array (own u, f, the
  * other colour's next row) and one store; the east or west neighbour comes
