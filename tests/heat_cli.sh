@@ -261,12 +261,12 @@ result $([ "$(cat rc)" -eq 2 ] && [ "$(wc -l <stderr)" -eq 1 ] && grep -q "'1[\\
   echo 0 || echo 1) "--steps='1<newline>2': refused in one line, the newline shown escaped"
 bad 2 "the name is too long for the file system" --n=8 --steps=1 --output="$(printf 'o%.0s' $(seq 250))"
 clean_dir
-if (ulimit -v 400000 && "$bin" --n=8 --steps=1 --png=no --vti=no --progress=0 --output=out >/dev/null 2>&1); then
-  (ulimit -v 400000 && "$bin" --n=8000,8000 --steps=1 --progress=0 --output=out >stdout 2>stderr; echo $? >rc)
+if (ulimit -v 400000 && "$bin" --backend=serial --n=8 --steps=1 --png=no --vti=no --progress=0 --output=out >/dev/null 2>&1); then
+  (ulimit -v 400000 && "$bin" --backend=serial --n=8000,8000 --steps=1 --progress=0 --output=out >stdout 2>stderr; echo $? >rc)
   result $([ "$(cat rc)" -eq 2 ] && grep -q "too large for memory" stderr && [ "$(grep -c . stderr)" -eq 1 ] && echo 0 || echo 1) \
     "under ulimit -v 400000 a 1 GB grid is refused before the run, exit 2 (got exit $(cat rc))"
 else
-  echo "ok $((n + 1)) # SKIP ulimit -v: this build does not start under a 400 MB address space (a sanitizer's)"
+  echo "ok $((n + 1)) # SKIP ulimit -v: this build does not start under a 400 MB address space (a sanitizer's reservations)"
   n=$((n + 1))
 fi
 
