@@ -5,7 +5,8 @@
 # runs HD_FUZZ_RUNS (default 40) small cases, each with 1 to 4 of its own
 # options (read from its --help) set to values drawn from a list of bad and
 # odd ones, or with its input file mutated (lines dropped, doubled, tokens
-# replaced).  Every run must end by itself (60 s), with status 0, 1 or 2,
+# replaced: hd-heat's key = value file, which every driver's --input reads
+# the same way, and hd-fdtd's model).  Every run must end by itself (60 s), with status 0, 1 or 2,
 # never a signal; a refusal (2) is one line "hd-X: error: ..."; no
 # temporary file is left.  The seed is printed: HD_FUZZ_SEED=S repeats it.
 set -u
@@ -141,7 +142,16 @@ fuzz_driver() { # driver, base arguments, input file to mutate
   result $bad_runs "hd-$drv: $runs fuzzed cases end by themselves with 0, 1 or one-line 2, leaving no temporaries${first:+; first failure: $first}"
 }
 
-fuzz_driver heat "--n=16 --steps=3" ""
+cat >heat.in <<'IN'
+# every driver reads key = value lines: heat's with a material, a region, a probe and a fixed face
+dim = 2
+material = 2,1,1
+region = 1,box,0.2,0.5,0.2,0.5
+probe = 0.3,0.3
+bc-xlo = fixed:1
+csv-every = 1
+IN
+fuzz_driver heat "--n=16 --steps=3" "$PWD/heat.in"
 fuzz_driver nbody "--n=32 --steps=3" ""
 fuzz_driver fdtd "--steps=3" "$src/tests/fdtd_sanitize.in"
 fuzz_driver cavity "--n=16 --steps=3 --steady=0" ""

@@ -403,19 +403,37 @@ int cli_parse(cli_opt *opts, int argc, char **argv, char *err, size_t n) {
   return CLI_OK;
 }
 
+/* text from column `indent` (the cursor there already), wrapped at 79 */
+static void print_wrapped(const char *text, int indent) {
+  int col = indent;
+  while (*text) {
+    int len = 0;
+    while (text[len] && text[len] != ' ') ++len;
+    if (col > indent && col + 1 + len > 79) printf("\n%*s", col = indent, "");
+    else if (col > indent) putchar(' '), ++col;
+    printf("%.*s", len, text);
+    col += len, text += len;
+    while (*text == ' ') ++text;
+  }
+  putchar('\n');
+}
+
 void cli_print_help(const cli_opt *opts, const char *prog, const char *summary) {
-  printf("Usage: %s [--key=value ...]\n%s\n\nOptions (also `key = value` lines in --input files):\n",
-         prog, summary);
+  printf("Usage: %s [--key=value ...]\n", prog);
+  print_wrapped(summary, 0);
+  printf("\nOptions (also `key = value` lines in --input files):\n");
   for (; opts->name; ++opts) {
-    char lhs[512];
-    if (opts->type == CLI_FLAG)
-      snprintf(lhs, sizeof lhs, "--%s", opts->name);
+    char lhs[512], help[2048];
+    if (opts->type == CLI_FLAG) /* --png alone means yes */
+      snprintf(lhs, sizeof lhs, "--%s[=yes|no]", opts->name);
     else
       snprintf(lhs, sizeof lhs, "--%s=%s", opts->name, opts->meta ? opts->meta : "VALUE");
+    snprintf(help, sizeof help, "%s%s", opts->help, opts->cli_only ? " (command line only)" : "");
     if (strlen(lhs) >= 28) /* long choices: the text on a line of its own */
-      printf("  %s\n  %-28s %s%s\n", lhs, "", opts->help, opts->cli_only ? " (command line only)" : "");
+      printf("  %s\n  %-28s ", lhs, "");
     else
-      printf("  %-28s %s%s\n", lhs, opts->help, opts->cli_only ? " (command line only)" : "");
+      printf("  %-28s ", lhs);
+    print_wrapped(help, 31);
   }
   printf("  %-28s %s\n  %-28s %s\n", "--help", "this text", "--version",
          "version, backends and precision");
