@@ -168,11 +168,11 @@ for pr in double single; do
   clean_dir
   run $fargs --precision=$pr --steps=40 --output=straight && run $fargs --precision=$pr --steps=15 --output=first &&
     run $fargs --precision=$pr --steps=25 --init-field=first.vti --output=second
-  result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+  result $([ "$(cat rc)" -eq 0 ] && same_values straight.vti second.vti && echo 0 || echo 1) \
     "$pr: 15 steps, then 25 from their .vti (--init-field), are 40 steps straight, bit for bit"
   if [ $pr = double ]; then
     head -c -30 first.vti | tail -c $((8 * 480)) >first.raw && run $fargs --steps=25 --init-field=raw:f64:24,20:first.raw --output=second
-    result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+    result $([ "$(cat rc)" -eq 0 ] && same_values straight.vti second.vti && echo 0 || echo 1) \
       "--init-field=raw:f64:24,20:FILE reads the values of the .vti"
   fi
 done
@@ -185,7 +185,7 @@ pvti() { # piece extent, piece file
 }
 pvti "0 24 0 20 0 0" first.vti first.pvti
 run $fargs --precision=single --steps=25 --init-field=first.pvti --output=second
-result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vti second.vti && echo 0 || echo 1) \
+result $([ "$(cat rc)" -eq 0 ] && same_values straight.vti second.vti && echo 0 || echo 1) \
   "--init-field=FILE.pvti reads the field from its pieces (one here): the straight run, bit for bit"
 run $fargs --precision=single --steps=40 --pieces --output=pc
 result $([ "$(cat rc)" -eq 0 ] && [ ! -f pc.vti ] && cmp -s straight.vti pc_p0.vti &&

@@ -27,7 +27,7 @@ Mur faces, double|$fdtd --boundary=mur --backend=serial|$fout|2 3 4
 PML faces, OpenMP|$fdtd --boundary=pml --pml=5,3,1e-4 --backend=openmp|$fout|2 4
 periodic x, PML y, PEC z, single|$fdtd --boundary-x=periodic --boundary-y=pml --boundary-z=pec --precision=single --backend=serial|$fout|2 3
 periodic y stays whole, z split|$fdtd --boundary=mur --boundary-y=periodic --backend=serial|$fout|2 4
-frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _farfield.vtk _near1.vtr _near2.vtr _dft1.vti|2 3 4
+frequency-domain results (ports, far field, maps on and off a shared plane)|$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _farfield.vts _near1.vtr _near2.vtr _dft1.vti|2 3 4
 a plane wave: RCS and a map|--input=$src/tests/fdtd_scatter.in --nearfield=ez,z,0 --backend=openmp|_average.csv _farfield.csv _near1.vtr|2 4
 CPML faces, voltage points (S11 on a line split over the ranks) and the feed's port|$fdtd --boundary=cpml --point=Z,0.02,0.03,0.01,+Y --point=Y,0,0.05,0.02 --frequencies=2e9,4e9,3 --backend=serial|$fout _points.csv _ports.csv|2 3 4
 Mur on H with a released feed, OpenMP|$fdtd --boundary=mur --mur=h --feed-release=yes --backend=openmp|$fout|2 4

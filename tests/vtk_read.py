@@ -49,6 +49,29 @@ def cell_array(data, name):
     return [a.GetValue(k) for k in range(a.GetNumberOfTuples() * a.GetNumberOfComponents())]
 
 
+def field(data, name):
+    a = data.GetFieldData().GetAbstractArray(name)
+    if a is None:
+        return None
+    if isinstance(a, vtk.vtkStringArray):
+        return [a.GetValue(k) for k in range(a.GetNumberOfValues())]
+    return [a.GetValue(k) for k in range(a.GetNumberOfTuples())]
+
+
+def time_of(data):
+    t = field(data, "TimeValue")
+    return t[0] if t else None
+
+
+def components(data, name):
+    a = data.GetCellData().GetArray(name) or data.GetPointData().GetArray(name)
+    return a.GetNumberOfComponents() if a is not None else 0
+
+
+def names(g):
+    return [g.GetCellData().GetArrayName(k) for k in range(g.GetCellData().GetNumberOfArrays())]
+
+
 def pvd(path):
     return [(float(d.get("timestep")), d.get("file")) for d in ET.parse(path).getroot().iter("DataSet")]
 
@@ -63,10 +86,19 @@ result(t is not None and len(t) == 256 and abs(sum(t) / len(t) - float(s["mean"]
        "heat 2-D .vti: 16 x 16 cells of T whose mean, min and max are the summary's")
 sp = img.GetSpacing()
 result(abs(sp[2] - sp[0]) < 1e-15, "heat 2-D .vti: one cell thick as a cell is wide (spacing %s)" % (sp,))
+result(abs(time_of(img) - float(s["time"])) < 1e-12, "heat .vti: its TimeValue %s is the run's time %s" % (time_of(img), s["time"]))
+frames = pvd("h.pvd")
+good = len(frames) == 3 and [f for _, f in frames] == ["h_0000.vti", "h_0001.vti", "h_0002.vti"]
+for time, f in frames:
+    fr = read(vtk.vtkXMLImageDataReader, f)
+    good = good and abs(time - time_of(fr)) < 1e-12 and close(fr.GetBounds(), img.GetBounds())
+result(good and cell_array(read(vtk.vtkXMLImageDataReader, frames[-1][1]), "T") == t and
+       abs(frames[-1][0] - float(s["time"])) < 1e-12,
+       "heat --frames=2: the .pvd lists 3 frames at their TimeValues, the last the final field")
 pieces = read(vtk.vtkXMLPImageDataReader, "hp.pvti")
 tp = cell_array(pieces, "T")
-result(tp is not None and close(pieces.GetBounds(), img.GetBounds()) and tp == t,
-       "heat --pieces: the .pvti opens with the .vti's bounds and values")
+result(tp is not None and close(pieces.GetBounds(), img.GetBounds()) and tp == t and time_of(pieces) == time_of(img),
+       "heat --pieces: the .pvti opens with the .vti's bounds, values and time")
 img3 = read(vtk.vtkXMLImageDataReader, "h3.vti")
 result(close(img3.GetBounds(), (0, 1, 0, 1, 0, 1)) and len(cell_array(img3, "T")) == 8 * 8 * 8,
        "heat 3-D .vti: bounds the unit cube, 8^3 cells")
@@ -79,8 +111,10 @@ good = len(frames) == 3
 for (time, f), step in zip(frames, (0, 5, 10)):
     p = read(vtk.vtkXMLPolyDataReader, f)
     good = good and abs(time - step * dt) < 1e-12 and p.GetNumberOfPoints() == 64 and p.GetNumberOfVerts() == 1 and \
-        p.GetVerts().GetNumberOfConnectivityIds() == 64 and p.GetPointData().GetArray("velocity") is not None
-result(good, "N-body .pvd: 3 snapshots at steps 0, 5, 10 x dt, each 64 points in one vertex cell with velocities")
+        p.GetVerts().GetNumberOfConnectivityIds() == 64 and p.GetPointData().GetArray("velocity") is not None and \
+        abs(time_of(p) - time) < 1e-12
+result(good, "N-body .pvd: 3 snapshots at steps 0, 5, 10 x dt (their TimeValues), each 64 points in one vertex cell "
+       "with velocities")
 
 # FDTD: a uniform mesh's .vti lies on the mesh (doc/examples/dipole.in), a graded one's .vtr too
 img = read(vtk.vtkXMLImageDataReader, "d.vti")
@@ -90,34 +124,63 @@ sl = read(vtk.vtkXMLRectilinearGridReader, "d_slice.vtr")
 b = sl.GetBounds()
 result(close(b[:4], (-0.1, 0.1, -0.1, 0.1)) and -0.15 <= b[4] <= b[5] <= 0.15,
        "FDTD uniform mesh: the slice lies in the volume, %s" % (b,))
-names = [img.GetCellData().GetArrayName(k) for k in range(img.GetCellData().GetNumberOfArrays())]
-result(all(c in names for c in ("Ex", "Ey", "Ez", "Hx", "Hy", "Hz")) and img.GetCellData().GetArray("Ez").GetNumberOfTuples() == 40 * 40 * 60,
-       "FDTD .vti: the six components over 40 x 40 x 60 cells (%s)" % " ".join(names))
+b = sl.GetBounds()
+result(b[4] == b[5], "FDTD slice: a surface (z %g .. %g)" % (b[4], b[5]))
+result(names(img) == ["E", "H", "E_magnitude", "material"] and components(img, "E") == 3 and components(img, "H") == 3 and
+       img.GetCellData().GetArray("E").GetNumberOfTuples() == 40 * 40 * 60,
+       "FDTD .vti: E and H as vectors, |E| and the materials over 40 x 40 x 60 cells (%s)" % " ".join(names(img)))
+e, mag = img.GetCellData().GetArray("E"), img.GetCellData().GetArray("E_magnitude")
+worst = max(abs(sum(e.GetComponent(k, c) ** 2 for c in range(3)) ** 0.5 - mag.GetValue(k)) for k in range(0, 96000, 7))
+result(worst <= 1e-5 * mag.GetRange()[1] and mag.GetRange()[1] > 0, "FDTD .vti: E_magnitude is |E| (worst %.2g)" % worst)
+s = summary("d.out")
+result("E: V/m" in field(img, "units") and abs(time_of(img) - 6 * float(s["dt"])) < 1e-9 * 6 * float(s["dt"]),
+       "FDTD .vti: units (%s) and TimeValue %s, the run's 6 dt" % (", ".join(field(img, "units")), time_of(img)))
+frames = pvd("d.pvd")
+result(len(frames) == 3 and all(abs(time - k * 3 * float(s["dt"])) < 1e-8 * 6 * float(s["dt"]) for k, (time, _) in enumerate(frames)) and
+       cell_array(read(vtk.vtkXMLImageDataReader, frames[-1][1]), "E_magnitude") == cell_array(img, "E_magnitude"),
+       "FDTD --frames=2: the .pvd lists 3 volumes at steps 0, 3, 6, the last the final one")
+s = summary("df.out")
+dft = read(vtk.vtkXMLImageDataReader, "df_dft1.vti")
+result(field(dft, "frequency_Hz") == [1e9] and close(dft.GetBounds(), img.GetBounds()) and "Ez_amplitude" in names(dft),
+       "FDTD nearvolume: _dft1.vti at the mesh, its frequency 1 GHz in its field data")
+near = read(vtk.vtkXMLRectilinearGridReader, "df_near1.vtr")
+b = near.GetBounds()
+result(b[4] == b[5] and field(near, "frequency_Hz") == [1e9] and names(near) == ["Ez_amplitude_f1", "Ez_phase_deg_f1"],
+       "FDTD nearfield: a surface whose arrays a Calculator takes (%s), the frequencies in its field data"
+       % " ".join(names(near)))
+far = read(vtk.vtkXMLStructuredGridReader, "df_farfield.vts")
+d = far.GetPointData().GetArray("directivity_dBi_f1")
+peak = float(s["farfield_1"].split("directivity ")[1].split()[0])
+result(far.GetNumberOfPoints() == 13 * 13 and d is not None and abs(d.GetRange()[1] - peak) < 1e-3 and
+       close(far.GetBounds(), (-1, 1, -1, 1, -1, 1), 1e-6),
+       "FDTD far field .vts: the unit sphere's 13 x 13 points, its peak the summary's %g dBi" % peak)
 vol = read(vtk.vtkXMLRectilinearGridReader, "f.vtr")
 result(close(vol.GetBounds(), (-0.05, 0.05, -0.04, 0.04, -0.03, 0.03)),
        "FDTD graded mesh: the .vtr's bounds are the mesh's, %s" % (vol.GetBounds(),))
+mat = set(cell_array(vol, "material"))
+result(mat == {0, 2, 3, 4}, "FDTD .vtr: the materials of its box, sphere and cone (and vacuum) in the volume, %s" % sorted(mat))
 
 # the cavity and compressible flow: node values as cells centred on the
-# nodes, so the grid reaches half a cell (h / 2) past the domain
-
-
-def names(g):
-    return [g.GetCellData().GetArrayName(k) for k in range(g.GetCellData().GetNumberOfArrays())]
-
+# nodes of a surface, so the grid reaches half a cell (h / 2) past the domain
 
 c = read(vtk.vtkXMLRectilinearGridReader, "c.vtr")
 h = 1.0 / 16
-result(close(c.GetBounds()[:4], (-h / 2, 1 + h / 2, -h / 2, 1 + h / 2)) and c.GetNumberOfCells() == 17 * 17 and
-       names(c) == ["psi", "omega", "u", "v"],
-       "cavity .vtr: the 17^2 nodes of the unit square, psi omega u v, %s" % (c.GetBounds(),))
+result(close(c.GetBounds(), (-h / 2, 1 + h / 2, -h / 2, 1 + h / 2, 0, 0)) and c.GetNumberOfCells() == 17 * 17 and
+       names(c) == ["psi", "omega", "velocity", "speed"] and components(c, "velocity") == 3,
+       "cavity .vtr: a surface of the 17^2 nodes of the unit square, psi omega, the velocity vector, %s" % (c.GetBounds(),))
+frames = pvd("c.pvd")
+result(len(frames) == 3 and cell_array(read(vtk.vtkXMLRectilinearGridReader, frames[-1][1]), "psi") == cell_array(c, "psi"),
+       "cavity --frames=2: the .pvd lists 3 frames, the last the final field")
 s = summary("ns.out")
 frames = pvd("ns.pvd")
 good = len(frames) == 3 and abs(frames[-1][0] - float(s["time"])) < 1e-5 * float(s["time"])
 for time, f in frames:
     g = read(vtk.vtkXMLRectilinearGridReader, f)
-    good = good and close(g.GetBounds()[:4], (-0.5 - h / 2, 0.5 + h / 2, -0.5 - h / 2, 0.5 + h / 2)) and \
-        g.GetNumberOfCells() == 17 * 17 and names(g) == ["rho", "u", "v", "p", "vorticity"]
-result(good, "compressible flow .pvd: 3 frames of rho u v p vorticity on the 17^2 nodes, the last at the run's time %s" % s["time"])
+    good = good and close(g.GetBounds(), (-0.5 - h / 2, 0.5 + h / 2, -0.5 - h / 2, 0.5 + h / 2, 0, 0)) and \
+        g.GetNumberOfCells() == 17 * 17 and names(g) == ["rho", "velocity", "p", "vorticity", "speed"] and \
+        abs(time_of(g) - time) < 1e-7 * max(time, 1)
+result(good, "compressible flow .pvd: 3 surfaces of rho, velocity, p, vorticity on the 17^2 nodes at their TimeValues, "
+       "the last at the run's time %s" % s["time"])
 
 print("1..%d" % n)
 sys.exit(1 if fails else 0)

@@ -24,12 +24,14 @@ run() { # summary file, driver, arguments
   shift 2
   "$d/hd-$drv" --progress=0 "$@" >"$out" 2>/dev/null || echo "# hd-$drv $* failed"
 }
-run h.out heat --n=16 --steps=10 --output=h
+run h.out heat --n=16 --steps=10 --frames=2 --output=h
 run hp.out heat --n=16 --steps=10 --pieces --output=hp
 run h3.out heat --dim=3 --n=8 --steps=4 --output=h3
 run nb.out nbody --n=64 --steps=10 --snapshot-every=5 --output=nb
-run d.out fdtd --input="$src/doc/examples/dipole.in" --steps=5 --converge=0 --output=d
+run d.out fdtd --input="$src/doc/examples/dipole.in" --steps=6 --converge=0 --frames=2 --output=d
+run df.out fdtd --input="$src/doc/examples/dipole.in" --steps=40 --converge=0 --frequencies=1e9 --farfield="12 12" \
+  --nearvolume=yes --nearfield=ez,z,0.0 --slice=none --volume=no --output=df
 run f.out fdtd --input="$src/tests/fdtd_sanitize.in" --steps=5 --output=f
-run c.out cavity --n=16 --steps=10 --steady=0 --output=c
+run c.out cavity --n=16 --steps=10 --steady=0 --frames=2 --output=c
 run ns.out ns --n=16 --steps=6 --frames=2 --output=ns
 "$py" "$src/tests/vtk_read.py"

@@ -71,7 +71,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"dt", CLI_REAL, &c->dt, "DT", "time step (default half the stability limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c->steps, "N", "at most N steps (default 10^7)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"sfd", CLI_STRING, c->sfd, "CHI,DELTA", "steady runs: selective frequency damping, forcing gain CHI toward the vorticity filtered over time DELTA (reaches steady states unstable in time; default off)", 1, 0, sizeof c->sfd, NULL, 0, 0, 0},
-      {"init-from", CLI_STRING, c->init_from, "FILE", "start from the flow of FILE, a one-rank checkpoint of this cavity (same Re and lid) on another grid, interpolated: a coarse grid's steady state as a fine grid's start (grid sequencing); step 0", 1, 0, sizeof c->init_from, NULL, 0, 0, 0},
+      {"init-from", CLI_STRING, c->init_from, "FILE", "start from the flow of FILE, a one-rank checkpoint of this cavity (same Re and lid) on another grid, interpolated: a coarse grid's steady state as a fine grid's start (grid sequencing); step 0 (default: none, the fluid at rest)", 1, 0, sizeof c->init_from, NULL, 0, 0, 0},
       {"local-dt", CLI_REAL, &c->local, "F", "steady runs: each node steps at F times its own stability limit (0 < F <= 1; default 0: dt everywhere)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steady", CLI_REAL, &c->steady, "EPS", "stop when max|dw/dt| <= EPS max|w| (default 1e-4; 0 = run all steps)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c->monitor_every, "N", "steps between steady-state checks and history rows (default 100)", 1, 1e12, 0, NULL, 0, 0, 0},
@@ -165,7 +165,7 @@ static const char *solver_name(int solver) {
 
 /* psi with contour lines: the field scaled into the blue half of the
  * scale, lines (where a level lies between neighbouring pixels) in red. */
-static int write_png(hd_out *o, const double *psi, long n, double pmin, char *err, size_t en) {
+static int write_png(hd_out *o, const double *psi, long n, double pmin, double re, char *err, size_t en) {
   static const double levels[] = {-0.1175, -0.115, -0.11, -0.1, -0.09, -0.07, -0.05, -0.03, -0.01, -1e-4, -1e-5,
                                   -1e-10, 1e-8, 1e-7, 1e-6, 1e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 1.5e-3, 3e-3};
   const int nl = (int)(sizeof levels / sizeof levels[0]);
@@ -184,14 +184,20 @@ static int write_png(hd_out *o, const double *psi, long n, double pmin, char *er
       const double fx = x * n - i, fy = y * n - j, *p = psi + i + j * (n + 1);
       s[px + py * w] = (1 - fy) * ((1 - fx) * p[0] + fx * p[1]) + fy * ((1 - fx) * p[n + 1] + fx * p[n + 2]);
     }
-  for (k = 0; k < w * w; ++k) img[k] = pmin < 0 ? -0.6 * fmax(0.0, s[k] / pmin) : 0.0;
+  for (k = 0; k < w * w; ++k) img[k] = pmin < 0 ? -fmax(0.0, s[k] / pmin) : 0.0;
   for (py = 0; py + 1 < w; ++py)
     for (px = 0; px + 1 < w; ++px) {
       const double a = s[px + py * w], b = s[px + 1 + py * w], c = s[px + (py + 1) * w];
       for (k = 0; k < nl; ++k)
         if ((a - levels[k]) * (b - levels[k]) < 0 || (a - levels[k]) * (c - levels[k]) < 0) img[px + py * w] = 1.0;
     }
-  rc = hd_png_write(o, w, w, img, 1.0, err, en);
+  {
+    char title[128];
+    hd_png_legend lg;
+    snprintf(title, sizeof title, "stream function, Re %g: -psi/psi_min (blue), Ghia's levels (red, at 1)", re);
+    lg.title = title, lg.units = "-psi/psi_min", lg.extent = "x 0 .. 1, y 0 .. 1 (L), lid at the top";
+    rc = hd_png_write(o, w, w, img, 1.0, &lg, err, en);
+  }
   free(img), free(s);
   return rc;
 }
@@ -371,6 +377,7 @@ static int setup(hd_drv_run *r) {
   c->csv = hd_drv_slot(r, "_centreline.csv", 1, 0);
   c->hist = hd_drv_slot(r, "_history.csv", 1, HD_DRV_SERIES);
   c->vol = hd_drv_slot(r, c->pieces ? ".pvtr" : ".vtr", 1, 0);
+  r->frame_suffix = r->slot[c->vol].suffix;
   c->png_psi = hd_drv_slot(r, "_psi.png", c->png, HD_DRV_PICTURE);
   c->plot = hd_drv_slot(r, "_centrelines.png", c->have_plot, HD_DRV_UNLISTED); /* the plot: line */
   r->no_picture = c->pieces ? "--pieces: no rank holds the whole grid" : NULL;
@@ -495,9 +502,9 @@ static int after(hd_drv_run *r, long steps) {
 }
 
 /* The fields, the centrelines and the pictures. */
-static int finish(hd_drv_run *r) {
-  cavity_run *c = (cavity_run *)r->self;
-  const double *f[4];
+/* The fields on the host: this block's, and with a gather rank 0's whole
+ * grid. */
+static int download(hd_drv_run *r, cavity_run *c) {
   long k;
   if (c->ops->fields(&r->ctx, c->state, c->lf[0], c->lf[1], c->lf[2], c->lf[3]) != HD_OK) return HD_DRV_FAILED;
   if (c->dc.size > 1 && !c->pieces) { /* every block's rows on rank 0 */
@@ -507,13 +514,35 @@ static int finish(hd_drv_run *r) {
       if (hd_decomp_gather(&c->dc, c->lf[k], g[k], r->err, sizeof r->err))
         return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   }
+  return HD_DRV_OK;
+}
+
+/* The fields now into o: by pieces from prefix, or rank 0's whole grid. */
+static int write_fields(hd_drv_run *r, cavity_run *c, hd_out *o, const char *prefix) {
+  const double *f[4];
+  const double t = (double)r->step * c->p.dt;
   f[0] = c->psi, f[1] = c->w, f[2] = c->u, f[3] = c->v;
-  if (c->pieces ? cavity_results_blocks(&c->res, &c->dc, c->n, c->psi, c->u, c->v, r->err, sizeof r->err) ||
-                      cavity_write_fields(&r->out[c->vol], &c->dc, c->com.output, c->n, f, c->ops->real_size == 4, r->err,
-                                          sizeof r->err)
-                : r->root && cavity_write_fields(&r->out[c->vol], NULL, NULL, c->n, f, c->ops->real_size == 4, r->err,
+  if (c->pieces ? cavity_write_fields(o, &c->dc, prefix, c->n, f, c->ops->real_size == 4, t, r->step, r->err, sizeof r->err)
+                : r->root && cavity_write_fields(o, NULL, NULL, c->n, f, c->ops->real_size == 4, t, r->step, r->err,
                                                  sizeof r->err))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
+  return HD_DRV_OK;
+}
+
+static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
+  cavity_run *c = (cavity_run *)r->self;
+  const int rc = download(r, c);
+  return rc != HD_DRV_OK ? rc : write_fields(r, c, o, prefix);
+}
+
+static int finish(hd_drv_run *r) {
+  cavity_run *c = (cavity_run *)r->self;
+  long k;
+  int rc;
+  if ((rc = download(r, c)) != HD_DRV_OK) return rc;
+  if (c->pieces && cavity_results_blocks(&c->res, &c->dc, c->n, c->psi, c->u, c->v, r->err, sizeof r->err))
+    return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
+  if ((rc = write_fields(r, c, &r->out[c->vol], c->com.output)) != HD_DRV_OK) return rc;
   if (!r->root) return HD_DRV_OK;
   if (!c->pieces) cavity_results_whole(&c->res, c->n, c->psi, c->u, c->v);
   fprintf(r->out[c->csv].f, "s,u_at_x_half,v_at_y_half\n");
@@ -522,7 +551,7 @@ static int finish(hd_drv_run *r) {
     fprintf(r->out[c->csv].f, "%.9g,%.9e,%.9e\n", s, cavity_centre(&c->res.u, c->n, 0, s),
             cavity_centre(&c->res.v, c->n, 1, s));
   }
-  if ((c->png && write_png(&r->out[c->png_psi], c->psi, c->n, c->res.pmin, r->err, sizeof r->err)) ||
+  if ((c->png && write_png(&r->out[c->png_psi], c->psi, c->n, c->res.pmin, c->re, r->err, sizeof r->err)) ||
       (c->have_plot && cavity_plot_centrelines(&r->out[c->plot], &c->res, c->n, c->re, c->lid, r->err, sizeof r->err)))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   return HD_DRV_OK;
@@ -552,4 +581,5 @@ static int summary(hd_drv_run *r, FILE *out) {
 const hd_drv_module hd_cavity_module = {
     .prog = PROG, .about = ABOUT, .output = "cavity", .size = sizeof(cavity_run), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
-    .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary, .destroy = destroy};
+    .start = start, .advance = advance, .after = after, .frame = frame, .frames = 0, .finish = finish, .summary = summary,
+    .destroy = destroy};

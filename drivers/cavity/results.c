@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "decomp.h"
 #include "driver.h"
@@ -161,25 +162,36 @@ void cavity_results_free(cavity_results *r) {
 }
 
 int cavity_write_fields(hd_out *o, const hd_decomp *d, const char *prefix, long n, const double *const f[4],
-                        int single, char *err, size_t en) {
-  double *x = (double *)malloc((size_t)(n + 2) * sizeof(double));
-  const double z[2] = {-0.5 / (double)n, 0.5 / (double)n};
+                        int single, double t, long step, char *err, size_t en) {
+  const long cells = d ? d->ln[0] * d->ln[1] : (n + 1) * (n + 1);
+  double *x = (double *)malloc((size_t)(n + 2) * sizeof(double)), *zero = (double *)calloc((size_t)cells, sizeof(double));
+  double *speed = (double *)malloc((size_t)cells * sizeof(double));
+  const double z = 0.0;
   const double *xyz[3];
-  const int64_t dims[3] = {n + 1, n + 1, 1};
-  hd_vti_array arr[4] = {{"psi", NULL, 0}, {"omega", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}};
+  const int64_t dims[3] = {n + 1, n + 1, 0}; /* a surface: one cell around each node */
+  hd_vti_array arr[4];
+  hd_vtk_meta meta = hd_vtk_meta_time(t);
   long k;
-  int bad = !x;
+  int bad = !x || !zero || !speed;
   if (d) bad = hd_par_any(bad);
   if (bad) {
-    free(x);
+    free(x), free(zero), free(speed);
     return snprintf(err, en, "out of host memory"), -1;
   }
+  hd_vtk_meta_add(&meta, "step", (double)step);
   for (k = 0; k <= n + 1; ++k) x[k] = ((double)k - 0.5) / (double)n;
-  xyz[0] = x, xyz[1] = x, xyz[2] = z;
-  for (k = 0; k < 4; ++k) arr[k].data = f[k], arr[k].single = single;
+  for (k = 0; k < cells; ++k) speed[k] = sqrt(f[2][k] * f[2][k] + f[3][k] * f[3][k]);
+  xyz[0] = x, xyz[1] = x, xyz[2] = &z;
+  memset(arr, 0, sizeof arr);
+  arr[0].name = "psi", arr[0].data = f[0], arr[0].units = "U L";
+  arr[1].name = "omega", arr[1].data = f[1], arr[1].units = "U/L";
+  arr[2].name = "velocity", arr[2].comp[0] = f[2], arr[2].comp[1] = f[3], arr[2].comp[2] = zero, arr[2].units = "U";
+  arr[3].name = "speed", arr[3].data = speed, arr[3].units = "U";
+  for (k = 0; k < 4; ++k) arr[k].single = single;
   err[0] = 0;
-  bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, NULL, xyz, arr, 4, err, en) : hd_vtr_write(o, dims, xyz, arr, 4);
-  free(x);
+  bad = d ? hd_drv_write_pieces(d, prefix, o, dims, NULL, NULL, xyz, arr, 4, &meta, err, en)
+          : hd_vtr_write(o, dims, xyz, arr, 4, &meta);
+  free(x), free(zero), free(speed);
   if (bad && !err[0]) snprintf(err, en, "cannot write %.900s: %s", o->path, hd_out_error());
   return bad ? -1 : 0;
 }

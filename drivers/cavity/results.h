@@ -47,10 +47,11 @@ void cavity_print_published(const cavity_results *r, long n, double re);
 int cavity_plot_centrelines(struct hd_out *o, const cavity_results *r, long n, double re, double lid, char *err,
                             size_t en);
 
-/* psi, omega, u, v (f) as cells centred on the nodes: with d, every rank's
- * rows as PREFIX_pR.vtr and on rank 0 the index o (PREFIX.pvtr), collective;
+/* psi, omega, the velocity (u, v: f) and the speed as cells centred on the
+ * nodes of a surface, at time t of step `step`: with d, every rank's rows
+ * as PREFIX_pR.vtr and on rank 0 the index o (PREFIX.pvtr), collective;
  * without, the whole grid into o (.vtr).  0, or -1 + message. */
 int cavity_write_fields(struct hd_out *o, const struct hd_decomp *d, const char *prefix, long n,
-                        const double *const f[4], int single, char *err, size_t en);
+                        const double *const f[4], int single, double t, long step, char *err, size_t en);
 
 #endif

@@ -26,7 +26,7 @@ static int fail(char *err, size_t n, const char *fmt, ...) {
 
 cli_opt *cli_find(cli_opt *opts, const char *name) {
   for (; opts->name; ++opts)
-    if (strcmp(opts->name, name) == 0) return opts;
+    if (opts->type != CLI_HEADING && strcmp(opts->name, name) == 0) return opts;
   return NULL;
 }
 
@@ -53,7 +53,7 @@ static const char *suggest(const cli_opt *opts, const char *key, char *buf, size
   const char *best = NULL;
   size_t bestd = (size_t)-1, limit = strlen(key) / 3 + 2;
   for (; opts->name; ++opts) {
-    size_t d = edit_distance(key, opts->name);
+    size_t d = opts->type == CLI_HEADING ? (size_t)-1 : edit_distance(key, opts->name);
     if (d < bestd) bestd = d, best = opts->name;
   }
   if (!best || bestd > limit) return "";
@@ -151,6 +151,8 @@ static int list_append(cli_opt *o, const char *v, const char *where, char *err, 
 
 static int set_value(cli_opt *o, const char *v, char *err, size_t n) {
   switch (o->type) {
+    case CLI_HEADING:
+      break;
     case CLI_LIST:
       return list_append(o, v, "command line", err, n);
     case CLI_INT:
@@ -424,12 +426,28 @@ void cli_print_help(const cli_opt *opts, const char *prog, const char *summary) 
   printf("\nOptions (also `key = value` lines in --input files):\n");
   for (; opts->name; ++opts) {
     char lhs[512], help[2048];
+    if (opts->type == CLI_HEADING) {
+      printf("\n%s:\n", opts->help);
+      continue;
+    }
     if (opts->type == CLI_FLAG) /* --png alone means yes */
       snprintf(lhs, sizeof lhs, "--%s[=yes|no]", opts->name);
     else
       snprintf(lhs, sizeof lhs, "--%s=%s", opts->name, opts->meta ? opts->meta : "VALUE");
     snprintf(help, sizeof help, "%s%s", opts->help, opts->cli_only ? " (command line only)" : "");
-    if (strlen(lhs) >= 28) /* long choices: the text on a line of its own */
+    if (strlen(lhs) + 2 > 79) { /* choices past the width: broken after a '|' */
+      const char *p = lhs;
+      int col = 2;
+      printf("  ");
+      while (*p) {
+        const char *bar = strchr(p, '|');
+        const int len = bar ? (int)(bar - p) + 1 : (int)strlen(p);
+        if (col + len > 79) printf("\n      "), col = 6;
+        printf("%.*s", len, p);
+        col += len, p += len;
+      }
+      printf("\n  %-28s ", "");
+    } else if (strlen(lhs) >= 28) /* long choices: the text on a line of its own */
       printf("  %s\n  %-28s ", lhs, "");
     else
       printf("  %-28s ", lhs);

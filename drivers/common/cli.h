@@ -20,7 +20,8 @@ typedef enum {
   CLI_FLAG,   /* int 0/1; "--x" alone means 1; values yes/no/1/0/true/false */
   CLI_INTS,   /* up to cap longs, comma separated; *count gets the number */
   CLI_REALS,  /* up to cap doubles, comma separated */
-  CLI_LIST    /* repeatable: every occurrence appended to a cli_list */
+  CLI_LIST,   /* repeatable: every occurrence appended to a cli_list */
+  CLI_HEADING /* no option: --help's heading `help` over the rows after it */
 } cli_type;
 
 /* The values of a repeatable key, in order, with where each came from
@@ -37,6 +38,9 @@ void cli_list_free(cli_list *l);
 int cli_words(char *s, char **w, int max);
 /* A whole word as a finite number: 1, else 0 (junk, inf, nan, overflow). */
 int cli_finite(const char *s, double *v);
+
+/* A heading row of a table (name "", never matched). */
+#define CLI_HEADING_ROW(text) {"", CLI_HEADING, NULL, NULL, text, 0, 0, 0, NULL, 0, 0, 0}
 
 typedef struct cli_opt {
   const char *name;

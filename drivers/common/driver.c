@@ -445,8 +445,8 @@ int hd_drv_ckpt_load_ranks(hd_ctx *ctx, hd_ckpt *c, void *state, int narrays, hd
 /* ---- output by pieces ---------------------------------------------------------- */
 
 int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, const int64_t n[3], const double origin[3],
-                        const double dx[3], const double *const x[3], const hd_vti_array *arrays, int narrays, char *err,
-                        size_t en) {
+                        const double dx[3], const double *const x[3], const hd_vti_array *arrays, int narrays,
+                        const hd_vtk_meta *meta, char *err, size_t en) {
   const char *kind = x ? "vtr" : "vti";
   const int size = d->size, rank = d->rank;
   const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
@@ -458,12 +458,12 @@ int hd_drv_write_pieces(const hd_decomp *d, const char *prefix, hd_out *index, c
   memset(&piece, 0, sizeof piece);
   if (bad) snprintf(err, en, "out of host memory for the pieces");
   if (!bad) {
-    for (a = 0; a < 3; ++a) ext[6 * rank + a] = d->off[a], ext[6 * rank + 3 + a] = d->ln[a];
-    for (a = 0; a < 3; ++a) lo[a] = d->off[a], cnt[a] = d->ln[a];
+    for (a = 0; a < 3; ++a) ext[6 * rank + a] = d->off[a], ext[6 * rank + 3 + a] = n[a] > 0 ? d->ln[a] : 0;
+    for (a = 0; a < 3; ++a) lo[a] = ext[6 * rank + a], cnt[a] = ext[6 * rank + 3 + a];
     snprintf(path, sizeof path, "%s_p%d.%s", prefix, rank, kind);
     bad = hd_out_open(&piece, path, err, en) != 0 ||
-          (x ? hd_vtr_write_block(&piece, n, lo, cnt, x, arrays, narrays)
-             : hd_vti_write_block(&piece, n, lo, cnt, origin, dx, arrays, narrays)) != 0 ||
+          (x ? hd_vtr_write_block(&piece, n, lo, cnt, x, arrays, narrays, meta)
+             : hd_vti_write_block(&piece, n, lo, cnt, origin, dx, arrays, narrays, meta)) != 0 ||
           hd_out_commit(&piece, err, en) != 0;
     hd_out_abort(&piece); /* nothing left to remove after a commit */
     if (bad && !err[0]) snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());

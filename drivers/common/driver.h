@@ -41,7 +41,7 @@ typedef struct hd_drv_common {
    "floating-point precision (default double)", 1, 0, 0, NULL, 0, 0, 0},                           \
   {"variant", CLI_CHOICE, &(c).variant, "auto|generic|tuned",                                      \
    "kernels: tuned where they exist, or the generic loops (default auto)", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"output", CLI_STRING, (c).output, "PREFIX", "prefix of the output files", 1, 0,                 \
+  {"output", CLI_STRING, (c).output, "PREFIX", "prefix of the output files (default: the program's name after hd-)", 1, 0, \
    sizeof (c).output, NULL, 0, 0, 0},                                                              \
   {"progress", CLI_REAL, &(c).progress, "SECONDS",                                                 \
    "progress on stderr every SECONDS (default 5, 0 = off)", 0, 1e9, 0, NULL, 0, 0, 0}
@@ -54,7 +54,7 @@ typedef struct hd_drv_common {
 /* Checkpoint and restart options of the time-stepping drivers. */
 #define HD_DRV_CHECKPOINT_OPTIONS(c)                                                               \
   {"checkpoint-every", CLI_STRING, (c).ckpt_every, "N|Ts",                                         \
-   "write a checkpoint every N steps, or every T seconds (e.g. 600s)", 1, 0, sizeof (c).ckpt_every, \
+   "write a checkpoint every N steps, or every T seconds (e.g. 600s) (default: none)", 1, 0, sizeof (c).ckpt_every, \
    NULL, 0, 0, 0},                                                                                 \
   {"checkpoint-keep", CLI_INT, &(c).ckpt_keep, "K", "checkpoints kept (default 3)", 1, HD_DRV_KEEP_MAX, 0, NULL, \
    0, 0, 0},                                                                                       \
@@ -119,16 +119,18 @@ int hd_drv_check_memory(const char *prog, hd_ctx *ctx, const hd_core_ops *core, 
 
 struct hd_decomp;
 struct hd_vti_array;
+struct hd_vtk_meta;
 
 /* This rank's block of an image of n cells (spacing dx) or, given x (the
- * whole grid's node coordinates), of a rectilinear grid, its cells in
- * `arrays`, as PREFIX_pR.vti (.vtr), and on rank 0 the index `index`
- * (opened as PREFIX.pvti, .pvtr) naming every rank's block (an image's
- * first node at origin, NULL: 0); no rank holds
+ * whole grid's node coordinates; n[a] = 0 a flat axis), of a rectilinear
+ * grid, its cells in `arrays`, as PREFIX_pR.vti (.vtr) with meta, and on
+ * rank 0 the index `index` (opened as PREFIX.pvti, .pvtr) naming every
+ * rank's block (an image's first node at origin, NULL: 0); no rank holds
  * more than its block.  Collective; 0, or -1 + message (all ranks agree). */
 int hd_drv_write_pieces(const struct hd_decomp *d, const char *prefix, struct hd_out *index, const int64_t n[3],
                         const double origin[3], const double dx[3], const double *const x[3],
-                        const struct hd_vti_array *arrays, int narrays, char *err, size_t en);
+                        const struct hd_vti_array *arrays, int narrays, const struct hd_vtk_meta *meta, char *err,
+                        size_t en);
 
 /* ---- checkpoints (drivers/common/checkpoint.h) ---------------------------- */
 

@@ -75,6 +75,13 @@ typedef struct hd_drv_module {
   /* after them (r->step counts them): monitors, rows, blow-ups; r->stop
    * ends the run early (converged) */
   int (*after)(hd_drv_run *r, long steps);
+  /* optional: a field frame at r->step (--frames), written into o, opened
+   * by the loop as `prefix` (PREFIX_NNNN) + r->frame_suffix on rank 0 (a
+   * sink elsewhere; pieces are named from prefix), committed by it and
+   * listed with its time in PREFIX.pvd.  Collective; frames are taken at
+   * the start, every r->frame_every steps and at the end */
+  int (*frame)(hd_drv_run *r, hd_out *o, const char *prefix);
+  long frames;         /* --frames's default (with frame) */
   /* final fields and pictures, before the outputs are committed */
   int (*finish)(hd_drv_run *r);
   /* the module's summary keys (on every rank; rank 0 prints) */
@@ -113,6 +120,9 @@ struct hd_drv_run {
   const char *no_picture;    /* why there is none: the picture: line */
   char outputs_note[128];    /* after the outputs: line's files */
   double bench_rate, bench_ceiling; /* --bench: the rate and its measured ceiling (0: none) */
+  long frames;               /* --frames */
+  const char *frame_suffix;  /* a frame's file after PREFIX_NNNN: ".vtr" (setup) */
+  long frame_every;          /* steps between frames (start; 0: none) */
   const char *bench_unit;
   /* kept by the loop */
   hd_out out[HD_DRV_MAX_SLOTS];
@@ -124,6 +134,9 @@ struct hd_drv_run {
   int cont;                  /* a restart continues the series */
   int stop;
   int lock;                  /* the prefix's lock (rank 0), or -1 */
+  long frame_next;           /* the next frame's number */
+  int frame_pvd;             /* its slot */
+  char frames_help[160];
   double wall, steps_wall;   /* the march; the steps alone */
 };
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "output.h"
 
+#include "font.h"
+
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -143,283 +145,6 @@ void hd_out_abort(hd_out *o) {
   o->tmp[0] = '\0';
 }
 
-static int little_endian(void) {
-  const uint16_t one = 1;
-  return *(const unsigned char *)&one == 1;
-}
-
-int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double origin[3],
-                       const double dx[3], const hd_vti_array *arrays, int narrays) {
-  const int64_t cells = cnt[0] * cnt[1] * cnt[2];
-  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
-  uint64_t offset = 0;
-  int a, dim3 = n[2] > 1;
-  FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"%.17g %.17g %.17g\" "
-          "Spacing=\"%.17g %.17g %.17g\">\n"
-          "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : dx[0],
-          (long long)lo[0], (long long)(lo[0] + cnt[0]),
-          (long long)lo[1], (long long)(lo[1] + cnt[1]), dim3 ? (long long)lo[2] : 0LL,
-          dim3 ? (long long)(lo[2] + cnt[2]) : 0LL, arrays[0].name);
-  for (a = 0; a < narrays; ++a) {
-    fprintf(f,
-            "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
-            arrays[a].single ? "Float32" : "Float64", arrays[a].name,
-            (unsigned long long)offset);
-    offset += sizeof(uint64_t) + (uint64_t)cells * (arrays[a].single ? 4 : 8);
-  }
-  fprintf(f, "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_");
-  for (a = 0; a < narrays; ++a) {
-    const uint64_t bytes = (uint64_t)cells * (arrays[a].single ? 4 : 8);
-    int64_t c;
-    if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
-    if (!arrays[a].single) {
-      if (hd_out_write(o, arrays[a].data, (size_t)bytes)) return -1;
-    } else {
-      float buf[4096];
-      for (c = 0; c < cells;) {
-        int m = 0;
-        for (; m < 4096 && c < cells; ++m, ++c) buf[m] = (float)arrays[a].data[c];
-        if (hd_out_write(o, buf, (size_t)m * sizeof(float))) return -1;
-      }
-    }
-  }
-  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
-  return ferror(f) ? -1 : 0;
-}
-
-int hd_vti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
-                 int narrays) {
-  const int64_t lo[3] = {0, 0, 0};
-  return hd_vti_write_block(o, n, lo, n, origin, dx, arrays, narrays);
-}
-
-int hd_pvti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
-                  int narrays, int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src) {
-  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
-  int a, k, dim3 = n[2] > 1;
-  FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"%.17g %.17g %.17g\" "
-          "Spacing=\"%.17g %.17g %.17g\">\n    <PCellData Scalars=\"%s\">\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1],
-          dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : dx[0],
-          arrays[0].name);
-  for (a = 0; a < narrays; ++a)
-    fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",
-            arrays[a].name);
-  fprintf(f, "    </PCellData>\n");
-  for (k = 0; k < npieces; ++k) {
-    const int64_t *l = lo + 3 * k, *c = cnt + 3 * k;
-    fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\" Source=\"%s\"/>\n", (long long)l[0],
-            (long long)(l[0] + c[0]), (long long)l[1], (long long)(l[1] + c[1]), dim3 ? (long long)l[2] : 0LL,
-            dim3 ? (long long)(l[2] + c[2]) : 0LL, src[k]);
-  }
-  fprintf(f, "  </PImageData>\n</VTKFile>\n");
-  return ferror(f) ? -1 : 0;
-}
-
-/* Values as Float32 or Float64 in host byte order (swap: big-endian). */
-static int write_values(hd_out *o, const double *v, int64_t count, int stride, int offset,
-                        int single, int swap) {
-  unsigned char buf[8 * 1024];
-  int64_t c = 0;
-  const size_t w = single ? 4 : 8;
-  while (c < count) {
-    size_t m = 0;
-    for (; m + w <= sizeof buf && c < count; ++c, m += w) {
-      const double d = v[c * stride + offset];
-      unsigned char tmp[8];
-      size_t b;
-      if (single) {
-        const float f = (float)d;
-        memcpy(tmp, &f, 4);
-      } else {
-        memcpy(tmp, &d, 8);
-      }
-      for (b = 0; b < w; ++b) buf[m + b] = tmp[swap ? w - 1 - b : b];
-    }
-    if (hd_out_write(o, buf, m)) return -1;
-  }
-  return 0;
-}
-
-int hd_vtp_write(hd_out *o, int64_t n, const double *x, const double *y, const double *z,
-                 const hd_vtk_points_array *arrays, int narrays, int single) {
-  const char *type = single ? "Float32" : "Float64";
-  const uint64_t w = single ? 4 : 8;
-  uint64_t offset = 0, bytes;
-  int64_t i;
-  int a;
-  FILE *f = o->f;
-  const int wide = n > 2147483647; /* the vertex cell's indices: Int64 past 2^31 points */
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PolyData>\n    <Piece NumberOfPoints=\"%lld\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" "
-          "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData>\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n, n > 0);
-  for (a = 0; a < narrays; ++a) {
-    fprintf(f,
-            "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" "
-            "format=\"appended\" offset=\"%llu\"/>\n",
-            type, arrays[a].name, arrays[a].ncomp, (unsigned long long)offset);
-    offset += 8 + (uint64_t)n * arrays[a].ncomp * w;
-  }
-  fprintf(f,
-          "      </PointData>\n      <Points>\n        <DataArray type=\"%s\" "
-          "NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n      </Points>\n",
-          type, (unsigned long long)offset);
-  offset += 8 + (uint64_t)n * 3 * w;
-  if (n > 0) /* every point in one poly-vertex cell: what ParaView draws */
-    fprintf(f,
-            "      <Verts>\n        <DataArray type=\"%s\" Name=\"connectivity\" format=\"appended\" offset=\"%llu\"/>\n"
-            "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" offset=\"%llu\"/>\n      </Verts>\n",
-            wide ? "Int64" : "Int32", (unsigned long long)offset,
-            (unsigned long long)(offset + 8 + (uint64_t)n * (wide ? 8 : 4)));
-  fprintf(f, "    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n_");
-  for (a = 0; a < narrays; ++a) {
-    bytes = (uint64_t)n * arrays[a].ncomp * w;
-    if (hd_out_write(o, &bytes, sizeof bytes) ||
-        write_values(o, arrays[a].data, n * arrays[a].ncomp, 1, 0, single, 0))
-      return -1;
-  }
-  bytes = (uint64_t)n * 3 * w;
-  if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
-  for (i = 0; i < n; ++i) { /* interleave x, y, z */
-    const double p[3] = {x[i], y[i], z ? z[i] : 0.0};
-    if (write_values(o, p, 3, 1, 0, single, 0)) return -1;
-  }
-  if (n > 0) {
-    const int64_t end = n;
-    bytes = (uint64_t)n * (wide ? 8 : 4);
-    if (hd_out_write(o, &bytes, sizeof bytes)) return -1;
-    for (i = 0; i < n; ++i) {
-      const int32_t k32 = (int32_t)i;
-      if (wide ? hd_out_write(o, &i, sizeof i) : hd_out_write(o, &k32, sizeof k32)) return -1;
-    }
-    bytes = sizeof end;
-    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, &end, sizeof end)) return -1;
-  }
-  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
-  return ferror(f) ? -1 : 0;
-}
-
-int hd_vtk_legacy_points_write(hd_out *o, int64_t n, const double *x, const double *y,
-                               const double *z, const hd_vtk_points_array *arrays, int narrays,
-                               int single) {
-  const int swap = little_endian(); /* legacy binary VTK is big-endian */
-  const char *type = single ? "float" : "double";
-  int64_t i;
-  int a;
-  FILE *f = o->f;
-  fprintf(f, "# vtk DataFile Version 3.0\nhd-nbody bodies\nBINARY\nDATASET POLYDATA\nPOINTS %lld %s\n",
-          (long long)n, type);
-  for (i = 0; i < n; ++i) {
-    const double p[3] = {x[i], y[i], z ? z[i] : 0.0};
-    if (write_values(o, p, 3, 1, 0, single, swap)) return -1;
-  }
-  fprintf(f, "\nVERTICES %lld %lld\n", (long long)n, (long long)(2 * n));
-  for (i = 0; i < n; ++i) {
-    unsigned char v[8];
-    const int32_t one = 1, idx = (int32_t)i;
-    int b;
-    for (b = 0; b < 4; ++b) {
-      v[b] = (unsigned char)(((uint32_t)one >> (24 - 8 * b)) & 0xff);
-      v[4 + b] = (unsigned char)(((uint32_t)idx >> (24 - 8 * b)) & 0xff);
-    }
-    if (hd_out_write(o, v, 8)) return -1;
-  }
-  fprintf(f, "\nPOINT_DATA %lld\n", (long long)n);
-  for (a = 0; a < narrays; ++a) {
-    if (arrays[a].ncomp == 1)
-      fprintf(f, "SCALARS %s %s 1\nLOOKUP_TABLE default\n", arrays[a].name, type);
-    else
-      fprintf(f, "VECTORS %s %s\n", arrays[a].name, type);
-    if (write_values(o, arrays[a].data, n * arrays[a].ncomp, 1, 0, single, swap)) return -1;
-    fprintf(f, "\n");
-  }
-  return ferror(f) ? -1 : 0;
-}
-
-int hd_vtr_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3],
-                       const double *const x[3], const hd_vti_array *arrays, int narrays) {
-  const int64_t cells = cnt[0] * cnt[1] * cnt[2];
-  uint64_t offset = 0;
-  int a;
-  FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"RectilinearGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <RectilinearGrid WholeExtent=\"0 %lld 0 %lld 0 %lld\">\n"
-          "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1], (long long)n[2],
-          (long long)lo[0], (long long)(lo[0] + cnt[0]), (long long)lo[1], (long long)(lo[1] + cnt[1]),
-          (long long)lo[2], (long long)(lo[2] + cnt[2]), arrays[0].name);
-  for (a = 0; a < narrays; ++a) {
-    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" format=\"appended\" offset=\"%llu\"/>\n",
-            arrays[a].single ? "Float32" : "Float64", arrays[a].name, (unsigned long long)offset);
-    offset += 8 + (uint64_t)cells * (arrays[a].single ? 4 : 8);
-  }
-  fprintf(f, "      </CellData>\n      <Coordinates>\n");
-  for (a = 0; a < 3; ++a) {
-    fprintf(f, "        <DataArray type=\"Float64\" Name=\"%c\" format=\"appended\" offset=\"%llu\"/>\n",
-            'x' + a, (unsigned long long)offset);
-    offset += 8 + (uint64_t)(cnt[a] + 1) * 8;
-  }
-  fprintf(f, "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>\n  <AppendedData encoding=\"raw\">\n_");
-  for (a = 0; a < narrays; ++a) {
-    const uint64_t bytes = (uint64_t)cells * (arrays[a].single ? 4 : 8);
-    if (hd_out_write(o, &bytes, sizeof bytes) || write_values(o, arrays[a].data, cells, 1, 0, arrays[a].single, 0))
-      return -1;
-  }
-  for (a = 0; a < 3; ++a) {
-    const uint64_t bytes = (uint64_t)(cnt[a] + 1) * 8;
-    if (hd_out_write(o, &bytes, sizeof bytes) || hd_out_write(o, x[a] + lo[a], (size_t)bytes)) return -1;
-  }
-  fprintf(f, "\n  </AppendedData>\n</VTKFile>\n");
-  return ferror(f) ? -1 : 0;
-}
-
-int hd_vtr_write(hd_out *o, const int64_t n[3], const double *const x[3], const hd_vti_array *arrays,
-                 int narrays) {
-  const int64_t lo[3] = {0, 0, 0};
-  return hd_vtr_write_block(o, n, lo, n, x, arrays, narrays);
-}
-
-int hd_pvtr_write(hd_out *o, const int64_t n[3], const hd_vti_array *arrays, int narrays, int npieces,
-                  const int64_t *lo, const int64_t *cnt, const char *const *src) {
-  int a, k;
-  FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PRectilinearGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PRectilinearGrid WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\">\n    <PCellData Scalars=\"%s\">\n",
-          little_endian() ? "LittleEndian" : "BigEndian", (long long)n[0], (long long)n[1], (long long)n[2],
-          arrays[0].name);
-  for (a = 0; a < narrays; ++a)
-    fprintf(f, "      <PDataArray type=\"%s\" Name=\"%s\"/>\n", arrays[a].single ? "Float32" : "Float64",
-            arrays[a].name);
-  fprintf(f, "    </PCellData>\n    <PCoordinates>\n");
-  for (a = 0; a < 3; ++a) fprintf(f, "      <PDataArray type=\"Float64\" Name=\"%c\"/>\n", 'x' + a);
-  fprintf(f, "    </PCoordinates>\n");
-  for (k = 0; k < npieces; ++k) {
-    const int64_t *l = lo + 3 * k, *c = cnt + 3 * k;
-    fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\" Source=\"%s\"/>\n", (long long)l[0],
-            (long long)(l[0] + c[0]), (long long)l[1], (long long)(l[1] + c[1]), (long long)l[2],
-            (long long)(l[2] + c[2]), src[k]);
-  }
-  fprintf(f, "  </PRectilinearGrid>\n</VTKFile>\n");
-  return ferror(f) ? -1 : 0;
-}
-
 #if defined(HD_HAVE_PNG)
 static void png_error_fn(png_structp p, png_const_charp msg) {
   (void)msg;
@@ -450,8 +175,9 @@ static void colour(double t, int map, unsigned char *px) {
 
 #endif
 
-int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, char *err, size_t n) {
-  return hd_png_write_map(o, w, h, v, -vmax, vmax, HD_PNG_DIVERGING, err, n);
+int hd_png_write(hd_out *o, int w, int h, const double *v, double vmax, const hd_png_legend *legend, char *err,
+                 size_t n) {
+  return hd_png_write_map(o, w, h, v, -vmax, vmax, HD_PNG_DIVERGING, legend, err, n);
 }
 
 #if defined(HD_HAVE_PNG)
@@ -543,21 +269,68 @@ static void rgb_row(const void *user, int y, unsigned char *rgb) {
 }
 #endif
 
-int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, char *err, size_t n) {
-  return hd_png_write_map_lines(o, w, h, v, lo, hi, map, 0, NULL, err, n);
+int hd_png_write_map(hd_out *o, int w, int h, const double *v, double lo, double hi, int map,
+                     const hd_png_legend *legend, char *err, size_t n) {
+  return hd_png_write_map_lines(o, w, h, v, lo, hi, map, 0, NULL, legend, err, n);
 }
 
+#if defined(HD_HAVE_PNG)
+/* The map with its legend on one white canvas: title above, colour bar
+ * with five numbers to the right, extent below; the font doubled on maps
+ * past 1200 pixels. */
+static int legend_picture(hd_out *o, const map_rows *m, const hd_png_legend *lg, double hi, char *err, size_t n) {
+  static const unsigned char black[3] = {0, 0, 0};
+  const int mw = m->w * m->zoom, mh = m->h * m->zoom, fs = mw >= 1200 || mh >= 1200 ? 2 : 1, line = 11 * fs;
+  const int left = 8 * fs, top = 2 * line + 2 * fs, bottom = line + 4 * fs, gap = 12 * fs, bw = 16 * fs;
+  const int bx = left + mw + gap; /* the bar's left edge */
+  char num[5][32];
+  int k, x, y, lw = 0, cw, ch;
+  unsigned char *px;
+  for (k = 0; k < 5; ++k) {
+    const double v = m->lo + m->span * k / 4.0;
+    snprintf(num[k], sizeof num[k], "%.3g", fabs(v) < 1e-12 * (fabs(m->lo) + fabs(hi)) ? 0.0 : v);
+    if (hd_font_width(num[k], fs) > lw) lw = hd_font_width(num[k], fs);
+  }
+  if (lg->units && hd_font_width(lg->units, fs) > lw + bw) lw = hd_font_width(lg->units, fs) - bw;
+  cw = bx + bw + 6 * fs + lw + 8 * fs, ch = top + mh + bottom;
+  if (lg->title && left + hd_font_width(lg->title, fs) + 8 * fs > cw) cw = left + hd_font_width(lg->title, fs) + 8 * fs;
+  if (lg->extent && left + hd_font_width(lg->extent, fs) + 8 * fs > cw) cw = left + hd_font_width(lg->extent, fs) + 8 * fs;
+  if (!(px = (unsigned char *)malloc((size_t)cw * ch * 3))) return snprintf(err, n, "out of memory for a picture"), -1;
+  memset(px, 255, (size_t)cw * ch * 3);
+  for (y = 0; y < mh; ++y) map_row(m, y, px + 3 * ((size_t)(top + y) * cw + left));
+  for (y = 0; y < mh; ++y) /* the bar: hi at the top, lo at the bottom, framed */
+    for (x = 0; x < bw; ++x) {
+      unsigned char *p = px + 3 * ((size_t)(top + y) * cw + bx + x);
+      if (x == 0 || x == bw - 1 || y == 0 || y == mh - 1) memcpy(p, black, 3);
+      else colour(1.0 - (double)y / (mh > 1 ? mh - 1 : 1), m->map, p);
+    }
+  for (k = 0; k < 5; ++k) { /* ticks and numbers */
+    const int ty = top + (int)lround((mh - 1) * (1.0 - k / 4.0));
+    for (x = 0; x < 4 * fs; ++x)
+      if (ty >= 0 && ty < ch) memcpy(px + 3 * ((size_t)ty * cw + bx + bw + x), black, 3);
+    hd_font_text(px, cw, ch, bx + bw + 6 * fs, ty - HD_FONT_HEIGHT * fs / 2, num[k], fs, 0, black);
+  }
+  if (lg->title) hd_font_text(px, cw, ch, left, 3 * fs, lg->title, fs, 0, black);
+  if (lg->units) hd_font_text(px, cw, ch, bx, line + 3 * fs, lg->units, fs, 0, black);
+  if (lg->extent) hd_font_text(px, cw, ch, left, top + mh + 4 * fs, lg->extent, fs, 0, black);
+  k = hd_png_write_rgb(o, cw, ch, px, err, n);
+  free(px);
+  return k;
+}
+#endif
+
 int hd_png_write_map_lines(hd_out *o, int w, int h, const double *v, double lo, double hi, int map, int contours,
-                           const unsigned char *region, char *err, size_t n) {
+                           const unsigned char *region, const hd_png_legend *legend, char *err, size_t n) {
 #if defined(HD_HAVE_PNG)
   /* small maps are magnified (nearest neighbour) to at least 512 pixels */
   const int big = w > h ? w : h, zoom = big >= 512 ? 1 : (512 + big - 1) / big;
   map_rows m;
   m.v = v, m.region = region, m.w = w, m.h = h, m.zoom = zoom, m.map = map, m.contours = contours;
   m.lo = lo, m.span = hi > lo ? hi - lo : 1.0;
+  if (legend) return legend_picture(o, &m, legend, m.lo + m.span, err, n);
   return png_rows(o, w * zoom, h * zoom, map_row, &m, err, n);
 #else
-  (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map, (void)contours, (void)region;
+  (void)o, (void)w, (void)h, (void)v, (void)lo, (void)hi, (void)map, (void)contours, (void)region, (void)legend;
   snprintf(err, n, "%s", HD_NO_PNG);
   return -1;
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "plot.h"
 
+#include "font.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,22 +10,6 @@
 
 #define W 720
 #define H 480
-
-/* 5 x 7 glyphs, a row a byte (bit 4 the leftmost column); letters upper case. */
-static const char glyph_chars[] = "0123456789-.+:/()|,= ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-static const unsigned char glyphs[][7] = {
-    {14, 17, 19, 21, 25, 17, 14}, {4, 12, 4, 4, 4, 4, 14},     {14, 17, 1, 2, 4, 8, 31},   {31, 2, 4, 2, 1, 17, 14},
-    {2, 6, 10, 18, 31, 2, 2},     {31, 16, 30, 1, 1, 17, 14},  {6, 8, 16, 30, 17, 17, 14}, {31, 1, 2, 4, 8, 8, 8},
-    {14, 17, 17, 14, 17, 17, 14}, {14, 17, 17, 15, 1, 2, 12},  {0, 0, 0, 31, 0, 0, 0},     {0, 0, 0, 0, 0, 12, 12},
-    {0, 4, 4, 31, 4, 4, 0},       {0, 12, 12, 0, 12, 12, 0},   {1, 1, 2, 4, 8, 16, 16},    {2, 4, 8, 8, 8, 4, 2},
-    {8, 4, 2, 2, 2, 4, 8},        {4, 4, 4, 4, 4, 4, 4},       {0, 0, 0, 0, 12, 4, 8},     {0, 0, 31, 0, 31, 0, 0},
-    {0, 0, 0, 0, 0, 0, 0},        {14, 17, 17, 31, 17, 17, 17}, {30, 17, 17, 30, 17, 17, 30}, {14, 17, 16, 16, 16, 17, 14},
-    {28, 18, 17, 17, 17, 18, 28}, {31, 16, 16, 30, 16, 16, 31}, {31, 16, 16, 30, 16, 16, 16}, {14, 17, 16, 23, 17, 17, 15},
-    {17, 17, 17, 31, 17, 17, 17}, {14, 4, 4, 4, 4, 4, 14},     {7, 2, 2, 2, 2, 18, 12},    {17, 18, 20, 24, 20, 18, 17},
-    {16, 16, 16, 16, 16, 16, 31}, {17, 27, 21, 21, 17, 17, 17}, {17, 17, 25, 21, 19, 17, 17}, {14, 17, 17, 17, 17, 17, 14},
-    {30, 17, 17, 30, 16, 16, 16}, {14, 17, 17, 17, 21, 18, 13}, {30, 17, 17, 30, 20, 18, 17}, {15, 16, 16, 14, 1, 1, 30},
-    {31, 4, 4, 4, 4, 4, 4},       {17, 17, 17, 17, 17, 17, 14}, {17, 17, 17, 17, 17, 10, 4},  {17, 17, 17, 21, 21, 21, 10},
-    {17, 17, 10, 4, 10, 17, 17},  {17, 17, 17, 10, 4, 4, 4},   {31, 1, 2, 4, 8, 16, 31}};
 
 static const unsigned char palette[6][3] = {{31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14}, {148, 103, 189}, {23, 190, 207}};
 
@@ -49,19 +35,7 @@ static void line(canvas *c, double x0, double y0, double x1, double y1, const un
 
 /* Text at (x, y) (top left), scale s; `centre` centres it on x. */
 static void text(canvas *c, int x, int y, const char *s, int scale, int centre, const unsigned char *rgb) {
-  const int width = (int)strlen(s) * 6 * scale;
-  int k, r, col, a, b;
-  if (centre) x -= width / 2;
-  for (k = 0; s[k]; ++k) {
-    char ch = s[k] >= 'a' && s[k] <= 'z' ? (char)(s[k] - 'a' + 'A') : s[k];
-    const char *at = strchr(glyph_chars, ch);
-    const unsigned char *g = glyphs[at && ch ? at - glyph_chars : 20];
-    for (r = 0; r < 7; ++r)
-      for (col = 0; col < 5; ++col)
-        if (g[r] & (16 >> col))
-          for (a = 0; a < scale; ++a)
-            for (b = 0; b < scale; ++b) dot(c, x + (6 * k + col) * scale + a, y + r * scale + b, rgb);
-  }
+  hd_font_text(c->px, W, H, x, y, s, scale, centre, rgb);
 }
 
 /* Tick step for a range: 1, 2 or 5 times a power of ten, about 6 ticks. */

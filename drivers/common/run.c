@@ -40,9 +40,19 @@ static int option_table(hd_drv_run *r, cli_opt *opts, int max) {
   int n = HD_DRV_ROWS(opts, max, common), k;
   if (r->mod->bench && !r->mod->own_bench) n += HD_DRV_ROWS(opts + n, max - n, bench);
   n += HD_DRV_ROWS(opts + n, max - n, ckpt);
-  if ((k = r->mod->options(r->self, opts + n, max - n - 1)) < 0) return -1;
-  opts[n + k] = end[0];
-  return n + k + 1;
+  if ((k = r->mod->options(r->self, opts + n, max - n - 3)) < 0) return -1;
+  n += k;
+  if (r->mod->frame) {
+    const cli_opt heading = CLI_HEADING_ROW("Time series of the fields (doc/outputs.md)");
+    const cli_opt frames = {"frames", CLI_INT, &r->frames, "N", r->frames_help, 0, 100000, 0, NULL, 0, 0, 0};
+    snprintf(r->frames_help, sizeof r->frames_help,
+             "field frames after the initial one, PREFIX_NNNN files listed with their times in PREFIX.pvd "
+             "(default %ld, 0 = none)", r->mod->frames);
+    r->frames = r->mod->frames;
+    opts[n++] = heading, opts[n++] = frames;
+  }
+  opts[n] = end[0];
+  return n + 1;
 }
 
 int hd_drv_slot(hd_drv_run *r, const char *suffix, int want, int flags) {
@@ -150,6 +160,47 @@ static int commit_outputs(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
+/* ---- frames: the module's fields at the start, every frame_every steps
+ * and at the end, listed in PREFIX.pvd (a series: a restart continues its
+ * numbering and its list) */
+
+static int frames_on(const hd_drv_run *r) { return r->mod->frame && r->frames > 0; }
+
+static void frames_setup(hd_drv_run *r) {
+  if (frames_on(r)) r->frame_pvd = hd_drv_slot(r, ".pvd", 1, HD_DRV_SERIES | HD_DRV_PVD);
+}
+
+static void frames_start(hd_drv_run *r) {
+  long every;
+  if (!frames_on(r)) return;
+  if (r->root && !r->cont) hd_drv_pvd_begin(r->out[r->frame_pvd].f);
+  every = r->frame_every = r->total > 0 ? (r->total + r->frames - 1) / r->frames : 1;
+  r->frame_next = r->step0 / every + (r->step0 % every ? 1 : 0);
+}
+
+static int frame_point(hd_drv_run *r) {
+  char prefix[4096 + 32], path[4096 + 64];
+  hd_out o;
+  int rc, bad;
+  if (!frames_on(r) || (r->step % r->frame_every != 0 && r->step != r->total && !r->stop)) return HD_DRV_OK;
+  snprintf(prefix, sizeof prefix, "%s_%04ld", r->com->output, r->frame_next);
+  snprintf(path, sizeof path, "%s%s", prefix, r->frame_suffix);
+  memset(&o, 0, sizeof o);
+  bad = r->root ? hd_out_open(&o, path, r->err, sizeof r->err) : hd_out_discard(&o, r->err, sizeof r->err);
+  if (hd_par_any(bad)) {
+    hd_out_abort(&o);
+    return hd_fail(&r->ctx, HD_ERR_IO, "%s", bad ? r->err : "a frame failed on another rank"), HD_DRV_FAILED;
+  }
+  if ((rc = r->mod->frame(r, &o, prefix)) != HD_DRV_OK) return hd_out_abort(&o), rc;
+  bad = hd_out_commit(&o, r->err, sizeof r->err) != 0;
+  hd_out_abort(&o);
+  if (hd_par_any(bad))
+    return hd_fail(&r->ctx, HD_ERR_IO, "%s", bad ? r->err : "a frame failed on another rank"), HD_DRV_FAILED;
+  if (r->root) hd_drv_pvd_frame(r->out[r->frame_pvd].f, (double)r->step * r->dt, 9, path);
+  ++r->frame_next;
+  return HD_DRV_OK;
+}
+
 /* The checkpoint of --restart into the state, and the series beside it. */
 static int restore(hd_drv_run *r) {
   const char *path = r->com->restart;
@@ -183,10 +234,13 @@ static int march(hd_drv_run *r, int *exit_status) {
     double t1;
     int k;
     if (m->before && (rc = m->before(r)) != HD_DRV_OK) return rc;
+    if ((rc = frame_point(r)) != HD_DRV_OK) return rc;
     if (r->step >= r->total || r->stop) break;
     chunk = r->total - r->step;
-    for (k = 0; k < 3; ++k)
-      if (r->cadence[k] > 0 && r->cadence[k] - r->step % r->cadence[k] < chunk) chunk = r->cadence[k] - r->step % r->cadence[k];
+    for (k = 0; k < 4; ++k) {
+      const long every = k < 3 ? r->cadence[k] : r->frame_every;
+      if (every > 0 && every - r->step % every < chunk) chunk = every - r->step % every;
+    }
     chunk = hd_drv_ckpt_chunk(&r->ckp, r->step, chunk);
     t1 = hd_wtime();
     /* a failure inside the steps may leave other ranks in an exchange:
@@ -222,6 +276,7 @@ static void summary_tail(hd_drv_run *r, FILE *out) {
           hd_host_peak_bytes() / 1e9);
   for (k = 0; k < r->nslot; ++k)
     if (r->slot[k].want && !(r->slot[k].flags & (HD_DRV_PICTURE | HD_DRV_UNLISTED))) fprintf(out, " %s", r->out[k].path);
+  if (frames_on(r)) fprintf(out, " (%ld frames)", r->frame_next);
   fprintf(out, "%s\npicture:", r->outputs_note);
   for (k = 0; k < r->nslot; ++k)
     if (r->slot[k].want && (r->slot[k].flags & HD_DRV_PICTURE)) fprintf(out, " %s", r->out[k].path), ++pictures;
@@ -265,6 +320,7 @@ static int run_parsed(hd_drv_run *r) {
   hd_drv_common *com = r->com;
   int rc, stopped = 0;
   if ((rc = status(r, m->setup(r))) != 0) return rc;
+  frames_setup(r);
   if (com->bench && com->restart[0])
     return hd_drv_usage_error(m->prog, "--bench: not with --restart (a benchmark starts from the initial state and "
                                        "writes nothing)");
@@ -285,6 +341,7 @@ static int run_parsed(hd_drv_run *r) {
   if ((rc = status(r, restore(r))) != 0) return rc;
   banner(r); /* after what may refuse the run: a refusal is one line */
   if ((rc = status(r, m->start(r))) != 0) return rc;
+  frames_start(r);
   rc = march(r, &stopped);
   if (rc == HD_DRV_STOPPED) return stopped;
   if ((rc = status(r, rc)) != 0) return rc;

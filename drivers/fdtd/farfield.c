@@ -56,35 +56,53 @@ static int pattern_plot(const fdtd_spectra *s, const double *cut, int ncut, int 
   return 0;
 }
 
-/* The whole sphere for ParaView: PREFIX_farfield.vtk, a structured grid
+/* The whole sphere for ParaView: PREFIX_farfield.vts, a structured grid
  * on the unit sphere (theta rows, phi closing on itself) with one array a
- * frequency, directivity in dBi or RCS in dBsm (floored 100 dB under the
- * frequency's peak); ParaView's Warp By Scalar draws the 3-D pattern. */
+ * frequency (NAME_fK, the frequencies in its field data), directivity in
+ * dBi or RCS in dBsm (floored 100 dB under the frequency's peak);
+ * ParaView's Warp By Scalar draws the 3-D pattern. */
 static int sphere_write(const fdtd_spectra *s, const double *db, int rcs, const char *prefix, char *err, size_t en) {
-  const int nth = s->ntheta + 1, nph = s->nphi;
-  char path[4200];
+  const int nth = s->ntheta + 1, nph = s->nphi, np = (nph + 1) * nth;
+  const int64_t dims[3] = {nph + 1, nth, 1};
+  double *xyz = (double *)malloc((size_t)np * 3 * sizeof(double));
+  double *val = (double *)malloc((size_t)np * s->nfar * sizeof(double));
+  hd_vti_array *arr = (hd_vti_array *)calloc((size_t)s->nfar, sizeof *arr);
+  char (*names)[32] = (char (*)[32])calloc((size_t)s->nfar, 32), path[4200];
+  hd_vtk_meta meta;
   hd_out o;
-  int it, ip, k;
-  snprintf(path, sizeof path, "%s_farfield.vtk", prefix);
-  if (hd_out_open(&o, path, err, en)) return -1;
-  fprintf(o.f, "# vtk DataFile Version 3.0\nhd-fdtd far field: %s on the unit sphere\nASCII\nDATASET STRUCTURED_GRID\n"
-          "DIMENSIONS %d %d 1\nPOINTS %d double\n", rcs ? "bistatic RCS (dBsm)" : "directivity (dBi)", nph + 1, nth,
-          (nph + 1) * nth);
+  int it, ip, k, rc = -1;
+  if (!xyz || !val || !arr || !names) {
+    snprintf(err, en, "out of host memory for the far-field sphere");
+    goto done;
+  }
   for (it = 0; it < nth; ++it)
     for (ip = 0; ip <= nph; ++ip) {
       const double t = PI * it / s->ntheta, f = 2 * PI * (ip % nph) / nph;
-      fprintf(o.f, "%.9g %.9g %.9g\n", sin(t) * cos(f), sin(t) * sin(f), cos(t));
+      double *p = xyz + 3 * ((size_t)it * (nph + 1) + ip);
+      p[0] = sin(t) * cos(f), p[1] = sin(t) * sin(f), p[2] = cos(t);
     }
-  fprintf(o.f, "POINT_DATA %d\n", (nph + 1) * nth);
   for (k = 0; k < s->nfar; ++k) {
     const double *v = db + (size_t)k * nth * nph;
-    double top = -HUGE_VAL;
+    double top = -HUGE_VAL, *out = val + (size_t)k * np;
     for (it = 0; it < nth * nph; ++it) top = fmax(top, v[it]);
-    fprintf(o.f, "SCALARS %s_%d double 1\nLOOKUP_TABLE default\n", rcs ? "rcs_dBsm" : "directivity_dBi", k + 1);
     for (it = 0; it < nth; ++it)
-      for (ip = 0; ip <= nph; ++ip) fprintf(o.f, "%.6f\n", fmax(v[it * nph + ip % nph], top - 100));
+      for (ip = 0; ip <= nph; ++ip) out[it * (nph + 1) + ip] = fmax(v[it * nph + ip % nph], top - 100);
+    snprintf(names[k], 32, "%s_f%d", rcs ? "rcs_dBsm" : "directivity_dBi", k + 1);
+    arr[k].name = names[k], arr[k].data = out, arr[k].units = rcs ? "dBsm" : "dBi";
   }
-  return hd_out_commit(&o, err, en);
+  memset(&meta, 0, sizeof meta);
+  meta.list_key = "frequency_Hz", meta.list = s->freq + s->far0, meta.nlist = s->nfar;
+  snprintf(path, sizeof path, "%s_farfield.vts", prefix);
+  if (hd_out_open(&o, path, err, en)) goto done;
+  if (hd_vts_write(&o, dims, xyz, arr, s->nfar, &meta)) {
+    snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
+    hd_out_abort(&o);
+    goto done;
+  }
+  rc = hd_out_commit(&o, err, en);
+done:
+  free(xyz), free(val), free(arr), free(names);
+  return rc;
 }
 
 /* The directions the far-field pictures ask for beyond the sphere: the
@@ -221,9 +239,17 @@ static int far_asked_plots(const fdtd_spectra *s, const double *extra, int nextr
           img[(size_t)it * w + ip] = val[((size_t)lround((double)it / (h - 1) * s->ntheta) * nph + (int)((double)ip / w * nph) % nph) * NP + part];
       snprintf(path, sizeof path, "%s_far2d%s.png", prefix, part_file[part]);
       rc = hd_out_open(&o, path, err, en);
-      if (!rc && (hd_png_write_map(&o, w, h, img, lo, hi, HD_PNG_SEQUENTIAL, err, en) || hd_out_commit(&o, err, en))) {
-        hd_out_abort(&o);
-        rc = -1;
+      {
+        const char *unit = p->map_linear ? (rcs ? "m2" : "ratio") : rcs ? "dBsm" : "dBi";
+        char title[160];
+        hd_png_legend lg;
+        snprintf(title, sizeof title, "%s%s at %.4g Hz", rcs ? "bistatic RCS" : "directivity", part_file[part],
+                 s->freq[s->far0]);
+        lg.title = title, lg.units = unit, lg.extent = "theta 0 .. 180 deg down, phi 0 .. 360 deg across";
+        if (!rc && (hd_png_write_map(&o, w, h, img, lo, hi, HD_PNG_SEQUENTIAL, &lg, err, en) || hd_out_commit(&o, err, en))) {
+          hd_out_abort(&o);
+          rc = -1;
+        }
       }
       if (!rc)
         printf("plot: %s (theta 0-180 down, phi 0-360 across, %.4g to %.4g %s)\n", path, lo, hi,

@@ -142,12 +142,14 @@ static int options(void *self, cli_opt *opts, int max) {
   fdtd_mod *f = (fdtd_mod *)self;
   fdtd_cli *c = &f->c;
   const cli_opt o[] = {
+      CLI_HEADING_ROW("Benchmark and kernels"),
       {"bench", CLI_INT, &c->bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
-      {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched", 1, 1024, 3, &c->nblock, 0, 0, 0},
+      {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched (default: the device's tuned shape)", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CPU backends; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
-      {"xmesh", CLI_LIST, &c->in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ...", 1, 0, 0, NULL, 0, 0, 0},
-      {"ymesh", CLI_LIST, &c->in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y", 1, 0, 0, NULL, 0, 0, 0},
-      {"zmesh", CLI_LIST, &c->in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z", 1, 0, 0, NULL, 0, 0, 0},
+      CLI_HEADING_ROW("The model (doc/fdtd.md)"),
+      {"xmesh", CLI_LIST, &c->in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ... (required)", 1, 0, 0, NULL, 0, 0, 0},
+      {"ymesh", CLI_LIST, &c->in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y (required)", 1, 0, 0, NULL, 0, 0, 0},
+      {"zmesh", CLI_LIST, &c->in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z (required)", 1, 0, 0, NULL, 0, 0, 0},
       {"material", CLI_LIST, &c->in.material, "EPSR SIGMA MUR SIGMAM [POLES]", "a material (repeat: numbered 2, 3, ...; 0 vacuum, 1 PEC); dispersive with poles 'debye DE TAU', 'drude FP GAMMA', 'lorentz DE F0 GAMMA' after (EPSR is then eps_inf)", 1, 0, 0, NULL, 0, 0, 0},
       {"geometry", CLI_LIST, &c->in.geometry, "M SHAPE ...", "an object of material M: box, ellipsoid, sphere, cylinder, x|y|zcylinder, x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's shape numbers (repeat; later objects win)", 1, 0, 0, NULL, 0, 0, 0},
       {"feed", CLI_LIST, &c->in.feed, "X|Y|Z X Y Z VOLTS OHMS [DELAY]", "a delta-gap feed on the edge nearest the point, its waveform delayed by DELAY seconds (repeat)", 1, 0, 0, NULL, 0, 0, 0},
@@ -156,35 +158,41 @@ static int options(void *self, cli_opt *opts, int max) {
       {"load", CLI_LIST, &c->in.load, "X|Y|Z X Y Z R|L|C VALUE", "a lumped resistor, inductor or capacitor on the edge nearest the point; loads on one edge are in parallel (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"point", CLI_LIST, &c->in.point, "X|Y|Z X Y Z [+X|-X|+Y|-Y|+Z|-Z]", "a voltage point on the edge nearest (V = -E d, recorded as a probe); the first one's direction of travel (default +X) names the line on which its two waves are split: S11, Sn1 = V_n / V+ and, with feeds, the coupling Cn1 = V_n / V_feed1 at the frequencies (PREFIX_points.csv; OpenFDTD's point) (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"probe", CLI_LIST, &c->in.probe, "ex|ey|ez|hx|hy|hz X Y Z", "record a field component every step (repeat)", 1, 0, 0, NULL, 0, 0, 0},
+      CLI_HEADING_ROW("Boundaries"),
       {"boundary", CLI_STRING, c->in.bc_all, "pec|mur|pml|cpml|periodic", "boundary of every axis (default mur)", 1, 0, sizeof c->in.bc_all, NULL, 0, 0, 0},
-      {"boundary-x", CLI_STRING, c->in.bc_axis[0], "pec|mur|pml|cpml|periodic", "boundary of both x faces", 1, 0, sizeof c->in.bc_axis[0], NULL, 0, 0, 0},
-      {"boundary-y", CLI_STRING, c->in.bc_axis[1], "pec|mur|pml|cpml|periodic", "boundary of both y faces", 1, 0, sizeof c->in.bc_axis[1], NULL, 0, 0, 0},
-      {"boundary-z", CLI_STRING, c->in.bc_axis[2], "pec|mur|pml|cpml|periodic", "boundary of both z faces", 1, 0, sizeof c->in.bc_axis[2], NULL, 0, 0, 0},
+      {"boundary-x", CLI_STRING, c->in.bc_axis[0], "pec|mur|pml|cpml|periodic", "boundary of both x faces (default: --boundary's)", 1, 0, sizeof c->in.bc_axis[0], NULL, 0, 0, 0},
+      {"boundary-y", CLI_STRING, c->in.bc_axis[1], "pec|mur|pml|cpml|periodic", "boundary of both y faces (default: --boundary's)", 1, 0, sizeof c->in.bc_axis[1], NULL, 0, 0, 0},
+      {"boundary-z", CLI_STRING, c->in.bc_axis[2], "pec|mur|pml|cpml|periodic", "boundary of both z faces (default: --boundary's)", 1, 0, sizeof c->in.bc_axis[2], NULL, 0, 0, 0},
       {"mur", CLI_CHOICE, &c->in.mur_h, "e|h", "first-order Mur on the tangential E of the boundary faces (e, default) or on the tangential H half a cell outside them (h, OpenFDTD's; .ofd models)", 1, 0, 0, NULL, 0, 0, 0},
       {"pml", CLI_REALS, c->in.pml, "L,M,R0", "PML or CPML layers, grading order, target reflection (default 8,4,1e-5; CPML 8,3,1e-6)", 1, 0, 3, &c->in.npml, 0, 0, 0},
       {"cpml", CLI_REALS, c->in.cpml, "KAPPA,ALPHA", "the convolutional PML's kappa_max and alpha_max in S/m (default 2,0.005; doc/fdtd.md)", 1, 0, 2, &c->in.ncpml, 0, 0, 0},
+      CLI_HEADING_ROW("Sources in time, stepping"),
       {"waveform", CLI_CHOICE, &f->wave_choice, "gaussian|dgaussian|sine", "source waveform (default dgaussian)", 1, 0, 0, NULL, 0, 0, 0},
-      {"frequency", CLI_REAL, &c->in.freq, "HZ", "pulse bandwidth (1/e of the spectrum) or sine frequency", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"frequency", CLI_REAL, &c->in.freq, "HZ", "pulse bandwidth (1/e of the spectrum) or sine frequency (default: none; sources need it)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"timestep", CLI_REAL, &c->in.dt, "DT", "time step (default: courant x the Courant limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"courant", CLI_REAL, &c->in.courant, "S", "fraction of the Courant limit (default 0.99)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c->in.steps, "N", "time steps (default 2000)", 0, 1e12, 0, NULL, 0, 0, 0},
       {"average-every", CLI_INT, &c->average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c->in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
+      CLI_HEADING_ROW("Fields written"),
       {"volume", CLI_FLAG, &c->volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its block of the final fields as PREFIX_pR.vti (non-uniform meshes: .vtr) and rank 0 the index PREFIX.pvti (.pvtr), no rank holding the whole grid (default no: rank 0 gathers the grid; no slice)", 1, 0, 0, NULL, 0, 0, 0},
-      {"frequencies", CLI_STRING, c->frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field", 1, 0, sizeof c->frequencies, NULL, 0, 0, 0},
+      CLI_HEADING_ROW("Frequency domain: ports, far field, maps, plane waves"),
+      {"frequencies", CLI_STRING, c->frequencies, "F|F0 F1 N", "frequency-domain results at F, or at N frequencies from F0 to F1: every feed's impedance, reflection and S-parameters (PREFIX_ports.csv, PREFIX.s1p), the far field (default: none)", 1, 0, sizeof c->frequencies, NULL, 0, 0, 0},
       {"farfield-frequencies", CLI_STRING, c->ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c->ffrequencies, NULL, 0, 0, 0},
-      {"farfield", CLI_STRING, c->farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv); needs frequencies", 1, 0, sizeof c->farfield, NULL, 0, 0, 0},
+      {"farfield", CLI_STRING, c->farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv, .vts); needs frequencies (default: none)", 1, 0, sizeof c->farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c->margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5; 0, the faces themselves, with PML or mur = h: .ofd models)", 0, 1e9, 0, NULL, 0, 0, 0},
       {"nearfield", CLI_LIST, &c->nearfield, "COMP AXIS POS", "amplitude and phase of COMP (ex ... hz, or e, h: |E|, |H| and their components) on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat; at most 8 planes with nearline, e and h take three)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearline", CLI_LIST, &c->nearline, "COMP AXIS P1 P2", "the amplitude of COMP (as nearfield) along AXIS through the cell centres at P1, P2 on the next two axes (y z for x, z x for y, x y for z; OpenFDTD's plotnear1d) at the far frequencies: PREFIX_lineK.png beside its CSV (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c->planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c->planewave, NULL, 0, 0, 0},
       {"planewave-form", CLI_CHOICE, &c->pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearvolume", CLI_FLAG, &c->nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
-      {"excite", CLI_CHOICE, &c->excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp)", 1, 0, 0, NULL, 0, 0, 0},
+      {"excite", CLI_CHOICE, &c->excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp) (default given)", 1, 0, 0, NULL, 0, 0, 0},
       {"matching-loss", CLI_FLAG, &c->sp.matching_loss, "yes|no", "gain against the power the feeds' sources make available, P / (1 - |reflection|^2): realised gain (OpenFDTD's matchingloss; default no: the power the ports accept)", 1, 0, 0, NULL, 0, 0, 0},
       {"z0", CLI_REAL, &c->z0, "OHMS", "reference impedance of the ports (default: each feed's resistance)", 1e-9, 1e12, 0, NULL, 0, 0, 0},
+      CLI_HEADING_ROW("Pictures and plots (doc/fdtd.md)"),
       FDTD_PLOT_OPTIONS(c->pk),
+      CLI_HEADING_ROW("The slice"),
       {"slice", CLI_STRING, c->slice, "COMP AXIS POS|none", "write PREFIX_slice.vtr and .png of COMP on the cell layer at AXIS = POS (default: ez on the middle z layer)", 1, 0, sizeof c->slice, NULL, 0, 0, 0}};
   c->volume = 1;
   c->margin = 5;
@@ -292,6 +300,7 @@ static int setup(hd_drv_run *r) {
   f->probes = hd_drv_slot(r, "_probes.csv", 1, HD_DRV_SERIES);
   f->avg = hd_drv_slot(r, "_average.csv", 1, HD_DRV_SERIES);
   f->vol = hd_drv_slot(r, c->pieces ? (uni ? ".pvti" : ".pvtr") : uni ? ".vti" : ".vtr", c->volume, 0);
+  r->frame_suffix = r->slot[f->vol].suffix;
   f->slv = hd_drv_slot(r, "_slice.vtr", f->have_slice, 0);
   f->png = hd_drv_slot(r, "_slice.png", f->have_slice && HD_PNG_BUILT, HD_DRV_PICTURE);
   r->no_picture = f->have_slice ? HD_NO_PNG : c->pieces ? "--pieces: no rank holds the whole grid" : "--slice=none";
@@ -506,12 +515,22 @@ static int after(hd_drv_run *r, long steps) {
   return HD_DRV_OK;
 }
 
+/* A frame: the volume at this step. */
+static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
+  fdtd_mod *f = (fdtd_mod *)r->self;
+  if (fdtd_write_fields(&f->c, f->ops, &r->ctx, f->state, &f->r, f->pad, (double)r->step * f->m.dt, prefix, NULL, o, NULL,
+                        NULL, r->err, sizeof r->err))
+    return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
+  return HD_DRV_OK;
+}
+
 static int finish(hd_drv_run *r) {
   fdtd_mod *f = (fdtd_mod *)r->self;
   if ((f->c.volume || f->have_slice) &&
-      fdtd_write_fields(&f->c, f->ops, &r->ctx, f->state, &f->r, f->pad, f->have_slice ? &f->sl : NULL,
-                        f->c.volume ? &r->out[f->vol] : NULL, &r->out[f->slv], r->slot[f->png].want ? &r->out[f->png] : NULL,
-                        r->err, sizeof r->err))
+      fdtd_write_fields(&f->c, f->ops, &r->ctx, f->state, &f->r, f->pad, (double)r->step * f->m.dt, f->c.com.output,
+                        f->have_slice ? &f->sl : NULL, f->c.volume ? &r->out[f->vol] : NULL,
+                        f->have_slice ? &r->out[f->slv] : NULL, r->slot[f->png].want ? &r->out[f->png] : NULL, r->err,
+                        sizeof r->err))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   return HD_DRV_OK;
 }
@@ -587,5 +606,5 @@ static int bench(hd_drv_run *r) {
 const hd_drv_module hd_fdtd_module = {
     .prog = PROG, .about = ABOUT, .output = "fdtd", .size = sizeof(fdtd_mod), .cuda_ranks = 1, .own_bench = 1, .memory = "the model",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
-    .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
-    .destroy = destroy};
+    .create = create, .start = start, .advance = advance, .after = after, .frame = frame, .frames = 0, .finish = finish,
+    .summary = summary, .destroy = destroy};

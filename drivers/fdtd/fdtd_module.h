@@ -73,11 +73,13 @@ hd_status fdtd_block_advance(hd_ctx *ctx, fdtd_run *r, const fdtd_ops *ops, void
 
 int fdtd_uniform_mesh(const fdtd_input *in);
 
-/* The final fields at cell centres: the volume (six components and |E|)
- * by pieces or gathered on rank 0, and there the slice sl (may be NULL) as
- * .vtr and PNG.  Collective; 0, or -1 + message. */
+/* The fields at time t at cell centres: the volume (E, H, |E|, the
+ * materials) by pieces from prefix or gathered on rank 0, and there the
+ * slice sl (may be NULL) as .vtr and PNG.  Collective; 0, or -1 +
+ * message. */
 int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r, long pad,
-                      const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png, char *err, size_t errn);
+                      double t, const char *prefix, const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png,
+                      char *err, size_t errn);
 
 /* ---- spectra_ranks.c ---- */
 

@@ -34,35 +34,50 @@ int fdtd_uniform_mesh(const fdtd_input *in) {
   return 1;
 }
 
+/* The volume's arrays: E and H as vectors, |E|, the material of each cell
+ * (cc[0..5] the components, cc[6] |E|, cc[7] the materials). */
+static void volume_arrays(hd_vti_array arr[4], double *const cc[8], int single) {
+  int k;
+  memset(arr, 0, 4 * sizeof *arr);
+  arr[0].name = "E", arr[0].units = "V/m", arr[1].name = "H", arr[1].units = "A/m";
+  for (k = 0; k < 3; ++k) arr[0].comp[k] = cc[k], arr[1].comp[k] = cc[3 + k];
+  arr[2].name = "E_magnitude", arr[2].units = "V/m", arr[2].data = cc[6];
+  arr[3].name = "material", arr[3].data = cc[7];
+  for (k = 0; k < 4; ++k) arr[k].single = single;
+}
+
+static const char *const comp_units[6] = {"V/m", "V/m", "V/m", "A/m", "A/m", "A/m"};
+
 /* Final fields at cell centres, gathered from every block and written on
- * rank 0: the volume (six components and |E|) and, if asked, one slice as
- * .vtr/.vti and PNG.  0, or -1 + message (agreed by all ranks up to the
+ * rank 0: the volume (E, H, |E|, materials) and, if asked, one slice as
+ * .vtr and PNG.  0, or -1 + message (agreed by all ranks up to the
  * writing, which only rank 0 does). */
-int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r,
-                      long pad, const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png, char *err, size_t errn) {
+int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void *state, const fdtd_run *r, long pad,
+                      double t, const char *prefix, const fdtd_slice *sl, hd_out *vol, hd_out *slv, hd_out *png,
+                      char *err, size_t errn) {
   const fdtd_input *m = &c->in;
   const long nx = m->n[0], ny = m->n[1], nz = m->n[2], *ln = r->dc.ln;
   const double cells = (double)nx * ny * nz;
   const int root = r->dc.rank == 0, pieces = c->pieces; /* no rank gathers the grid */
   hd_grid g;
-  double *f = NULL, *loc = NULL, *cc[7] = {0};
-  hd_vti_array arr[7];
+  double *f = NULL, *loc = NULL, *cc[8] = {0};
+  hd_vti_array arr[4];
+  const hd_vtk_meta meta = hd_vtk_meta_time(t);
   int comp, rc = -1, bad;
   long i, j, k;
-  static const char *const names[7] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz", "E"};
   if (!fdtd_node_grid(&g, ln, pad)) return -1;
   f = (double *)malloc((size_t)g.total * sizeof(double));
   loc = (double *)malloc((size_t)(ln[0] * ln[1] * ln[2]) * sizeof(double));
-  for (comp = 0; comp < 7 && root && !pieces; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
+  for (comp = 0; comp < 8 && root && !pieces; ++comp) cc[comp] = (double *)malloc((size_t)cells * sizeof(double));
   bad = !f || !loc;
-  for (comp = 0; comp < 7 && root && !pieces; ++comp) bad |= !cc[comp];
+  for (comp = 0; comp < 8 && root && !pieces; ++comp) bad |= !cc[comp];
   if (hd_par_any(bad)) {
     snprintf(err, errn, "out of host memory for the field output");
     goto done;
   }
-  if (pieces) { /* this block's cells, all seven arrays */
+  if (pieces) { /* this block's cells, all eight arrays */
     const double cells_l = (double)ln[0] * ln[1] * ln[2];
-    for (comp = 0; comp < 7 && !bad; ++comp) bad = !(cc[comp] = (double *)malloc((size_t)cells_l * sizeof(double)));
+    for (comp = 0; comp < 8 && !bad; ++comp) bad = !(cc[comp] = (double *)malloc((size_t)cells_l * sizeof(double)));
     if (hd_par_any(bad)) {
       snprintf(err, errn, "out of host memory for the field output");
       goto done;
@@ -88,9 +103,11 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
     const double x0[3] = {m->node[0][0], m->node[1][0], m->node[2][0]}; /* the mesh's first node */
     const size_t lc = (size_t)(ln[0] * ln[1] * ln[2]);
     for (i = 0; i < (long)lc; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
-    for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
-    rc = vol ? hd_drv_write_pieces(&r->dc, c->com.output, vol, n64, x0, dx,
-                                   fdtd_uniform_mesh(&c->in) ? NULL : (const double *const *)m->node, arr, 7, err, errn)
+    fdtd_input_cell_materials(m, r->dc.off, ln, cc[7]);
+    volume_arrays(arr, cc, ops->real_size == 4);
+    rc = vol ? hd_drv_write_pieces(&r->dc, prefix, vol, n64, x0, dx,
+                                   fdtd_uniform_mesh(&c->in) ? NULL : (const double *const *)m->node, arr, 4, &meta,
+                                   err, errn)
              : 0;
     goto done;
   }
@@ -99,26 +116,32 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
     goto done;
   }
   for (i = 0; i < (long)cells; ++i) cc[6][i] = sqrt(cc[0][i] * cc[0][i] + cc[1][i] * cc[1][i] + cc[2][i] * cc[2][i]);
-  for (comp = 0; comp < 7; ++comp) arr[comp].name = names[comp], arr[comp].data = cc[comp], arr[comp].single = ops->real_size == 4;
+  {
+    const long lo0[3] = {0, 0, 0};
+    fdtd_input_cell_materials(m, lo0, m->n, cc[7]);
+  }
+  volume_arrays(arr, cc, ops->real_size == 4);
   {
     const int64_t n64[3] = {nx, ny, nz};
     const double dx[3] = {(m->node[0][nx] - m->node[0][0]) / nx, (m->node[1][ny] - m->node[1][0]) / ny,
                           (m->node[2][nz] - m->node[2][0]) / nz};
     const double x0[3] = {m->node[0][0], m->node[1][0], m->node[2][0]};
     const int uni = fdtd_uniform_mesh(&c->in);
-    if (vol && (uni ? hd_vti_write(vol, n64, x0, dx, arr, 7) : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 7))) {
+    if (vol && (uni ? hd_vti_write(vol, n64, x0, dx, arr, 4, &meta)
+                    : hd_vtr_write(vol, n64, (const double *const *)m->node, arr, 4, &meta))) {
       snprintf(err, errn, "cannot write %.900s: %s", vol->path, hd_out_error());
       goto done;
     }
     if (sl) {
-      /* the slice: the cell layer normal to the axis, as a one-cell-thick
-       * volume and as a picture (first in-plane axis across, second up) */
+      /* the slice: the cell layer normal to the axis, as a surface at the
+       * layer's middle and as a picture (first in-plane axis across, second
+       * up) */
       const int a = sl->axis, u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;
       const long nu = m->n[u], nv = m->n[v];
       double *pl = (double *)malloc((size_t)nu * nv * sizeof(double)), *pic, vmax = 0.0;
       int64_t sn[3];
       const double *sx[3];
-      double lay[2];
+      double mid;
       hd_vti_array sa;
       long p, q2;
       if (!pl) {
@@ -132,13 +155,14 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
           pl[q2 * nu + p] = cc[sl->comp][(id[2] * ny + id[1]) * nx + id[0]];
           vmax = fmax(vmax, fabs(pl[q2 * nu + p]));
         }
-      sn[a] = 1, sn[u] = nu, sn[v] = nv;
-      lay[0] = m->node[a][sl->layer], lay[1] = m->node[a][sl->layer + 1];
-      sx[a] = lay, sx[u] = m->node[u], sx[v] = m->node[v];
-      sa.name = fdtd_comp_names[sl->comp], sa.data = pl, sa.single = ops->real_size == 4;
+      sn[a] = 0, sn[u] = nu, sn[v] = nv;
+      mid = 0.5 * (m->node[a][sl->layer] + m->node[a][sl->layer + 1]);
+      sx[a] = &mid, sx[u] = m->node[u], sx[v] = m->node[v];
+      memset(&sa, 0, sizeof sa);
+      sa.name = fdtd_comp_names[sl->comp], sa.data = pl, sa.single = ops->real_size == 4, sa.units = comp_units[sl->comp];
       /* cell data in x-fastest order of the slab: the in-plane layout above
        * is already x-fastest when u < v */
-      if (hd_vtr_write(slv, sn, sx, &sa, 1)) {
+      if (slv && hd_vtr_write(slv, sn, sx, &sa, 1, &meta)) {
         free(pl);
         snprintf(err, errn, "cannot write %.900s: %s", slv->path, hd_out_error());
         goto done;
@@ -151,7 +175,17 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
       }
       for (q2 = 0; q2 < nv; ++q2)
         for (p = 0; p < nu; ++p) pic[(nv - 1 - q2) * nu + p] = pl[q2 * nu + p]; /* up is +v */
-      rc = png ? hd_png_write(png, (int)nu, (int)nv, pic, vmax, err, errn) : 0;
+      rc = 0;
+      if (png) {
+        char title[160], extent[160];
+        hd_png_legend lg;
+        snprintf(title, sizeof title, "%s at t = %.4g s, the cell layer %c = %.4g m", fdtd_comp_names[sl->comp], t, 'x' + a,
+                 mid);
+        snprintf(extent, sizeof extent, "%c %.4g .. %.4g m across, %c %.4g .. %.4g m up", 'x' + u, m->node[u][0],
+                 m->node[u][nu], 'x' + v, m->node[v][0], m->node[v][nv]);
+        lg.title = title, lg.units = comp_units[sl->comp], lg.extent = extent;
+        rc = hd_png_write(png, (int)nu, (int)nv, pic, vmax, &lg, err, errn);
+      }
       free(pic);
       free(pl);
       if (rc) goto done;
@@ -161,7 +195,7 @@ int fdtd_write_fields(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, void 
 done:
   free(f);
   free(loc);
-  for (comp = 0; comp < 7; ++comp) free(cc[comp]);
+  for (comp = 0; comp < 8; ++comp) free(cc[comp]);
   return rc;
 }
 

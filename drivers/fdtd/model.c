@@ -79,6 +79,31 @@ int fdtd_input_material_at(const fdtd_input *in, const double p[3], double tol) 
   return mat;
 }
 
+void fdtd_input_cell_materials(const fdtd_input *in, const long lo[3], const long cnt[3], double *out) {
+  const size_t cells = (size_t)cnt[0] * cnt[1] * cnt[2];
+  size_t q;
+  int k, a;
+  for (q = 0; q < cells; ++q) out[q] = 0;
+  for (k = 0; k < in->nobj; ++k) { /* later objects win; each tries the cells of its bounding box only */
+    double box[6];
+    long first[3], last[3], i, j, l;
+    fdtd_object_box(&in->obj[k], box);
+    for (a = 0; a < 3; ++a) {
+      first[a] = lo[a], last[a] = lo[a] + cnt[a] - 1;
+      while (first[a] <= last[a] && 0.5 * (in->node[a][first[a]] + in->node[a][first[a] + 1]) < box[2 * a]) ++first[a];
+      while (last[a] >= first[a] && 0.5 * (in->node[a][last[a]] + in->node[a][last[a] + 1]) > box[2 * a + 1]) --last[a];
+    }
+    for (l = first[2]; l <= last[2]; ++l)
+      for (j = first[1]; j <= last[1]; ++j)
+        for (i = first[0]; i <= last[0]; ++i) {
+          const double p[3] = {0.5 * (in->node[0][i] + in->node[0][i + 1]), 0.5 * (in->node[1][j] + in->node[1][j + 1]),
+                               0.5 * (in->node[2][l] + in->node[2][l + 1])};
+          if (inside(&in->obj[k], p, 0.0))
+            out[((size_t)(l - lo[2]) * cnt[1] + (size_t)(j - lo[1])) * cnt[0] + (size_t)(i - lo[0])] = in->obj[k].mat;
+        }
+  }
+}
+
 /* Index range [lo, hi] of component positions within [a0 - tol, a1 + tol]. */
 static void index_range(const fdtd_input *in, int comp, int a, double a0, double a1, double tol,
                         long *lo, long *hi) {

@@ -73,6 +73,9 @@ void fdtd_input_defaults(fdtd_input *in);
 /* The material of the geometry at p (the last object holding it within
  * tol; 0 vacuum): the outlines on pictures. */
 int fdtd_input_material_at(const fdtd_input *in, const double p[3], double tol);
+/* The material at the centre of each cell lo .. lo + cnt - 1 (x fastest):
+ * the FDTD volume's "material" array. */
+void fdtd_input_cell_materials(const fdtd_input *in, const long lo[3], const long cnt[3], double *out);
 void fdtd_input_free(fdtd_input *in);
 
 /* Parse mesh, materials, geometry, feeds, sources, probes and boundaries;

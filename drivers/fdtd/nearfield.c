@@ -57,6 +57,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   static const char *const comp_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
   const int axis = pl->axis, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2, vec = m->count == 3;
   const int per = vec ? 7 : 2; /* arrays a frequency: |F|, then each component's amplitude and phase */
+  const int magnetic = m->field < 0 ? pl->comp >= 3 : m->field;
   const long nu = in->n[u], nv = in->n[v], ncell = nu * nv, layer = pl->layer;
   double *data = (double *)malloc((size_t)ncell * per * s->nfar * sizeof(double)), *img = (double *)malloc((size_t)ncell * sizeof(double));
   double *amp = (double *)malloc((size_t)ncell * s->nfar * sizeof(double)); /* what the pictures draw */
@@ -66,7 +67,8 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   hd_out vtr, png;
   int64_t dims[3];
   const double *xyz[3];
-  double lay[2], top = -HUGE_VAL;
+  double lay[2], mid, top = -HUGE_VAL;
+  hd_vtk_meta meta;
   unsigned char *region = NULL;
   long c, q;
   int f, j, rc = -1;
@@ -78,7 +80,7 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
   for (f = 0; f < s->nfar; ++f) { /* amplitude and phase of each frequency */
     double *d = data + (size_t)per * f * ncell;
     if (vec) {
-      snprintf(names[per * f], 48, "%s_amplitude_%.6g_Hz", m->field ? "H" : "E", s->freq[s->far0 + f]);
+      snprintf(names[per * f], 48, "%s_amplitude_f%d", m->field ? "H" : "E", f + 1);
       arr[per * f].name = names[per * f], arr[per * f].data = d;
       for (c = 0; c < ncell; ++c) d[c] = 0;
     }
@@ -90,8 +92,8 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
         a[c] = hypot(x[c], x[ncell + c]), ph[c] = atan2(x[ncell + c], x[c]) * 180 / PI;
         if (vec) d[c] += a[c] * a[c];
       }
-      snprintf(names[per * f + vec + 2 * j], 48, "%s_amplitude_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
-      snprintf(names[per * f + vec + 2 * j + 1], 48, "%s_phase_deg_%.6g_Hz", comp_names[comp], s->freq[s->far0 + f]);
+      snprintf(names[per * f + vec + 2 * j], 48, "%s_amplitude_f%d", comp_names[comp], f + 1);
+      snprintf(names[per * f + vec + 2 * j + 1], 48, "%s_phase_deg_f%d", comp_names[comp], f + 1);
       arr[per * f + vec + 2 * j].name = names[per * f + vec + 2 * j], arr[per * f + vec + 2 * j].data = a;
       arr[per * f + vec + 2 * j + 1].name = names[per * f + vec + 2 * j + 1], arr[per * f + vec + 2 * j + 1].data = ph;
     }
@@ -101,12 +103,16 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
     rc = nearline_write(s, in, k, m, pl, amp, prefix, err, en);
     goto done;
   }
-  dims[axis] = 1, dims[u] = nu, dims[v] = nv;
-  lay[0] = in->node[axis][layer], lay[1] = in->node[axis][layer + 1];
-  xyz[axis] = lay, xyz[u] = in->node[u], xyz[v] = in->node[v];
+  /* a surface at the layer's middle; array NAME_fK at the K-th frequency */
+  dims[axis] = 0, dims[u] = nu, dims[v] = nv;
+  lay[0] = in->node[axis][layer], lay[1] = in->node[axis][layer + 1], mid = 0.5 * (lay[0] + lay[1]);
+  xyz[axis] = &mid, xyz[u] = in->node[u], xyz[v] = in->node[v];
+  for (c = 0; c < (long)per * s->nfar; ++c) arr[c].units = strstr(arr[c].name, "phase") ? "deg" : magnetic ? "A/m" : "V/m";
+  memset(&meta, 0, sizeof meta);
+  meta.list_key = "frequency_Hz", meta.list = s->freq + s->far0, meta.nlist = s->nfar;
   snprintf(path, sizeof path, "%s_near%d.vtr", prefix, k);
   if (hd_out_open(&vtr, path, err, en)) goto done;
-  if (hd_vtr_write(&vtr, dims, xyz, arr, per * s->nfar)) {
+  if (hd_vtr_write(&vtr, dims, xyz, arr, per * s->nfar, &meta)) {
     snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
     hd_out_abort(&vtr);
     goto done;
@@ -131,6 +137,8 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
     const int db = p && p->map_db, frames = p ? p->frames : 0;
     long c0 = 0, c1 = nu, q0 = 0, q1 = nv, wu, wv;
     double peak = 0;
+    char title[192], extent[160];
+    hd_png_legend lg;
     if (p && p->zoom) { /* the cells whose centres lie in the window */
       while (c0 < nu - 1 && 0.5 * (in->node[u][c0] + in->node[u][c0 + 1]) < p->zoom_u[0]) ++c0;
       while (c1 > c0 + 1 && 0.5 * (in->node[u][c1 - 1] + in->node[u][c1]) > p->zoom_u[1]) --c1;
@@ -155,11 +163,15 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
         at[axis] = 0.5 * (lay[0] + lay[1]), at[u] = in->node[u][c] + 0.5 * du, at[v] = in->node[v][q] + 0.5 * dv;
         region[(wv - 1 - (q - q0)) * wu + c - c0] = (unsigned char)fdtd_input_material_at(in, at, 0.51 * fmax(du, dv));
       }
+    snprintf(extent, sizeof extent, "%c %.4g .. %.4g m across, %c %.4g .. %.4g m up", 'x' + u,
+             in->node[u][c0], in->node[u][c1], 'x' + v, in->node[v][q0], in->node[v][q1]);
+    snprintf(title, sizeof title, "%s amplitude at %.4g Hz, the cell layer %c = %.4g m", what, s->freq[s->far0], 'x' + axis, mid);
+    lg.title = title, lg.extent = extent, lg.units = db ? (magnetic ? "dB A/m" : "dB V/m") : magnetic ? "A/m" : "V/m";
     snprintf(path, sizeof path, "%s_near%d.png", prefix, k);
     if (hd_out_open(&png, path, err, en)) goto done;
     if (hd_png_write_map_lines(&png, (int)wu, (int)wv, img, p && p->map_lo2 < p->map_hi2 ? p->map_lo2 : db ? top - 40 : 0.0,
                                p && p->map_lo2 < p->map_hi2 ? p->map_hi2 : top > (db ? -HUGE_VAL : 0) ? top : 1.0,
-                               HD_PNG_SEQUENTIAL, p && p->contour ? 10 : 0, region, err, en) ||
+                               HD_PNG_SEQUENTIAL, p && p->contour ? 10 : 0, region, &lg, err, en) ||
         hd_out_commit(&png, err, en)) {
       hd_out_abort(&png);
       goto done;
@@ -176,10 +188,13 @@ int fdtd_spectra_nearfield(const fdtd_spectra *s, const fdtd_input *in, int k, c
           }
           img[(wv - 1 - (q - q0)) * wu + c - c0] = vec ? sqrt(sum) : val;
         }
+      snprintf(title, sizeof title, "%s at %.4g Hz, phase %d/%d of a period, %c = %.4g m", what, s->freq[s->far0], f + 1,
+               frames, 'x' + axis, mid);
+      lg.units = magnetic ? "A/m" : "V/m";
       snprintf(path, sizeof path, "%s_near%d_frame%d.png", prefix, k, f + 1);
       if (hd_out_open(&png, path, err, en)) goto done;
       if (hd_png_write_map_lines(&png, (int)wu, (int)wv, img, vec ? 0.0 : -(peak > 0 ? peak : 1), peak > 0 ? peak : 1,
-                                 vec ? HD_PNG_SEQUENTIAL : HD_PNG_DIVERGING, 0, region, err, en) ||
+                                 vec ? HD_PNG_SEQUENTIAL : HD_PNG_DIVERGING, 0, region, &lg, err, en) ||
           hd_out_commit(&png, err, en)) {
         hd_out_abort(&png);
         goto done;

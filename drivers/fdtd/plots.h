@@ -100,7 +100,7 @@ typedef struct fdtd_plot_keys {
 } fdtd_plot_keys;
 #define FDTD_PLOT_OPTIONS(k)                                                                                                   \
   {"plot", CLI_LIST, &(k).plot, "NAME[,NAME...]", "pictures, each beside a CSV of its numbers: " FDTD_PLOT_NAMES_DOC " (repeat; doc/fdtd.md)", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"plot-far0d", CLI_STRING, (k).far0d, "THETA PHI", "the far field in one direction (degrees) against frequency: PREFIX_far0d.png; needs farfield", 1, 0, sizeof (k).far0d, NULL, 0, 0, 0}, \
+  {"plot-far0d", CLI_STRING, (k).far0d, "THETA PHI", "the far field in one direction (degrees) against frequency: PREFIX_far0d.png; needs farfield (default: none)", 1, 0, sizeof (k).far0d, NULL, 0, 0, 0}, \
   {"plot-far1d", CLI_LIST, &(k).far1d, "X|Y|Z|V|H DIV [ANGLE]", "a cut of the far field in DIV steps: the yz, zx or xy plane, theta round at phi = ANGLE (V) or phi round at theta = ANGLE (H): PREFIX_far1d_K.png; needs farfield (repeat, at most 8)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-style", CLI_CHOICE, &(k).style, "polar|cartesian", "the cuts as polar diagrams (default) or against the angle", 1, 0, 0, NULL, 0, 0, 0}, \
   {"far1d-component", CLI_STRING, (k).component, "PART[,PART...]", "the parts of the field the cuts draw: " FDTD_FAR_PARTS_DOC " (default total)", 1, 0, sizeof (k).component, NULL, 0, 0, 0}, \
@@ -116,7 +116,7 @@ typedef struct fdtd_plot_keys {
   {"near2d-outline", CLI_FLAG, &(k).outline, "yes|no", "the objects' outline on the nearfield maps (default no)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near1d-noinc", CLI_FLAG, &(k).line_noinc, "yes|no", "under a plane wave the nearline pictures of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
   {"near2d-noinc", CLI_FLAG, &(k).map_noinc, "yes|no", "under a plane wave the nearfield maps of the scattered field alone (default no: the total field, as the probes)", 1, 0, 0, NULL, 0, 0, 0}, \
-  {"near2d-zoom", CLI_STRING, (k).zoom, "U0 U1 V0 V1", "the part of the nearfield maps drawn: U and V the plane's axes in order (y z, x z, x y)", 1, 0, sizeof (k).zoom, NULL, 0, 0, 0}, \
+  {"near2d-zoom", CLI_STRING, (k).zoom, "U0 U1 V0 V1", "the part of the nearfield maps drawn: U and V the plane's axes in order (y z, x z, x y) (default: all of it)", 1, 0, sizeof (k).zoom, NULL, 0, 0, 0}, \
   {"near2d-frames", CLI_INT, &(k).frames, "N", "N pictures of each nearfield map's field through a period at the first frequency, PREFIX_nearK_frameJ.png (default 0)", 0, 360, 0, NULL, 0, 0, 0}, \
   {"near1d-scale", CLI_STRING, (k).line_scale, "MIN MAX", "the nearline pictures' value axis (default: from the values)", 1, 0, sizeof (k).line_scale, NULL, 0, 0, 0}, \
   {"near2d-scale", CLI_STRING, (k).near_scale, "MIN MAX", "the nearfield maps' colour scale (default: 0 to the peak, in dB 40 dB under it)", 1, 0, sizeof (k).near_scale, NULL, 0, 0, 0}

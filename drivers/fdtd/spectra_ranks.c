@@ -126,7 +126,14 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
     }
     bad = 0;
     if (root) {
-      for (q = 0; q < 12; ++q) arr[q].name = names[q], arr[q].data = all[q], arr[q].single = real_size == 4;
+      hd_vtk_meta meta;
+      memset(&meta, 0, sizeof meta);
+      hd_vtk_meta_add(&meta, "frequency_Hz", c->sp.freq[c->sp.far0 + k]);
+      memset(arr, 0, sizeof arr);
+      for (q = 0; q < 12; ++q) {
+        arr[q].name = names[q], arr[q].data = all[q], arr[q].single = real_size == 4;
+        arr[q].units = q % 2 ? "deg" : q < 6 ? "V/m" : "A/m";
+      }
       snprintf(path, sizeof path, "%s_dft%d.%s", c->com.output, k + 1, uni ? "vti" : "vtr");
       bad = hd_out_open(&o, path, err, en) != 0;
       if (!bad) {
@@ -135,7 +142,8 @@ static int write_volume(const fdtd_cli *c, const fdtd_run *r, int real_size, con
         double dx[3];
         int a;
         for (a = 0; a < 3; ++a) dx[a] = (c->in.node[a][c->in.n[a]] - c->in.node[a][0]) / c->in.n[a];
-        if (uni ? hd_vti_write(&o, n64, x0, dx, arr, 12) : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12)) {
+        if (uni ? hd_vti_write(&o, n64, x0, dx, arr, 12, &meta)
+                : hd_vtr_write(&o, n64, (const double *const *)c->in.node, arr, 12, &meta)) {
           hd_out_abort(&o);
           snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
           bad = 1;

@@ -52,7 +52,8 @@ static double growth_bound(const heat_problem *p, const heat_records *rec, const
 
 /* The final field as a picture: 2-D whole, 3-D its middle z layer; y up,
  * the scale from the coldest to the hottest cell of the whole field. */
-static int picture(const heat_problem *p, const double *field, const hd_stats *st, hd_out *o, char *err, size_t n) {
+static int picture(const heat_problem *p, const double *field, const hd_stats *st, double t, hd_out *o, char *err,
+                   size_t n) {
   const long nx = p->n[0], ny = p->n[1], k = p->dim == 3 ? p->n[2] / 2 : 0;
   double *img = (double *)malloc((size_t)(nx * ny) * sizeof(double));
   long i, j;
@@ -60,7 +61,14 @@ static int picture(const heat_problem *p, const double *field, const hd_stats *s
   if (!img) return snprintf(err, n, "out of host memory for the picture"), -1;
   for (j = 0; j < ny; ++j)
     for (i = 0; i < nx; ++i) img[(ny - 1 - j) * nx + i] = field[(k * ny + j) * nx + i];
-  rc = hd_png_write_map(o, (int)nx, (int)ny, img, st->min, st->max, HD_PNG_SEQUENTIAL, err, n);
+  {
+    char title[128], extent[128];
+    hd_png_legend lg;
+    snprintf(title, sizeof title, "temperature T at t = %.4g%s", t, p->dim == 3 ? ", the middle z layer" : "");
+    snprintf(extent, sizeof extent, "x 0 .. %g, y 0 .. %g", p->length[0], p->length[1]);
+    lg.title = title, lg.units = "T", lg.extent = extent;
+    rc = hd_png_write_map(o, (int)nx, (int)ny, img, st->min, st->max, HD_PNG_SEQUENTIAL, &lg, err, n);
+  }
   free(img);
   return rc;
 }
@@ -171,16 +179,17 @@ static hd_status heat_bench_steps(void *arg, long steps) {
 /* Output by pieces (hd_drv_write_pieces): the field of this rank's block.
  * 0, or -1 with the message in ctx. */
 static int write_pieces(heat_run *r, const heat_problem *p, hd_ctx *ctx, void *state, const double dx[3],
-                        hd_out *index, const char *prefix) {
+                        hd_out *index, const char *prefix, const hd_vtk_meta *meta) {
   const int64_t n64[3] = {p->n[0], p->n[1], p->n[2]};
   char err[1024] = "";
   hd_vti_array arr;
   int bad, any;
+  memset(&arr, 0, sizeof arr);
   arr.name = "T", arr.data = r->local, arr.single = r->real_size == 4;
   bad = r->ops->download(ctx, state, r->local) != HD_OK;
   if (bad) snprintf(err, sizeof err, "%s", ctx->msg);
   if ((any = hd_par_any(bad)) && !bad) snprintf(err, sizeof err, "the field download failed on another rank");
-  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, NULL, dx, NULL, &arr, 1, err, sizeof err)) return 0;
+  if (!any && !hd_drv_write_pieces(&r->dc, prefix, index, n64, NULL, dx, NULL, &arr, 1, meta, err, sizeof err)) return 0;
   hd_fail(ctx, HD_ERR_IO, "%s", err);
   return -1;
 }
@@ -213,17 +222,17 @@ static int options(void *self, cli_opt *opts, int max) {
       {"steps", CLI_INT, &c->steps, "N", "time steps (default 1000)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"source", CLI_REAL, &c->source, "Q", "uniform heat source q (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"bc", CLI_STRING, c->bc_all, "adiabatic|fixed:T|convective:H:TINF|flux:Q", "condition on every face: zero flux, face temperature T, convection -k dT/dn = H (T - TINF), or heat flux Q flowing in (default adiabatic)", 1, 0, sizeof c->bc_all, NULL, 0, 0, 0},
-      {"bc-xlo", CLI_STRING, c->bc_face[0], "BC", "condition on the x = 0 face", 1, 0, sizeof c->bc_face[0], NULL, 0, 0, 0},
-      {"bc-xhi", CLI_STRING, c->bc_face[1], "BC", "condition on the x = Lx face", 1, 0, sizeof c->bc_face[1], NULL, 0, 0, 0},
-      {"bc-ylo", CLI_STRING, c->bc_face[2], "BC", "condition on the y = 0 face", 1, 0, sizeof c->bc_face[2], NULL, 0, 0, 0},
-      {"bc-yhi", CLI_STRING, c->bc_face[3], "BC", "condition on the y = Ly face", 1, 0, sizeof c->bc_face[3], NULL, 0, 0, 0},
-      {"bc-zlo", CLI_STRING, c->bc_face[4], "BC", "condition on the z = 0 face (3-D)", 1, 0, sizeof c->bc_face[4], NULL, 0, 0, 0},
-      {"bc-zhi", CLI_STRING, c->bc_face[5], "BC", "condition on the z = Lz face (3-D)", 1, 0, sizeof c->bc_face[5], NULL, 0, 0, 0},
+      {"bc-xlo", CLI_STRING, c->bc_face[0], "BC", "condition on the x = 0 face (default: --bc's)", 1, 0, sizeof c->bc_face[0], NULL, 0, 0, 0},
+      {"bc-xhi", CLI_STRING, c->bc_face[1], "BC", "condition on the x = Lx face (default: --bc's)", 1, 0, sizeof c->bc_face[1], NULL, 0, 0, 0},
+      {"bc-ylo", CLI_STRING, c->bc_face[2], "BC", "condition on the y = 0 face (default: --bc's)", 1, 0, sizeof c->bc_face[2], NULL, 0, 0, 0},
+      {"bc-yhi", CLI_STRING, c->bc_face[3], "BC", "condition on the y = Ly face (default: --bc's)", 1, 0, sizeof c->bc_face[3], NULL, 0, 0, 0},
+      {"bc-zlo", CLI_STRING, c->bc_face[4], "BC", "condition on the z = 0 face (3-D; default: --bc's)", 1, 0, sizeof c->bc_face[4], NULL, 0, 0, 0},
+      {"bc-zhi", CLI_STRING, c->bc_face[5], "BC", "condition on the z = Lz face (3-D; default: --bc's)", 1, 0, sizeof c->bc_face[5], NULL, 0, 0, 0},
       {"material", CLI_LIST, &c->materials, "K,RHO,CP[,Q]", "a material: conductivity, density, heat capacity, volumetric source (repeat: numbered 1, 2, ...; 0 is the background: --conductivity, rho c = k / alpha)", 1, 0, 0, NULL, 0, 0, 0},
       {"region", CLI_LIST, &c->regions, "M,box,X0,X1,Y0,Y1[,Z0,Z1]|M,sphere,X,Y[,Z],R", "cells of material M (repeat; later regions win)", 1, 0, 0, NULL, 0, 0, 0},
-      {"init-field", CLI_STRING, c->init_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "initial temperature from a file: a .vti this program wrote (its first cell array) or raw little-endian values, TYPE u8, i32, f32 or f64, x fastest (overrides --init)", 1, 0, sizeof c->init_field, NULL, 0, 0, 0},
-      {"material-map", CLI_STRING, c->map_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "the material of every cell from a file (numbers of --material, 0 the background); --region paints over it", 1, 0, sizeof c->map_field, NULL, 0, 0, 0},
-      {"source-field", CLI_STRING, c->source_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "volumetric heat source Q of every cell from a file (heats at Q / (rho c) of the cell's material)", 1, 0, sizeof c->source_field, NULL, 0, 0, 0},
+      {"init-field", CLI_STRING, c->init_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "initial temperature from a file: a .vti this program wrote (its first cell array) or raw little-endian values, TYPE u8, i32, f32 or f64, x fastest (overrides --init; default: none)", 1, 0, sizeof c->init_field, NULL, 0, 0, 0},
+      {"material-map", CLI_STRING, c->map_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "the material of every cell from a file (numbers of --material, 0 the background); --region paints over it (default: none)", 1, 0, sizeof c->map_field, NULL, 0, 0, 0},
+      {"source-field", CLI_STRING, c->source_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "volumetric heat source Q of every cell from a file (heats at Q / (rho c) of the cell's material) (default: none)", 1, 0, sizeof c->source_field, NULL, 0, 0, 0},
       {"init", CLI_CHOICE, &c->init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c->t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"t-hot", CLI_REAL, &c->thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
@@ -239,7 +248,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"balance", CLI_FLAG, &c->balance, "yes|no", "record the heat content, the sources' heat and the heat in through each face in PREFIX_balance.csv (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"max-growth", CLI_REAL, &c->max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
-      {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness", 1, 1024, 3, &c->nblock, 0, 0, 0},
+      {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness (default: tuned per device)", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, no --balance; on several ranks also no source field or face tables, and at most the thinnest block; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0}};
   c->dim = 2;
   c->n[0] = c->n[1] = c->n[2] = 256;
@@ -286,6 +295,7 @@ static int setup(hd_drv_run *r) {
   if (c->pieces) c->png = 0; /* the picture would need the whole field */
   h->csv = hd_drv_slot(r, ".csv", 1, HD_DRV_SERIES);
   h->vti = hd_drv_slot(r, c->pieces ? ".pvti" : ".vti", c->vti, 0);
+  r->frame_suffix = c->pieces ? ".pvti" : ".vti";
   h->png = hd_drv_slot(r, ".png", c->png, HD_DRV_PICTURE);
   h->probes = hd_drv_slot(r, "_probes.csv", h->rec.nprobe > 0, HD_DRV_SERIES);
   h->bal = hd_drv_slot(r, "_balance.csv", p->balance, HD_DRV_SERIES);
@@ -490,18 +500,19 @@ static int after(hd_drv_run *r, long steps) {
   return HD_DRV_OK;
 }
 
-/* The final field: every rank its block (pieces), or gathered and written
- * on rank 0 with its picture. */
-static int finish(hd_drv_run *r) {
+/* The field now: every rank its block (pieces, from prefix, vti the
+ * index), or gathered and written on rank 0 to vti and png (either may be
+ * NULL).  Collective. */
+static int write_field(hd_drv_run *r, hd_out *vti, hd_out *png, const char *prefix) {
   heat_mod *h = (heat_mod *)r->self;
   const heat_problem *p = &h->p;
+  const hd_vtk_meta meta = hd_vtk_meta_time((double)r->step * p->dt);
   hd_ctx *ctx = &r->ctx;
   double *field;
   int bad, d;
-  h->write_start = hd_wtime();
-  if (h->c.vti && h->c.pieces)
-    return write_pieces(&h->hr, p, ctx, h->state, h->dx, &r->out[h->vti], h->c.com.output) ? HD_DRV_FAILED : HD_DRV_OK;
-  if (!h->c.vti && !h->c.png) return HD_DRV_OK;
+  if (vti && h->c.pieces)
+    return write_pieces(&h->hr, p, ctx, h->state, h->dx, vti, prefix, &meta) ? HD_DRV_FAILED : HD_DRV_OK;
+  if (!vti && !png) return HD_DRV_OK;
   field = r->root ? (double *)malloc((size_t)h->cells * sizeof(double)) : NULL;
   bad = r->root && !field;
   if (bad) hd_fail(ctx, HD_ERR_NOMEM, "no host memory for the output field");
@@ -518,15 +529,26 @@ static int finish(hd_drv_run *r) {
   if (r->root) {
     hd_vti_array arr;
     int64_t n64[3];
+    memset(&arr, 0, sizeof arr);
     for (d = 0; d < 3; ++d) n64[d] = p->n[d];
     arr.name = "T", arr.data = field, arr.single = h->ops->real_size == 4;
-    bad = h->c.vti && hd_vti_write(&r->out[h->vti], n64, NULL, h->dx, &arr, 1) != 0;
-    if (bad) hd_fail(ctx, HD_ERR_IO, "cannot write %s.vti: %s", h->c.com.output, hd_out_error());
-    if (!bad && h->c.png && picture(p, field, &h->st, &r->out[h->png], r->err, sizeof r->err))
+    bad = vti && hd_vti_write(vti, n64, NULL, h->dx, &arr, 1, &meta) != 0;
+    if (bad) hd_fail(ctx, HD_ERR_IO, "cannot write %s: %s", vti->path, hd_out_error());
+    if (!bad && png && picture(p, field, &h->st, (double)r->step * p->dt, png, r->err, sizeof r->err))
       bad = 1, hd_fail(ctx, HD_ERR_IO, "%s", r->err);
   }
   free(field);
   return bad ? HD_DRV_FAILED : HD_DRV_OK;
+}
+
+/* A frame: PREFIX_NNNN.vti (or .pvti and its pieces). */
+static int frame(hd_drv_run *r, hd_out *o, const char *prefix) { return write_field(r, o, NULL, prefix); }
+
+/* The final field and its picture. */
+static int finish(hd_drv_run *r) {
+  heat_mod *h = (heat_mod *)r->self;
+  h->write_start = hd_wtime();
+  return write_field(r, h->c.vti ? &r->out[h->vti] : NULL, h->c.png ? &r->out[h->png] : NULL, h->c.com.output);
 }
 
 static int summary(hd_drv_run *r, FILE *out) {
@@ -582,5 +604,5 @@ static int bench(hd_drv_run *r) {
 const hd_drv_module hd_heat_module = {
     .prog = PROG, .about = ABOUT, .output = "heat", .size = sizeof(heat_mod), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .prepare = prepare, .banner = banner,
-    .create = create, .start = start, .advance = advance, .after = after, .finish = finish, .summary = summary,
+    .create = create, .start = start, .frame = frame, .frames = 0, .advance = advance, .after = after, .finish = finish, .summary = summary,
     .destroy = destroy};

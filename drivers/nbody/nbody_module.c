@@ -53,7 +53,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"n", CLI_INT, &c->n, "N", "number of bodies (default 4096)", 1, 1e15, 0, NULL, 0, 0, 0},
       {"ic", CLI_CHOICE, &c->ic, "plummer|uniform|kepler|file", "initial condition (default plummer)", 1, 0, 0, NULL, 0, 0, 0},
       {"dim", CLI_CHOICE, &c->dim, "3|2", "3: free space; 2: periodic unit square (default 3)", 1, 0, 0, NULL, 0, 0, 0},
-      {"bodies", CLI_STRING, c->bodies, "FILE", "CSV body file x,y,z,vx,vy,vz,m for --ic=file", 1, 0, sizeof c->bodies, NULL, 0, 0, 0},
+      {"bodies", CLI_STRING, c->bodies, "FILE", "CSV body file x,y,z,vx,vy,vz,m for --ic=file (default: none)", 1, 0, sizeof c->bodies, NULL, 0, 0, 0},
       {"seed", CLI_INT, &c->seed, "S", "random seed of uniform and plummer (default 1)", 0, 9.2e18, 0, NULL, 0, 0, 0},
       {"eccentricity", CLI_REAL, &c->eccentricity, "E", "kepler: orbital eccentricity (default 0.5)", 0, 0.99, 0, NULL, 0, 0, 0},
       {"mass-ratio", CLI_REAL, &c->mass_ratio, "Q", "kepler: mass of the second body over the first (default 1)", 1e-12, 1e12, 0, NULL, 0, 0, 0},
@@ -167,8 +167,10 @@ static int write_snapshot(const nbody_run *c, const double *h, long n, long step
     snprintf(path, pathn, "%s_%06ld.%s", c->com.output, step, c->format == FMT_VTP ? "vtp" : "vtk");
     bad = hd_out_open(&o, path, err, errn);
     if (!bad) {
+      hd_vtk_meta meta = hd_vtk_meta_time((double)step * c->dt);
+      hd_vtk_meta_add(&meta, "step", (double)step);
       bad = c->format == FMT_VTP
-                ? hd_vtp_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single)
+                ? hd_vtp_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single, &meta)
                 : hd_vtk_legacy_points_write(&o, n, h, h + n, c->dim == 3 ? h + 2 * n : NULL, arr, 2, single);
       if (bad) {
         snprintf(err, errn, "cannot write %.900s: %s", path, hd_out_error());
@@ -353,7 +355,8 @@ static int after(hd_drv_run *r, long steps) {
 static int finish(hd_drv_run *r) {
   nbody_run *c = (nbody_run *)r->self;
   if (r->root && c->png &&
-      nbody_picture(&r->out[c->png_slot], c->host, c->host + c->p.n, c->p.n, c->p.periodic, r->err, sizeof r->err))
+      nbody_picture(&r->out[c->png_slot], c->host, c->host + c->p.n, c->p.n, c->p.periodic, (double)r->step * c->dt,
+                    r->err, sizeof r->err))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   return HD_DRV_OK;
 }

@@ -16,7 +16,7 @@ static double median(double *v, long n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int nbody_picture(hd_out *o, const double *x, const double *y, long n, int periodic, char *err, size_t en) {
+int nbody_picture(hd_out *o, const double *x, const double *y, long n, int periodic, double t, char *err, size_t en) {
   const double side_f = fmin(512.0, fmax(64.0, 2.0 * sqrt((double)n)));
   const int side = (int)side_f;
   double *tmp = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double)), *img = (double *)calloc((size_t)side * side, sizeof(double));
@@ -40,7 +40,14 @@ int nbody_picture(hd_out *o, const double *x, const double *y, long n, int perio
     if (u >= 0 && u < 1 && v >= 0 && v < 1) img[(side - 1 - (long)(v * side)) * side + (long)(u * side)] += 1; /* y up */
   }
   for (i = 0; i < (long)side * side; ++i) top = fmax(top, img[i] = log1p(img[i]));
-  rc = hd_png_write_map(o, side, side, img, 0.0, top > 0 ? top : 1.0, HD_PNG_SEQUENTIAL, err, en);
+  {
+    char title[128], extent[128];
+    hd_png_legend lg;
+    snprintf(title, sizeof title, "%ld bodies at t = %.4g: log(1 + bodies a pixel)", n, t);
+    snprintf(extent, sizeof extent, "x %.4g .. %.4g, y %.4g .. %.4g", cx - half, cx + half, cy - half, cy + half);
+    lg.title = title, lg.units = "log(1+N)", lg.extent = extent;
+    rc = hd_png_write_map(o, side, side, img, 0.0, top > 0 ? top : 1.0, HD_PNG_SEQUENTIAL, &lg, err, en);
+  }
   free(tmp), free(img);
   return rc;
 }

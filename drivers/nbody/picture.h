@@ -10,6 +10,6 @@
 
 /* n bodies at x[i], y[i]; periodic: the unit square, else a square around
  * the median body holding nine in ten of them.  0, or -1 + message. */
-int nbody_picture(hd_out *o, const double *x, const double *y, long n, int periodic, char *err, size_t en);
+int nbody_picture(hd_out *o, const double *x, const double *y, long n, int periodic, double t, char *err, size_t en);
 
 #endif

@@ -27,7 +27,7 @@ static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonre
 typedef struct ns_run {
   hd_drv_common com; /* first: the loop's */
   int icase, bc[4], inviscid, png, pieces;
-  long n, steps, frames, monitor_every;
+  long n, steps, monitor_every;
   double lx, ly, mach, re, circulation, rc, gamma, pr, suth, sigma, sigma_side, beta, beta_side, sigma_in, dt, cfl, t_end;
   ns_problem p;
   hd_decomp dc;
@@ -35,8 +35,8 @@ typedef struct ns_run {
   void *state;
   double *rows, *all;          /* this rank's row sums; every row's */
   double *f[5], *lf[5];        /* the five output fields: rank 0's whole grid, this block's */
-  long nodes, every, frame;    /* the grid's nodes; steps a frame; the next frame's number */
-  int hist, pvd, png_p, png_w; /* output slots */
+  long nodes;                  /* the grid's */
+  int hist, png_p, png_w;      /* output slots */
   hd_ns_sums s0, s;
 } ns_run;
 
@@ -49,7 +49,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"ly", CLI_REAL, &c->ly, "L", "box height in units of l (default 1)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
       {"mach", CLI_REAL, &c->mach, "M", "free-stream Mach number along x (default 1.1)", 0, 50, 0, NULL, 0, 0, 0},
       {"re", CLI_REAL, &c->re, "RE", "Reynolds number u l / nu (default 10000)", 1e-6, 1e12, 0, NULL, 0, 0, 0},
-      {"inviscid", CLI_FLAG, &c->inviscid, NULL, "Euler equations (no viscosity or heat conduction)", 1, 0, 0, NULL, 0, 0, 0},
+      {"inviscid", CLI_FLAG, &c->inviscid, NULL, "Euler equations (no viscosity or heat conduction) (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"circulation", CLI_REAL, &c->circulation, "G", "vortex strength Gamma/(c l) (default -0.0005)", -1, 1, 0, NULL, 0, 0, 0},
       {"rc", CLI_REAL, &c->rc, "R", "vortex radius r_c/l (default 0.15)", 1e-6, 100, 0, NULL, 0, 0, 0},
       {"gamma", CLI_REAL, &c->gamma, "G", "ratio of specific heats (default 1.4)", 1.0001, 5, 0, NULL, 0, 0, 0},
@@ -74,14 +74,13 @@ static int options(void *self, cli_opt *opts, int max) {
       {"dt", CLI_REAL, &c->dt, "DT", "time step in l/c (default from --cfl)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"cfl", CLI_REAL, &c->cfl, "C", "dt ((|u|+c)/hx + (|v|+c)/hy), at most 2.8 (default 1.5)", 1e-6, HD_NS_CFL_MAX, 0, NULL, 0, 0, 0},
       {"t-end", CLI_REAL, &c->t_end, "T", "run to time T in l/c (default 2)", 0, 1e9, 0, NULL, 0, 0, 0},
-      {"steps", CLI_INT, &c->steps, "N", "run N steps instead of to --t-end", 1, 1e12, 0, NULL, 0, 0, 0},
-      {"frames", CLI_INT, &c->frames, "N", "field snapshots after the initial one (default 10, 0 = none)", 0, 10000, 0, NULL, 0, 0, 0},
+      {"steps", CLI_INT, &c->steps, "N", "run N steps instead of to --t-end (default: the steps to --t-end)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"monitor-every", CLI_INT, &c->monitor_every, "N", "steps between history rows (default 10)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, NULL, "write PREFIX_pressure.png and PREFIX_vorticity.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its block of every frame as PREFIX_NNNN_pR.vtr and rank 0 the index PREFIX_NNNN.pvtr, which PREFIX.pvd names; no rank holds the whole grid (default no: rank 0 gathers PREFIX_NNNN.vtr; no pictures with pieces)", 1, 0, 0, NULL, 0, 0, 0}};
   c->icase = HD_NS_IC_VORTEX, c->n = 512, c->lx = c->ly = 1, c->mach = 1.1, c->re = 1e4, c->circulation = -0.0005;
   c->rc = 0.15, c->gamma = 1.4, c->pr = 0.72, c->suth = 110.4 / 288.15, c->sigma = 0.25, c->cfl = 1.5, c->t_end = 2;
-  c->frames = 10, c->monitor_every = 10;
+  c->monitor_every = 10;
   c->bc[0] = c->bc[1] = c->bc[2] = c->bc[3] = HD_NS_NONREFLECTING;
   c->png = HD_PNG_BUILT;
   return HD_DRV_ROWS(opts, max, o);
@@ -180,7 +179,7 @@ static int setup(hd_drv_run *r) {
     p->halo = exchange, p->halo_user = c;
   }
   c->hist = hd_drv_slot(r, "_history.csv", 1, HD_DRV_SERIES);
-  c->pvd = hd_drv_slot(r, ".pvd", 1, HD_DRV_SERIES | HD_DRV_PVD);
+  r->frame_suffix = c->pieces ? ".pvtr" : ".vtr";
   c->png_p = hd_drv_slot(r, "_pressure.png", c->png, HD_DRV_PICTURE);
   c->png_w = hd_drv_slot(r, "_vorticity.png", c->png, HD_DRV_PICTURE);
   r->no_picture = c->pieces ? "--pieces: no rank holds the whole grid" : NULL;
@@ -364,72 +363,58 @@ static int start(hd_drv_run *r) {
   if (r->root && !r->cont) {
     fprintf(r->out[c->hist].f, "step,time,max_dp,mass,energy\n");
     history_row(c, r->out[c->hist].f, r->step0, &c->s);
-    hd_drv_pvd_begin(r->out[c->pvd].f);
   }
-  c->every = c->frames > 0 ? (r->total + c->frames - 1) / c->frames : r->total + 1;
-  c->frame = r->step0 / c->every + (r->step0 % c->every ? 1 : 0); /* a restart continues the numbering */
-  r->cadence[0] = c->monitor_every, r->cadence[1] = c->frames > 0 ? c->every : 0;
+  r->cadence[0] = c->monitor_every;
   return HD_DRV_OK;
 }
 
-/* Frame k: PREFIX_NNNN.vtr from rank 0's whole grid f, or with pieces
- * every rank's block (f: its own) and rank 0's index PREFIX_NNNN.pvtr.
- * path: the file the .pvd names.  Collective with pieces. */
-static int write_frame(const ns_run *c, const double *const f[5], long k, int single, char *path, size_t pn, char *err,
-                       size_t en) {
+/* A frame: PREFIX_NNNN.vtr from rank 0's whole grid, or with pieces every
+ * rank's block and rank 0's index PREFIX_NNNN.pvtr; a surface at z = 0
+ * with (u, v) as the vector velocity.  Collective. */
+static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
+  ns_run *c = (ns_run *)r->self;
   const ns_problem *p = &c->p;
   const long nx = ns_nodes(p, 0), ny = ns_nodes(p, 1);
-  const double h = p->length[0] / p->n[0];
+  const double h = p->length[0] / p->n[0], z = 0.0;
+  const int single = c->ops->real_size == 4;
   double *x = (double *)malloc((size_t)(nx + 1) * sizeof(double)), *y = (double *)malloc((size_t)(ny + 1) * sizeof(double));
-  const double z[2] = {-0.5 * h, 0.5 * h};
   const double *xyz[3];
-  const int64_t dims[3] = {nx, ny, 1};
-  hd_vti_array arr[5] = {{"rho", NULL, 0}, {"u", NULL, 0}, {"v", NULL, 0}, {"p", NULL, 0}, {"vorticity", NULL, 0}};
-  hd_out o;
+  const int64_t dims[3] = {nx, ny, 0};
+  const double *const *f = (const double *const *)c->f;
+  hd_vti_array arr[5] = {{"rho", NULL, 0, "rho_inf", {NULL, NULL, NULL}},
+                         {"velocity", NULL, 0, "c_inf", {NULL, NULL, NULL}},
+                         {"p", NULL, 0, "rho_inf c_inf^2", {NULL, NULL, NULL}},
+                         {"vorticity", NULL, 0, "c_inf/l", {NULL, NULL, NULL}},
+                         {"speed", NULL, 0, "c_inf", {NULL, NULL, NULL}}};
+  const hd_vtk_meta meta = hd_vtk_meta_time((double)r->step * p->dt);
+  double *zero = NULL, *speed = NULL;
   long i;
-  int a, bad = !x || !y;
-  memset(&o, 0, sizeof o);
-  if (c->pieces) bad = hd_par_any(bad);
+  int a, rc, bad;
+  if ((rc = fields(r, c)) != HD_DRV_OK) return rc;
+  if (!r->root && !c->pieces) return HD_DRV_OK;
+  {
+    const long cells = c->pieces ? c->dc.ln[0] * c->dc.ln[1] : c->nodes;
+    zero = (double *)calloc((size_t)cells, sizeof(double)), speed = (double *)malloc((size_t)cells * sizeof(double));
+    bad = !x || !y || !zero || !speed;
+    if (c->pieces) bad = hd_par_any(bad);
+    for (i = 0; !bad && i < cells; ++i) speed[i] = sqrt(f[1][i] * f[1][i] + f[2][i] * f[2][i]);
+  }
   if (bad) {
-    free(x), free(y);
-    return snprintf(err, en, "out of host memory"), -1;
+    free(x), free(y), free(zero), free(speed);
+    return hd_fail(&r->ctx, HD_ERR_NOMEM, "out of host memory for a frame"), HD_DRV_FAILED;
   }
   for (i = 0; i <= nx; ++i) x[i] = p->origin[0] + ((double)i - 0.5) * h;
   for (i = 0; i <= ny; ++i) y[i] = p->origin[1] + ((double)i - 0.5) * h;
-  xyz[0] = x, xyz[1] = y, xyz[2] = z;
-  for (a = 0; a < 5; ++a) arr[a].data = f[a], arr[a].single = single;
-  if (c->pieces) {
-    char prefix[4096 + 16];
-    snprintf(prefix, sizeof prefix, "%s_%04ld", c->com.output, k);
-    snprintf(path, pn, "%s.pvtr", prefix);
-    bad = c->dc.rank == 0 && hd_out_open(&o, path, err, en);
-    bad = hd_par_any(bad) || hd_drv_write_pieces(&c->dc, prefix, &o, dims, NULL, NULL, xyz, arr, 5, err, en) ||
-          (c->dc.rank == 0 && hd_out_commit(&o, err, en));
-  } else {
-    snprintf(path, pn, "%s_%04ld.vtr", c->com.output, k);
-    bad = hd_out_open(&o, path, err, en) || hd_vtr_write(&o, dims, xyz, arr, 5) || hd_out_commit(&o, err, en);
-  }
-  if (bad) {
-    if (!err[0]) snprintf(err, en, "cannot write %.900s: %s", path, hd_out_error());
-    hd_out_abort(&o);
-  }
-  free(x), free(y);
-  return bad ? -1 : 0;
-}
-
-/* A frame at the first step and every `every` steps, and at the last. */
-static int before(hd_drv_run *r) {
-  ns_run *c = (ns_run *)r->self;
-  char path[4096 + 32];
-  int rc;
-  if (c->frames <= 0 || (r->step % c->every != 0 && r->step != r->total)) return HD_DRV_OK;
-  if ((rc = fields(r, c)) != HD_DRV_OK) return rc;
-  if ((r->root || c->pieces) && write_frame(c, (const double *const *)c->f, c->frame, c->ops->real_size == 4, path,
-                                             sizeof path, r->err, sizeof r->err))
-    return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
-  if (r->root) hd_drv_pvd_frame(r->out[c->pvd].f, r->step * c->p.dt, 9, path);
-  ++c->frame;
-  return HD_DRV_OK;
+  xyz[0] = x, xyz[1] = y, xyz[2] = &z;
+  arr[0].data = f[0], arr[2].data = f[3], arr[3].data = f[4], arr[4].data = speed;
+  arr[1].comp[0] = f[1], arr[1].comp[1] = f[2], arr[1].comp[2] = zero;
+  for (a = 0; a < 5; ++a) arr[a].single = single;
+  r->err[0] = '\0';
+  bad = c->pieces ? hd_drv_write_pieces(&c->dc, prefix, o, dims, NULL, NULL, xyz, arr, 5, &meta, r->err, sizeof r->err)
+                  : hd_vtr_write(o, dims, xyz, arr, 5, &meta);
+  if (bad && !r->err[0]) snprintf(r->err, sizeof r->err, "cannot write %.900s: %s", o->path, hd_out_error());
+  free(x), free(y), free(zero), free(speed);
+  return bad ? (hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED) : HD_DRV_OK;
 }
 
 static int advance(hd_drv_run *r, long steps) {
@@ -450,14 +435,15 @@ static int after(hd_drv_run *r, long steps) {
               (long)(c->s.first_bad / (ns_nodes(&c->p, 0) + 2)) - 1, c->p.dt, hd_drv_ckpt_note(r));
     return 1;
   }
-  if (r->root && (step % c->monitor_every == 0 || (c->frames > 0 && step % c->every == 0) || step == r->total))
+  if (r->root && (step % c->monitor_every == 0 || (r->frame_every > 0 && step % r->frame_every == 0) || step == r->total))
     history_row(c, r->out[c->hist].f, step, &c->s); /* not at checkpoints */
   return HD_DRV_OK;
 }
 
 /* A picture of f (nodes nx x ny, row 0 at the bottom) on the blue-white-red
  * scale, scaled to its largest magnitude. */
-static int picture(hd_out *o, const double *f, long nx, long ny, char *err, size_t en) {
+static int picture(hd_out *o, const ns_problem *p, const double *f, long nx, long ny, const char *what, const char *units,
+                   double t, char *err, size_t en) {
   double *img = (double *)malloc((size_t)(nx * ny) * sizeof(double)), vmax = 0.0;
   long i, j;
   int rc;
@@ -467,7 +453,15 @@ static int picture(hd_out *o, const double *f, long nx, long ny, char *err, size
       img[i + (ny - 1 - j) * nx] = f[i + j * nx];
       vmax = fmax(vmax, fabs(f[i + j * nx]));
     }
-  rc = hd_png_write(o, (int)nx, (int)ny, img, vmax > 0 ? vmax : 1.0, err, en);
+  {
+    char title[128], extent[128];
+    hd_png_legend lg;
+    snprintf(title, sizeof title, "%s at t = %.4g l/c", what, t);
+    snprintf(extent, sizeof extent, "x %g .. %g, y %g .. %g (l)", p->origin[0], p->origin[0] + p->length[0], p->origin[1],
+             p->origin[1] + p->length[1]);
+    lg.title = title, lg.units = units, lg.extent = extent;
+    rc = hd_png_write(o, (int)nx, (int)ny, img, vmax > 0 ? vmax : 1.0, &lg, err, en);
+  }
   free(img);
   return rc;
 }
@@ -480,8 +474,9 @@ static int finish(hd_drv_run *r) {
   if ((rc = monitor(r, c, &c->s)) != HD_DRV_OK || (rc = fields(r, c)) != HD_DRV_OK) return rc;
   if (!r->root || !c->png) return HD_DRV_OK;
   for (k = 0; k < c->nodes; ++k) c->f[3][k] -= 1.0 / c->gamma;
-  if (picture(&r->out[c->png_p], c->f[3], nx, ny, r->err, sizeof r->err) ||
-      picture(&r->out[c->png_w], c->f[4], nx, ny, r->err, sizeof r->err))
+  if (picture(&r->out[c->png_p], &c->p, c->f[3], nx, ny, "pressure p - p_inf", "rho_inf c^2", r->step * c->p.dt, r->err,
+              sizeof r->err) ||
+      picture(&r->out[c->png_w], &c->p, c->f[4], nx, ny, "vorticity", "c/l", r->step * c->p.dt, r->err, sizeof r->err))
     return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   return HD_DRV_OK;
 }
@@ -500,12 +495,11 @@ static int summary(hd_drv_run *r, FILE *out) {
   fprintf(out, "mass_change: %.3e\nenergy_change: %.3e\ncell_stages_per_second: %.6g\n", c->s.mass / c->s0.mass - 1.0,
           c->s.energy / c->s0.energy - 1.0,
           r->wall > 0 ? (double)c->nodes * 4.0 * (double)(r->step - r->step0) / r->wall : 0.0);
-  snprintf(r->outputs_note, sizeof r->outputs_note, " (%ld frames)", c->frame);
   return HD_DRV_OK;
 }
 
 const hd_drv_module hd_ns_module = {
     .prog = PROG, .about = ABOUT, .output = "ns", .size = sizeof(ns_run), .cuda_ranks = 1, .memory = "grid",
     .options = options, .setup = setup, .open = open_backend, .bench = bench, .banner = banner, .create = create,
-    .start = start, .before = before, .advance = advance, .after = after, .finish = finish, .summary = summary,
+    .start = start, .frame = frame, .frames = 10, .advance = advance, .after = after, .finish = finish, .summary = summary,
     .destroy = destroy};
