@@ -43,13 +43,13 @@ bin="$top/drivers/hd-fdtd"
 # shellcheck disable=SC2086
 mpirun 1 $fdtd --backend=serial --output=one/f >/dev/null 2>&1 &&
   mpirun 4 $fdtd --backend=serial --pieces --output=many/f >many/stdout 2>&1 && [ ! -f many/f.vti ] &&
-  [ "$(grep -c '<Piece ' many/f.pvti)" -eq 4 ] && [ "$(grep -c '<PDataArray ' many/f.pvti)" -eq 7 ] &&
+  [ "$(grep -c '<Piece ' many/f.pvti)" -eq 4 ] && [ "$(grep -c '<PDataArray ' many/f.pvti)" -eq 4 ] &&
   [ "$(ls many | grep -c '^f_p[0-3].vti$')" -eq 4 ] && grep -q '^picture: none (--pieces' many/stdout &&
   cmp -s one/f_probes.csv many/f_probes.csv &&
   "$top/drivers/hd-heat" --dim=3 --n=20,18,16 --init-field=one/f.vti --steps=0 --png=no --output=re/one >/dev/null 2>&1 &&
   "$top/drivers/hd-heat" --dim=3 --n=20,18,16 --init-field=many/f.pvti --steps=0 --png=no --output=re/many >/dev/null 2>&1 &&
   cmp -s re/one.vti re/many.vti
-result $? "hd-fdtd --pieces on 4 ranks: four block files and a .pvti of seven arrays, whose Ex is one rank's; the probes of one rank"
+result $? "hd-fdtd --pieces on 4 ranks: four block files and a .pvti of four arrays (E, H, |E|, materials), whose |E| is one rank's; the probes of one rank"
 mpibad_fdtd() { # pattern, arguments...
   pattern=$1
   shift
@@ -70,7 +70,7 @@ mpirun 1 $nonuni --backend=serial --output=one/f >/dev/null 2>&1 &&
   mpirun 4 $nonuni --backend=serial --pieces --slice=none --output=many/f >/dev/null 2>&1 && [ ! -f many/f.vtr ] &&
   [ "$(grep -c '<Piece ' many/f.pvtr)" -eq 4 ] && grep -q '<PCoordinates>' many/f.pvtr &&
   cmp -s one/f_probes.csv many/f_probes.csv &&
-  (for k in 0 1 2 3; do for a in 0 1 2; do piece_coords one/f.vtr many/f.pvtr $k $a many 7 || exit 1; done; done)
+  (for k in 0 1 2 3; do for a in 0 1 2; do piece_coords one/f.vtr many/f.pvtr $k $a many 4 || exit 1; done; done)
 result $? "hd-fdtd --pieces on 4 ranks, a non-uniform mesh: four .vtr blocks and a .pvtr index, each block's coordinates the grid's; the probes of one rank"
 
 if [ "$gpu" = yes ]; then

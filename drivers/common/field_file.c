@@ -69,9 +69,14 @@ static int vti_open(hd_field_file *f, char *err, size_t en) {
     f->lo[d] = e[2 * d];
     f->n[d] = e[2 * d + 1] - e[2 * d] > 0 ? e[2 * d + 1] - e[2 * d] : 1;
   }
-  if (!(tag = strstr(head, "<CellData")) || !(tag = strstr(tag, "<DataArray"))) {
-    snprintf(err, en, "%s: no cell data array", f->path);
-    goto out;
+  { /* the first scalar cell array (an FDTD volume's E_magnitude after its vectors) */
+    const char *cells = strstr(head, "<CellData"), *end = cells ? strstr(cells, "</CellData>") : NULL;
+    for (tag = cells ? strstr(cells, "<DataArray") : NULL; tag && (!end || tag < end); tag = strstr(tag + 1, "<DataArray"))
+      if (!attribute(tag, "NumberOfComponents", v, sizeof v) || !strcmp(v, "1")) break;
+    if (!tag || (end && tag > end)) {
+      snprintf(err, en, "%s: no scalar cell data array", f->path);
+      goto out;
+    }
   }
   if (!attribute(tag, "format", v, sizeof v) || strcmp(v, "appended")) {
     snprintf(err, en, "%s: its first cell array is not in appended raw form (as hd writes .vti files)", f->path);
@@ -80,7 +85,7 @@ static int vti_open(hd_field_file *f, char *err, size_t en) {
   if (!attribute(tag, "type", v, sizeof v)) v[0] = '\0';
   f->type = !strcmp(v, "UInt8") ? HD_FF_U8 : !strcmp(v, "Int32") ? HD_FF_I32 : !strcmp(v, "Float32") ? HD_FF_F32
             : !strcmp(v, "Float64") ? HD_FF_F64 : -1;
-  if (f->type < 0 || (attribute(tag, "NumberOfComponents", v, sizeof v) && strcmp(v, "1"))) {
+  if (f->type < 0) {
     snprintf(err, en, "%s: the first cell array is not one UInt8, Int32, Float32 or Float64 a cell", f->path);
     goto out;
   }

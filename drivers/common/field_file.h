@@ -2,7 +2,7 @@
 /* Cell fields read from files: the VTK ImageData (.vti) files the drivers
  * write (raw appended data, one value a cell), the parallel images (.pvti)
  * they write by pieces, and raw binary files with a stated type and shape.
- * A spec is "PATH.vti" or "PATH.pvti" (the first cell array) or
+ * A spec is "PATH.vti" or "PATH.pvti" (its first scalar cell array) or
  * "raw:TYPE:NX,NY[,NZ]:PATH" with TYPE u8, i32, f32 or f64, little-endian,
  * x fastest.  The shape must be the grid's; a block is read from the pieces
  * it overlaps, whatever the split that wrote them. */
