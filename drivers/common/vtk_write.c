@@ -133,20 +133,27 @@ static const char *first_scalar(const hd_vti_array *arrays, int narrays) {
   return narrays > 0 ? arrays[0].name : "";
 }
 
+/* The head of an image or its parallel index (prefix "" or "P"), up to
+ * the dataset's first child. */
+static void image_head(FILE *f, const char *prefix, const int64_t n[3], const double origin[3], const double dx[3]) {
+  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
+  const int dim3 = n[2] > 1;
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n"
+          "<VTKFile type=\"%sImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
+          "  <%sImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\"%s Origin=\"%.17g %.17g %.17g\" "
+          "Spacing=\"%.17g %.17g %.17g\">\n",
+          prefix, byte_order(), prefix, (long long)n[0], (long long)n[1], dim3 ? (long long)n[2] : 0LL,
+          prefix[0] ? " GhostLevel=\"0\"" : "", x0[0], x0[1], dim3 ? x0[2] : 0.0, dx[0], dx[1], dim3 ? dx[2] : dx[0]);
+}
+
 int hd_vti_write_block(hd_out *o, const int64_t n[3], const int64_t lo[3], const int64_t cnt[3], const double origin[3],
                        const double dx[3], const hd_vti_array *arrays, int narrays, const hd_vtk_meta *meta) {
   const int64_t cells = cnt[0] * cnt[1] * cnt[2];
-  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
   uint64_t offset = 0;
   int a, dim3 = n[2] > 1;
   FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <ImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" Origin=\"%.17g %.17g %.17g\" "
-          "Spacing=\"%.17g %.17g %.17g\">\n",
-          byte_order(), (long long)n[0], (long long)n[1], dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0,
-          dx[0], dx[1], dim3 ? dx[2] : dx[0]);
+  image_head(f, "", n, origin, dx);
   field_data(f, meta, arrays, narrays, "    ");
   fprintf(f, "    <Piece Extent=\"%lld %lld %lld %lld %lld %lld\">\n      <CellData Scalars=\"%s\">\n", (long long)lo[0],
           (long long)(lo[0] + cnt[0]), (long long)lo[1], (long long)(lo[1] + cnt[1]), dim3 ? (long long)lo[2] : 0LL,
@@ -185,18 +192,10 @@ static void parallel_pieces(FILE *f, const int64_t *lo, const int64_t *cnt, int 
 
 int hd_pvti_write(hd_out *o, const int64_t n[3], const double origin[3], const double dx[3], const hd_vti_array *arrays,
                   int narrays, int npieces, const int64_t *lo, const int64_t *cnt, const char *const *src) {
-  const double zero[3] = {0, 0, 0}, *x0 = origin ? origin : zero;
-  int dim3 = n[2] > 1;
   FILE *f = o->f;
-  fprintf(f,
-          "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\">\n"
-          "  <PImageData WholeExtent=\"0 %lld 0 %lld 0 %lld\" GhostLevel=\"0\" Origin=\"%.17g %.17g %.17g\" "
-          "Spacing=\"%.17g %.17g %.17g\">\n",
-          byte_order(), (long long)n[0], (long long)n[1], dim3 ? (long long)n[2] : 0LL, x0[0], x0[1], dim3 ? x0[2] : 0.0,
-          dx[0], dx[1], dim3 ? dx[2] : dx[0]);
+  image_head(f, "P", n, origin, dx);
   parallel_arrays(f, "CellData", arrays, narrays);
-  parallel_pieces(f, lo, cnt, npieces, src, !dim3);
+  parallel_pieces(f, lo, cnt, npieces, src, n[2] <= 1);
   fprintf(f, "  </PImageData>\n</VTKFile>\n");
   return ferror(f) ? -1 : 0;
 }
