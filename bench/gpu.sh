@@ -136,44 +136,55 @@ log "benchmarks"
   if [ -n "${OPENFDTD_CUDA:-}" ] && { want fdtd || want openfdtd; }; then
     # side by side with an OpenFDTD CUDA build (built beside hd, not part of
     # it; its data/benchmark/ beside the binary, as in its source tree), its own
-    # benchmark files, single, OPENFDTD_ROUNDS (3) interleaved rounds.  OpenFDTD
-    # rounds its steps up to a whole output interval: the interval is set to
-    # the steps, and the steps counted are those its log reports.  Its loop
-    # alone: the wall time of 2000 steps without DFT less that of one step (it
-    # stops on an assertion after the loop when there is no frequency2; its
-    # start-up varies by seconds, so 500 steps scatter 0.7-1.5x, run 251);
-    # with the volume DFT: its part-2 time over 500 steps.
+    # benchmark files, single, OPENFDTD_ROUNDS (3) interleaved rounds, each
+    # program by its own clock.  OpenFDTD's log gives part-2, its time in
+    # solve() less its DFT (its set-up, setup_host/setup_gpu/initfield,
+    # inside), and part-3, the DFT: run at 500 and at 1500 steps (the output
+    # interval set to the steps, so that it runs no more), the set-up cancels
+    # in the difference: the loop is n^3 x 1000 / delta(part-2), the loop with
+    # its volume DFT n^3 x 1000 / delta(part-2 + part-3).  hd: --bench's
+    # rate of its steps (its own timer, no set-up), without and with a volume
+    # DFT.  The table: the median of the rounds and their spread.
     w=$(mktemp -d)
     models=$(dirname "$OPENFDTD_CUDA")/data/benchmark
     for n in 300 400; do
-      sed "s/^solver = .*/solver = 500 500 0/" "$models/benchmark$n.ofd" >"$w/dft$n.ofd"
-      grep -v '^frequency2' "$w/dft$n.ofd" | sed "s/^solver = .*/solver = 2000 2000 0/" >"$w/loop$n.ofd"
-      sed "s/^solver = .*/solver = 1 1 0/" "$w/loop$n.ofd" >"$w/one$n.ofd"
+      for s in 500 1500; do
+        sed "s/^solver = .*/solver = $s $s 0/" "$models/benchmark$n.ofd" >"$w/s$s-$n.ofd"
+      done
       round=0
       while [ $round -lt "${OPENFDTD_ROUNDS:-3}" ]; do
         round=$((round + 1))
         for v in no yes; do
           dft=
           [ $v = yes ] && dft="--frequencies=3e9 --nearvolume=yes"
-          ./drivers/hd-fdtd --bench=$n --precision=single --backend=cuda --steps=500 --progress=0 $dft 2>/dev/null |
+          ./drivers/hd-fdtd --bench=$n --precision=single --backend=cuda --steps=1000 --progress=0 $dft 2>/dev/null |
             sed -n "s/^mcells_steps_per_second: /hd_$v /p"
         done
-        for k in one loop dft; do
-          t0=$(date +%s.%N)
-          (cd "$w" && "$OPENFDTD_CUDA" $k$n.ofd >$k$n.txt 2>&1)
-          echo "$k $t0 $(date +%s.%N) $(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$w/$k$n.txt")"
-        done 2>/dev/null | awk -v n=$n '{ t[$1] = $3 - $2; s[$1] = $4 }
-          END { if (t["loop"] > t["one"] && s["loop"] > s["one"]) print "ofd_no", n * n * n * (s["loop"] - s["one"]) / (t["loop"] - t["one"]) / 1e6 }'
-        steps=$(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$w/dft$n.txt")
-        sed -n 's/^ *part-2 *: *//p' "$w/dft$n.txt" | awk -v n=$n -v s="${steps:-0}" '$1 > 0 { print "ofd_yes", n * n * n * s / $1 / 1e6 }'
-      done | awk -v n=$n '{ if ($2 > b[$1]) b[$1] = $2 }
-        END { printf "benchmark%-4s %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx\n", n, b["hd_no"], b["ofd_no"],
-                (b["ofd_no"] > 0 ? b["hd_no"] / b["ofd_no"] : 0), b["hd_yes"], b["ofd_yes"], (b["ofd_yes"] > 0 ? b["hd_yes"] / b["ofd_yes"] : 0) }'
+        for s in 500 1500; do
+          (cd "$w" && "$OPENFDTD_CUDA" s$s-$n.ofd >s$s-$n.txt 2>&1)
+          echo "ofd $s $(sed -n 's/^Iterations = \([0-9]*\).*/\1/p' "$w/s$s-$n.txt" | tail -n 1)" \
+            "$(sed -n 's/^ *part-2 *: *\([0-9.eE+-]*\).*/\1/p' "$w/s$s-$n.txt" | tail -n 1)" \
+            "$(sed -n 's/^ *part-3 *: *\([0-9.eE+-]*\).*/\1/p' "$w/s$s-$n.txt" | tail -n 1)"
+        done | awk -v n=$n '{ it[$2] = $3; p2[$2] = $4; p3[$2] = $5 }
+          END { d = it[1500] - it[500]; a = p2[1500] - p2[500]; b = p2[1500] + p3[1500] - p2[500] - p3[500]
+                if (d > 0 && a > 0) print "ofd_no", n * n * n * d / a / 1e6
+                if (d > 0 && b > 0) print "ofd_yes", n * n * n * d / b / 1e6 }'
+      done | awk -v n=$n '
+        function med(k,   i, j, t, c) { c = cnt[k]; for (i = 1; i <= c; ++i) for (j = i + 1; j <= c; ++j)
+            if (v[k, j] < v[k, i]) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
+          lo[k] = v[k, 1]; hi[k] = v[k, c]; return c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2 }
+        { v[$1, ++cnt[$1]] = $2 }
+        END { for (k in cnt) m[k] = med(k)
+          printf "benchmark%-4s %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx | %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx\n", n,
+            m["hd_no"], lo["hd_no"], hi["hd_no"], m["ofd_no"], lo["ofd_no"], hi["ofd_no"], (m["ofd_no"] > 0 ? m["hd_no"] / m["ofd_no"] : 0),
+            m["hd_yes"], lo["hd_yes"], hi["hd_yes"], m["ofd_yes"], lo["ofd_yes"], hi["ofd_yes"], (m["ofd_yes"] > 0 ? m["hd_yes"] / m["ofd_yes"] : 0) }'
     done >"$w/rows"
-    version=$(sed -n 's/.*Ver\.\([0-9.]*\).*/\1/p' "$w/dft300.txt" | head -n 1)
-    echo "-- FDTD beside OpenFDTD ${version:-(did not run: see its log)} CUDA, its benchmark files, single: Mcells.steps/s, best of ${OPENFDTD_ROUNDS:-3} interleaved rounds --"
-    printf '%-13s %10s %10s %7s %10s %10s %7s\n' model "hd" OpenFDTD ratio "hd+vDFT" "ofd+vDFT" ratio
+    version=$(sed -n 's/.*Ver\.\([0-9.]*\).*/\1/p' "$w/s500-300.txt" | head -n 1)
+    echo "-- FDTD beside OpenFDTD ${version:-(did not run: see its log)} CUDA, its benchmark files, single: Mcells.steps/s," \
+      "median (spread) of ${OPENFDTD_ROUNDS:-3} interleaved rounds; OpenFDTD's loop by part-2 at 500 and 1500 steps --"
+    echo "model          hd loop           OpenFDTD loop     ratio | hd + volume DFT   OpenFDTD + DFT    ratio"
     cat "$w/rows"
+    [ -s "$w/rows" ] && tail -n 30 "$w/s1500-400.txt" >"${OUT:-.}/openfdtd_last.txt" 2>/dev/null
     rm -rf "$w"
   fi
   if want cavity; then
