@@ -70,8 +70,9 @@ typedef struct fdtd_state {
   hd_idx vol_nn[3];            /* its physical nodes per axis */
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
-  /* plane wave: the incident line (inc.n = 0: none), the corrections after
-   * the E and the H update, the source's running DFT (host, 2 nfreq) */
+  /* plane wave: the incident line (inc.n = 0: none; the total-field box's,
+   * or the scattered-field form's: pw_sf), the box's corrections after the
+   * E and the H update, the source's running DFT (host, 2 nfreq) */
   hd_fdtd_inc_args inc;
   hd_real *inc_coef;
   hd_fdtd_tfsf_point *tfsf[2];
@@ -141,6 +142,8 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   for (c = 0; c < st->nplane; ++c) hd_dev_free(ctx, st->plane[c].acc);
   hd_dev_free(ctx, st->inc.e);
   hd_dev_free(ctx, st->inc.h);
+  hd_dev_free(ctx, st->inc.e0);
+  hd_dev_free(ctx, st->inc.h0);
   hd_dev_free(ctx, st->inc_coef);
   hd_dev_free(ctx, st->tfsf[0]);
   hd_dev_free(ctx, st->tfsf[1]);

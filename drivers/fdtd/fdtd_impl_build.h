@@ -298,18 +298,49 @@ static int fd_in_box(const fdtd_model *m, int comp, const long p[3]) {
   return 1;
 }
 
-/* The plane wave: the incident line (its coefficients: vacuum, graded
- * absorbing cells at the far end; the same whole line on every block) and
- * the corrections of every component this block updates whose curl
- * reaches across the total-field box's faces (the box in whole-grid
- * nodes). */
+/* The incident line of n nodes (hd/fdtd_tfsf.h), cell i of width w[i]
+ * from node i to i + 1: vacuum, then sigma graded as depth^3 to a 1e-8
+ * reflection over the last HD_FDTD_INC_PML cells; the same whole line on
+ * every block.  keep: also E and H before their last update (the
+ * scattered-field form's). */
+static hd_status fd_build_line(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, const double *w, hd_idx n, int keep) {
+  const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
+  const hd_idx n0 = n - 1 - HD_FDTD_INC_PML;
+  const double smax = -4.0 * log(1e-8) / (2.0 * eta * HD_FDTD_INC_PML * w[n - 2]);
+  hd_real *coef = (hd_real *)malloc((size_t)4 * n * sizeof *coef);
+  hd_real **line[4];
+  hd_idx i;
+  hd_status s;
+  if (!coef) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+  for (i = 0; i < n; ++i) {
+    const double de = i > n0 ? (double)(i - n0) / HD_FDTD_INC_PML : 0.0;
+    const double dh = i + 0.5 > n0 ? (i + 0.5 - n0) / HD_FDTD_INC_PML : 0.0;
+    const double se = smax * de * de * de * m->dt / (2 * HD_FDTD_EPS0), sh = smax * dh * dh * dh * m->dt / (2 * HD_FDTD_EPS0);
+    const double wh = w[i < n - 1 ? i : n - 2], we = i ? 0.5 * (w[i - 1] + wh) : wh; /* H's cell, E's dual cell */
+    coef[2 * i] = (hd_real)((1 - se) / (1 + se)), coef[2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_EPS0 * we) / (1 + se));
+    coef[2 * n + 2 * i] = (hd_real)((1 - sh) / (1 + sh)), coef[2 * n + 2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_MU0 * wh) / (1 + sh));
+  }
+  st->inc.n = n;
+  s = fd_upload(ctx, (void **)&st->inc_coef, coef, (size_t)4 * n * sizeof *coef);
+  free(coef);
+  st->inc.ce = st->inc_coef, st->inc.ch = st->inc_coef + 2 * n;
+  line[0] = &st->inc.e, line[1] = &st->inc.h, line[2] = &st->inc.e0, line[3] = &st->inc.h0;
+  for (i = 0; s == HD_OK && i < (keep ? 4 : 2); ++i) {
+    s = hd_dev_alloc(ctx, (void **)line[i], (size_t)n * sizeof(hd_real));
+    if (s == HD_OK) s = hd_dev_zero(ctx, *line[i], (size_t)n * sizeof(hd_real));
+  }
+  return s;
+}
+
+/* The plane wave: the incident line of cells pw_cell and the corrections
+ * of every component this block updates whose curl reaches across the
+ * total-field box's faces (the box in whole-grid nodes). */
 static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   const hd_idx pad = st->a.g.ghost;
-  const double D = m->pw_cell, eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
-  double r0[3], span = 0.0;
-  hd_real *coef;
+  const double D = m->pw_cell;
+  double r0[3], span = 0.0, *w;
   hd_fdtd_tfsf_point *list[2] = {NULL, NULL};
-  hd_idx n, i, cap[2] = {0, 0}, n0;
+  hd_idx n, i, cap[2] = {0, 0};
   long p[3];
   int a, c, side;
   hd_status s = HD_OK;
@@ -319,26 +350,10 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
     span += fabs(m->pw_k[a]) * (x1 - x0 + (m->node[a][1] - m->node[a][0]));
   }
   n = (hd_idx)ceil(span / D + HD_FDTD_INC_LEAD) + 2 + HD_FDTD_INC_PML;
-  n0 = n - 1 - HD_FDTD_INC_PML;
-  coef = (hd_real *)malloc((size_t)4 * n * sizeof *coef);
-  if (!coef) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
-  for (i = 0; i < n; ++i) { /* sigma graded as depth^3 to a 1e-8 reflection */
-    const double smax = -4.0 * log(1e-8) / (2.0 * eta * HD_FDTD_INC_PML * D);
-    const double de = i > n0 ? (double)(i - n0) / HD_FDTD_INC_PML : 0.0;
-    const double dh = i + 0.5 > n0 ? (i + 0.5 - n0) / HD_FDTD_INC_PML : 0.0;
-    const double se = smax * de * de * de * m->dt / (2 * HD_FDTD_EPS0), sh = smax * dh * dh * dh * m->dt / (2 * HD_FDTD_EPS0);
-    coef[2 * i] = (hd_real)((1 - se) / (1 + se)), coef[2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_EPS0 * D) / (1 + se));
-    coef[2 * n + 2 * i] = (hd_real)((1 - sh) / (1 + sh)), coef[2 * n + 2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_MU0 * D) / (1 + sh));
-  }
-  st->inc.n = n;
-  s = fd_upload(ctx, (void **)&st->inc_coef, coef, (size_t)4 * n * sizeof *coef);
-  free(coef);
-  st->inc.ce = st->inc_coef, st->inc.ch = st->inc_coef + 2 * n;
-  for (i = 0; s == HD_OK && i < 2; ++i) {
-    hd_real **line = i ? &st->inc.h : &st->inc.e;
-    s = hd_dev_alloc(ctx, (void **)line, (size_t)n * sizeof(hd_real));
-    if (s == HD_OK) s = hd_dev_zero(ctx, *line, (size_t)n * sizeof(hd_real));
-  }
+  if (!(w = (double *)malloc((size_t)n * sizeof *w))) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+  for (i = 0; i < n; ++i) w[i] = D;
+  s = fd_build_line(ctx, st, m, w, n, 0);
+  free(w);
   /* the components within a cell of the box's faces: target total or
    * scattered, a term across the faces reads the other region */
   for (c = 0; s == HD_OK && c < 6; ++c) {
@@ -413,16 +428,53 @@ static hd_status fd_build_tfsf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m)
 
 /* The scattered-field plane wave's distance k^.(r - r0) of component comp
  * at padded node q, r0 the corner of the whole grid the wave reaches
- * first (before it the waveform is still nil). */
-static double fd_pw_distance(const fdtd_model *m, int comp, const hd_idx q[3], hd_idx pad) {
+ * first (before it the waveform is still nil); or, with a line, where the
+ * component reads it: in E's index units HD_FDTD_INC_LEAD cells past the
+ * corner (H sits half a cell on), along an axis that axis' node index
+ * counted from the corner. */
+static double fd_pw_where(const fdtd_model *m, int comp, const hd_idx q[3], hd_idx pad) {
   double d = 0.0;
   int a;
-  for (a = 0; a < 3; ++a) {
-    const int half = comp < 3 ? a == comp : a != comp - 3;
-    const double x = half ? 0.5 * (fd_coord(m, a, q[a], pad) + fd_coord(m, a, q[a] + 1, pad)) : fd_coord(m, a, q[a], pad);
-    d += m->pw_k[a] * (x - (m->pw_k[a] >= 0 ? m->node[a][0] : m->node[a][m->gn[a]]));
+  if (m->pw_line == 1) {
+    const int ax = m->pw_axis, half = comp < 3 ? ax == comp : ax != comp - 3;
+    const long h2 = 2 * (q[ax] - pad + m->off[ax]) + half;
+    d = 0.5 * (double)(m->pw_k[ax] > 0 ? h2 : 2 * m->gn[ax] - h2);
+  } else {
+    for (a = 0; a < 3; ++a) {
+      const int half = comp < 3 ? a == comp : a != comp - 3;
+      const double x = half ? 0.5 * (fd_coord(m, a, q[a], pad) + fd_coord(m, a, q[a] + 1, pad)) : fd_coord(m, a, q[a], pad);
+      d += m->pw_k[a] * (x - (m->pw_k[a] >= 0 ? m->node[a][0] : m->node[a][m->gn[a]]));
+    }
+    if (!m->pw_line) return d;
+    d /= m->pw_cell;
   }
-  return d;
+  return d + HD_FDTD_INC_LEAD - (comp >= 3 ? 0.5 : 0.0);
+}
+
+/* The scattered-field form's line: along an axis, HD_FDTD_INC_LEAD cells
+ * of the first cell's width, the axis' cells in the order the wave meets
+ * them, 2 more and the absorbing cells of the last's; in another
+ * direction all of pw_cell, spanning the grid along k. */
+static hd_status fd_build_sf_line(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  const int ax = m->pw_axis;
+  hd_idx n, i, cells = 0;
+  double *w, span = 0.0;
+  hd_status s;
+  int a;
+  if (m->pw_line == 1) cells = m->gn[ax];
+  for (a = 0; a < 3 && m->pw_line == 2; ++a) span += fabs(m->pw_k[a]) * (m->node[a][m->gn[a]] - m->node[a][0]);
+  if (m->pw_line == 2) cells = (hd_idx)ceil(span / m->pw_cell);
+  n = (hd_idx)HD_FDTD_INC_LEAD + cells + 3 + HD_FDTD_INC_PML;
+  if (!(w = (double *)malloc((size_t)n * sizeof *w))) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+  for (i = 0; i < n; ++i) {
+    const hd_idx c = i - (hd_idx)HD_FDTD_INC_LEAD, k = c < 0 ? 0 : c >= cells ? cells - 1 : c; /* the grid's cell */
+    if (m->pw_line == 2) w[i] = m->pw_cell;
+    else if (m->pw_k[ax] > 0) w[i] = m->node[ax][k + 1] - m->node[ax][k];
+    else w[i] = m->node[ax][cells - k] - m->node[ax][cells - k - 1];
+  }
+  s = fd_build_line(ctx, st, m, w, n, 1);
+  free(w);
+  return s;
 }
 
 /* Whether this block's E update reaches component c at physical node p. */
@@ -537,7 +589,7 @@ static hd_status fd_build_ade(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, 
     if (!d) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
     for (e = 0; s == HD_OK && e < count; ++e) {
       const hd_idx q[3] = {edge[e].i, edge[e].j, edge[e].k};
-      d[e] = fd_pw_distance(m, edge[e].comp, q, pad);
+      d[e] = fd_pw_where(m, edge[e].comp, q, pad);
     }
     if (s == HD_OK) s = fd_upload(ctx, (void **)&st->ade_pwd, d, (size_t)count * sizeof *d);
     free(d);
@@ -569,8 +621,12 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   st->pw_sf = 1;
   st->pw.wave = m->wave;
   for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e0 * m->pw_e[c], st->pw.amp[3 + c] = m->pw_e0 * m->pw_h[c] / eta;
+  if (m->pw_line) { /* the line carries E0 and 1/eta0 */
+    for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e[c], st->pw.amp[3 + c] = m->pw_h[c];
+    s = fd_build_sf_line(ctx, st, m);
+  }
   memset(coef, 0, sizeof coef);
-  for (k = 0; k < m->nmat; ++k)
+  for (k = 0; s == HD_OK && k < m->nmat; ++k)
     for (w = 0; w < 2; ++w) {
       const double rel = w ? m->mu_r[k] : m->eps_r[k], sg = w ? m->sigma_m[k] : m->sigma[k];
       const double perm = rel * (w ? HD_FDTD_MU0 : HD_FDTD_EPS0), sh = sg * m->dt / (2 * perm);
@@ -578,7 +634,7 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
       need[w][k] = k == HD_FDTD_PEC || (k != HD_FDTD_VACUUM && (coef[w][2 * k] != 0 || coef[w][2 * k + 1] != 0) &&
                                         (w || !m->npole || m->npole[k] <= 0));
     }
-  s = fd_upload(ctx, (void **)&st->sf_coef, coef, sizeof coef);
+  if (s == HD_OK) s = fd_upload(ctx, (void **)&st->sf_coef, coef, sizeof coef);
   for (c = 0; s == HD_OK && c < 6; ++c) {
     const int e = c < 3, wl = e ? 0 : 1;
     long p[3], hi[3];
@@ -603,7 +659,7 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
             list[wl] = nl;
           }
           list[wl][st->nsf[wl]].n = n, list[wl][st->nsf[wl]].comp = c;
-          list[wl][st->nsf[wl]++].d = fd_pw_distance(m, c, q, pad);
+          list[wl][st->nsf[wl]++].d = fd_pw_where(m, c, q, pad);
         }
   }
   for (w = 0; s == HD_OK && w < 2; ++w) s = fd_upload(ctx, (void **)&st->sf[w], list[w], (size_t)st->nsf[w] * sizeof **list);
@@ -613,7 +669,7 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
     if (!d) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
     for (k = 0; k < m->nprobe; ++k) {
       const hd_idx q[3] = {m->probe[k].i + pad, m->probe[k].j + pad, m->probe[k].k + pad};
-      d[k] = fd_pw_distance(m, m->probe[k].comp, q, pad);
+      d[k] = fd_pw_where(m, m->probe[k].comp, q, pad);
     }
     s = fd_upload(ctx, (void **)&st->sf_probe_d, d, (size_t)m->nprobe * sizeof *d);
     free(d);

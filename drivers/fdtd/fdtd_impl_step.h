@@ -225,6 +225,23 @@ static hd_status fd_mur(hd_ctx *ctx, fdtd_state *st) {
   return hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
 }
 
+/* The scattered-field form's incident wave read from its line (none: the
+ * closed form): of the E half step (which 0), the H half step (1), or E
+ * and H now (2, the probes'). */
+static void fd_sf_reads(const fdtd_state *st, hd_fdtd_incident *inc, int which) {
+  if (!st->inc.n) return;
+  inc->line[0] = which == 1 ? st->inc.h0 : which == 0 ? st->inc.e0 : st->inc.e;
+  inc->line[1] = which == 0 ? st->inc.e : st->inc.h;
+}
+
+/* The scattered-field form's line through a half step (efield: E, its
+ * source at this step's E time). */
+static hd_status fd_sf_line(hd_ctx *ctx, fdtd_state *st, int efield) {
+  if (!efield) return hd_fdtd_inc_h_loop(ctx, &st->inc, 0, st->inc.n - 1);
+  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+  return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
+}
+
 /* The scattered-field form's half step (efield: after the E update): the
  * incident wave's part in the media, the field's times before and after. */
 static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
@@ -235,6 +252,7 @@ static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
   memcpy(sa.f, st->a.f, sizeof sa.f), memcpy(sa.m, st->a.m, sizeof sa.m);
   sa.pt = st->sf[w], sa.coef = st->sf_coef + 512 * w, sa.inc = st->pw;
   sa.inc.t0 = t, sa.inc.t1 = t + st->dt;
+  fd_sf_reads(st, &sa.inc, w);
   return hd_fdtd_sf_loop(ctx, &sa, 0, st->nsf[w]);
 }
 
@@ -242,18 +260,21 @@ static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
  * step left stale, under the E update. */
 static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*halo)(hd_ctx *, void *), void *arg) {
   hd_status s = halo ? fd_e_exchanged(ctx, st, halo, arg) : fd_half_step(ctx, st, 1);
+  const int tfsf = st->inc.n && !st->pw_sf, sf_line = st->inc.n && st->pw_sf;
   int c;
+  if (s == HD_OK && sf_line) s = fd_sf_line(ctx, st, 1);
   if (s == HD_OK && st->nade) {
     st->ade.f = st->a;
     st->ade.pwd = st->ade_pwd, st->ade.inc = st->pw;
     st->ade.inc.t0 = (double)st->step * st->dt, st->ade.inc.t1 = (double)(st->step + 1) * st->dt;
+    fd_sf_reads(st, &st->ade.inc, 0);
     s = hd_fdtd_ade_loop(ctx, &st->ade, 0, st->nade);
   }
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 1);
   for (c = 0; c < 3 && s == HD_OK; ++c)
     if (st->npml[c]) s = fd_layers_step(ctx, st, c);
   if (s == HD_OK && st->nmur && !st->mur_h) s = fd_mur(ctx, st);
-  if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 1);
+  if (s == HD_OK && tfsf) s = fd_plane_wave(ctx, st, 1);
   if (s == HD_OK && st->nfeed) {
     hd_fdtd_feed_args fa;
     fa.f = st->a;
@@ -268,11 +289,12 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);
+  if (s == HD_OK && sf_line) s = fd_sf_line(ctx, st, 0);
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = fd_layers_step(ctx, st, c);
   if (s == HD_OK) s = fd_periodic(ctx, st, 0);
-  if (s == HD_OK && st->inc.n) s = fd_plane_wave(ctx, st, 0);
+  if (s == HD_OK && tfsf) s = fd_plane_wave(ctx, st, 0);
   if (s == HD_OK && (st->npts || st->nplane || st->vol.acc)) s = fd_dft_step(ctx, st, NULL, 1);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
@@ -284,6 +306,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
       hd_fdtd_sf_probe_args qa;
       qa.probe = st->probe, qa.d = st->sf_probe_d, qa.rec = rec, qa.inc = st->pw;
       qa.inc.t0 = (double)(st->step + 1) * st->dt, qa.inc.t1 = qa.inc.t0 + 0.5 * st->dt;
+      fd_sf_reads(st, &qa.inc, 2);
       s = hd_fdtd_sf_probe_loop(ctx, &qa, 0, st->nprobe);
     }
     if (s == HD_OK && st->probe_acc) s = fd_probe_dft(ctx, st, rec);

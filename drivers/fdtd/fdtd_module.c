@@ -82,6 +82,7 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
     src = hd_crc32(src, m->pw_k, sizeof m->pw_k), src = hd_crc32(src, m->pw_e, sizeof m->pw_e);
     src = hd_crc32(src, &m->pw_e0, sizeof m->pw_e0), src = hd_crc32(src, &m->pw_cell, sizeof m->pw_cell);
+    src = hd_crc32(src, &m->pw_line, sizeof m->pw_line);
     src = hd_crc32(src, m->tfsf_lo, sizeof m->tfsf_lo), src = hd_crc32(src, m->tfsf_hi, sizeof m->tfsf_hi);
   }
   hd_ckpt_param(ck, "dt", "%.17g", m->dt);
@@ -185,7 +186,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"nearfield", CLI_LIST, &c->nearfield, "COMP AXIS POS", "amplitude and phase of COMP (ex ... hz, or e, h: |E|, |H| and their components) on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat; at most 8 planes with nearline, e and h take three)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearline", CLI_LIST, &c->nearline, "COMP AXIS P1 P2", "the amplitude of COMP (as nearfield) along AXIS through the cell centres at P1, P2 on the next two axes (y z for x, z x for y, x y for z; OpenFDTD's plotnear1d) at the far frequencies: PREFIX_lineK.png beside its CSV (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c->planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c->planewave, NULL, 0, 0, 0},
-      {"planewave-form", CLI_CHOICE, &c->pw.form, "auto|tfsf|sf", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds); auto: the box where the model allows it (default; .ofd models: sf)", 1, 0, 0, NULL, 0, 0, 0},
+      {"planewave-form", CLI_CHOICE, &c->pw.form, "auto|tfsf|sf|sf-closed", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds), its incident field the grid's own wave from a 1-D line, or (sf-closed) the closed form travelling at c; auto: the box where the model allows it, else sf (default; .ofd models: sf-closed, OpenFDTD's)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearvolume", CLI_FLAG, &c->nearvolume, "yes|no", "amplitude and phase of all six components in every cell at every frequency: PREFIX_dftK.vti (or .vtr), one file a frequency (default no)", 1, 0, 0, NULL, 0, 0, 0},
       {"excite", CLI_CHOICE, &c->excite, "given|all", "drive the feeds as given, or each port alone in a run of its own: the S-parameter matrix (PREFIX_sparams.csv, PREFIX.sNp) (default given)", 1, 0, 0, NULL, 0, 0, 0},
       {"matching-loss", CLI_FLAG, &c->sp.matching_loss, "yes|no", "gain against the power the feeds' sources make available, P / (1 - |reflection|^2): realised gain (OpenFDTD's matchingloss; default no: the power the ports accept)", 1, 0, 0, NULL, 0, 0, 0},
@@ -554,6 +555,12 @@ static int summary(hd_drv_run *r, FILE *out) {
           in->nfeed, in->nprobe, f->m.dt, fdtd_input_dt_max(in), r->step, f->converged ? "yes" : "no", f->bytes / 1e9,
           r->wall > 0 ? done / r->wall / 1e6 : 0.0, r->steps_wall > 0 ? done / r->steps_wall / 1e6 : 0.0);
   if (c->pw.on) fprintf(out, "planewave: %s\n", f->m.pw_sf ? "scattered-field form" : "total-field box");
+  if (c->pw.on && f->m.pw_sf)
+    fprintf(out, "planewave_incident: %s%s\n",
+            f->m.pw_line == 1   ? "the grid's wave, a line of the cells along "
+            : f->m.pw_line == 2 ? "a line matched to the grid's wave at the mean frequency"
+                                : "closed form",
+            f->m.pw_line == 1 ? (const char *[]){"x", "y", "z"}[f->m.pw_axis] : "");
   print_time_block(f->time_block, f->time_block_why);
   if ((c->sp.nfreq && fdtd_write_spectra(c, &f->m, r->step, &f->spec, f->box_lo, f->box_hi, f->runs, r->err,
                                          sizeof r->err)) ||

@@ -76,6 +76,7 @@ typedef struct fdtd_model {
   double pw_e0, pw_k[3], pw_e[3], pw_h[3], pw_cell;
   long tfsf_lo[3], tfsf_hi[3];
   int pw_sf;                   /* the scattered-field form (hd/fdtd_sf.h) instead of the box */
+  int pw_line, pw_axis;        /* its incident wave: 0 closed form, 1 a line of axis pw_axis' cells, 2 one of pw_cell */
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */

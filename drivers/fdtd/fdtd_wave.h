@@ -23,6 +23,9 @@
  * (feeds, probes) land in rows of their step; the running DFTs that read
  * them step after the block, in step order.
  *
+ * The scattered-field form's line is marched through the block's T steps
+ * before it, each step's E and H kept for the step's points to read.
+ *
  * Not blocked (single steps, fd_tb_refusal says which): the generic
  * variant, a periodic z axis, the total-field box's incident line (one
  * line for the whole grid each half step), CUDA (for now).  Several ranks
@@ -45,7 +48,7 @@ static const char *fd_tb_refusal(const fdtd_state *st) {
 #else
   if (!st->tuned) return "time blocks use the tuned rows (--variant=generic steps singly)";
   if (st->bc[2] == HD_FDTD_BC_PERIODIC) return "a periodic z axis ties the first plane to the last every step";
-  if (st->inc.n) return "the total-field box's incident line steps the whole grid's plane wave every half step";
+  if (st->inc.n && !st->pw_sf) return "the total-field box's incident line steps the whole grid's plane wave every half step";
   return NULL;
 #endif
 }
@@ -312,8 +315,10 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
   const hd_idx late_e = xyper && st->bc[2] == HD_FDTD_BC_MUR && !st->mur_h ? pad : -1;
   const hd_idx late_h = xyper && st->bc[2] == HD_FDTD_BC_MUR && st->mur_h ? pad - 1 : -1;
   const long s0 = st->step;
+  const hd_idx nl = st->pw_sf ? st->inc.n : 0;
   fd_tb_step *a;
   hd_dft_plane_args *maps = NULL;
+  hd_real *line = NULL; /* the line's E then H after each of steps 0 .. T - 1, and before the block */
   fd_tb *tb;
   hd_status s = HD_OK;
   int q;
@@ -324,9 +329,21 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
   tb = st->tb;
   a = (fd_tb_step *)calloc((size_t)T, sizeof *a);
   if (nchunk) maps = (hd_dft_plane_args *)malloc((size_t)T * st->nplane * nchunk * sizeof *maps);
-  if (!a || (nchunk && !maps)) {
-    free(a), free(maps);
+  if (nl) line = (hd_real *)malloc((size_t)(T + 1) * 2 * nl * sizeof *line);
+  if (!a || (nchunk && !maps) || (nl && !line)) {
+    free(a), free(maps), free(line);
     return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for a time block");
+  }
+  if (nl) { /* snapshot q: after step q - 1 (0: before the block) */
+    memcpy(line, st->inc.e, (size_t)nl * sizeof *line), memcpy(line + nl, st->inc.h, (size_t)nl * sizeof *line);
+    for (q = 0; q < T && s == HD_OK; ++q) {
+      st->step = s0 + q;
+      s = fd_sf_line(ctx, st, 1);
+      if (s == HD_OK) s = fd_sf_line(ctx, st, 0);
+      memcpy(line + (q + 1) * 2 * nl, st->inc.e, (size_t)nl * sizeof *line);
+      memcpy(line + (q + 1) * 2 * nl + nl, st->inc.h, (size_t)nl * sizeof *line);
+    }
+    st->step = s0;
   }
   for (q = 0; q < T; ++q) { /* each step's arguments, as fd_step sets them */
     const long n = s0 + q;
@@ -341,13 +358,16 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
       memcpy(x->sf[w].f, st->a.f, sizeof x->sf[w].f), memcpy(x->sf[w].m, st->a.m, sizeof x->sf[w].m);
       x->sf[w].pt = st->sf[w], x->sf[w].coef = st->sf_coef + 512 * w, x->sf[w].inc = st->pw;
       x->sf[w].inc.t0 = t, x->sf[w].inc.t1 = t + st->dt;
+      if (nl) x->sf[w].inc.line[0] = line + q * 2 * nl + w * nl, x->sf[w].inc.line[1] = line + (q + 1) * 2 * nl + w * nl;
     }
+    x->ade.inc.line[0] = x->sf[0].inc.line[0], x->ade.inc.line[1] = x->sf[0].inc.line[1];
     x->feed.f = st->a, x->feed.feed = st->feed, x->feed.wave = st->wave;
     x->feed.t = (double)(n + 1) * st->dt, x->feed.rec = x->vi;
     memcpy(x->probe.f, st->a.f, sizeof x->probe.f);
     x->probe.probe = st->probe, x->probe.rec = rec && st->nprobe ? rec + (hd_idx)q * st->nrec : NULL;
     x->sf_probe.probe = st->probe, x->sf_probe.d = st->sf_probe_d, x->sf_probe.rec = x->probe.rec, x->sf_probe.inc = st->pw;
     x->sf_probe.inc.t0 = (double)(n + 1) * st->dt, x->sf_probe.inc.t1 = x->sf_probe.inc.t0 + 0.5 * st->dt;
+    if (nl) x->sf_probe.inc.line[0] = line + (q + 1) * 2 * nl, x->sf_probe.inc.line[1] = line + (q + 1) * 2 * nl + nl;
     memcpy(x->surf.f, st->a.f, sizeof x->surf.f);
     x->surf.g = st->a.g, x->surf.node = st->surf_node, x->surf.face = st->surf_face, x->surf.buf = st->surf_buf;
     x->surf.npts = st->npts, x->surf.slot = (int)(n % HD_DFT_BUFFER);
@@ -400,7 +420,7 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
     if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
   }
   st->step = s0 + T;
-  free(a), free(maps);
+  free(a), free(maps), free(line);
   return s;
 }
 

@@ -263,7 +263,7 @@ static int source_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, i
     if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2")))
       return snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno), OFD_FAIL;
     return emit(o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
-                   emit(o, lineno, "planewave-form = sf")
+                   emit(o, lineno, "planewave-form = sf-closed")
                ? OFD_OOM
                : 0;
   }

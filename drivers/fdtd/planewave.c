@@ -70,7 +70,7 @@ int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fd
     if (fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC && k[a] != 0.0)
       return snprintf(err, n, "planewave: a wave travelling along periodic %c (k_%c = %.3g) is not periodic: give a direction normal to it",
                       'x' + a, 'x' + a, k[a]), -1;
-  return FDTD_PW_SF;
+  return pw->form == FDTD_PW_SF_CLOSED ? FDTD_PW_SF_CLOSED : FDTD_PW_SF;
 }
 
 int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
@@ -81,9 +81,24 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
   long p[3] = {0, 0, 0}, q[3], pad;
   int a, c, bad = 0, mat = 0;
   m->pw_e0 = pw->e0;
-  if (form == FDTD_PW_SF) {
+  m->pw_axis = -1;
+  for (c = 0; c < sp->nfreq; ++c) f += sp->freq[c] / sp->nfreq;
+  if (!(f > 0)) f = in->freq;
+  if (form != FDTD_PW_TFSF) {
+    int along = 0, uniform = 1;
     hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, m->pw_k, m->pw_e, m->pw_h);
     m->pw_sf = 1;
+    if (form == FDTD_PW_SF_CLOSED) return 0;
+    for (a = 0; a < 3; ++a) {
+      long k;
+      along += m->pw_k[a] != 0.0;
+      if (m->pw_k[a] != 0.0) m->pw_axis = a;
+      d[a] = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
+      for (k = 0; k < in->n[a]; ++k) uniform &= fabs(in->node[a][k + 1] - in->node[a][k] - d[a]) <= 1e-9 * d[a];
+    }
+    if (along == 1) m->pw_line = 1;
+    else if (uniform && (m->pw_cell = hd_fdtd_inc_cell(d, m->pw_k, f, m->dt)) > 0) m->pw_line = 2, m->pw_axis = -1;
+    else m->pw_axis = -1;
     return 0;
   }
   for (a = 0; a < 3; ++a) {
@@ -100,8 +115,6 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
                       in->n[a], 'x' + a, margin), -1;
   }
   hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, m->pw_k, m->pw_e, m->pw_h);
-  for (c = 0; c < sp->nfreq; ++c) f += sp->freq[c] / sp->nfreq;
-  if (!(f > 0)) f = in->freq;
   m->pw_cell = hd_fdtd_inc_cell(d, m->pw_k, f, m->dt);
   if (!(m->pw_cell > 0))
     return snprintf(err, n, "planewave: the grid cannot carry a wave of %g Hz in this direction", f), -1;
@@ -130,6 +143,26 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
                     in->node[0][m->tfsf_hi[0]], in->node[1][m->tfsf_lo[1]], in->node[1][m->tfsf_hi[1]],
                     in->node[2][m->tfsf_lo[2]], in->node[2][m->tfsf_hi[2]]), -1;
   return 0;
+}
+
+/* The phase (radians) of the grid's wave at angular frequency w, s cells
+ * down the scattered-field form's line (hd/fdtd_sf.h): each cell of width
+ * D adds the discrete wave number's 2 asin(D sin(w dt/2) / (c dt)) / D
+ * times D (the first HD_FDTD_INC_LEAD cells the first's, along an axis
+ * the axis' cells in the order the wave meets them). */
+static double line_phase(const fdtd_model *m, const fdtd_input *in, double w, double s) {
+  const double r = sin(0.5 * w * m->dt) / (HD_FDTD_C0 * m->dt);
+  const int ax = m->pw_axis;
+  const long n = ax >= 0 ? in->n[ax] : 0;
+  double ph = 0.0, x;
+  long c;
+  if (m->pw_line == 2) return 2.0 * asin(fmin(1.0, m->pw_cell * r)) * s;
+  for (c = 0, x = s; x > 0; ++c, x -= 1.0) {
+    const long g = c - (long)HD_FDTD_INC_LEAD, k = g < 0 ? 0 : g >= n ? n - 1 : g;
+    const double D = m->pw_k[ax] > 0 ? in->node[ax][k + 1] - in->node[ax][k] : in->node[ax][n - k] - in->node[ax][n - k - 1];
+    ph += 2.0 * asin(fmin(1.0, D * r)) * (x < 1.0 ? x : 1.0);
+  }
+  return ph;
 }
 
 void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, const fdtd_slice *pl, const double *freq, int nf,
@@ -163,7 +196,7 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
         double pr = 0, pi = 0;
         int q, npos = comp < 3 ? 4 : 2;
         for (q = 0; q < npos; ++q) {
-          double d = lead;
+          double d = lead, ph;
           long h[3];
           int b, bit = 0, inside = !m->pw_sf;
           for (b = 0; b < 3; ++b) { /* in half cells: the centre's odd index, or a node's even one */
@@ -176,7 +209,13 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
             inside &= h[b] >= 2 * m->tfsf_lo[b] && h[b] <= 2 * m->tfsf_hi[b];
           }
           if (inside) continue; /* the box's total field is the grid's */
-          pr += cos(w * d / HD_FDTD_C0), pi -= sin(w * d / HD_FDTD_C0);
+          if (m->pw_line == 1) { /* as hd/fdtd_sf.h's line has it, in cells */
+            const long ha = h[m->pw_axis];
+            ph = line_phase(m, in, w, HD_FDTD_INC_LEAD + 0.5 * (double)(m->pw_k[m->pw_axis] > 0 ? ha : 2 * in->n[m->pw_axis] - ha));
+          }
+          else if (m->pw_line == 2) ph = line_phase(m, in, w, d / m->pw_cell + HD_FDTD_INC_LEAD);
+          else ph = w * d / HD_FDTD_C0;
+          pr += cos(ph), pi -= sin(ph);
         }
         /* the mean of amp W(t - d/c) e^{-jwt}: the waveform's transform delayed by d/c */
         x[iv * nu + iu] += amp * (sr * pr - si * pi) / npos, x[ncell + iv * nu + iu] += amp * (sr * pi + si * pr) / npos;

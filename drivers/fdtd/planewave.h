@@ -14,7 +14,10 @@
  * Huygens surface's H half a cell inside must still be scattered field. */
 #define FDTD_TFSF_GAP 2
 
-enum { FDTD_PW_AUTO = 0, FDTD_PW_TFSF, FDTD_PW_SF };
+/* The forms, as --planewave-form spells them; sf-closed: the scattered
+ * field's incident wave in closed form (travelling at c, OpenFDTD's),
+ * where sf takes the grid's own wave from a line (hd/fdtd_sf.h). */
+enum { FDTD_PW_AUTO = 0, FDTD_PW_TFSF, FDTD_PW_SF, FDTD_PW_SF_CLOSED };
 
 typedef struct fdtd_planewave {
   int on, pol;         /* pol 1: E along -theta^ ("V"), 2: along phi^ ("H") */
@@ -27,7 +30,7 @@ typedef struct fdtd_planewave {
  * as OpenFDTD's planewave); 0 or -1 with a message. */
 int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t n);
 
-/* The form a run takes (FDTD_PW_TFSF or FDTD_PW_SF), the same on every
+/* The form a run takes (FDTD_PW_TFSF, _SF or _SF_CLOSED), the same on every
  * rank: the box where asked, or under auto where the mesh is uniform, no
  * axis periodic and every object inside the box; else the scattered-field
  * form, which takes no feeds or sources (then -1 with a message, as for a
@@ -35,8 +38,10 @@ int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t
 int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, char *err, size_t n);
 
 /* The model's plane-wave fields in that form: direction, polarisation,
- * amplitude; for the box also the incident line's cell (matched at the
- * mean output frequency, or the waveform's) and the total-field box
+ * amplitude; the incident line's cell (matched at the mean output
+ * frequency, or the waveform's; the scattered-field form's line along an
+ * axis takes that axis' cells, and on a non-uniform mesh another direction
+ * takes the closed form); for the box also the total-field box
  * FDTD_TFSF_GAP cells inside the Huygens box (margin cells from the
  * faces), refusing a non-uniform mesh, periodic axes, a box too small and
  * any material outside the box (built model m).  0 or -1. */

@@ -77,8 +77,8 @@ HD_FN void hd_fdtd_ade_pt(const hd_fdtd_ade_args *a, hd_idx p) {
   double i1 = 0.0;
   int r;
   if (a->pwd) {
-    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], a->inc.t0);
-    i1 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], a->inc.t1);
+    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], 0);
+    i1 = hd_fdtd_incident_at(&a->inc, q.comp, a->pwd[p], 1);
     curl += (hd_real)(HD_FDTD_EPS0 * (i1 - i0) / (a->inc.t1 - a->inc.t0));
   }
   for (r = 0; r < k->npole; ++r)

@@ -15,24 +15,39 @@
  * conductor the total field is 0: Es' = -Ei'.  Dispersive and loaded
  * edges (hd/fdtd_ade.h) march the total field instead.  Nothing needs a
  * uniform mesh or room around the scatterer: periodic cells, non-uniform
- * meshes and scatterers that reach the boundary all work. */
+ * meshes and scatterers that reach the boundary all work.
+ *
+ * The derivation holds exactly only for an incident field that obeys the
+ * grid's own vacuum equations; the closed form travels at c, the grid's
+ * wave slower (numerical dispersion), and the difference acts as a source
+ * in every medium.  So where it can the incident field is read from a 1-D
+ * Yee line marched beside the grid (hd/fdtd_tfsf.h): along an axis the
+ * line has that axis' nodes and is the grid's plane wave to rounding; in
+ * another direction on a uniform mesh it is matched at one frequency. */
 #ifndef HD_FDTD_SF_H
 #define HD_FDTD_SF_H
 
 #include "fdtd.h"
+#include "fdtd_tfsf.h"
 
-/* The incident wave of a half step: the waveform, E0 e^_c (V/m) for
- * ex..ez and E0 h^_c / eta0 (A/m) for hx..hz, and the field's times before
- * and after the half step.  A position enters by its distance d = k^.(r -
- * r0) along the direction of travel. */
+/* The incident wave of a half step, in closed form: the waveform, amp
+ * E0 e^_c (V/m) for ex..ez and E0 h^_c / eta0 (A/m) for hx..hz, the
+ * field's times t0 and t1 before and after the half step, a position
+ * entering by its distance d = k^.(r - r0) along the direction of travel.
+ * Or from the line: line[0] and line[1] its field of the half step before
+ * and after it (a probe's: E and H now), amp e^_c and h^_c (the line
+ * carries E0 and 1/eta0), d the position on the line. */
 typedef struct hd_fdtd_incident {
   hd_fdtd_wave wave;
   double amp[6];
   double t0, t1;
+  const hd_real *line[2];
 } hd_fdtd_incident;
 
-HD_FN double hd_fdtd_incident_at(const hd_fdtd_incident *w, int comp, double d, double t) {
-  return w->amp[comp] * hd_fdtd_waveform(&w->wave, t - d / HD_FDTD_C0);
+/* The incident component before (after = 0) or after the half step. */
+HD_FN double hd_fdtd_incident_at(const hd_fdtd_incident *w, int comp, double d, int after) {
+  if (w->line[after]) return w->amp[comp] * hd_fdtd_inc_at(w->line[after], d);
+  return w->amp[comp] * hd_fdtd_waveform(&w->wave, (after ? w->t1 : w->t0) - d / HD_FDTD_C0);
 }
 
 /* A component of a medium that is not vacuum: its padded node, component
@@ -54,19 +69,20 @@ typedef struct hd_fdtd_sf_args {
 HD_FN void hd_fdtd_sf_pt(const hd_fdtd_sf_args *a, hd_idx p) {
   const hd_fdtd_sf_point q = a->pt[p];
   const unsigned m = a->m[q.comp][q.n];
-  const double i1 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, a->inc.t1);
+  const double i1 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, 1);
   hd_real *f = a->f[q.comp];
   if (m == HD_FDTD_PEC) {
     f[q.n] = (hd_real)-i1;
   } else {
-    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, a->inc.t0);
+    const double i0 = hd_fdtd_incident_at(&a->inc, q.comp, q.d, 0);
     f[q.n] -= (hd_real)(a->coef[2 * m] * (i1 - i0) + a->coef[2 * m + 1] * (i1 + i0));
   }
 }
 HD_DEFINE_FOR_1D(hd_fdtd_sf_loop, hd_fdtd_sf_pt, hd_fdtd_sf_args)
 
 /* Probes record the total field: the incident added to the record of the
- * step (inc.t0 the E time, inc.t1 the H time), d each probe's distance. */
+ * step (inc.t0 the E time, inc.t1 the H time; or the line's E and H), d
+ * each probe's distance or position on the line. */
 typedef struct hd_fdtd_sf_probe_args {
   const hd_fdtd_probe *probe;
   const double *d;
@@ -76,7 +92,7 @@ typedef struct hd_fdtd_sf_probe_args {
 
 HD_FN void hd_fdtd_sf_probe_pt(const hd_fdtd_sf_probe_args *a, hd_idx p) {
   const int c = a->probe[p].comp;
-  a->rec[p] += (hd_real)hd_fdtd_incident_at(&a->inc, c, a->d[p], c < 3 ? a->inc.t0 : a->inc.t1);
+  a->rec[p] += (hd_real)hd_fdtd_incident_at(&a->inc, c, a->d[p], c >= 3);
 }
 HD_DEFINE_FOR_1D(hd_fdtd_sf_probe_loop, hd_fdtd_sf_probe_pt, hd_fdtd_sf_probe_args)
 

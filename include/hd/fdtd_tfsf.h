@@ -31,16 +31,19 @@
 
 typedef struct hd_fdtd_inc_args {
   hd_real *e, *h;         /* E at node i, H at i + 1/2; n nodes, E[n - 1] stays 0 */
+  hd_real *e0, *h0;       /* where kept (else NULL): E and H before their last update */
   const hd_real *ce, *ch; /* (c1, c2) of each E node and (d1, d2) of each H node, widths included */
   hd_idx n;
   hd_real src;            /* E of node 0 at this step's E time */
 } hd_fdtd_inc_args;
 
 HD_FN void hd_fdtd_inc_e_pt(const hd_fdtd_inc_args *a, hd_idx i) {
+  if (a->e0) a->e0[i] = a->e[i];
   if (i == 0) a->e[0] = a->src;
   else a->e[i] = a->ce[2 * i] * a->e[i] - a->ce[2 * i + 1] * (a->h[i] - a->h[i - 1]);
 }
 HD_FN void hd_fdtd_inc_h_pt(const hd_fdtd_inc_args *a, hd_idx i) {
+  if (a->h0) a->h0[i] = a->h[i];
   a->h[i] = a->ch[2 * i] * a->h[i] - a->ch[2 * i + 1] * (a->e[i + 1] - a->e[i]);
 }
 HD_DEFINE_FOR_1D(hd_fdtd_inc_e_loop, hd_fdtd_inc_e_pt, hd_fdtd_inc_args) /* nodes 0 .. n - 2 */
