@@ -30,7 +30,8 @@ same_run() {
 # feeds add OpenFDTD's release after the pulse
 ofd_keys='courant = 1
 precision = single
-mur = h'
+mur = h
+subpixel = no'
 
 # a dipole fed at its centre (OpenFDTD's first sample, with PML)
 cat >dipole.ofd <<'IN'

@@ -37,7 +37,8 @@ typedef struct fdtd_mod {
   double *rec, *lrec, *rows;  /* the probes' rows of the whole run (rank 0); this block's; row sums */
   double cells, bytes, dft_bytes, emax, hmax;
   long every, pad, box_lo[3], box_hi[3];
-  int converged;
+  int converged, decayed;
+  double decay_max, decay_window; /* stop-when-decayed: the largest square so far, and since the last check */
   double *runs[HD_FDTD_MAX_PORTS]; /* excite=all: each port's feed spectra */
   fdtd_spectra_run spec;
   int probes, avg, vol, slv, png; /* output slots */
@@ -153,6 +154,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"zmesh", CLI_LIST, &c->in.zmesh, "Z0 N1 Z1 ...", "mesh lines along z (required)", 1, 0, 0, NULL, 0, 0, 0},
       {"material", CLI_LIST, &c->in.material, "EPSR SIGMA MUR SIGMAM [POLES]", "a material (repeat: numbered 2, 3, ...; 0 vacuum, 1 PEC); dispersive with poles 'debye DE TAU', 'drude FP GAMMA', 'lorentz DE F0 GAMMA' after (EPSR is then eps_inf)", 1, 0, 0, NULL, 0, 0, 0},
       {"geometry", CLI_LIST, &c->in.geometry, "M SHAPE ...", "an object of material M: box, ellipsoid, sphere, cylinder, x|y|zcylinder, x|y|zpillar, x|y|zpyramid, x|y|zcone, or OpenFDTD's shape numbers (repeat; later objects win)", 1, 0, 0, NULL, 0, 0, 0},
+      {"subpixel", CLI_FLAG, &c->in.subpixel, "yes|no", "average eps and sigma over each E component's cell where an interface crosses it (Meep's anisotropic averaging, its diagonal): second order in the interface's position where the staircase is first (default yes; .ofd models: no, OpenFDTD's staircase); conductors and dispersive media keep the staircase", 1, 0, 0, NULL, 0, 0, 0},
       {"feed", CLI_LIST, &c->in.feed, "X|Y|Z X Y Z VOLTS OHMS [DELAY]", "a delta-gap feed on the edge nearest the point, its waveform delayed by DELAY seconds (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"feed-release", CLI_FLAG, &c->in.feed_release, "yes|no", "a feed whose edge is no conductor is left to the update once its pulse has passed, as OpenFDTD does (default no: held at every step; .ofd models: yes)", 1, 0, 0, NULL, 0, 0, 0},
       {"source", CLI_LIST, &c->in.source, "X|Y|Z X Y Z AMPERES", "a soft point current source (repeat)", 1, 0, 0, NULL, 0, 0, 0},
@@ -168,12 +170,15 @@ static int options(void *self, cli_opt *opts, int max) {
       {"pml", CLI_REALS, c->in.pml, "L,M,R0", "PML or CPML layers, grading order, target reflection (default 8,4,1e-5; CPML 8,3,1e-6)", 1, 0, 3, &c->in.npml, 0, 0, 0},
       {"cpml", CLI_REALS, c->in.cpml, "KAPPA,ALPHA", "the convolutional PML's kappa_max and alpha_max in S/m (default 2,0.005; doc/fdtd.md)", 1, 0, 2, &c->in.ncpml, 0, 0, 0},
       CLI_HEADING_ROW("Sources in time, stepping"),
-      {"waveform", CLI_CHOICE, &f->wave_choice, "gaussian|dgaussian|sine", "source waveform (default dgaussian)", 1, 0, 0, NULL, 0, 0, 0},
-      {"frequency", CLI_REAL, &c->in.freq, "HZ", "pulse bandwidth (1/e of the spectrum) or sine frequency (default: none; sources need it)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"waveform", CLI_CHOICE, &f->wave_choice, "gaussian|dgaussian|sine|mgaussian", "source waveform: a Gaussian pulse, its derivative, a ramped sine, or a Gaussian modulated at the frequency (Meep's GaussianSource) (default dgaussian)", 1, 0, 0, NULL, 0, 0, 0},
+      {"frequency", CLI_REAL, &c->in.freq, "HZ", "pulse bandwidth (1/e of the spectrum), sine frequency, or mgaussian's centre (default: none; sources need it)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
+      {"bandwidth", CLI_REAL, &c->in.bandwidth, "HZ", "mgaussian's spectrum: down by 1/e this far either side of the frequency (default: half the frequency)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"timestep", CLI_REAL, &c->in.dt, "DT", "time step (default: courant x the Courant limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"courant", CLI_REAL, &c->in.courant, "S", "fraction of the Courant limit (default 0.99)", 1e-6, 1, 0, NULL, 0, 0, 0},
       {"steps", CLI_INT, &c->in.steps, "N", "time steps (default 2000)", 0, 1e12, 0, NULL, 0, 0, 0},
       {"average-every", CLI_INT, &c->average_every, "N", "field averages every N steps (default steps/100)", 1, 1e12, 0, NULL, 0, 0, 0},
+      {"resonances", CLI_STRING, c->resonances, "FMIN FMAX [T0]", "the modes between FMIN and FMAX Hz in each probe's record from T0 seconds (default: the sources' pulses over): frequency, Q, amplitude, phase and an error estimate by the matrix pencil (Harminv's figures), printed and in PREFIX_resonances.csv (default: none)", 1, 0, sizeof c->resonances, NULL, 0, 0, 0},
+      {"stop-when-decayed", CLI_STRING, c->in.decay, "COMP X Y Z FACTOR", "stop once |COMP|^2 at the point (ex ... hz, nearest component) over the last pulse length (2 t0) has stayed below FACTOR times its maximum so far, after the pulse (Meep's stop_when_fields_decayed) (default: none)", 1, 0, sizeof c->in.decay, NULL, 0, 0, 0},
       {"converge", CLI_REAL, &c->in.converge, "EPS", "stop once both averages fall below EPS x their maximum (default 0: off)", 0, 1, 0, NULL, 0, 0, 0},
       CLI_HEADING_ROW("Fields written"),
       {"volume", CLI_FLAG, &c->volume, "yes|no", "write the final fields as PREFIX.vti or .vtr (default yes)", 1, 0, 0, NULL, 0, 0, 0},
@@ -242,6 +247,12 @@ static int setup_spectra(hd_drv_run *r, fdtd_mod *f) {
   c->sp.pw_theta = c->pw.theta, c->sp.pw_phi = c->pw.phi;
   if (c->pw.on && (f->pw_form = fdtd_planewave_form(&c->pw, &c->in, &c->sp, r->err, sizeof r->err)) < 0)
     return HD_DRV_BAD_INPUT;
+  if (c->resonances[0]) {
+    if (fdtd_resonance_parse(&c->res, c->resonances, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
+    if (!c->in.probe.count && !c->in.decay[0]) return hd_drv_bad(r, "resonances: give a probe: its record is analysed");
+    if (c->in.waveform == HD_FDTD_SINE) return hd_drv_bad(r, "resonances: a sine never stops driving: give a pulse");
+    if (c->com.restart[0] || c->com.ckpt_every[0]) return hd_drv_bad(r, "resonances: not yet with checkpoints or restarts");
+  }
   if (c->sp.excite_all) {
     const char *why_not = !c->sp.nfreq                                       ? "give the frequencies too"
                           : fdtd_spectra_ports_count(&c->in) != c->in.nfeed  ? "the model has soft sources; S-parameters take feeds alone"
@@ -446,6 +457,7 @@ static int start(hd_drv_run *r) {
   const fdtd_cli *c = &f->c;
   int bad, k;
   hd_ckpt_get_value(r->ck, "e_max", &f->emax), hd_ckpt_get_value(r->ck, "h_max", &f->hmax); /* --converge's scale */
+  hd_ckpt_get_value(r->ck, "decay_max", &f->decay_max), hd_ckpt_get_value(r->ck, "decay_window", &f->decay_window);
   f->rec = (double *)malloc((size_t)(c->in.steps > 0 ? c->in.steps : 1) * (f->nrec ? f->nrec : 1) * sizeof(double));
   f->lrec = (double *)malloc((size_t)256 * (size_t)(f->r.nprobe + 2 * f->r.nfeed + 1) * sizeof(double));
   f->rows = (double *)malloc((size_t)(2 * f->r.dc.ln[1] * f->r.dc.ln[2]) * sizeof(double));
@@ -454,6 +466,7 @@ static int start(hd_drv_run *r) {
     return hd_fail(&r->ctx, HD_ERR_NOMEM, bad ? "no host memory for the probe records" : "out of host memory on another rank"),
            HD_DRV_FAILED;
   f->every = r->cadence[0] = c->average_every > 0 ? c->average_every : (c->in.steps >= 100 ? c->in.steps / 100 : 1);
+  if (c->in.decay_probe >= 0) r->cadence[1] = (long)fmax(1.0, ceil(2.0 * f->m.wave.t0 / f->m.dt)); /* the loop stops there */
   if (!r->root || r->cont) return HD_DRV_OK;
   {
     FILE *p = r->out[f->probes].f;
@@ -475,6 +488,28 @@ static int advance(hd_drv_run *r, long steps) {
                             f->nrec ? f->rec + r->step * f->nrec : NULL, f->nrec, f->c.in.nfeed) == HD_OK
              ? HD_DRV_OK
              : HD_DRV_FAILED;
+}
+
+/* stop-when-decayed, the same on every rank: the square of its probe over
+ * the last window (2 t0, the pulse's length: not the budget's cadence, so
+ * that the stop does not move with it), once the pulse is over, against
+ * the largest so far. */
+static int decayed(hd_drv_run *r, fdtd_mod *f, long step, long steps) {
+  const int q = f->c.in.decay_probe;
+  const long from = step - steps, every = r->cadence[1];
+  int stop = 0;
+  long s;
+  for (s = from; s < step && r->root; ++s) {
+    const double v = f->rec[s * f->nrec + q] * f->rec[s * f->nrec + q];
+    f->decay_max = fmax(f->decay_max, v), f->decay_window = fmax(f->decay_window, v);
+    if ((s + 1) % every == 0) {
+      stop |= (double)(s + 1) * f->m.dt > 2.0 * f->m.wave.t0 && f->m.wave.kind != HD_FDTD_SINE && f->decay_max > 0 &&
+              f->decay_window < f->c.in.decay_factor * f->decay_max;
+      f->decay_window = 0;
+    }
+  }
+  hd_ckpt_set_value(r->ck, "decay_max", f->decay_max), hd_ckpt_set_value(r->ck, "decay_window", f->decay_window);
+  return hd_par_any(stop);
 }
 
 /* The probes' rows of the chunk, the field averages, blow-ups and --converge. */
@@ -506,6 +541,7 @@ static int after(hd_drv_run *r, long steps) {
               fdtd_input_dt_max(&c->in), hd_drv_ckpt_note(r));
     return 1;
   }
+  if (c->in.decay_probe >= 0 && decayed(r, f, step, steps)) f->decayed = f->converged = r->stop = 1;
   if (step % f->every == 0 || step == c->in.steps) { /* not at checkpoints between: the series is the cadence's */
     if (r->root) fprintf(r->out[f->avg].f, "%ld,%.9e,%.9e,%.9e\n", step, step * f->m.dt, e, h);
     f->emax = fmax(f->emax, e), f->hmax = fmax(f->hmax, h);
@@ -551,9 +587,12 @@ static int summary(hd_drv_run *r, FILE *out) {
   fprintf(out, "cells: %ld x %ld x %ld\nboundaries: %s %s %s\nmaterials: %d\nobjects: %d\nfeeds_and_sources: %d\n"
           "probes: %d\ndt: %.9e\ndt_limit: %.9e\nsteps: %ld\nconverged: %s\nmemory_GB: %.4g\n"
           "mcells_steps_per_second: %.6g\nsteps_mcells_steps_per_second: %.6g\n",
-          in->n[0], in->n[1], in->n[2], boundary(in, 0), boundary(in, 1), boundary(in, 2), f->m.nmat, in->nobj,
+          in->n[0], in->n[1], in->n[2], boundary(in, 0), boundary(in, 1), boundary(in, 2), in->nmat, in->nobj,
           in->nfeed, in->nprobe, f->m.dt, fdtd_input_dt_max(in), r->step, f->converged ? "yes" : "no", f->bytes / 1e9,
           r->wall > 0 ? done / r->wall / 1e6 : 0.0, r->steps_wall > 0 ? done / r->steps_wall / 1e6 : 0.0);
+  if (in->decay_probe >= 0) fprintf(out, "decayed: %s\n", f->decayed ? "yes" : "no");
+  fprintf(out, "subpixel: %s\n", in->subpixel ? "yes" : "no");
+  if (in->subpixel) fprintf(out, "subpixel_components: %ld\n", in->subpixel_done);
   if (c->pw.on) fprintf(out, "planewave: %s\n", f->m.pw_sf ? "scattered-field form" : "total-field box");
   if (c->pw.on && f->m.pw_sf)
     fprintf(out, "planewave_incident: %s%s\n",
@@ -562,6 +601,17 @@ static int summary(hd_drv_run *r, FILE *out) {
                                 : "closed form",
             f->m.pw_line == 1 ? (const char *[]){"x", "y", "z"}[f->m.pw_axis] : "");
   print_time_block(f->time_block, f->time_block_why);
+  if (c->res.on) {
+    double t0 = c->res.t0;
+    int k;
+    if (t0 < 0) /* the pulses over: twice their peak's time, and the feeds' delays */
+      for (t0 = 2 * f->m.wave.t0, k = 0; k < in->nfeed; ++k) t0 = fmax(t0, 2 * f->m.wave.t0 + in->feeds[k].delay);
+    if (fdtd_resonances_write(&c->res, in, f->rec, f->nrec, r->step, (long)ceil(t0 / f->m.dt), f->m.dt, c->com.output,
+                              r->err, sizeof r->err)) {
+      fprintf(stderr, PROG ": error: %s\n", r->err);
+      return 1;
+    }
+  }
   if ((c->sp.nfreq && fdtd_write_spectra(c, &f->m, r->step, &f->spec, f->box_lo, f->box_hi, f->runs, r->err,
                                          sizeof r->err)) ||
       fdtd_plots_series(&c->plots, in, c->com.output, r->err, sizeof r->err)) {

@@ -12,6 +12,7 @@
 #include "output.h"
 #include "planewave.h"
 #include "plots.h"
+#include "resonance.h"
 #include "spectra.h"
 
 /* The options. */
@@ -20,7 +21,8 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume, pieces;
-  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16];
+  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], resonances[128];
+  fdtd_resonance_band res;
   fdtd_planewave pw;
   cli_list nearfield, nearline;
   fdtd_slice near[FDTD_MAX_PLANES]; /* the maps' planes */

@@ -32,6 +32,7 @@ void fdtd_input_defaults(fdtd_input *in) {
   in->cpml[0] = FDTD_CPML_KAPPA, in->cpml[1] = FDTD_CPML_ALPHA;
   in->waveform = HD_FDTD_DGAUSSIAN;
   in->courant = 0.99;
+  in->subpixel = 1;
   in->steps = 2000;
 }
 
@@ -406,6 +407,27 @@ static int parse_points(fdtd_input *in, const cli_list *l, int kind, fdtd_point 
   return 0;
 }
 
+/* stop-when-decayed "COMP X Y Z FACTOR": a probe after the others, its factor. */
+static int parse_decay(fdtd_input *in, const int *bc, char *err, size_t n) {
+  char point[128], extra[2];
+  double factor;
+  int at = 0, k;
+  cli_list l;
+  char *value[1], *where[1];
+  in->decay_probe = -1;
+  if (!in->decay[0]) return 0;
+  for (k = 0; k + 1 < (int)sizeof point && in->decay[k]; ++k) point[k] = in->decay[k] == ',' ? ' ' : in->decay[k];
+  point[k] = '\0';
+  if (sscanf(point, "%*s %*s %*s %*s %n%lf %1s", &at, &factor, extra) != 1 || !(factor > 0 && factor < 1))
+    return fdtd_input_fail(err, n, "stop-when-decayed: expected 'COMP X Y Z FACTOR' with 0 < FACTOR < 1");
+  point[at] = '\0';
+  memset(&l, 0, sizeof l);
+  value[0] = point, where[0] = (char *)"stop-when-decayed";
+  l.value = value, l.where = where, l.count = 1;
+  in->decay_probe = in->nprobe, in->decay_factor = factor;
+  return parse_points(in, &l, 2, in->probes, &in->nprobe, bc, err, n);
+}
+
 /* "X|Y|Z x y z [+X|-X|+Y|-Y|+Z|-Z]": voltage points, probes of E on the
  * edge nearest, appended to the probes; the first one's direction of
  * travel (default +X, OpenFDTD's) adds its neighbours a cell downstream
@@ -518,11 +540,12 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
     return fdtd_input_fail(err, n, "pml: expected 'layers order R0' with 1..64 layers, order 0..8, 0 < R0 < 1");
   if (parse_materials(in, err, n) || parse_geometry(in, err, n)) return -1;
   in->feeds = (fdtd_point *)calloc((size_t)(in->feed.count + in->source.count + 1), sizeof *in->feeds);
-  in->probes = (fdtd_point *)calloc((size_t)in->probe.count + in->point.count + 3, sizeof *in->probes);
+  in->probes = (fdtd_point *)calloc((size_t)in->probe.count + in->point.count + 4, sizeof *in->probes);
   if (!in->feeds || !in->probes) return fdtd_input_fail(err, n, "out of memory");
   if (parse_points(in, &in->feed, 0, in->feeds, &in->nfeed, bc, err, n) ||
       parse_points(in, &in->source, 1, in->feeds, &in->nfeed, bc, err, n) ||
-      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n) || parse_voltage_points(in, err, n) ||
+      parse_points(in, &in->probe, 2, in->probes, &in->nprobe, bc, err, n) || parse_decay(in, bc, err, n) ||
+      parse_voltage_points(in, err, n) ||
       parse_loads(in, bc, err, n))
     return -1;
   if (in->nfeed && !(in->freq > 0)) return fdtd_input_fail(err, n, "frequency: sources need a frequency > 0");

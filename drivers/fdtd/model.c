@@ -3,6 +3,7 @@
  * component on this block's nodes, objects painted in order with the
  * surface rule at interfaces, the time step and the sources. */
 #include "model.h"
+#include "subpixel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static double ratio2(double d, double r, double tol) {
   return q * q;
 }
 
-static int inside(const fdtd_object *o, const double p[3], double tol) {
+int fdtd_object_inside(const fdtd_object *o, const double p[3], double tol) {
   const int a = o->axis, b = (a + 1) % 3, c = (a + 2) % 3;
   int d;
   if (o->shape == FDTD_BOX) {
@@ -75,7 +76,7 @@ static int inside(const fdtd_object *o, const double p[3], double tol) {
 int fdtd_input_material_at(const fdtd_input *in, const double p[3], double tol) {
   int k, mat = 0;
   for (k = 0; k < in->nobj; ++k) /* later objects win */
-    if (inside(&in->obj[k], p, tol)) mat = in->obj[k].mat;
+    if (fdtd_object_inside(&in->obj[k], p, tol)) mat = in->obj[k].mat;
   return mat;
 }
 
@@ -98,7 +99,7 @@ void fdtd_input_cell_materials(const fdtd_input *in, const long lo[3], const lon
         for (i = first[0]; i <= last[0]; ++i) {
           const double p[3] = {0.5 * (in->node[0][i] + in->node[0][i + 1]), 0.5 * (in->node[1][j] + in->node[1][j + 1]),
                                0.5 * (in->node[2][l] + in->node[2][l + 1])};
-          if (inside(&in->obj[k], p, 0.0))
+          if (fdtd_object_inside(&in->obj[k], p, 0.0))
             out[((size_t)(l - lo[2]) * cnt[1] + (size_t)(j - lo[1])) * cnt[0] + (size_t)(i - lo[0])] = in->obj[k].mat;
         }
   }
@@ -236,6 +237,8 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   m->wave.kind = in->waveform;
   m->wave.freq = in->freq;
   m->wave.tau = in->freq > 0 ? 1.0 / (3.14159265358979323846 * in->freq) : 1.0;
+  if (in->waveform == HD_FDTD_MGAUSSIAN) /* tau of the envelope: the spectrum down by 1/e at freq +- bandwidth */
+    m->wave.tau = 1.0 / (3.14159265358979323846 * (in->bandwidth > 0 ? in->bandwidth : 0.5 * in->freq));
   m->wave.t0 = 4.0 * m->wave.tau;
   pad = fdtd_pad(m);
   if (!fdtd_node_grid(&g, ln, pad))
@@ -262,13 +265,24 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
           for (q[0] = lo[0]; q[0] <= hi[0]; ++q[0]) {
             double p[3];
             for (a = 0; a < 3; ++a) p[a] = comp_coord(in, c, a, q[a]);
-            if (inside(o, p, tol))
+            if (fdtd_object_inside(o, p, tol))
               in->mat[c][hd_grid_at(&g, q[0] - off[0] + pad, q[1] - off[1] + pad, q[2] - off[2] + pad)] =
                   (unsigned char)o->mat;
           }
     }
   }
   surface_rule(in, &g, off, ln, pad, in->mat);
+  in->subpixel_done = 0;
+  if (in->subpixel) {
+    int levels;
+    const int extra = fdtd_subpixel_tables(in, &levels);
+    if (extra < 0)
+      return fdtd_input_fail(err, n, "subpixel: %d materials leave too few indices to average every pair of media: subpixel = no, "
+                             "or fewer materials", in->nmat);
+    if (extra && (in->subpixel_done = fdtd_subpixel_apply(in, &g, off, ln, pad, levels, in->mat)) < 0)
+      return fdtd_input_fail(err, n, "out of host memory for subpixel averaging");
+    m->nmat = in->nmat + extra;
+  }
   m->media_out = extend_materials(in, &g, off, ln, pad, in->mat);
   return 0;
 }

@@ -36,6 +36,8 @@ typedef struct fdtd_object {
 
 /* The object's bounding box x1 x2 y1 y2 z1 z2. */
 void fdtd_object_box(const fdtd_object *o, double box[6]);
+/* Whether the object holds point p (its surface widened by tol). */
+int fdtd_object_inside(const fdtd_object *o, const double p[3], double tol);
 
 typedef struct fdtd_input {
   /* as given */
@@ -48,7 +50,11 @@ typedef struct fdtd_input {
   int waveform;  /* HD_FDTD_GAUSSIAN ... */
   int mur_h;     /* 1: Mur on the tangential H half a cell outside the faces */
   int feed_release; /* 1: feeds off conductors released after their pulse (OpenFDTD's) */
-  double freq, dt, courant, converge;
+  int subpixel;     /* 1: eps and sigma averaged at interfaces (subpixel.c) */
+  double freq, bandwidth, dt, courant, converge;
+  char decay[128];   /* stop-when-decayed "COMP X Y Z FACTOR" ("": none) */
+  int decay_probe;   /* its probe (-1: none) and factor */
+  double decay_factor;
   char dt_where[256]; /* where timestep was given ("file:line"), for messages */
   long steps, average_every;
   /* built */
@@ -66,6 +72,7 @@ typedef struct fdtd_input {
   int nfeed, nprobe;
   int npoint, point_first;    /* voltage points: probes point_first .. + npoint, then the neighbours downstream and upstream */
   unsigned char *mat[6];      /* on the padded grid */
+  long subpixel_done;         /* E components of this block averaged */
 } fdtd_input;
 
 void fdtd_input_defaults(fdtd_input *in);

@@ -346,8 +346,8 @@ static int closing_keys(ofd_out *o, ofd_scan *sc, const char *path, char *err, s
   if (sc->nfeed && sc->z0 > 0 && emit(o, 1, "z0 = %.17g", sc->z0)) return OFD_OOM;
   /* OpenFDTD's step is the Courant limit itself, its fields single
    * precision, its Mur acts on H outside the faces, its feeds off
-   * conductors are released after the pulse */
-  if (emit(o, 1, "courant = 1") || emit(o, 1, "precision = single") || emit(o, 1, "mur = h") ||
+   * conductors are released after the pulse, its interfaces staircased */
+  if (emit(o, 1, "courant = 1") || emit(o, 1, "precision = single") || emit(o, 1, "mur = h") || emit(o, 1, "subpixel = no") ||
       (sc->nfeed && emit(o, 1, "feed-release = yes")))
     return OFD_OOM;
   if (!sc->solver && (emit(o, 1, "steps = 3000") || emit(o, 1, "average-every = 50") || emit(o, 1, "converge = 1e-3")))

@@ -354,11 +354,12 @@ HD_DEFINE_FOR_3D(hd_fdtd_copy_loop, hd_fdtd_copy_pt, hd_fdtd_copy_args)
 
 /* ---- sources -------------------------------------------------------------- */
 
-enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE };
+enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE, HD_FDTD_MGAUSSIAN };
 
 /* Source waveform w(t), peak magnitude 1: a Gaussian exp(-((t - t0)/tau)^2),
- * its derivative scaled to peak 1, or sin(2 pi f t) ramped up over its
- * first two periods with sin^2. */
+ * its derivative scaled to peak 1, sin(2 pi f t) ramped up over its first
+ * two periods with sin^2, or the Gaussian modulated by sin(2 pi f (t - t0))
+ * (peak about 1: its spectrum centred on f, tau its width's). */
 typedef struct hd_fdtd_wave {
   int kind;
   double t0, tau, freq;
@@ -368,6 +369,7 @@ HD_FN double hd_fdtd_waveform(const hd_fdtd_wave *w, double t) {
   const double x = (t - w->t0) / w->tau, pi = 3.14159265358979323846;
   if (w->kind == HD_FDTD_GAUSSIAN) return exp(-x * x);
   if (w->kind == HD_FDTD_DGAUSSIAN) return -sqrt(2.0 * exp(1.0)) * x * exp(-x * x);
+  if (w->kind == HD_FDTD_MGAUSSIAN) return exp(-x * x) * sin(2.0 * pi * w->freq * (t - w->t0));
   {
     const double ramp_t = 2.0 / w->freq;
     const double s = t >= ramp_t ? 1.0 : sin(0.5 * pi * t / ramp_t) * sin(0.5 * pi * t / ramp_t);
