@@ -15,6 +15,9 @@
 #    (the default) R and T within 0.045 and 0.011 at 10 and 20 cells
 #    (Meep 0.039, 0.0099), falling as the square of the cell; the
 #    staircase (subpixel = no) 0.2 off at 10;
+#  - the slab's R and T from flux planes above and below (no
+#    normalisation run: the incident flux in closed form), faces midway and
+#    on nodes at 10 cells: within the points' figures, R + T = 1 within 1e-4;
 #  - a PEC half-space reaching into the CPML below, through a non-uniform
 #    mesh: |reflection| = 1 within 1 %;
 #  - a scatterer the total-field box cannot take (it reaches the
@@ -120,6 +123,26 @@ run --input=meep_slab.in --subpixel=no
 set -- $(airy)
 [ "$(cat rc)" -eq 0 ] && grep -q '^subpixel: no$' stdout && awk -v t="${2:-0}" 'BEGIN { exit !(t >= 0.2) }'
 result $? "subpixel = no keeps the staircase: the slab a cell thicker, T off by ${2:-?} at 10 cells"
+
+# R (plane 1, above) and T (plane 2, below) of out_flux.csv against the slab: worst |R - R_exact|, |T - T_exact|, |R + T - 1|
+flux_airy() {
+  awk -F, 'NR > 1 { pi = 3.141592653589793; n = 2; r = (1 - n) / (1 + n); de = 2 * pi * $1 * n * 0.1 / 299792458
+    er = cos(2 * de); ei = -sin(2 * de); nr = r * (1 - er); ni = -r * ei; dr = 1 - r * r * er; di = -r * r * ei
+    R = (nr * nr + ni * ni) / (dr * dr + di * di)
+    if ($2 == 1) { e = $9 - R; rr[$1] = $9; if (e < 0) e = -e; if (e > wr) wr = e }
+    if ($2 == 2) { e = $8 - 1 + R; tt[$1] = $8; if (e < 0) e = -e; if (e > wt) wt = e } }
+    END { for (f in rr) { s = rr[f] + tt[f] - 1; if (s < 0) s = -s; if (s > ws) ws = s; k++ }
+          if (k == 41) printf "%.5f %.5f %.2e", wr, wt, ws }' out_flux.csv 2>/dev/null
+}
+for shift in 0.5 0; do
+  slab_deck 10 $shift
+  run --input=meep_slab.in --flux=z,0.3 --flux=z,-0.3
+  set -- $(flux_airy)
+  lim=$([ $shift = 0 ] && echo 0.045 || echo 0.0215)
+  [ "$(cat rc)" -eq 0 ] && [ $# -eq 3 ] && head -1 out_flux.csv | grep -qx 'frequency_hz,plane,axis,position,flux,incident,scattered,transmittance,reflectance' &&
+    [ -s out_fluxes.csv ] && awk -v r="$1" -v t="$2" -v s="$3" -v l=$lim 'BEGIN { exit !(r <= l && t <= l && s <= 1e-4) }'
+  result $? "flux planes on the slab (faces $([ $shift = 0 ] && echo on nodes || echo midway)), 10 cells: R and T within $lim (${1:-?}, ${2:-?}), R + T = 1 within 1e-4 (${3:-?})"
+done
 
 cat >pec.in <<IN
 $column

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define HD_CKPT_VERSION 2 /* reads 1 too: no series, no values */
-#define HD_CKPT_MAX_ARRAYS 64
+#define HD_CKPT_MAX_ARRAYS 96
 #define HD_CKPT_MAX_PARAMS 4096
 #define HD_CKPT_MAX_SERIES 8
 #define HD_CKPT_MAX_VALUES 16

@@ -184,10 +184,15 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
   static const char *const pml[6][3] = {{"pml_ex1", "pml_ex2", "key_pml_ex"}, {"pml_ey1", "pml_ey2", "key_pml_ey"},
                                         {"pml_ez1", "pml_ez2", "key_pml_ez"}, {"pml_hx1", "pml_hx2", "key_pml_hx"},
                                         {"pml_hy1", "pml_hy2", "key_pml_hy"}, {"pml_hz1", "pml_hz2", "key_pml_hz"}};
-  static const char *const planes[FDTD_MAX_PLANES][2] = {{"dft_plane1", "key_plane1"}, {"dft_plane2", "key_plane2"},
-                                                         {"dft_plane3", "key_plane3"}, {"dft_plane4", "key_plane4"},
-                                                         {"dft_plane5", "key_plane5"}, {"dft_plane6", "key_plane6"},
-                                                         {"dft_plane7", "key_plane7"}, {"dft_plane8", "key_plane8"}};
+  static const char *const planes[FDTD_MAX_PLANES][2] = {
+      {"dft_plane1", "key_plane1"}, {"dft_plane2", "key_plane2"},
+      {"dft_plane3", "key_plane3"}, {"dft_plane4", "key_plane4"},
+      {"dft_plane5", "key_plane5"}, {"dft_plane6", "key_plane6"},
+      {"dft_plane7", "key_plane7"}, {"dft_plane8", "key_plane8"},
+      {"dft_plane9", "key_plane9"}, {"dft_plane10", "key_plane10"},
+      {"dft_plane11", "key_plane11"}, {"dft_plane12", "key_plane12"},
+      {"dft_plane13", "key_plane13"}, {"dft_plane14", "key_plane14"},
+      {"dft_plane15", "key_plane15"}, {"dft_plane16", "key_plane16"}};
   const size_t fb = (size_t)st->a.g.total * sizeof(hd_real), kb = sizeof(hd_ckpt_key);
   int n = 0, c, k;
 #define FD_ENTRY(nm, d, b) (memset(&e[n], 0, sizeof e[n]), e[n].name = (nm), e[n].dev = (d), e[n].bytes = (b), &e[n++])

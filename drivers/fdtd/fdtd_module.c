@@ -188,7 +188,8 @@ static int options(void *self, cli_opt *opts, int max) {
       {"farfield-frequencies", CLI_STRING, c->ffrequencies, "F|F0 F1 N", "the far field's, near-field maps' and volume's own frequencies (default: those of frequencies; OpenFDTD's frequency2)", 1, 0, sizeof c->ffrequencies, NULL, 0, 0, 0},
       {"farfield", CLI_STRING, c->farfield, "NTHETA NPHI", "far field of a Huygens box on NTHETA x NPHI directions: pattern, directivity, gain (PREFIX_farfield.csv, .vts); needs frequencies (default: none)", 1, 0, sizeof c->farfield, NULL, 0, 0, 0},
       {"huygens-margin", CLI_INT, &c->margin, "CELLS", "cells between the Huygens box and the boundary faces (default 5; 0, the faces themselves, with PML or mur = h: .ofd models)", 0, 1e9, 0, NULL, 0, 0, 0},
-      {"nearfield", CLI_LIST, &c->nearfield, "COMP AXIS POS", "amplitude and phase of COMP (ex ... hz, or e, h: |E|, |H| and their components) on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat; at most 8 planes with nearline, e and h take three)", 1, 0, 0, NULL, 0, 0, 0},
+      {"nearfield", CLI_LIST, &c->nearfield, "COMP AXIS POS", "amplitude and phase of COMP (ex ... hz, or e, h: |E|, |H| and their components) on the cell layer at AXIS = POS at every frequency: PREFIX_nearK.vtr and .png (repeat; at most 16 planes with nearline and flux, e and h take three, a flux plane four)", 1, 0, 0, NULL, 0, 0, 0},
+      {"flux", CLI_LIST, &c->flux, "x|y|z POS", "the Poynting flux through the cell layer at AXIS = POS at the far frequencies; under a plane wave also the incident and the scattered flux, their ratios a transmittance and a reflectance, with no normalisation run: PREFIX_flux.csv and PREFIX_fluxes.png (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"nearline", CLI_LIST, &c->nearline, "COMP AXIS P1 P2", "the amplitude of COMP (as nearfield) along AXIS through the cell centres at P1, P2 on the next two axes (y z for x, z x for y, x y for z; OpenFDTD's plotnear1d) at the far frequencies: PREFIX_lineK.png beside its CSV (repeat)", 1, 0, 0, NULL, 0, 0, 0},
       {"planewave", CLI_STRING, c->planewave, "THETA PHI V|H [E0]", "a plane wave of E0 V/m (default 1) arriving from (THETA, PHI) degrees, E along -theta^ (V) or phi^ (H), with the waveform: total field inside a box 2 cells within the Huygens box, scattered field outside; with a far field, the radar cross-section (PREFIX_rcs.png)", 1, 0, sizeof c->planewave, NULL, 0, 0, 0},
       {"planewave-form", CLI_CHOICE, &c->pw.form, "auto|tfsf|sf|sf-closed", "the plane wave by a total-field box (tfsf) or in the scattered-field form (sf: any mesh, periodic cells, scatterers up to the boundary; no feeds), its incident field the grid's own wave from a 1-D line, or (sf-closed) the closed form travelling at c; auto: the box where the model allows it, else sf (default; .ofd models: sf-closed, OpenFDTD's)", 1, 0, 0, NULL, 0, 0, 0},
@@ -218,9 +219,10 @@ static int setup_spectra(hd_drv_run *r, fdtd_mod *f) {
     memcpy(c->frequencies, c->ffrequencies, sizeof c->frequencies);
     c->ffrequencies[0] = '\0';
   }
-  if ((c->farfield[0] || c->nearfield.count || c->nearline.count || c->nearvolume) && !c->frequencies[0])
+  if ((c->farfield[0] || c->nearfield.count || c->nearline.count || c->nearvolume || c->flux.count) && !c->frequencies[0])
     return hd_drv_bad(r, "%s: give the frequencies too",
-                      c->farfield[0] ? "farfield" : c->nearvolume ? "nearvolume" : c->nearfield.count ? "nearfield" : "nearline");
+                      c->farfield[0] ? "farfield" : c->nearvolume ? "nearvolume" : c->nearfield.count ? "nearfield"
+                      : c->nearline.count ? "nearline" : "flux");
   if (fdtd_plots_parse(&c->plots, &c->pk, r->opts, c->com.input, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
   if ((c->plots.far0d || c->plots.ncut || (c->plots.want & FDTD_PLOT_FAR2D)) && !c->farfield[0])
     return hd_drv_bad(r, "%s: give farfield too", c->plots.far0d ? "plot-far0d" : c->plots.ncut ? "plot-far1d" : "plot = far2d");
@@ -230,6 +232,11 @@ static int setup_spectra(hd_drv_run *r, fdtd_mod *f) {
     const cli_list *l = line ? &c->nearline : &c->nearfield;
     if (fdtd_map_parse(&c->in, l->value[q], line, &c->map[c->nmap++], c->near, &c->nplane, why, sizeof why))
       return hd_drv_bad(r, "%s: %s", l->where[q], why);
+  }
+  for (k = 0; k < c->flux.count; ++k) { /* after the maps: four planes each */
+    c->flux_first[c->nflux++] = c->nplane;
+    if (fdtd_flux_parse(&c->in, c->flux.value[k], c->near, &c->nplane, why, sizeof why))
+      return hd_drv_bad(r, "%s: %s", c->flux.where[k], why);
   }
   if (c->frequencies[0] && fdtd_spectra_frequencies(&c->sp, c->frequencies, c->ffrequencies, r->err, sizeof r->err))
     return HD_DRV_BAD_INPUT;
@@ -447,7 +454,7 @@ static void destroy(hd_drv_run *r) {
   fdtd_input_free(&c->in);
   fdtd_spectra_free(&c->sp);
   fdtd_spectra_run_free(&f->spec);
-  cli_list_free(&c->nearfield), cli_list_free(&c->nearline);
+  cli_list_free(&c->nearfield), cli_list_free(&c->nearline), cli_list_free(&c->flux);
   fdtd_plot_keys_free(&c->pk);
   for (k = 0; k < HD_FDTD_MAX_PORTS; ++k) free(f->runs[k]);
 }

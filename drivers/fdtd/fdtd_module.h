@@ -24,10 +24,11 @@ typedef struct fdtd_cli {
   char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], resonances[128];
   fdtd_resonance_band res;
   fdtd_planewave pw;
-  cli_list nearfield, nearline;
+  cli_list nearfield, nearline, flux;
   fdtd_slice near[FDTD_MAX_PLANES]; /* the maps' planes */
   fdtd_map map[FDTD_MAX_PLANES];
   int nplane, nmap;
+  int nflux, flux_first[FDTD_MAX_PLANES / 4]; /* flux planes: their four maps' first */
   int excite, nearvolume;
   long margin;
   double z0;
@@ -112,5 +113,13 @@ int fdtd_gather_spectra(const fdtd_cli *c, const fdtd_ops *ops, hd_ctx *ctx, voi
  * matrix, maps.  0, or -1 + message. */
 int fdtd_write_spectra(const fdtd_cli *c, const fdtd_model *m, long steps, const fdtd_spectra_run *g, const long lo[3],
                        const long hi[3], double *const *runs, char *err, size_t en);
+
+/* flux "x|y|z POS": the four tangential maps of the cell layer appended to
+ * planes[*nplane].  0 or -1 + message. */
+int fdtd_flux_parse(const fdtd_input *in, const char *text, fdtd_slice *planes, int *nplane, char *err, size_t n);
+
+/* The flux planes' spectra (rank 0, after the maps): PREFIX_flux.csv and
+ * PREFIX_fluxes.png (flux.c).  0, or -1 + message. */
+int fdtd_spectra_flux(const fdtd_cli *c, const fdtd_model *m, long steps, const fdtd_spectra_run *g, char *err, size_t en);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct fdtd_load {
   double g, il, c; /* conductance 1/R (S), inverse inductance 1/L (1/H), capacitance (F) */
 } fdtd_load;
 
-#define FDTD_MAX_PLANES 8
+#define FDTD_MAX_PLANES 16
 #define FDTD_MAX_TIME_BLOCK 16 /* steps a sweep of memory */
 
 typedef struct fdtd_model {

@@ -166,7 +166,7 @@ static double line_phase(const fdtd_model *m, const fdtd_input *in, double w, do
 }
 
 void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, const fdtd_slice *pl, const double *freq, int nf,
-                                 long steps, double *acc) {
+                                 long steps, int everywhere, double *acc) {
   const int comp = pl->comp, axis = pl->axis, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
   const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0), at = comp < 3 ? 1.0 : 1.5; /* E at (n + 1) dt, H at (n + 3/2) dt */
@@ -198,7 +198,7 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
         for (q = 0; q < npos; ++q) {
           double d = lead, ph;
           long h[3];
-          int b, bit = 0, inside = !m->pw_sf;
+          int b, bit = 0, inside = !m->pw_sf && !everywhere;
           for (b = 0; b < 3; ++b) { /* in half cells: the centre's odd index, or a node's even one */
             const int along = comp < 3 ? b == comp : b != comp - 3;
             h[b] = along ? 2 * cell[b] + 1 : 2 * (cell[b] + ((q >> bit++) & 1));

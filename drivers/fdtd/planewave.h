@@ -53,8 +53,8 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
  * the probes record it: each cell the mean over the component's positions
  * the map averages, at the maps' sampling times over `steps` steps; in
  * the total-field box's form only outside the box (the grid holds the
- * total field inside it). */
+ * total field inside it), unless everywhere (the incident field alone). */
 void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, const fdtd_slice *pl, const double *freq, int nf,
-                                 long steps, double *acc);
+                                 long steps, int everywhere, double *acc);
 
 #endif

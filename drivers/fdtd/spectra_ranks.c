@@ -255,11 +255,12 @@ int fdtd_write_spectra(const fdtd_cli *c, const fdtd_model *m, long steps, const
     const fdtd_map *mp = &c->map[k];
     int q;
     for (q = 0; c->pw.on && !(mp->line ? c->plots.line_noinc : c->plots.map_noinc) && q < mp->count; ++q)
-      fdtd_planewave_add_incident(m, &c->in, &c->near[mp->first + q], c->sp.freq + c->sp.far0, c->sp.nfar, steps,
+      fdtd_planewave_add_incident(m, &c->in, &c->near[mp->first + q], c->sp.freq + c->sp.far0, c->sp.nfar, steps, 0,
                                   g->planes[mp->first + q]); /* the total field, as the probes record it */
     rc = fdtd_spectra_nearfield(&c->sp, &c->in, k + 1 - (c->map[k].line ? c->nearfield.count : 0), &c->map[k], c->near + c->map[k].first,
                                 (const double *const *)g->planes + c->map[k].first, c->com.output, err, en);
   }
+  if (rc == 0 && c->nflux) rc = fdtd_spectra_flux(c, m, steps, g, err, en);
   return rc;
 }
 
