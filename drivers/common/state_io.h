@@ -21,6 +21,7 @@ typedef struct hd_state_entry {
    * state, which, host buffer, save) instead of a copy */
   hd_status (*io)(hd_ctx *ctx, void *state, int which, void *host, int save);
   int which;
+  void *owner; /* the state io acts on where not the one given (NULL: that one) */
 } hd_state_entry;
 
 static inline hd_status hd_state_entry_io(hd_ctx *ctx, void *state, const hd_state_entry *e, char name[16],
@@ -28,7 +29,7 @@ static inline hd_status hd_state_entry_io(hd_ctx *ctx, void *state, const hd_sta
   snprintf(name, 16, "%s", e->name);
   *bytes = e->bytes;
   if (!host || !e->bytes) return HD_OK;
-  if (e->io) return e->io(ctx, state, e->which, host, save);
+  if (e->io) return e->io(ctx, e->owner ? e->owner : state, e->which, host, save);
   if (e->host) {
     memcpy(save ? host : e->dev, save ? e->dev : host, e->bytes);
     return HD_OK;

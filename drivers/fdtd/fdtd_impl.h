@@ -86,7 +86,13 @@ typedef struct fdtd_state {
   hd_fdtd_sf_point *sf[2];
   hd_idx nsf[2];
   hd_real *sf_coef;
-  double *sf_probe_d, *ade_pwd;
+  double *sf_probe_d, *sf_probe_w, *ade_pwd;
+  /* a Bloch-periodic cell: the twin marching the imaginary part, the
+   * phase e^{i beta L} across each periodic axis, the checkpoint names of
+   * the twin's arrays */
+  struct fdtd_state *twin;
+  double bloch_phase[3];
+  char twin_names[HD_CKPT_MAX_ARRAYS][24];
   int time_block;              /* steps a sweep of memory (fdtd_wave.h); 1: single steps */
   struct fd_tb *tb;            /* their plan, made at the first block */
   long off[3];                 /* the block's first node in the whole grid (checkpoint keys) */
@@ -151,6 +157,11 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->sf[1]);
   hd_dev_free(ctx, st->sf_coef);
   hd_dev_free(ctx, st->sf_probe_d);
+  hd_dev_free(ctx, st->sf_probe_w);
+  hd_dev_free(ctx, st->inc.nrm);
+  hd_dev_free(ctx, st->inc.nrm0);
+  hd_dev_free(ctx, st->inc.aux);
+  fd_destroy(ctx, st->twin);
   hd_dev_free(ctx, st->ade_pwd);
   free(st->inc_acc);
   free(st->freq);

@@ -303,15 +303,26 @@ static int fd_in_box(const fdtd_model *m, int comp, const long p[3]) {
  * reflection over the last HD_FDTD_INC_PML cells; the same whole line on
  * every block.  keep: also E and H before their last update (the
  * scattered-field form's). */
+/* A Bloch-periodic cell's line coupling and amplitudes (hd/fdtd_sf.h). */
+static double fd_bloch_kappa(const fdtd_model *m, int *n_h, double amp[6]) {
+  const int b = m->bloch_axis;
+  const double hb = (m->node[b][m->gn[b]] - m->node[b][0]) / (double)m->gn[b];
+  return hd_fdtd_bloch_line(m->pw_axis, b, m->pw_k[m->pw_axis], m->pw_e, m->bloch_beta, hb, n_h, amp);
+}
+
 static hd_status fd_build_line(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m, const double *w, hd_idx n, int keep) {
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0);
   const hd_idx n0 = n - 1 - HD_FDTD_INC_PML;
   const double smax = -4.0 * log(1e-8) / (2.0 * eta * HD_FDTD_INC_PML * w[n - 2]);
-  hd_real *coef = (hd_real *)malloc((size_t)4 * n * sizeof *coef);
-  hd_real **line[4];
+  const size_t ncoef = (size_t)(m->bloch ? 7 : 4) * n;
+  hd_real *coef = (hd_real *)malloc(ncoef * sizeof *coef);
+  hd_real **line[7];
+  double kappa = 0.0, amp[6];
+  int n_h = 0;
   hd_idx i;
   hd_status s;
   if (!coef) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the plane wave");
+  if (m->bloch) kappa = fd_bloch_kappa(m, &n_h, amp);
   for (i = 0; i < n; ++i) {
     const double de = i > n0 ? (double)(i - n0) / HD_FDTD_INC_PML : 0.0;
     const double dh = i + 0.5 > n0 ? (i + 0.5 - n0) / HD_FDTD_INC_PML : 0.0;
@@ -319,13 +330,20 @@ static hd_status fd_build_line(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m,
     const double wh = w[i < n - 1 ? i : n - 2], we = i ? 0.5 * (w[i - 1] + wh) : wh; /* H's cell, E's dual cell */
     coef[2 * i] = (hd_real)((1 - se) / (1 + se)), coef[2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_EPS0 * we) / (1 + se));
     coef[2 * n + 2 * i] = (hd_real)((1 - sh) / (1 + sh)), coef[2 * n + 2 * i + 1] = (hd_real)(m->dt / (HD_FDTD_MU0 * wh) / (1 + sh));
+    if (m->bloch) { /* N's gain and its part in the other field, undamped (hd/fdtd_tfsf.h) */
+      const double ke = m->dt * kappa / HD_FDTD_EPS0, kh = m->dt * kappa / HD_FDTD_MU0;
+      hd_real *cn = coef + 4 * n + 3 * i;
+      cn[0] = 1, cn[1] = (hd_real)(n_h ? -kh : ke), cn[2] = (hd_real)(n_h ? ke : -kh);
+    }
   }
   st->inc.n = n;
-  s = fd_upload(ctx, (void **)&st->inc_coef, coef, (size_t)4 * n * sizeof *coef);
+  s = fd_upload(ctx, (void **)&st->inc_coef, coef, ncoef * sizeof *coef);
   free(coef);
   st->inc.ce = st->inc_coef, st->inc.ch = st->inc_coef + 2 * n;
+  if (m->bloch) st->inc.cn = st->inc_coef + 4 * n, st->inc.n_h = n_h;
   line[0] = &st->inc.e, line[1] = &st->inc.h, line[2] = &st->inc.e0, line[3] = &st->inc.h0;
-  for (i = 0; s == HD_OK && i < (keep ? 4 : 2); ++i) {
+  line[4] = &st->inc.nrm, line[5] = &st->inc.nrm0, line[6] = &st->inc.aux;
+  for (i = 0; s == HD_OK && i < (m->bloch ? 7 : keep ? 4 : 2); ++i) {
     s = hd_dev_alloc(ctx, (void **)line[i], (size_t)n * sizeof(hd_real));
     if (s == HD_OK) s = hd_dev_zero(ctx, *line[i], (size_t)n * sizeof(hd_real));
   }
@@ -448,7 +466,22 @@ static double fd_pw_where(const fdtd_model *m, int comp, const hd_idx q[3], hd_i
     if (!m->pw_line) return d;
     d /= m->pw_cell;
   }
+  if (m->pw_line == 1) /* E and H along the line, H and E across it at half nodes */
+    return d + HD_FDTD_INC_LEAD - ((comp < 3 ? m->pw_axis == comp : m->pw_axis != comp - 3) ? 0.5 : 0.0);
   return d + HD_FDTD_INC_LEAD - (comp >= 3 ? 0.5 : 0.0);
+}
+
+/* A component's weight in a Bloch-periodic cell: the real part (the state)
+ * or the imaginary (its twin) of e^{i beta x_b}, times i for the component
+ * along the line (N's); 1 elsewhere. */
+static double fd_pw_weight(const fdtd_model *m, int comp, const hd_idx q[3], hd_idx pad) {
+  const int b = m->bloch_axis, half = comp < 3 ? b == comp : b != comp - 3;
+  double x, ph;
+  if (!m->bloch) return 1.0;
+  x = half ? 0.5 * (fd_coord(m, b, q[b], pad) + fd_coord(m, b, q[b] + 1, pad)) : fd_coord(m, b, q[b], pad);
+  ph = m->bloch_beta * x;
+  if (comp % 3 == m->pw_axis) return m->bloch_part ? cos(ph) : -sin(ph);
+  return m->bloch_part ? sin(ph) : cos(ph);
 }
 
 /* The scattered-field form's line: along an axis, HD_FDTD_INC_LEAD cells
@@ -625,6 +658,15 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
     for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e[c], st->pw.amp[3 + c] = m->pw_h[c];
     s = fd_build_sf_line(ctx, st, m);
   }
+  if (m->bloch) { /* the components as the line carries them */
+    const int b = m->bloch_axis;
+    int n_h;
+    fd_bloch_kappa(m, &n_h, st->pw.amp);
+    st->pw.naxis = m->pw_axis;
+    for (c = 0; c < 3; ++c)
+      if (m->bc[c] == HD_FDTD_BC_PERIODIC)
+        st->bloch_phase[c] = c == b ? m->bloch_beta * (m->node[b][m->gn[b]] - m->node[b][0]) : 0.0;
+  }
   memset(coef, 0, sizeof coef);
   for (k = 0; s == HD_OK && k < m->nmat; ++k)
     for (w = 0; w < 2; ++w) {
@@ -659,19 +701,21 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
             list[wl] = nl;
           }
           list[wl][st->nsf[wl]].n = n, list[wl][st->nsf[wl]].comp = c;
+          list[wl][st->nsf[wl]].w = fd_pw_weight(m, c, q, pad);
           list[wl][st->nsf[wl]++].d = fd_pw_where(m, c, q, pad);
         }
   }
   for (w = 0; s == HD_OK && w < 2; ++w) s = fd_upload(ctx, (void **)&st->sf[w], list[w], (size_t)st->nsf[w] * sizeof **list);
   free(list[0]), free(list[1]);
   if (s == HD_OK && m->nprobe) {
-    double *d = (double *)malloc((size_t)m->nprobe * sizeof *d);
+    double *d = (double *)malloc((size_t)2 * m->nprobe * sizeof *d);
     if (!d) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
     for (k = 0; k < m->nprobe; ++k) {
       const hd_idx q[3] = {m->probe[k].i + pad, m->probe[k].j + pad, m->probe[k].k + pad};
-      d[k] = fd_pw_where(m, m->probe[k].comp, q, pad);
+      d[k] = fd_pw_where(m, m->probe[k].comp, q, pad), d[m->nprobe + k] = fd_pw_weight(m, m->probe[k].comp, q, pad);
     }
     s = fd_upload(ctx, (void **)&st->sf_probe_d, d, (size_t)m->nprobe * sizeof *d);
+    if (s == HD_OK) s = fd_upload(ctx, (void **)&st->sf_probe_w, d + m->nprobe, (size_t)m->nprobe * sizeof *d);
     free(d);
   }
   st->pw_e0 = m->pw_e0;
@@ -794,6 +838,11 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   if (s == HD_OK && m->nfreq) s = fd_create_dft(ctx, st, m, pad);
   if (s == HD_OK && m->pw_e0 != 0) s = m->pw_sf ? fd_build_sf(ctx, st, m) : fd_build_tfsf(ctx, st, m);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(2 * m->n[1] * m->n[2]) * sizeof(double));
+  if (s == HD_OK && m->bloch && !m->bloch_part) { /* the imaginary part: the same model, the other weights */
+    fdtd_model im = *m;
+    im.bloch_part = 1;
+    s = fd_create(ctx, &im, (void **)&st->twin);
+  }
   if (s == HD_OK) s = hd_ctx_sync(ctx);
   if (s != HD_OK) {
     fd_destroy(ctx, st);

@@ -51,6 +51,25 @@ static void *fd_field(void *state, int comp, long *lead) {
   return st->field[comp];
 }
 
+/* A Bloch-periodic cell's spectra are the complex field's, re + i im:
+ * the twin's sums (count per frequency, re then im) times i added to x. */
+static hd_status fd_add_twin(hd_ctx *ctx, double *x, const double *dev, int nfreq, hd_idx count) {
+  const size_t nv = (size_t)2 * nfreq * count;
+  double *t = (double *)malloc(nv * sizeof *t);
+  hd_status s;
+  size_t k, i;
+  if (!t) return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the spectra");
+  s = hd_dev_download(ctx, t, dev, nv * sizeof *t);
+  for (k = 0; s == HD_OK && k < (size_t)nfreq; ++k)
+    for (i = 0; i < (size_t)count; ++i) {
+      double *re = x + 2 * k * count + i, *im = re + count;
+      const double tr = t[2 * k * count + i], ti = t[2 * k * count + count + i];
+      *re -= ti, *im += tr;
+    }
+  free(t);
+  return s;
+}
+
 static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *probes, double *surface, double *const *planes,
                             double *incident, double *volume) {
   fdtd_state *st = (fdtd_state *)state;
@@ -79,11 +98,13 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *pro
     const size_t np = (size_t)2 * st->nffreq * st->plane[q].ncell;
     if (!np) continue;
     s = hd_dev_download(ctx, planes[q], st->plane[q].acc, np * sizeof(double));
+    if (s == HD_OK && st->twin) s = fd_add_twin(ctx, planes[q], st->twin->plane[q].acc, st->nffreq, st->plane[q].ncell);
     for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= st->dt;
   }
   if (s == HD_OK && probes && st->probe_acc) {
     const size_t np = (size_t)2 * st->nfreq * st->nprobe;
     s = hd_dev_download(ctx, probes, st->probe_acc, np * sizeof(double));
+    if (s == HD_OK && st->twin) s = fd_add_twin(ctx, probes, st->twin->probe_acc, st->nfreq, st->nprobe);
     for (i = 0; s == HD_OK && i < np; ++i) probes[i] *= st->dt;
   }
   if (s == HD_OK && feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
@@ -232,8 +253,21 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
     FD_ENTRY("inc_e", st->inc.e, (size_t)st->inc.n * sizeof(hd_real));
     FD_ENTRY("inc_h", st->inc.h, (size_t)st->inc.n * sizeof(hd_real));
   }
+  if (st->inc.nrm) {
+    FD_ENTRY("inc_n", st->inc.nrm, (size_t)st->inc.n * sizeof(hd_real));
+    FD_ENTRY("inc_aux", st->inc.aux, (size_t)st->inc.n * sizeof(hd_real));
+  }
   if (st->inc_acc) FD_ENTRY("dft_incident", st->inc_acc, (size_t)2 * st->nfreq * sizeof(double))->host = 1;
   FD_ENTRY("step", &st->step, sizeof st->step)->host = 1;
+  if (st->twin) { /* the imaginary part's arrays, named i_ (fdtd_ckpt_kind) */
+    const int own = n;
+    n += fd_state_list(st->twin, e + n);
+    for (k = own; k < n; ++k) {
+      if (!e[k].owner) e[k].owner = st->twin; /* the twin's lists are its own */
+      snprintf(st->twin_names[k - own], sizeof st->twin_names[0], "i_%s", e[k].name);
+      e[k].name = st->twin_names[k - own];
+    }
+  }
 #undef FD_KEYS
 #undef FD_ENTRY
   return n;

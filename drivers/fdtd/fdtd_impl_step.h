@@ -13,16 +13,24 @@ static hd_status fd_periodic(hd_ctx *ctx, fdtd_state *st, int efield) {
   int a, c;
   for (a = 0; a < 3 && s == HD_OK; ++a) {
     hd_fdtd_copy_args cp;
+    hd_fdtd_bloch_args bl;
     hd_range3 r = hd_range3_make(0, g->n[0] + 2 * pad, 0, g->n[1] + 2 * pad, 0, g->n[2] + 2 * pad);
     const hd_idx n = st->a.nc[a];
     if (st->bc[a] != HD_FDTD_BC_PERIODIC) continue;
-    cp.g = *g;
+    cp.g = bl.g = *g;
     r.lo[a] = efield ? pad + n : pad - 1;
     r.hi[a] = r.lo[a] + 1;
-    cp.shift = (efield ? -n : n) * g->stride[a];
+    cp.shift = bl.shift = (efield ? -n : n) * g->stride[a];
+    bl.c = cos(st->bloch_phase[a]), bl.s = (efield ? 1.0 : -1.0) * sin(st->bloch_phase[a]);
     for (c = 0; c < 3 && s == HD_OK; ++c) {
+      const int comp = efield ? c : 3 + c;
       if (c == a) continue; /* only the components tangential to the faces */
-      cp.f = st->a.f[efield ? c : 3 + c];
+      if (st->twin) { /* Bloch-periodic: the real part and the twin's imaginary together */
+        bl.re = st->a.f[comp], bl.im = st->twin->a.f[comp];
+        s = hd_fdtd_bloch_loop(ctx, &bl, r);
+        continue;
+      }
+      cp.f = st->a.f[comp];
       s = hd_fdtd_copy_loop(ctx, &cp, r);
     }
   }
@@ -232,6 +240,9 @@ static void fd_sf_reads(const fdtd_state *st, hd_fdtd_incident *inc, int which) 
   if (!st->inc.n) return;
   inc->line[0] = which == 1 ? st->inc.h0 : which == 0 ? st->inc.e0 : st->inc.e;
   inc->line[1] = which == 0 ? st->inc.e : st->inc.h;
+  if (!st->inc.nrm) return; /* a Bloch-periodic cell's N: in the half step of its kind */
+  inc->nline[0] = which == 2 ? st->inc.nrm : which == st->inc.n_h ? st->inc.nrm0 : NULL;
+  inc->nline[1] = which == 2 || which == st->inc.n_h ? st->inc.nrm : NULL;
 }
 
 /* The scattered-field form's line through a half step (efield: E, its
@@ -256,9 +267,10 @@ static hd_status fd_sf(hd_ctx *ctx, fdtd_state *st, int efield) {
   return hd_fdtd_sf_loop(ctx, &sa, 0, st->nsf[w]);
 }
 
-/* One step; halo (unless NULL) first exchanges the ghosts the previous
- * step left stale, under the E update. */
-static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*halo)(hd_ctx *, void *), void *arg) {
+/* A step in three parts, the periodic ghosts between them (fd_step).
+ * The E half step: halo (unless NULL) first exchanges the ghosts the
+ * previous step left stale, under the E update. */
+static hd_status fd_step_e(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*halo)(hd_ctx *, void *), void *arg) {
   hd_status s = halo ? fd_e_exchanged(ctx, st, halo, arg) : fd_half_step(ctx, st, 1);
   const int tfsf = st->inc.n && !st->pw_sf, sf_line = st->inc.n && st->pw_sf;
   int c;
@@ -284,7 +296,14 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
     fa.rec = rec ? rec + st->nprobe : st->vi;
     s = hd_fdtd_feed_loop(ctx, &fa, 0, st->nfeed);
   }
-  if (s == HD_OK) s = fd_periodic(ctx, st, 1); /* the ghosts of E once every pass has set it (in the layers too) */
+  return s;
+}
+
+/* The H half step. */
+static hd_status fd_step_h(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
+  const int sf_line = st->inc.n && st->pw_sf;
+  hd_status s = HD_OK;
+  int c;
   if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
@@ -293,8 +312,13 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 0);
   for (c = 3; c < 6 && s == HD_OK; ++c)
     if (st->npml[c]) s = fd_layers_step(ctx, st, c);
-  if (s == HD_OK) s = fd_periodic(ctx, st, 0);
-  if (s == HD_OK && tfsf) s = fd_plane_wave(ctx, st, 0);
+  return s;
+}
+
+/* The step's end: the box's H corrections, the running DFTs, the probes. */
+static hd_status fd_step_end(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
+  hd_status s = HD_OK;
+  if (st->inc.n && !st->pw_sf) s = fd_plane_wave(ctx, st, 0);
   if (s == HD_OK && (st->npts || st->nplane || st->vol.acc)) s = fd_dft_step(ctx, st, NULL, 1);
   if (s == HD_OK && rec && st->nprobe) {
     hd_fdtd_probe_args pa;
@@ -304,7 +328,7 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
     s = hd_fdtd_probe_loop(ctx, &pa, 0, st->nprobe);
     if (s == HD_OK && st->pw_sf) { /* the total field */
       hd_fdtd_sf_probe_args qa;
-      qa.probe = st->probe, qa.d = st->sf_probe_d, qa.rec = rec, qa.inc = st->pw;
+      qa.probe = st->probe, qa.d = st->sf_probe_d, qa.w = st->sf_probe_w, qa.rec = rec, qa.inc = st->pw;
       qa.inc.t0 = (double)(st->step + 1) * st->dt, qa.inc.t1 = qa.inc.t0 + 0.5 * st->dt;
       fd_sf_reads(st, &qa.inc, 2);
       s = hd_fdtd_sf_probe_loop(ctx, &qa, 0, st->nprobe);
@@ -314,6 +338,23 @@ static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*
   ++st->step;
   if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
   if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
+  return s;
+}
+
+/* One step: the E ghosts of periodic axes once every pass has set E (in
+ * the layers too), H's likewise; a Bloch-periodic cell steps its twin
+ * (the imaginary part, recording into its own rec) beside it. */
+static hd_status fd_step(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status (*halo)(hd_ctx *, void *), void *arg) {
+  fdtd_state *tw = st->twin;
+  hd_real *trec = tw && rec ? tw->rec + (rec - st->rec) : NULL;
+  hd_status s = fd_step_e(ctx, st, rec, halo, arg);
+  if (s == HD_OK && tw) s = fd_step_e(ctx, tw, trec, NULL, NULL);
+  if (s == HD_OK) s = fd_periodic(ctx, st, 1);
+  if (s == HD_OK) s = fd_step_h(ctx, st, rec);
+  if (s == HD_OK && tw) s = fd_step_h(ctx, tw, trec);
+  if (s == HD_OK) s = fd_periodic(ctx, st, 0);
+  if (s == HD_OK) s = fd_step_end(ctx, st, rec);
+  if (s == HD_OK && tw) s = fd_step_end(ctx, tw, trec);
   return s;
 }
 

@@ -83,7 +83,7 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
   if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
     src = hd_crc32(src, m->pw_k, sizeof m->pw_k), src = hd_crc32(src, m->pw_e, sizeof m->pw_e);
     src = hd_crc32(src, &m->pw_e0, sizeof m->pw_e0), src = hd_crc32(src, &m->pw_cell, sizeof m->pw_cell);
-    src = hd_crc32(src, &m->pw_line, sizeof m->pw_line);
+    src = hd_crc32(src, &m->pw_line, sizeof m->pw_line), src = hd_crc32(src, &m->bloch_beta, sizeof m->bloch_beta);
     src = hd_crc32(src, m->tfsf_lo, sizeof m->tfsf_lo), src = hd_crc32(src, m->tfsf_hi, sizeof m->tfsf_hi);
   }
   hd_ckpt_param(ck, "dt", "%.17g", m->dt);
@@ -397,6 +397,13 @@ static int prepare(hd_drv_run *r) {
       snprintf(r->err, sizeof r->err, "planewave: a material lies outside the total-field box (on another rank's block)");
     return HD_DRV_BAD_INPUT;
   }
+  if (m->bloch) { /* what the twin does not take yet */
+    const char *why_not = r->ranks > 1 ? "on one rank for now" : c->in.nload ? "not yet with loads"
+                          : c->nearvolume ? "not yet with nearvolume" : c->sp.ntheta ? "no far field of a periodic cell" : NULL;
+    for (k = 0; m->npole && k < m->nmat && !why_not; ++k)
+      if (m->npole[k] > 0) why_not = "not yet with dispersive media";
+    if (why_not) return hd_drv_bad(r, "planewave: oblique on a Bloch-periodic cell: %s", why_not);
+  }
   for (k = 0; k < c->nblock; ++k) m->block[k] = (int)c->block[k];
   if (parse_time_block(c->time_block, r->core->id, c->com.precision == 1 ? sizeof(float) : sizeof(double), m, r->err,
                        sizeof r->err))
@@ -607,6 +614,8 @@ static int summary(hd_drv_run *r, FILE *out) {
             : f->m.pw_line == 2 ? "a line matched to the grid's wave at the mean frequency"
                                 : "closed form",
             f->m.pw_line == 1 ? (const char *[]){"x", "y", "z"}[f->m.pw_axis] : "");
+  if (c->pw.on && f->m.bloch) /* the angle holds at the waveform's frequency; at f it is asin(c beta / (2 pi f)) */
+    fprintf(out, "bloch: %c %.9g rad/m\n", 'x' + f->m.bloch_axis, f->m.bloch_beta);
   print_time_block(f->time_block, f->time_block_why);
   if (c->res.on) {
     double t0 = c->res.t0;

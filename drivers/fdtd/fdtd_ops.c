@@ -9,7 +9,7 @@
 HD_DEFINE_OPS_GET(fdtd_ops, fdtd_ops)
 
 int fdtd_ckpt_kind(const char *name, char keys[16], long *elem) {
-  static const char *const same[4] = {"step", "inc_e", "inc_h", "dft_incident"};
+  static const char *const same[6] = {"step", "inc_e", "inc_h", "inc_n", "inc_aux", "dft_incident"};
   static const struct {
     const char *prefix, *keys; /* keys: "" the key array's name is the prefix's with the last digit dropped */
     long elem;
@@ -18,6 +18,15 @@ int fdtd_ckpt_kind(const char *name, char keys[16], long *elem) {
               {"dft_samples", "key_surface", -1}, {"dft_volume", "key_volume", -1}, {"dft_plane", "", 8}};
   size_t k;
   keys[0] = '\0', *elem = 0;
+  if (!strncmp(name, "i_", 2)) { /* a Bloch-periodic cell's imaginary part: as the real's, its own keys */
+    const int kind = fdtd_ckpt_kind(name + 2, keys, elem);
+    if (keys[0]) {
+      char own[24];
+      snprintf(own, sizeof own, "i_%s", keys);
+      memcpy(keys, own, 15), keys[15] = '\0';
+    }
+    return kind;
+  }
   if (!strncmp(name, "key_", 4)) return HD_DRV_KEYS;
   for (k = 0; k < sizeof same / sizeof *same; ++k)
     if (!strcmp(name, same[k])) return HD_DRV_SAME;

@@ -77,6 +77,11 @@ typedef struct fdtd_model {
   long tfsf_lo[3], tfsf_hi[3];
   int pw_sf;                   /* the scattered-field form (hd/fdtd_sf.h) instead of the box */
   int pw_line, pw_axis;        /* its incident wave: 0 closed form, 1 a line of axis pw_axis' cells, 2 one of pw_cell */
+  /* oblique incidence on a cell periodic along bloch_axis (hd/fdtd_sf.h):
+   * the field complex, F(x + L) = F(x) e^{i bloch_beta L}; bloch_part 1:
+   * the backend's twin that marches its imaginary part */
+  int bloch, bloch_axis, bloch_part;
+  double bloch_beta;           /* rad/m */
 } fdtd_model;
 
 /* Padding of the node grid: the PML layers and one guard layer. */

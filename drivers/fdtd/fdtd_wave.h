@@ -49,6 +49,7 @@ static const char *fd_tb_refusal(const fdtd_state *st) {
   if (!st->tuned) return "time blocks use the tuned rows (--variant=generic steps singly)";
   if (st->bc[2] == HD_FDTD_BC_PERIODIC) return "a periodic z axis ties the first plane to the last every step";
   if (st->inc.n && !st->pw_sf) return "the total-field box's incident line steps the whole grid's plane wave every half step";
+  if (st->twin) return "a Bloch-periodic cell steps its real and imaginary parts together";
   return NULL;
 #endif
 }
@@ -365,7 +366,7 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
     x->feed.t = (double)(n + 1) * st->dt, x->feed.rec = x->vi;
     memcpy(x->probe.f, st->a.f, sizeof x->probe.f);
     x->probe.probe = st->probe, x->probe.rec = rec && st->nprobe ? rec + (hd_idx)q * st->nrec : NULL;
-    x->sf_probe.probe = st->probe, x->sf_probe.d = st->sf_probe_d, x->sf_probe.rec = x->probe.rec, x->sf_probe.inc = st->pw;
+    x->sf_probe.probe = st->probe, x->sf_probe.d = st->sf_probe_d, x->sf_probe.w = st->sf_probe_w, x->sf_probe.rec = x->probe.rec, x->sf_probe.inc = st->pw;
     x->sf_probe.inc.t0 = (double)(n + 1) * st->dt, x->sf_probe.inc.t1 = x->sf_probe.inc.t0 + 0.5 * st->dt;
     if (nl) x->sf_probe.inc.line[0] = line + (q + 1) * 2 * nl, x->sf_probe.inc.line[1] = line + (q + 1) * 2 * nl + nl;
     memcpy(x->surf.f, st->a.f, sizeof x->surf.f);

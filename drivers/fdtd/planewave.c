@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hd/fdtd_sf.h>
 #include <hd/fdtd_tfsf.h>
 
 #define PI 3.14159265358979323846
@@ -57,7 +58,6 @@ static void tfsf_obstacle(const fdtd_input *in, const fdtd_spectra *sp, char *wh
 int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, char *err, size_t n) {
   double k[3], e[3], h[3];
   char why[160];
-  int a;
   if (pw->form == FDTD_PW_TFSF) return FDTD_PW_TFSF; /* its own checks follow, with the model */
   tfsf_obstacle(in, sp, why, sizeof why);
   if (pw->form == FDTD_PW_AUTO && !why[0]) return FDTD_PW_TFSF;
@@ -66,11 +66,40 @@ int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fd
                     why[0] && pw->form == FDTD_PW_AUTO ? ", and the box cannot be used: " : "",
                     pw->form == FDTD_PW_AUTO ? why : ""), -1;
   hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, k, e, h);
-  for (a = 0; a < 3; ++a) /* the scattered field of a periodic cell is periodic only at normal incidence to its axes */
-    if (fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC && k[a] != 0.0)
-      return snprintf(err, n, "planewave: a wave travelling along periodic %c (k_%c = %.3g) is not periodic: give a direction normal to it",
-                      'x' + a, 'x' + a, k[a]), -1;
+  if (fdtd_planewave_bloch(k, e, h, in, NULL, NULL, err, n) < 0) return -1;
+  if (pw->form == FDTD_PW_SF_CLOSED && fdtd_planewave_bloch(k, e, h, in, NULL, NULL, err, n))
+    return snprintf(err, n, "planewave-form = sf-closed: not on a Bloch-periodic cell (oblique along a periodic axis)"), -1;
   return pw->form == FDTD_PW_SF_CLOSED ? FDTD_PW_SF_CLOSED : FDTD_PW_SF;
+}
+
+int fdtd_planewave_bloch(const double k[3], const double e[3], const double h[3], const fdtd_input *in, int *line, int *axis,
+                         char *err, size_t n) {
+  int a, b = -1, l = -1, nb = 0, c;
+  for (a = 0; a < 3; ++a) {
+    if (k[a] == 0.0) continue;
+    if (fdtd_input_bc(in, a) == HD_FDTD_BC_PERIODIC) b = a, ++nb;
+    else l = a;
+  }
+  if (!nb) return 0;
+  if (nb > 1)
+    return snprintf(err, n, "planewave: oblique along two periodic axes (Bloch-periodic on two axes) is not supported yet: "
+                            "give a direction in a plane of one periodic axis and the axis normal to the cell"), -1;
+  if (l < 0)
+    return snprintf(err, n, "planewave: a wave along periodic %c needs a non-periodic axis to travel along", 'x' + b), -1;
+  c = 3 - l - b;
+  if (fabs(e[c]) < 1 - 1e-9 && fabs(h[c]) < 1 - 1e-9)
+    return snprintf(err, n, "planewave: on a Bloch-periodic cell the wave must have E or H along %c (s or p in the plane "
+                            "of %c and %c)", 'x' + c, 'x' + l, 'x' + b), -1;
+  for (a = 0; a < 3; ++a) {
+    const double d = (in->node[a][in->n[a]] - in->node[a][0]) / (double)in->n[a];
+    long q;
+    for (q = 0; q < in->n[a]; ++q)
+      if (fabs(in->node[a][q + 1] - in->node[a][q] - d) > 1e-9 * d)
+        return snprintf(err, n, "planewave: oblique on a Bloch-periodic cell needs a uniform mesh (%c is not)", 'x' + a), -1;
+  }
+  if (line) *line = l;
+  if (axis) *axis = b;
+  return 1;
 }
 
 int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *in, const fdtd_spectra *sp, fdtd_model *m,
@@ -89,6 +118,12 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
     hd_fdtd_plane_wave_dir(pw->theta, pw->phi, pw->pol, m->pw_k, m->pw_e, m->pw_h);
     m->pw_sf = 1;
     if (form == FDTD_PW_SF_CLOSED) return 0;
+    if (fdtd_planewave_bloch(m->pw_k, m->pw_e, m->pw_h, in, &m->pw_axis, &m->bloch_axis, err, n) > 0) {
+      /* fixed along the periodic axis: the direction's at the waveform's frequency */
+      m->bloch = 1, m->pw_line = 1;
+      m->bloch_beta = -2 * PI * in->freq / HD_FDTD_C0 * m->pw_k[m->bloch_axis];
+      return 0;
+    }
     for (a = 0; a < 3; ++a) {
       long k;
       along += m->pw_k[a] != 0.0;
@@ -150,8 +185,8 @@ int fdtd_planewave_setup(const fdtd_planewave *pw, int form, const fdtd_input *i
  * D adds the discrete wave number's 2 asin(D sin(w dt/2) / (c dt)) / D
  * times D (the first HD_FDTD_INC_LEAD cells the first's, along an axis
  * the axis' cells in the order the wave meets them). */
-static double line_phase(const fdtd_model *m, const fdtd_input *in, double w, double s) {
-  const double r = sin(0.5 * w * m->dt) / (HD_FDTD_C0 * m->dt);
+static double line_phase(const fdtd_model *m, const fdtd_input *in, double w, double s, double K) {
+  const double r = sqrt(fmax(0.0, pow(sin(0.5 * w * m->dt) / (HD_FDTD_C0 * m->dt), 2) - 0.25 * K * K));
   const int ax = m->pw_axis;
   const long n = ax >= 0 ? in->n[ax] : 0;
   double ph = 0.0, x;
@@ -170,9 +205,14 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
   const int comp = pl->comp, axis = pl->axis, u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
   const long nu = in->n[u], nv = in->n[v], ncell = nu * nv;
   const double eta = sqrt(HD_FDTD_MU0 / HD_FDTD_EPS0), at = comp < 3 ? 1.0 : 1.5; /* E at (n + 1) dt, H at (n + 3/2) dt */
-  const double amp = m->pw_e0 * (comp < 3 ? m->pw_e[comp] : m->pw_h[comp - 3] / eta);
-  double r0[3], lead = 0;
-  int a, k;
+  double amp = m->pw_e0 * (comp < 3 ? m->pw_e[comp] : m->pw_h[comp - 3] / eta), r0[3], lead = 0, kappa = 0, K = 0, bamp[6];
+  int a, k, n_h = 0;
+  if (m->bloch) { /* the line's E, H and N (hd/fdtd_sf.h) */
+    const int b = m->bloch_axis;
+    const double hb = (in->node[b][in->n[b]] - in->node[b][0]) / (double)in->n[b];
+    kappa = hd_fdtd_bloch_line(m->pw_axis, b, m->pw_k[m->pw_axis], m->pw_e, m->bloch_beta, hb, &n_h, bamp);
+    amp = m->pw_e0 * bamp[comp], K = 2.0 * sin(0.5 * m->bloch_beta * hb) / hb;
+  }
   if (amp == 0) return;
   for (a = 0; a < 3; ++a) { /* where the wave starts: the grid's corner, or the box's and the line's lead (hd/fdtd_tfsf.h) */
     const long lo = m->pw_sf ? 0 : m->tfsf_lo[a], hi = m->pw_sf ? in->n[a] : m->tfsf_hi[a];
@@ -180,9 +220,16 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
   }
   if (!m->pw_sf) lead = HD_FDTD_INC_LEAD * m->pw_cell;
   for (k = 0; k < nf; ++k) {
-    const double w = 2 * PI * freq[k];
-    double sr = 0, si = 0, *x = acc + (size_t)2 * k * ncell;
+    const double w = 2 * PI * freq[k], st = sin(0.5 * w * m->dt) / m->dt;
+    double sr = 0, si = 0, *x = acc + (size_t)2 * k * ncell, fac = 1.0;
     long n, iu, iv;
+    if (m->bloch) { /* the wave's H and N by the line's E, each at its own position and time */
+      const double cq = 1.0 - pow(0.5 * K * HD_FDTD_C0 / st, 2), cth = sqrt(fmax(cq, 0.0));
+      const int along = comp % 3 == m->pw_axis;
+      if (cq <= 0) continue; /* below the cell's cut-off: no wave travels */
+      if (n_h) fac = comp < 3 ? 1.0 : along ? -kappa / (2 * HD_FDTD_MU0 * st) : cth / eta;
+      else fac = comp >= 3 ? 1.0 / (eta * cth) : along ? kappa / (2 * HD_FDTD_EPS0 * st) / (eta * cth) : 1.0;
+    }
     for (n = 0; n < steps; ++n) { /* the waveform's transform at the maps' sampling times, as they sum */
       const double t = ((double)n + at) * m->dt, turns = fmod(fmod((double)n * (freq[k] * m->dt), 1.0) + at * freq[k] * m->dt, 1.0);
       const double y = hd_fdtd_waveform(&m->wave, t);
@@ -203,22 +250,25 @@ void fdtd_planewave_add_incident(const fdtd_model *m, const fdtd_input *in, cons
             const int along = comp < 3 ? b == comp : b != comp - 3;
             h[b] = along ? 2 * cell[b] + 1 : 2 * (cell[b] + ((q >> bit++) & 1));
           }
+          double xbloch = 0;
           for (b = 0; b < 3; ++b) {
             const double xb = h[b] % 2 ? 0.5 * (in->node[b][h[b] / 2] + in->node[b][h[b] / 2 + 1]) : in->node[b][h[b] / 2];
             d += m->pw_k[b] * (xb - r0[b]);
             inside &= h[b] >= 2 * m->tfsf_lo[b] && h[b] <= 2 * m->tfsf_hi[b];
+            if (m->bloch && b == m->bloch_axis) xbloch = xb;
           }
           if (inside) continue; /* the box's total field is the grid's */
-          if (m->pw_line == 1) { /* as hd/fdtd_sf.h's line has it, in cells */
+          if (m->pw_line == 1) { /* as hd/fdtd_sf.h's line has it, in cells; a Bloch cell's e^{i beta x_b} */
             const long ha = h[m->pw_axis];
-            ph = line_phase(m, in, w, HD_FDTD_INC_LEAD + 0.5 * (double)(m->pw_k[m->pw_axis] > 0 ? ha : 2 * in->n[m->pw_axis] - ha));
+            ph = line_phase(m, in, w, HD_FDTD_INC_LEAD + 0.5 * (double)(m->pw_k[m->pw_axis] > 0 ? ha : 2 * in->n[m->pw_axis] - ha), K);
+            ph -= m->bloch_beta * xbloch;
           }
-          else if (m->pw_line == 2) ph = line_phase(m, in, w, d / m->pw_cell + HD_FDTD_INC_LEAD);
+          else if (m->pw_line == 2) ph = line_phase(m, in, w, d / m->pw_cell + HD_FDTD_INC_LEAD, 0.0);
           else ph = w * d / HD_FDTD_C0;
           pr += cos(ph), pi -= sin(ph);
         }
         /* the mean of amp W(t - d/c) e^{-jwt}: the waveform's transform delayed by d/c */
-        x[iv * nu + iu] += amp * (sr * pr - si * pi) / npos, x[ncell + iv * nu + iu] += amp * (sr * pi + si * pr) / npos;
+        x[iv * nu + iu] += fac * amp * (sr * pr - si * pi) / npos, x[ncell + iv * nu + iu] += fac * amp * (sr * pi + si * pr) / npos;
       }
   }
 }

@@ -37,6 +37,14 @@ int fdtd_planewave_parse(fdtd_planewave *pw, const char *text, char *err, size_t
  * wave that is not periodic along a periodic axis). */
 int fdtd_planewave_form(const fdtd_planewave *pw, const fdtd_input *in, const fdtd_spectra *sp, char *err, size_t n);
 
+/* Whether the wave k (e, h) is oblique along a periodic axis: 0 not, 1
+ * yes (a Bloch-periodic cell: *line the axis the incident line runs
+ * along, *axis the periodic one, where not NULL), -1 with a message where
+ * hd cannot take it (two such axes, no axis to travel along, neither E
+ * nor H normal to the plane of incidence, a non-uniform mesh). */
+int fdtd_planewave_bloch(const double k[3], const double e[3], const double h[3], const fdtd_input *in, int *line, int *axis,
+                         char *err, size_t n);
+
 /* The model's plane-wave fields in that form: direction, polarisation,
  * amplitude; the incident line's cell (matched at the mean output
  * frequency, or the waveform's; the scattered-field form's line along an

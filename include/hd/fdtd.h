@@ -352,6 +352,25 @@ HD_FN void hd_fdtd_copy_pt(const hd_fdtd_copy_args *a, hd_idx i, hd_idx j, hd_id
 }
 HD_DEFINE_FOR_3D(hd_fdtd_copy_loop, hd_fdtd_copy_pt, hd_fdtd_copy_args)
 
+/* Bloch-periodic: the complex field re + i im of one component over a
+ * face range takes its value `shift` nodes on times e^{i phi}, (c, s) =
+ * (cos phi, sin phi): phi = beta L for E at node N from node 0, -beta L
+ * for H at node -1 from N - 1 (hd/fdtd_sf.h). */
+typedef struct hd_fdtd_bloch_args {
+  hd_real *re, *im;
+  hd_grid g;
+  hd_idx shift;
+  double c, s;
+} hd_fdtd_bloch_args;
+
+HD_FN void hd_fdtd_bloch_pt(const hd_fdtd_bloch_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx n = hd_grid_at(&a->g, i, j, k);
+  const double r = (double)a->re[n + a->shift], m = (double)a->im[n + a->shift];
+  a->re[n] = (hd_real)(a->c * r - a->s * m);
+  a->im[n] = (hd_real)(a->s * r + a->c * m);
+}
+HD_DEFINE_FOR_3D(hd_fdtd_bloch_loop, hd_fdtd_bloch_pt, hd_fdtd_bloch_args)
+
 /* ---- sources -------------------------------------------------------------- */
 
 enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE, HD_FDTD_MGAUSSIAN };

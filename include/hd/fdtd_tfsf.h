@@ -35,16 +35,48 @@ typedef struct hd_fdtd_inc_args {
   const hd_real *ce, *ch; /* (c1, c2) of each E node and (d1, d2) of each H node, widths included */
   hd_idx n;
   hd_real src;            /* E of node 0 at this step's E time */
+  /* A Bloch-periodic cell's line (hd/fdtd_sf.h): the component normal to
+   * the line, N (NULL: none), an H at node i (n_h: s-polarised) or an E at
+   * i + 1/2 (p), and N before its last update; N' = cn[3i] N + cn[3i+1] F
+   * with F the line's field of the other kind at N's position, and that
+   * field's update adds cn[3i+2] N.  The absorbing cells damp only the
+   * terms along the line (a split-field PML, Berenger's: a graded loss on
+   * the whole field would reflect the oblique wave): aux holds the part of
+   * that field N gives, undamped, and N is undamped too. */
+  hd_real *nrm, *nrm0, *aux;
+  const hd_real *cn;
+  int n_h;
 } hd_fdtd_inc_args;
 
 HD_FN void hd_fdtd_inc_e_pt(const hd_fdtd_inc_args *a, hd_idx i) {
   if (a->e0) a->e0[i] = a->e[i];
-  if (i == 0) a->e[0] = a->src;
-  else a->e[i] = a->ce[2 * i] * a->e[i] - a->ce[2 * i + 1] * (a->h[i] - a->h[i - 1]);
+  if (a->nrm && !a->n_h) {
+    if (a->nrm0) a->nrm0[i] = a->nrm[i];
+    a->nrm[i] = a->cn[3 * i] * a->nrm[i] + a->cn[3 * i + 1] * a->h[i];
+  }
+  if (i == 0) {
+    a->e[0] = a->src;
+  } else if (a->nrm && a->n_h) {
+    const hd_real part = a->aux[i] + a->cn[3 * i + 2] * a->nrm[i];
+    a->e[i] = a->ce[2 * i] * (a->e[i] - a->aux[i]) - a->ce[2 * i + 1] * (a->h[i] - a->h[i - 1]) + part;
+    a->aux[i] = part;
+  } else {
+    a->e[i] = a->ce[2 * i] * a->e[i] - a->ce[2 * i + 1] * (a->h[i] - a->h[i - 1]);
+  }
 }
 HD_FN void hd_fdtd_inc_h_pt(const hd_fdtd_inc_args *a, hd_idx i) {
   if (a->h0) a->h0[i] = a->h[i];
-  a->h[i] = a->ch[2 * i] * a->h[i] - a->ch[2 * i + 1] * (a->e[i + 1] - a->e[i]);
+  if (a->nrm && a->n_h) {
+    if (a->nrm0) a->nrm0[i] = a->nrm[i];
+    a->nrm[i] = a->cn[3 * i] * a->nrm[i] + a->cn[3 * i + 1] * a->e[i];
+  }
+  if (a->nrm && !a->n_h) {
+    const hd_real part = a->aux[i] + a->cn[3 * i + 2] * a->nrm[i];
+    a->h[i] = a->ch[2 * i] * (a->h[i] - a->aux[i]) - a->ch[2 * i + 1] * (a->e[i + 1] - a->e[i]) + part;
+    a->aux[i] = part;
+  } else {
+    a->h[i] = a->ch[2 * i] * a->h[i] - a->ch[2 * i + 1] * (a->e[i + 1] - a->e[i]);
+  }
 }
 HD_DEFINE_FOR_1D(hd_fdtd_inc_e_loop, hd_fdtd_inc_e_pt, hd_fdtd_inc_args) /* nodes 0 .. n - 2 */
 HD_DEFINE_FOR_1D(hd_fdtd_inc_h_loop, hd_fdtd_inc_h_pt, hd_fdtd_inc_args) /* nodes 0 .. n - 2 */
