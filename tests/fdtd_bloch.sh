@@ -86,8 +86,9 @@ done
 result $? "a Bloch-periodic cell: serial and OpenMP bit for bit (flux and probe records)"
 mkdir -p ckpt && (cd ckpt && "$bin" --progress=0 --input=../bloch.in --flux=z,0.3 --probe="ez 0.01 0.005 -0.2" --steps=300 \
   --checkpoint-every=250 --output=o >stdout 2>&1 && "$bin" --progress=0 --input=../bloch.in --flux=z,0.3 \
-  --probe="ez 0.01 0.005 -0.2" --restart="$(ls o.ckpt.* | tail -n 1)" --output=o >stdout 2>&1; echo $? >rc)
-[ "$(cat ckpt/rc)" -eq 0 ] && cmp -s ckpt/o_flux.csv openmp/o_flux.csv && cmp -s ckpt/o_probes.csv openmp/o_probes.csv
+  --probe="ez 0.01 0.005 -0.2" --restart="$(ls o.ckpt.* | tail -n 1)" --output=o >stdout 2>&1 &&
+  "$bin" --progress=0 --input=../bloch.in --flux=z,0.3 --probe="ez 0.01 0.005 -0.2" --output=s >stdout 2>&1; echo $? >rc)
+[ "$(cat ckpt/rc)" -eq 0 ] && cmp -s ckpt/o_flux.csv ckpt/s_flux.csv && cmp -s ckpt/o_probes.csv ckpt/s_probes.csv
 result $? "a Bloch-periodic cell checkpointed at step 250 and resumed: as the run straight through"
 
 deck 30 H 1e9 0.15e9 0.8e9 1.2e9 100

@@ -213,6 +213,6 @@ bad 2 "planewave: needs a uniform mesh along each axis (x is not)" --input=pwnu.
 bad 2 "planewave: material [0-9]* at .* lies outside the total-field box" --input=pw.in --huygens-margin=5 --planewave-form=tfsf
 bad 2 "leave no total-field box" --input=small.in --planewave="0 0 V" --planewave-form=tfsf
 bad 2 "planewave: the scattered-field form takes no feeds or sources" --input=pw.in --feed="Z 0 0 0 1 50" --planewave-form=sf
-bad 2 "planewave: a wave travelling along periodic x .* is not periodic" --input=pw.in --boundary-x=periodic --planewave="90 0 V"
+bad 2 "planewave: a wave along periodic x needs a non-periodic axis to travel along" --input=pw.in --boundary-x=periodic --planewave="90 0 V"
 bad 2 "excite=all: not with a plane wave" --input=pw.in --feed="Z 0 0 0 1 50" --excite=all
 finish
