@@ -125,11 +125,13 @@ static hd_status exchange_h(hd_ctx *ctx, void *arg) {
   for (a = 0; a < 3; ++a) size[a] = a ? r->dc.ln[a] + 1 + 2 * pad : (long)g.stride[1];
   for (a = 1; a < 3; ++a) {
     const long at[4] = {pad, pad + r->dc.ln[a] - 1, pad - 1, pad + r->dc.ln[a]};
-    void *h[2];
+    void *h[4];
     long lead = 0;
     int nh = 0;
     for (c = HD_FDTD_HX; c <= HD_FDTD_HZ; ++c)
       if (c - HD_FDTD_HX != a) h[nh++] = ops->field(state, c, &lead); /* one layout */
+    for (c = HD_FDTD_HX; c <= HD_FDTD_HZ; ++c) /* and a Bloch-periodic cell's imaginary part */
+      if (c - HD_FDTD_HX != a && ops->field(state, 6 + c, &lead)) h[nh++] = ops->field(state, 6 + c, &lead);
     if (hd_decomp_exchange_fields(&r->dc, nh, h, lead, ops->real_size, size, a, at, err, sizeof err))
       return hd_fail(ctx, HD_ERR_IO, "%s", err);
   }

@@ -47,6 +47,7 @@ static hd_status fd_download(hd_ctx *ctx, void *state, int comp, double *out) {
 
 static void *fd_field(void *state, int comp, long *lead) {
   const fdtd_state *st = (const fdtd_state *)state;
+  if (comp >= 6) return st->twin ? fd_field(st->twin, comp - 6, lead) : NULL; /* a Bloch-periodic cell's imaginary part */
   *lead = (long)(st->a.f[comp] - st->field[comp]);
   return st->field[comp];
 }

@@ -398,7 +398,7 @@ static int prepare(hd_drv_run *r) {
     return HD_DRV_BAD_INPUT;
   }
   if (m->bloch) { /* what the twin does not take yet */
-    const char *why_not = r->ranks > 1 ? "on one rank for now" : c->in.nload ? "not yet with loads"
+    const char *why_not = c->in.nload ? "not yet with loads"
                           : c->nearvolume ? "not yet with nearvolume" : c->sp.ntheta ? "no far field of a periodic cell" : NULL;
     for (k = 0; m->npole && k < m->nmat && !why_not; ++k)
       if (m->npole[k] > 0) why_not = "not yet with dispersive media";

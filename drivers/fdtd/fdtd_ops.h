@@ -125,7 +125,8 @@ typedef struct fdtd_ops {
   /* one component on the padded grid, as doubles */
   hd_status (*download)(hd_ctx *ctx, void *state, int comp, double *out);
   /* one component for halo exchanges (backend memory): its allocation's
-   * start, *lead nodes before the padded grid's first */
+   * start, *lead nodes before the padded grid's first; comp + 6 a
+   * Bloch-periodic cell's imaginary part (NULL: none) */
   void *(*field)(void *state, int comp, long *lead);
   /* the running DFTs so far (host doubles): each feed's gap voltage and
    * current (4 x nfreq x nfeed, hd_dft_feed_args' layout), each probe's
