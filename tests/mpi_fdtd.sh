@@ -33,6 +33,7 @@ CPML faces, voltage points (S11 on a line split over the ranks) and the feed's p
 Mur on H with a released feed, OpenMP|$fdtd --boundary=mur --mur=h --feed-release=yes --backend=openmp|$fout|2 4
 a plane wave in the scattered-field form, CPML, far field on the faces, flux planes and resonances|--input=$src/tests/fdtd_scatter.in --planewave-form=sf --boundary=cpml --huygens-margin=0 --point=X,0.03,0,0,-X --flux=z,0.02 --flux=x,-0.03 --probe=ez,0.01,0.005,0 --resonances=2e9,8e9 --backend=serial|_average.csv _probes.csv _points.csv _farfield.csv _flux.csv _resonances.csv|2 4
 oblique on a Bloch-periodic cell (the imaginary part's halos too)|--input=$src/doc/examples/bloch_slab.in --steps=600 --flux=z,0.3 --flux=z,-0.3 --probe=ez,0.01,0.005,-0.2 --backend=serial|_average.csv _probes.csv _flux.csv|2 3
+a waveform from a file|$fdtd --waveform-file=$src/doc/examples/tone_burst.csv --backend=serial|$fout|2 3
 excite=all: the S matrix|--input=$src/tests/fdtd_twoport.in --steps=1500 --backend=serial|_sparams.csv .s2p|2
 CASES
 

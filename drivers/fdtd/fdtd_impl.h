@@ -48,7 +48,8 @@ typedef struct fdtd_state {
   double *rows;                /* row sums of the averages, 2 per row */
   int nfeed, nprobe, nrec;
   int bc[3];
-  hd_fdtd_wave wave;
+  hd_fdtd_wave wave, wave_h;   /* the kernels', and the host's (a table's copies: wave_tab, wave_h_tab) */
+  double *wave_tab, *wave_h_tab;
   double dt;
   long step;
   int tuned, block[3];
@@ -165,6 +166,8 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->ade_pwd);
   free(st->inc_acc);
   free(st->freq);
+  hd_dev_free(ctx, st->wave_tab);
+  free(st->wave_h_tab);
   hd_dev_free(ctx, st->rec);
   hd_dev_free(ctx, st->rows);
   free(st);

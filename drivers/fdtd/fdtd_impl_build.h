@@ -652,7 +652,7 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   hd_idx cap[2] = {0, 0};
   hd_status s = HD_OK;
   st->pw_sf = 1;
-  st->pw.wave = m->wave;
+  st->pw.wave = st->wave;
   for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e0 * m->pw_e[c], st->pw.amp[3 + c] = m->pw_e0 * m->pw_h[c] / eta;
   if (m->pw_line) { /* the line carries E0 and 1/eta0 */
     for (c = 0; c < 3; ++c) st->pw.amp[c] = m->pw_e[c], st->pw.amp[3 + c] = m->pw_h[c];
@@ -742,7 +742,13 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   memcpy(st->off, m->off, sizeof st->off);
   memcpy(st->shared, m->halo, sizeof st->shared);
   st->mur_h = m->mur_h;
-  st->wave = m->wave;
+  st->wave = st->wave_h = m->wave;
+  if (m->wave.kind == HD_FDTD_TABLE) { /* a table where each reads it: the kernels' on the backend, the host's own */
+    const size_t tb = (size_t)(2 * m->wave.ntab) * sizeof(double);
+    if (!(st->wave_h_tab = (double *)malloc(tb))) s = hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the waveform");
+    else memcpy(st->wave_h_tab, m->wave.tab, tb), s = fd_upload(ctx, (void **)&st->wave_tab, m->wave.tab, tb);
+    st->wave.tab = st->wave_tab, st->wave_h.tab = st->wave_h_tab;
+  }
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
   st->time_block = m->time_block > 1 ? m->time_block : 1;
   memcpy(st->block, m->block, sizeof st->block);

@@ -211,7 +211,7 @@ static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
   s = hd_fdtd_tfsf_loop(ctx, &ta, 0, st->ntfsf[efield ? 0 : 1]);
   if (s != HD_OK) return s;
   if (!efield) return hd_fdtd_inc_h_loop(ctx, &st->inc, 0, st->inc.n - 1);
-  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
   return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
 }
 
@@ -249,7 +249,7 @@ static void fd_sf_reads(const fdtd_state *st, hd_fdtd_incident *inc, int which) 
  * source at this step's E time). */
 static hd_status fd_sf_line(hd_ctx *ctx, fdtd_state *st, int efield) {
   if (!efield) return hd_fdtd_inc_h_loop(ctx, &st->inc, 0, st->inc.n - 1);
-  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+  st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
   return hd_fdtd_inc_e_loop(ctx, &st->inc, 0, st->inc.n - 1);
 }
 
@@ -304,7 +304,7 @@ static hd_status fd_step_h(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   const int sf_line = st->inc.n && st->pw_sf;
   hd_status s = HD_OK;
   int c;
-  if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+  if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
   if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);

@@ -79,7 +79,11 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
     const double v[3] = {f->amp, f->r, f->delay};
     src = hd_crc32(src, at, sizeof at), src = hd_crc32(src, v, sizeof v);
   }
-  src = hd_crc32(src, &m->wave, sizeof m->wave);
+  { /* the waveform, member by member (a table by its samples, not its address) */
+    const double w[3] = {m->wave.t0, m->wave.tau, m->wave.freq};
+    src = hd_crc32(src, &m->wave.kind, sizeof m->wave.kind), src = hd_crc32(src, w, sizeof w);
+    if (m->wave.kind == HD_FDTD_TABLE) src = hd_crc32(src, m->wave.tab, (size_t)(2 * m->wave.ntab) * sizeof(double));
+  }
   if (m->pw_e0 != 0) { /* the plane wave as the backend gets it */
     src = hd_crc32(src, m->pw_k, sizeof m->pw_k), src = hd_crc32(src, m->pw_e, sizeof m->pw_e);
     src = hd_crc32(src, &m->pw_e0, sizeof m->pw_e0), src = hd_crc32(src, &m->pw_cell, sizeof m->pw_cell);
@@ -171,6 +175,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"cpml", CLI_REALS, c->in.cpml, "KAPPA,ALPHA", "the convolutional PML's kappa_max and alpha_max in S/m (default 2,0.005; doc/fdtd.md)", 1, 0, 2, &c->in.ncpml, 0, 0, 0},
       CLI_HEADING_ROW("Sources in time, stepping"),
       {"waveform", CLI_CHOICE, &f->wave_choice, "gaussian|dgaussian|sine|mgaussian", "source waveform: a Gaussian pulse, its derivative, a ramped sine, or a Gaussian modulated at the frequency (Meep's GaussianSource) (default dgaussian)", 1, 0, 0, NULL, 0, 0, 0},
+      {"waveform-file", CLI_STRING, c->wave_file, "PATH", "the source waveform from a file instead: TIME VALUE a line (seconds, the sources' factor), linear between samples and 0 outside them; in an input file, beside it (default: none)", 1, 0, sizeof c->wave_file, NULL, 0, 0, 0},
       {"frequency", CLI_REAL, &c->in.freq, "HZ", "pulse bandwidth (1/e of the spectrum), sine frequency, or mgaussian's centre (default: none; sources need it)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"bandwidth", CLI_REAL, &c->in.bandwidth, "HZ", "mgaussian's spectrum: down by 1/e this far either side of the frequency (default: half the frequency)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"timestep", CLI_REAL, &c->in.dt, "DT", "time step (default: courant x the Courant limit)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
@@ -284,6 +289,11 @@ static int setup(hd_drv_run *r) {
   fdtd_cli *c = &f->c;
   int k, keep = 0, rc, uni;
   c->in.waveform = f->wave_choice;
+  if (c->wave_file[0]) {
+    const cli_opt *o = cli_find(r->opts, "waveform-file");
+    if (cli_find(r->opts, "waveform")->seen) return hd_drv_bad(r, "waveform-file: give it or a waveform, not both");
+    fdtd_waveform_path(c->wave_file, c->com.input, o->seen == 1, c->in.wave_file, sizeof c->in.wave_file);
+  }
   c->com.bench = c->bench > 0;
   if (c->bench) {
     const long steps = c->in.steps;
@@ -605,6 +615,9 @@ static int summary(hd_drv_run *r, FILE *out) {
           in->nfeed, in->nprobe, f->m.dt, fdtd_input_dt_max(in), r->step, f->converged ? "yes" : "no", f->bytes / 1e9,
           r->wall > 0 ? done / r->wall / 1e6 : 0.0, r->steps_wall > 0 ? done / r->steps_wall / 1e6 : 0.0);
   if (in->decay_probe >= 0) fprintf(out, "decayed: %s\n", f->decayed ? "yes" : "no");
+  if (in->waveform == HD_FDTD_TABLE)
+    fprintf(out, "waveform: %s (%ld samples, %.6g to %.6g s)\n", in->wave_file, in->wave_ntab, in->wave_tab[0],
+            in->wave_tab[in->wave_ntab - 1]);
   fprintf(out, "subpixel: %s\n", in->subpixel ? "yes" : "no");
   if (in->subpixel) fprintf(out, "subpixel_components: %ld\n", in->subpixel_done);
   if (c->pw.on) fprintf(out, "planewave: %s\n", f->m.pw_sf ? "scattered-field form" : "total-field box");

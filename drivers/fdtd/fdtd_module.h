@@ -14,6 +14,7 @@
 #include "plots.h"
 #include "resonance.h"
 #include "spectra.h"
+#include "waveform_file.h"
 
 /* The options. */
 typedef struct fdtd_cli {
@@ -21,7 +22,7 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume, pieces;
-  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], resonances[128];
+  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], resonances[128], wave_file[4096];
   fdtd_resonance_band res;
   fdtd_planewave pw;
   cli_list nearfield, nearline, flux;

@@ -413,7 +413,7 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
   /* the running DFTs of the records, step by step (fd_step's order) */
   for (q = 0; q < T && s == HD_OK; ++q) {
     st->step = s0 + q;
-    if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave, (double)(st->step + 1) * st->dt));
+    if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
     if (st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, a[q].vi, 0);
     if (s == HD_OK && a[q].probe.rec && st->probe_acc) s = fd_probe_dft(ctx, st, a[q].probe.rec);
     ++st->step;

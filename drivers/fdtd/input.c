@@ -4,6 +4,7 @@
  * checked and read into an fdtd_input; the built-in benchmark model.  The
  * model built from it is model.c's. */
 #include "model.h"
+#include "waveform_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,6 +49,7 @@ void fdtd_input_free(fdtd_input *in) {
   free(in->feeds);
   free(in->probes);
   free(in->loads);
+  free(in->wave_tab);
 }
 
 /* Split on white space (and commas) into at most MAX_TOKENS words. */
@@ -548,7 +550,13 @@ int fdtd_input_parse(fdtd_input *in, char *err, size_t n) {
       parse_voltage_points(in, err, n) ||
       parse_loads(in, bc, err, n))
     return -1;
-  if (in->nfeed && !(in->freq > 0)) return fdtd_input_fail(err, n, "frequency: sources need a frequency > 0");
+  if (in->wave_file[0]) {
+    free(in->wave_tab), in->wave_tab = NULL;
+    if (fdtd_waveform_read(in->wave_file, &in->wave_tab, &in->wave_ntab, err, n)) return -1;
+    in->waveform = HD_FDTD_TABLE;
+  }
+  if (in->nfeed && in->waveform != HD_FDTD_TABLE && !(in->freq > 0))
+    return fdtd_input_fail(err, n, "frequency: sources need a frequency > 0 (or a waveform-file)");
   return 0;
 }
 

@@ -240,6 +240,8 @@ int fdtd_input_build_block(fdtd_input *in, fdtd_model *m, const long off[3], con
   if (in->waveform == HD_FDTD_MGAUSSIAN) /* tau of the envelope: the spectrum down by 1/e at freq +- bandwidth */
     m->wave.tau = 1.0 / (3.14159265358979323846 * (in->bandwidth > 0 ? in->bandwidth : 0.5 * in->freq));
   m->wave.t0 = 4.0 * m->wave.tau;
+  if (in->waveform == HD_FDTD_TABLE) /* its pulse is over (2 t0, as the others') where the table ends */
+    m->wave.tab = in->wave_tab, m->wave.ntab = in->wave_ntab, m->wave.t0 = 0.5 * in->wave_tab[in->wave_ntab - 1];
   pad = fdtd_pad(m);
   if (!fdtd_node_grid(&g, ln, pad))
     return fdtd_input_fail(err, n, "mesh too large to index");

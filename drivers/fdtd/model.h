@@ -48,6 +48,7 @@ typedef struct fdtd_input {
   double cpml[2]; /* convolutional layers: kappa_max, alpha_max (S/m) */
   int ncpml;
   int waveform;  /* HD_FDTD_GAUSSIAN ... */
+  char wave_file[4096]; /* waveform-file, its path resolved ("": none; waveform_file.h) */
   int mur_h;     /* 1: Mur on the tangential H half a cell outside the faces */
   int feed_release; /* 1: feeds off conductors released after their pulse (OpenFDTD's) */
   int subpixel;     /* 1: eps and sigma averaged at interfaces (subpixel.c) */
@@ -73,6 +74,8 @@ typedef struct fdtd_input {
   int npoint, point_first;    /* voltage points: probes point_first .. + npoint, then the neighbours downstream and upstream */
   unsigned char *mat[6];      /* on the padded grid */
   long subpixel_done;         /* E components of this block averaged */
+  double *wave_tab;           /* waveform-file's times then values (HD_FDTD_TABLE) */
+  long wave_ntab;
 } fdtd_input;
 
 void fdtd_input_defaults(fdtd_input *in);

@@ -373,22 +373,40 @@ HD_DEFINE_FOR_3D(hd_fdtd_bloch_loop, hd_fdtd_bloch_pt, hd_fdtd_bloch_args)
 
 /* ---- sources -------------------------------------------------------------- */
 
-enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE, HD_FDTD_MGAUSSIAN };
+enum { HD_FDTD_GAUSSIAN = 0, HD_FDTD_DGAUSSIAN, HD_FDTD_SINE, HD_FDTD_MGAUSSIAN, HD_FDTD_TABLE };
 
 /* Source waveform w(t), peak magnitude 1: a Gaussian exp(-((t - t0)/tau)^2),
  * its derivative scaled to peak 1, sin(2 pi f t) ramped up over its first
  * two periods with sin^2, or the Gaussian modulated by sin(2 pi f (t - t0))
- * (peak about 1: its spectrum centred on f, tau its width's). */
+ * (peak about 1: its spectrum centred on f, tau its width's).  Or a table
+ * (a user's file): ntab increasing times tab[0..ntab) then their values,
+ * linear between them and 0 outside; tab in the memory of whoever
+ * evaluates it (the backend's for kernels, the host's for the host). */
 typedef struct hd_fdtd_wave {
   int kind;
   double t0, tau, freq;
+  const double *tab;
+  hd_idx ntab;
 } hd_fdtd_wave;
+
+HD_FN double hd_fdtd_wave_table(const double *tab, hd_idx n, double t) {
+  hd_idx lo = 0, hi = n - 1;
+  if (!(t >= tab[0] && t <= tab[n - 1])) return 0.0;
+  if (t == tab[n - 1]) return tab[2 * n - 1]; /* each sample exactly at its own time, the last too */
+  while (hi - lo > 1) { /* tab[lo] <= t <= tab[hi] */
+    const hd_idx mid = lo + (hi - lo) / 2;
+    if (tab[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  return tab[n + lo] + (t - tab[lo]) / (tab[hi] - tab[lo]) * (tab[n + hi] - tab[n + lo]);
+}
 
 HD_FN double hd_fdtd_waveform(const hd_fdtd_wave *w, double t) {
   const double x = (t - w->t0) / w->tau, pi = 3.14159265358979323846;
   if (w->kind == HD_FDTD_GAUSSIAN) return exp(-x * x);
   if (w->kind == HD_FDTD_DGAUSSIAN) return -sqrt(2.0 * exp(1.0)) * x * exp(-x * x);
   if (w->kind == HD_FDTD_MGAUSSIAN) return exp(-x * x) * sin(2.0 * pi * w->freq * (t - w->t0));
+  if (w->kind == HD_FDTD_TABLE) return hd_fdtd_wave_table(w->tab, w->ntab, t);
   {
     const double ramp_t = 2.0 / w->freq;
     const double s = t >= ramp_t ? 1.0 : sin(0.5 * pi * t / ramp_t) * sin(0.5 * pi * t / ramp_t);
