@@ -12,6 +12,7 @@
 #    found within 1e-6;
 #  - the CSV's columns, the errors of clean modes below 1e-6, and bad
 #    bands refused;
+#  - checkpointed and resumed: the same modes byte for byte;
 #  - stop-when-decayed in the lossy box: the run stops at the same step
 #    whatever the step budget (its probe down 1e-3 in energy).
 set -u
@@ -69,6 +70,18 @@ result $? "the lossy box's (1,0,1) mode: f within 2e-5 of the Yee scheme's ($ef)
 head -1 out_resonances.csv | grep -qx 'probe,frequency_hz,q,amplitude,phase,error' && grep -q '^resonance: ey(12;5;9): 2\.39' stdout &&
   grep -q '^resonances: [1-9][0-9]* between 2e+08 and 2.8e+08 Hz from' stdout
 result $? "the modes printed and in PREFIX_resonances.csv (probe, frequency_hz, q, amplitude, phase, error)"
+
+# checkpointed and resumed: the records before the checkpoint come back with it
+cp out_resonances.csv straight.csv
+run --input=box.in --checkpoint-every=2500 --output=ck
+run --input=box.in --restart=ck.ckpt.000000005000 --output=ck
+[ "$(cat rc)" -eq 0 ] && cmp -s straight.csv ck_resonances.csv
+result $? "resonances of a run checkpointed at step 5000 and resumed: the straight run's CSV byte for byte"
+bad 2 "parameters differ: 'probe_records=6000 steps' in the checkpoint, 'probe_records=7000 steps' now" \
+  --input=box.in --restart=ck.ckpt.000000005000 --steps=7000
+grep -v '^resonances' box.in >plain.in
+run --input=plain.in --checkpoint-every=3000 --output=pl
+bad 2 "'probe_records=6000 steps' in this run, not in the checkpoint" --input=box.in --restart=pl.ckpt.000000003000
 
 # lossless at three resolutions: the Yee frequency, and the analytic one approached
 last=1

@@ -125,10 +125,10 @@ result $? "hd-fdtd on 3 ranks: 60 + checkpoint + restart + 60 steps give the fie
 # nodes, the boundaries' points and the DFTs' sums as lists by key (each
 # entry from the block owning its row). 3 -> 2, 1, 4 and 1 -> 3 continue as
 # one rank straight does, bit for bit: PML with dispersive media, loads,
-# feed and probes; Mur on H; the frequency-domain results (far field,
+# feed and probes (and the resonances of their records); Mur on H; the frequency-domain results (far field,
 # maps, the volume); a scattered-field plane wave in CPML
 bin="$top/drivers/hd-fdtd"
-for fa in "$fdtd --boundary=pml --backend=serial|$fout" \
+for fa in "$fdtd --boundary=pml --resonances=1e8,2e10 --backend=serial|$fout _resonances.csv" \
   "$fdtd --boundary=mur --mur=h --feed-release=yes --backend=openmp|$fout" \
   "$fdtd --boundary=pml --frequencies=2e9,4e9,3 --farfield=6,8 --huygens-margin=2 --nearfield=hx,y,0.0 --nearfield=ez,z,0.01 --nearvolume=yes --backend=serial|$fout _ports.csv _farfield.csv _near1.vtr _near2.vtr _dft1.vti" \
   "--input=$src/tests/fdtd_scatter.in --steps=120 --planewave-form=sf --boundary=cpml --huygens-margin=0 --point=X,0.03,0,0,-X --backend=serial|.vti _average.csv _probes.csv _points.csv _farfield.csv"; do

@@ -202,8 +202,12 @@ static void param_diff(const char *a, const char *b, char *out, size_t n) {
     const char *ea = strchr(a, ';'), *eb = strchr(b, ';');
     const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
     if (la != lb || strncmp(a, b, la)) {
-      snprintf(out, n, "'%.*s' in the checkpoint, '%.*s' now", (int)(la > 200 ? 200 : la), a,
-               (int)(lb > 200 ? 200 : lb), b);
+      if (!la || !lb) /* a key one side has and the other not */
+        snprintf(out, n, "'%.*s' %s", (int)(la + lb > 200 ? 200 : la + lb), la ? a : b,
+                 la ? "in the checkpoint, not in this run" : "in this run, not in the checkpoint");
+      else
+        snprintf(out, n, "'%.*s' in the checkpoint, '%.*s' now", (int)(la > 200 ? 200 : la), a,
+                 (int)(lb > 200 ? 200 : lb), b);
       return;
     }
     a += la + (ea ? 1 : 0), b += lb + (eb ? 1 : 0);

@@ -263,7 +263,6 @@ static int setup_spectra(hd_drv_run *r, fdtd_mod *f) {
     if (fdtd_resonance_parse(&c->res, c->resonances, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
     if (!c->in.probe.count && !c->in.decay[0]) return hd_drv_bad(r, "resonances: give a probe: its record is analysed");
     if (c->in.waveform == HD_FDTD_SINE) return hd_drv_bad(r, "resonances: a sine never stops driving: give a pulse");
-    if (c->com.restart[0] || c->com.ckpt_every[0]) return hd_drv_bad(r, "resonances: not yet with checkpoints or restarts");
   }
   if (c->sp.excite_all) {
     const char *why_not = !c->sp.nfreq                                       ? "give the frequencies too"
@@ -429,6 +428,23 @@ static void banner(hd_drv_run *r, char *text, size_t n) {
            r->ranks > 1 ? " a rank" : "");
 }
 
+/* What checkpoints save: the backend's state, and with resonances the
+ * probe records so far (the analysis reads the whole run's; the same on
+ * every rank). */
+static int state_count(void *self) {
+  const fdtd_mod *f = (const fdtd_mod *)self;
+  return f->ops->state_count(f->state) + (f->c.res.on && f->nrec);
+}
+
+static hd_status state_io(hd_ctx *ctx, void *self, int k, char name[16], uint64_t *bytes, void *host, int save) {
+  fdtd_mod *f = (fdtd_mod *)self;
+  const size_t b = (size_t)f->c.in.steps * (size_t)f->nrec * sizeof(double);
+  if (k < f->ops->state_count(f->state)) return f->ops->state_io(ctx, f->state, k, name, bytes, host, save);
+  snprintf(name, 16, "probe_records"), *bytes = b;
+  if (host) memcpy(save ? host : (void *)f->rec, save ? (const void *)f->rec : host, b);
+  return HD_OK;
+}
+
 /* The notes on the model, excite=all's runs of every port but the last,
  * the state. */
 static int create(hd_drv_run *r) {
@@ -450,12 +466,17 @@ static int create(hd_drv_run *r) {
       if (fdtd_port_run(c, &f->r, f->ops, &r->ctx, &f->m, f->pad, k, f->runs[k]) != HD_OK) return HD_DRV_FAILED;
     fdtd_drive_port(&c->in, &f->r, c->in.nfeed - 1);
   }
-  bad = f->ops->create(&r->ctx, m, &f->state) != HD_OK;
-  if ((rc = hd_drv_take_state(r, bad, f->state, f->ops->state_count, f->ops->state_io)) != HD_DRV_OK) return rc;
+  /* every step's probe and feed records (zero until stepped: checkpoints write them) */
+  f->rec = (double *)calloc((size_t)(c->in.steps > 0 ? c->in.steps : 1) * (f->nrec ? f->nrec : 1), sizeof(double));
+  bad = !f->rec;
+  if (!bad) bad = f->ops->create(&r->ctx, m, &f->state) != HD_OK;
+  else hd_fail(&r->ctx, HD_ERR_NOMEM, "no host memory for the probe records");
+  if ((rc = hd_drv_take_state(r, bad, f, state_count, state_io)) != HD_DRV_OK) return rc;
   f->time_block = f->ops->time_block(f->state, &f->time_block_why);
   if (f->r.dc.size > 1 && f->time_block > 1) /* the halos are exchanged after every step: advance takes one at a time */
     f->time_block = 1, f->time_block_why = "several ranks exchange their halos every step";
   ckpt_template(&c->in, m, f->ops->real_size, r->ck);
+  if (c->res.on && f->nrec) hd_ckpt_param(r->ck, "probe_records", "%ld steps", c->in.steps); /* their array's size */
   hd_drv_ckpt_blocks(&r->ckp, &f->r.dc, f->pad, f->pad); /* on any rank count: nodes' rows, lists by key */
   r->ckp.rows.nodes = 1, r->ckp.kind = fdtd_ckpt_kind;
   return HD_DRV_OK;
@@ -482,10 +503,9 @@ static int start(hd_drv_run *r) {
   int bad, k;
   hd_ckpt_get_value(r->ck, "e_max", &f->emax), hd_ckpt_get_value(r->ck, "h_max", &f->hmax); /* --converge's scale */
   hd_ckpt_get_value(r->ck, "decay_max", &f->decay_max), hd_ckpt_get_value(r->ck, "decay_window", &f->decay_window);
-  f->rec = (double *)malloc((size_t)(c->in.steps > 0 ? c->in.steps : 1) * (f->nrec ? f->nrec : 1) * sizeof(double));
   f->lrec = (double *)malloc((size_t)256 * (size_t)(f->r.nprobe + 2 * f->r.nfeed + 1) * sizeof(double));
   f->rows = (double *)malloc((size_t)(2 * f->r.dc.ln[1] * f->r.dc.ln[2]) * sizeof(double));
-  bad = !f->rec || !f->lrec || !f->rows;
+  bad = !f->lrec || !f->rows;
   if (hd_par_any(bad))
     return hd_fail(&r->ctx, HD_ERR_NOMEM, bad ? "no host memory for the probe records" : "out of host memory on another rank"),
            HD_DRV_FAILED;

@@ -9,7 +9,7 @@
 HD_DEFINE_OPS_GET(fdtd_ops, fdtd_ops)
 
 int fdtd_ckpt_kind(const char *name, char keys[16], long *elem) {
-  static const char *const same[6] = {"step", "inc_e", "inc_h", "inc_n", "inc_aux", "dft_incident"};
+  static const char *const same[7] = {"step", "inc_e", "inc_h", "inc_n", "inc_aux", "dft_incident", "probe_records"};
   static const struct {
     const char *prefix, *keys; /* keys: "" the key array's name is the prefix's with the last digit dropped */
     long elem;
