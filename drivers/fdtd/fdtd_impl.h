@@ -39,6 +39,10 @@ typedef struct fdtd_state {
   int cpml;                    /* the layers are convolutional: cpml_args, psi in the pml split parts */
   hd_fdtd_cpml_args cpml_args[6];
   hd_idx npml[6];
+  hd_fdtd_layer_run *lrun[6];  /* CPU tuned rows: the CPML lists as runs (host; NULL: point by point), */
+  hd_idx nlrun[6];
+  hd_fdtd_layer_run *frun[6];  /* and those on the rows of the nodes, marched with them (by row: frow) */
+  hd_idx *frow[6];
   hd_real *prof;               /* PML: the media's numbers (E, H), then p at nodes and half nodes of 3 axes */
   hd_fdtd_feed *feed;
   hd_fdtd_ade_args ade;        /* dispersive and loaded edges (ade.edge NULL: none) */
@@ -124,6 +128,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
     hd_dev_free(ctx, st->mat[c]);
     free(st->row_run[c]);
     free(st->run[c]);
+    free(st->lrun[c]), free(st->frun[c]), free(st->frow[c]);
     hd_dev_free(ctx, (void *)st->pml[c].pt);
     hd_dev_free(ctx, st->pml[c].s1);
     hd_dev_free(ctx, st->pml[c].s2);

@@ -37,9 +37,27 @@ static hd_status fd_periodic(hd_ctx *ctx, fdtd_state *st, int efield) {
   return s;
 }
 
+#if !defined(HD_BACKEND_CUDA)
+/* Component c's layers for the CPU rows (as fd_layers_step's point loops). */
+static void fd_layer_args(const fdtd_state *st, int c, hd_fdtd_cpu_layer_args *l) {
+  l->cpml = st->cpml_args[c];
+  l->cpml.f = st->a, l->cpml.pt = st->pml[c].pt, l->cpml.psi1 = st->pml[c].s1, l->cpml.psi2 = st->pml[c].s2;
+  l->cpml.comp = c;
+  l->pml = st->cpml ? NULL : &st->pml[c];
+}
+#endif
+
 /* The fused E (efield) or H loop over the rows (j, k) of r (physical
  * nodes, rows whole). */
 static hd_status fd_half_step_box(hd_ctx *ctx, fdtd_state *st, int efield, hd_range3 r) {
+#if !defined(HD_BACKEND_CUDA)
+  if (st->frow[efield ? 0 : 3] || st->frow[efield ? 1 : 4] || st->frow[efield ? 2 : 5]) { /* with the rows' CPML runs */
+    hd_fdtd_cpu_layers l;
+    int c;
+    for (c = 0; c < 6; ++c) fd_layer_args(st, c, &l.arg[c]), l.run[c] = st->frun[c], l.row[c] = st->frow[c];
+    return hd_fdtd_half_step_tuned_layers(ctx, &st->a, &l, efield, r);
+  }
+#endif
 #if FDTD_HAS_TUNED
   if (st->tuned) return hd_fdtd_half_step_tuned_box(ctx, &st->a, efield, r);
 #endif
@@ -218,6 +236,13 @@ static hd_status fd_plane_wave(hd_ctx *ctx, fdtd_state *st, int efield) {
 /* Component c in the absorbing layers: split-field or convolutional. */
 static hd_status fd_layers_step(hd_ctx *ctx, fdtd_state *st, int c) {
   hd_fdtd_cpml_args ca;
+#if !defined(HD_BACKEND_CUDA)
+  if (st->lrun[c]) { /* the CPU rows' runs (those on the nodes' rows went with them) */
+    hd_fdtd_cpu_layer_args l;
+    fd_layer_args(st, c, &l);
+    return hd_fdtd_layers_tuned(ctx, &l, st->lrun[c], st->nlrun[c]);
+  }
+#endif
   if (!st->cpml) return hd_fdtd_pml_loop(ctx, &st->pml[c], 0, st->npml[c]);
   ca = st->cpml_args[c];
   ca.f = st->a, ca.pt = st->pml[c].pt, ca.psi1 = st->pml[c].s1, ca.psi2 = st->pml[c].s2, ca.comp = c;

@@ -204,6 +204,28 @@ typedef struct hd_fdtd_pml_point {
   int i, j, k; /* padded node */
 } hd_fdtd_pml_point;
 
+/* A run of a layer list (the CPU rows): points p0 .. p0 + len of the
+ * list, nodes n0 .. n0 + len of row (j, k) from x = i0 (padded). */
+typedef struct hd_fdtd_layer_run {
+  hd_idx p0, n0;
+  int32_t i0, j, k, len;
+} hd_fdtd_layer_run;
+
+/* The runs of a list of count points (run NULL: count only); returns how
+ * many. */
+HD_HOST_FN hd_idx hd_fdtd_layer_runs(const hd_fdtd_pml_point *pt, hd_idx count, hd_fdtd_layer_run *run) {
+  hd_idx p, n = 0;
+  for (p = 0; p < count; ++p) {
+    if (p && pt[p].n == pt[p - 1].n + 1 && pt[p].j == pt[p - 1].j && pt[p].k == pt[p - 1].k) {
+      if (run) ++run[n - 1].len;
+      continue;
+    }
+    if (run) run[n].p0 = p, run[n].n0 = pt[p].n, run[n].i0 = pt[p].i, run[n].j = pt[p].j, run[n].k = pt[p].k, run[n].len = 1;
+    ++n;
+  }
+  return n;
+}
+
 typedef struct hd_fdtd_pml_args {
   hd_fdtd_args f;
   const hd_fdtd_pml_point *pt;
@@ -279,6 +301,19 @@ typedef struct hd_fdtd_cpml_args {
   int comp;
 } hd_fdtd_cpml_args;
 
+/* A layer component's update from its value x, its medium's k1, k2 (c1,
+ * c2 for E; d1, d2 for H) and the curl's two differences du (+) and dv
+ * (-), each over its width: both psi stepped (b psi + c d) and the curl
+ * stretched (d / kappa + psi).  The point loop and the CPU rows both. */
+HD_FN hd_real hd_fdtd_cpml_value(int efield, hd_real x, hd_real k1, hd_real k2, hd_real du, hd_real dv, hd_real bu,
+                                 hd_real cu, hd_real iku, hd_real bv, hd_real cv, hd_real ikv, hd_real *psi1,
+                                 hd_real *psi2) {
+  const hd_real p1 = bu * *psi1 + cu * du, p2 = bv * *psi2 + cv * dv;
+  const hd_real curl = iku * du + p1 - (ikv * dv + p2);
+  *psi1 = p1, *psi2 = p2;
+  return efield ? k1 * x + k2 * curl : k1 * x - k2 * curl;
+}
+
 HD_FN void hd_fdtd_cpml_pt(const hd_fdtd_cpml_args *a, hd_idx p) {
   const hd_fdtd_pml_point q = a->pt[p];
   const hd_fdtd_args *f = &a->f;
@@ -288,7 +323,7 @@ HD_FN void hd_fdtd_cpml_pt(const hd_fdtd_cpml_args *a, hd_idx p) {
   hd_real du, dv; /* the curl's two terms, each over its width: + along u, - along v */
   const hd_real *x = F[a->comp];
   const unsigned m = f->m[a->comp][n];
-  hd_real p1 = a->psi1[p], p2 = a->psi2[p], curl;
+  hd_real p1 = a->psi1[p], p2 = a->psi2[p];
   switch (a->comp) {
     case HD_FDTD_EX:
       du = f->rn[1][q.j] * (F[HD_FDTD_HZ][n] - F[HD_FDTD_HZ][n - sy]), dv = f->rn[2][q.k] * (F[HD_FDTD_HY][n] - F[HD_FDTD_HY][n - sz]);
@@ -309,11 +344,10 @@ HD_FN void hd_fdtd_cpml_pt(const hd_fdtd_cpml_args *a, hd_idx p) {
       du = f->rc[0][q.i] * (F[HD_FDTD_EY][n + 1] - F[HD_FDTD_EY][n]), dv = f->rc[1][q.j] * (F[HD_FDTD_EX][n + sy] - F[HD_FDTD_EX][n]);
       break;
   }
-  p1 = a->b[u][idx[u]] * p1 + a->c[u][idx[u]] * du;
-  p2 = a->b[v][idx[v]] * p2 + a->c[v][idx[v]] * dv;
-  curl = a->ik[u][idx[u]] * du + p1 - (a->ik[v][idx[v]] * dv + p2);
+  F[a->comp][n] = hd_fdtd_cpml_value(a->comp < 3, x[n], a->comp < 3 ? f->c1[m] : f->d1[m], a->comp < 3 ? f->c2[m] : f->d2[m],
+                                     du, dv, a->b[u][idx[u]], a->c[u][idx[u]], a->ik[u][idx[u]], a->b[v][idx[v]],
+                                     a->c[v][idx[v]], a->ik[v][idx[v]], &p1, &p2);
   a->psi1[p] = p1, a->psi2[p] = p2;
-  F[a->comp][n] = a->comp < 3 ? f->c1[m] * x[n] + f->c2[m] * curl : f->d1[m] * x[n] - f->d2[m] * curl;
 }
 HD_DEFINE_FOR_1D(hd_fdtd_cpml_loop, hd_fdtd_cpml_pt, hd_fdtd_cpml_args)
 

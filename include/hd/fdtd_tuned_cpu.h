@@ -140,6 +140,163 @@ HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_row(const hd_fdtd_args *a,
   }
 }
 
+/* The loop of a CPML run (hd_fdtd_cpml_pt's update): x of materials m,
+ * its curl's differences of pu along u (stride su) and pv along v, over
+ * the widths ru, rv and with the profiles bu, cu, iku along u and bv, cv,
+ * ikv along v, per node where xu (xv: the axis is x), else their first
+ * entry for the whole run; psi1, psi2 the run's own.  Restrict pointer
+ * arguments: the loop vectorises. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_cpml_loop(int e, int xu, int xv, hd_idx len, hd_real *HD_RESTRICT x,
+                                         hd_real *HD_RESTRICT psi1, hd_real *HD_RESTRICT psi2,
+                                         const unsigned char *HD_RESTRICT m, const hd_real *HD_RESTRICT k1,
+                                         const hd_real *HD_RESTRICT k2, const hd_real *HD_RESTRICT pu, hd_idx su,
+                                         const hd_real *HD_RESTRICT pv, hd_idx sv, const hd_real *HD_RESTRICT ru,
+                                         const hd_real *HD_RESTRICT rv, const hd_real *HD_RESTRICT bu,
+                                         const hd_real *HD_RESTRICT cu, const hd_real *HD_RESTRICT iku,
+                                         const hd_real *HD_RESTRICT bv, const hd_real *HD_RESTRICT cv,
+                                         const hd_real *HD_RESTRICT ikv) {
+  const hd_real ru0 = ru[0], bu0 = bu[0], cu0 = cu[0], iku0 = iku[0], rv0 = rv[0], bv0 = bv[0], cv0 = cv[0], ikv0 = ikv[0];
+  hd_idx t;
+  HD_OMP_SIMD
+  for (t = 0; t < len; ++t) {
+    const hd_real du = (xu ? ru[t] : ru0) * (e ? pu[t] - pu[t - su] : pu[t + su] - pu[t]);
+    const hd_real dv = (xv ? rv[t] : rv0) * (e ? pv[t] - pv[t - sv] : pv[t + sv] - pv[t]);
+    hd_real q1 = psi1[t], q2 = psi2[t];
+    x[t] = hd_fdtd_cpml_value(e, x[t], k1[m[t]], k2[m[t]], du, dv, xu ? bu[t] : bu0, xu ? cu[t] : cu0, xu ? iku[t] : iku0,
+                              xv ? bv[t] : bv0, xv ? cv[t] : cv0, xv ? ikv[t] : ikv0, &q1, &q2);
+    psi1[t] = q1, psi2[t] = q2;
+  }
+}
+
+/* The same for the split-field PML (hd_fdtd_pml_pt's update): parts s1,
+ * s2 with the profiles pru, prv and the medium's three numbers, mat per
+ * material. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_pml_loop(int e, int xu, int xv, hd_idx len, hd_real *HD_RESTRICT x,
+                                        hd_real *HD_RESTRICT s1, hd_real *HD_RESTRICT s2,
+                                        const unsigned char *HD_RESTRICT m, const hd_real *HD_RESTRICT mat,
+                                        const hd_real *HD_RESTRICT pu, hd_idx su, const hd_real *HD_RESTRICT pv,
+                                        hd_idx sv, const hd_real *HD_RESTRICT ru, const hd_real *HD_RESTRICT rv,
+                                        const hd_real *HD_RESTRICT pru, const hd_real *HD_RESTRICT prv) {
+  const hd_real ru0 = ru[0], rv0 = rv[0], pru0 = pru[0], prv0 = prv[0];
+  hd_idx t;
+  HD_OMP_SIMD
+  for (t = 0; t < len; ++t) {
+    const hd_real du = (xu ? ru[t] : ru0) * (e ? pu[t] - pu[t - su] : pu[t + su] - pu[t]);
+    const hd_real dv = (xv ? rv[t] : rv0) * (e ? pv[t] - pv[t - sv] : pv[t + sv] - pv[t]);
+    const hd_real *k = mat + 3 * m[t];
+    const hd_real a = hd_fdtd_pml_part(s1[t], xu ? pru[t] : pru0, k, e ? du : -du);
+    const hd_real b = hd_fdtd_pml_part(s2[t], xv ? prv[t] : prv0, k, e ? -dv : dv);
+    s1[t] = a, s2[t] = b, x[t] = a + b;
+  }
+}
+
+/* A component's layers for the CPU rows: the CPML's arguments, or the
+ * split-field PML's (pml not NULL; its own fields and parts). */
+typedef struct hd_fdtd_cpu_layer_args {
+  hd_fdtd_cpml_args cpml;
+  const hd_fdtd_pml_args *pml;
+} hd_fdtd_cpu_layer_args;
+
+/* A run of layer points of component c: xu, xv whether the curl's axis u
+ * or v is x.  Constant arguments: a loop a component. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_cpml_run(const hd_fdtd_cpu_layer_args *l, const hd_fdtd_layer_run *r, int c, int xu,
+                                        int xv, hd_idx len) {
+  const hd_fdtd_cpml_args *a = &l->cpml;
+  const hd_fdtd_args *f = &a->f;
+  const int e = c < 3, ca = c % 3, u = (ca + 1) % 3, v = (ca + 2) % 3, idx[3] = {r->i0, r->j, r->k};
+  const hd_idx s[3] = {1, f->g.stride[1], f->g.stride[2]};
+  if (l->pml) {
+    const hd_fdtd_pml_args *p = l->pml;
+    const hd_real *pr[3] = {e ? p->pe[0] : p->ph[0], e ? p->pe[1] : p->ph[1], e ? p->pe[2] : p->ph[2]};
+    hd_fdtd_cpu_pml_loop(e, xu, xv, len, f->f[c] + r->n0, p->s1 + r->p0, p->s2 + r->p0, f->m[c] + r->n0, p->mat,
+                         f->f[e ? 3 + v : v] + r->n0, s[u], f->f[e ? 3 + u : u] + r->n0, s[v],
+                         (e ? f->rn[u] : f->rc[u]) + idx[u], (e ? f->rn[v] : f->rc[v]) + idx[v], pr[u] + idx[u],
+                         pr[v] + idx[v]);
+    return;
+  }
+  hd_fdtd_cpu_cpml_loop(e, xu, xv, len, f->f[c] + r->n0, a->psi1 + r->p0, a->psi2 + r->p0, f->m[c] + r->n0,
+                        e ? f->c1 : f->d1, e ? f->c2 : f->d2, f->f[e ? 3 + v : v] + r->n0, s[u],
+                        f->f[e ? 3 + u : u] + r->n0, s[v], (e ? f->rn[u] : f->rc[u]) + idx[u],
+                        (e ? f->rn[v] : f->rc[v]) + idx[v], a->b[u] + idx[u], a->c[u] + idx[u], a->ik[u] + idx[u],
+                        a->b[v] + idx[v], a->c[v] + idx[v], a->ik[v] + idx[v]);
+}
+
+/* Runs q0 .. q1 of component c (x is u for z components, v for y ones);
+ * the x faces' runs of 8 (the default layers) by a loop of that length. */
+#define HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, c, xu, xv)                                       \
+  do {                                                                                      \
+    hd_idx q_;                                                                              \
+    for (q_ = (q0); q_ < (q1); ++q_) {                                                      \
+      if ((run)[q_].len == 8) hd_fdtd_cpu_cpml_run((a), &(run)[q_], (c), (xu), (xv), 8);     \
+      else hd_fdtd_cpu_cpml_run((a), &(run)[q_], (c), (xu), (xv), (run)[q_].len);            \
+    }                                                                                       \
+  } while (0)
+
+HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_layers_any(const hd_fdtd_cpu_layer_args *a,
+                                                                 const hd_fdtd_layer_run *run, hd_idx q0, hd_idx q1) {
+  switch (a->cpml.comp) {
+    case HD_FDTD_EX: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EX, 0, 0); break;
+    case HD_FDTD_EY: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EY, 0, 1); break;
+    case HD_FDTD_EZ: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EZ, 1, 0); break;
+    case HD_FDTD_HX: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HX, 0, 0); break;
+    case HD_FDTD_HY: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HY, 0, 1); break;
+    default: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HZ, 1, 0); break;
+  }
+}
+
+/* The layer points of one component by their runs: a loop a run that
+ * vectorises, where hd_fdtd_cpml_loop and hd_fdtd_pml_loop take a point
+ * at a time. */
+HD_HOST_FN hd_status hd_fdtd_layers_tuned(hd_ctx *ctx, const hd_fdtd_cpu_layer_args *a, const hd_fdtd_layer_run *run,
+                                          hd_idx nrun) {
+  hd_idx q;
+  (void)ctx;
+  HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))
+  for (q = 0; q < nrun; ++q) hd_fdtd_cpu_layers_any(a, run, q, q + 1);
+  return HD_OK;
+}
+
+/* The layers' runs that lie on the rows of the physical nodes (the x faces'
+ * layers, short runs at both ends of every row), marched with their row
+ * while it is in cache: a pass of their own reads every row's ends back
+ * from memory.  row[c][r] .. row[c][r + 1]: padded row r's runs of
+ * component c. */
+typedef struct hd_fdtd_cpu_layers {
+  hd_fdtd_cpu_layer_args arg[6];
+  const hd_fdtd_layer_run *run[6];
+  const hd_idx *row[6]; /* NULL: none of that component */
+} hd_fdtd_cpu_layers;
+
+/* The tuned half step over the rows of r as hd_fdtd_half_step_tuned_box,
+ * each row's layer runs after it (bit for bit the same: no update reads
+ * another of its own field). */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned_layers(hd_ctx *ctx, const hd_fdtd_args *a, const hd_fdtd_cpu_layers *l,
+                                                    int efield, hd_range3 r) {
+  const hd_idx rows = a->g.stride[2] / a->g.stride[1];
+  hd_idx j, k;
+  (void)ctx;
+  HD_OMP_FOR(collapse(2) schedule(static) num_threads(hd_ctx_threads(ctx)))
+  for (k = r.lo[2]; k < r.hi[2]; ++k)
+    for (j = r.lo[1]; j < r.hi[1]; ++j) {
+      const hd_idx row = j + k * rows;
+      int c;
+      hd_fdtd_cpu_row(a, j, k, efield);
+      for (c = efield ? 0 : 3; c < (efield ? 3 : 6); ++c)
+        if (l->row[c] && l->row[c][row] < l->row[c][row + 1])
+          hd_fdtd_cpu_layers_any(&l->arg[c], l->run[c], l->row[c][row], l->row[c][row + 1]);
+    }
+  return HD_OK;
+}
+
 /* The runs of one component's material array m over every padded row of
  * g: row_run (rows + 1 entries) and run (NULL: count only).  Returns the
  * number of runs. */
