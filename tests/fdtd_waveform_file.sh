@@ -123,4 +123,5 @@ bad 2 "one.txt: 1 sample: a waveform needs at least two" --input=feed.in --wavef
 bad 2 "junk.txt:3: expected 'TIME VALUE'" --input=feed.in --waveform-file=junk.txt
 bad 2 "inf.txt:2: the time and the value must be finite" --input=feed.in --waveform-file=inf.txt
 bad 2 "waveform-file: give it or a waveform, not both" --input=feed.in --waveform-file=mg.txt --waveform=gaussian
+bad 2 "built-in model: give no mesh, geometry, feeds or waveform-file" --bench=10 --waveform-file=mg.txt
 finish

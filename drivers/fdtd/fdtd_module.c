@@ -296,8 +296,8 @@ static int setup(hd_drv_run *r) {
   c->com.bench = c->bench > 0;
   if (c->bench) {
     const long steps = c->in.steps;
-    if (c->in.xmesh.count || c->in.geometry.count || c->in.feed.count)
-      return hd_drv_bad(r, "--bench runs the built-in model: give no mesh, geometry or feeds");
+    if (c->in.xmesh.count || c->in.geometry.count || c->in.feed.count || c->wave_file[0])
+      return hd_drv_bad(r, "--bench runs the built-in model: give no mesh, geometry, feeds or waveform-file");
     if (fdtd_input_benchmark(&c->in, c->bench, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
     if (cli_find(r->opts, "steps")->seen) c->in.steps = steps; /* else the model's 2001 */
   } else if (fdtd_input_parse(&c->in, r->err, sizeof r->err)) {
