@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hd/fdtd_tuned_cpu.h - the tuned CPU half steps of hd/fdtd.h: a routine a
  * row of nodes, each component in its own vectorised loop, vacuum rows by
- * runs of one material.  The same value functions as the generic loops.
- * Empty on CUDA. */
+ * runs of one material; the absorbing layers' lists as runs of a row.  The
+ * same value functions as the generic loops.  Empty on CUDA. */
 #ifndef HD_FDTD_TUNED_CPU_H
 #define HD_FDTD_TUNED_CPU_H
 
@@ -208,7 +208,7 @@ typedef struct hd_fdtd_cpu_layer_args {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void hd_fdtd_cpu_cpml_run(const hd_fdtd_cpu_layer_args *l, const hd_fdtd_layer_run *r, int c, int xu,
+static inline void hd_fdtd_cpu_layer_run(const hd_fdtd_cpu_layer_args *l, const hd_fdtd_layer_run *r, int c, int xu,
                                         int xv, hd_idx len) {
   const hd_fdtd_cpml_args *a = &l->cpml;
   const hd_fdtd_args *f = &a->f;
@@ -232,24 +232,24 @@ static inline void hd_fdtd_cpu_cpml_run(const hd_fdtd_cpu_layer_args *l, const h
 
 /* Runs q0 .. q1 of component c (x is u for z components, v for y ones);
  * the x faces' runs of 8 (the default layers) by a loop of that length. */
-#define HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, c, xu, xv)                                       \
+#define HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, c, xu, xv)                                       \
   do {                                                                                      \
     hd_idx q_;                                                                              \
     for (q_ = (q0); q_ < (q1); ++q_) {                                                      \
-      if ((run)[q_].len == 8) hd_fdtd_cpu_cpml_run((a), &(run)[q_], (c), (xu), (xv), 8);     \
-      else hd_fdtd_cpu_cpml_run((a), &(run)[q_], (c), (xu), (xv), (run)[q_].len);            \
+      if ((run)[q_].len == 8) hd_fdtd_cpu_layer_run((a), &(run)[q_], (c), (xu), (xv), 8);     \
+      else hd_fdtd_cpu_layer_run((a), &(run)[q_], (c), (xu), (xv), (run)[q_].len);            \
     }                                                                                       \
   } while (0)
 
 HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_layers_any(const hd_fdtd_cpu_layer_args *a,
                                                                  const hd_fdtd_layer_run *run, hd_idx q0, hd_idx q1) {
   switch (a->cpml.comp) {
-    case HD_FDTD_EX: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EX, 0, 0); break;
-    case HD_FDTD_EY: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EY, 0, 1); break;
-    case HD_FDTD_EZ: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_EZ, 1, 0); break;
-    case HD_FDTD_HX: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HX, 0, 0); break;
-    case HD_FDTD_HY: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HY, 0, 1); break;
-    default: HD_FDTD_CPU_CPML_RUNS(a, run, q0, q1, HD_FDTD_HZ, 1, 0); break;
+    case HD_FDTD_EX: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_EX, 0, 0); break;
+    case HD_FDTD_EY: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_EY, 0, 1); break;
+    case HD_FDTD_EZ: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_EZ, 1, 0); break;
+    case HD_FDTD_HX: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_HX, 0, 0); break;
+    case HD_FDTD_HY: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_HY, 0, 1); break;
+    default: HD_FDTD_CPU_LAYER_RUNS(a, run, q0, q1, HD_FDTD_HZ, 1, 0); break;
   }
 }
 
