@@ -118,6 +118,7 @@ printf '# one sample\n0 1\n' >one.txt
 printf 'time value\n0 0\n1e-10 x\n' >junk.txt
 printf '0 0\n1e-10 inf\n' >inf.txt
 bad 2 "waveform-file: cannot open 'none.txt'" --input=feed.in --waveform-file=none.txt
+mkfifo fifo.txt 2>/dev/null && bad 2 "waveform-file: cannot open 'fifo.txt': not a regular file" --input=feed.in --waveform-file=fifo.txt
 bad 2 "back.txt:3: time 5e-11 is not after the sample before it" --input=feed.in --waveform-file=back.txt
 bad 2 "one.txt: 1 sample: a waveform needs at least two" --input=feed.in --waveform-file=one.txt
 bad 2 "junk.txt:3: expected 'TIME VALUE'" --input=feed.in --waveform-file=junk.txt

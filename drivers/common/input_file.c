@@ -43,3 +43,9 @@ long hd_read_line(FILE *f, char *buf, size_t n) {
   buf[(size_t)len + 1 < n ? (size_t)len : n - 1] = '\0';
   return len == 0 && c == EOF ? -1 : len;
 }
+
+void hd_input_path(const char *name, const char *input, int from_input, char *out, size_t n) {
+  const char *slash = input ? strrchr(input, '/') : NULL;
+  if (name[0] == '/' || !from_input || !slash) snprintf(out, n, "%s", name);
+  else snprintf(out, n, "%.*s/%s", (int)(slash - input), input, name);
+}

@@ -23,6 +23,11 @@ const char *hd_input_error(void);
  * it held a NUL byte or did not fit; -1 at the end of the file. */
 long hd_read_line(FILE *f, char *buf, size_t n);
 
+/* The file a key names (a waveform's samples): as given when absolute or
+ * from the command line (from_input 0), else beside the input file that
+ * named it. */
+void hd_input_path(const char *name, const char *input, int from_input, char *out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

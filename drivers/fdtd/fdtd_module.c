@@ -16,6 +16,7 @@
 
 #include "checkpoint.h"
 #include "fdtd_module.h"
+#include "input_file.h"
 #include "module.h"
 #include "ofd.h"
 #include "sys.h"
@@ -291,7 +292,7 @@ static int setup(hd_drv_run *r) {
   if (c->wave_file[0]) {
     const cli_opt *o = cli_find(r->opts, "waveform-file");
     if (cli_find(r->opts, "waveform")->seen) return hd_drv_bad(r, "waveform-file: give it or a waveform, not both");
-    fdtd_waveform_path(c->wave_file, c->com.input, o->seen == 1, c->in.wave_file, sizeof c->in.wave_file);
+    hd_input_path(c->wave_file, c->com.input, o->seen == 1, c->in.wave_file, sizeof c->in.wave_file);
   }
   c->com.bench = c->bench > 0;
   if (c->bench) {

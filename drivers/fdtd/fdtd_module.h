@@ -14,7 +14,6 @@
 #include "plots.h"
 #include "resonance.h"
 #include "spectra.h"
-#include "waveform_file.h"
 
 /* The options. */
 typedef struct fdtd_cli {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "waveform_file.h"
 
+#include "input_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -25,13 +27,13 @@ static int sample(const char *s, double *t, double *v) {
 }
 
 int fdtd_waveform_read(const char *path, double **tab, long *n, char *err, size_t en) {
-  FILE *f = fopen(path, "r");
+  FILE *f = hd_fopen_input(path, "r"); /* a regular file: a FIFO would block */
   char line[512];
   double *t = NULL, *v = NULL;
   long count = 0, cap = 0, lineno = 0, k;
   int rc = -1, header_ok = 1;
   *tab = NULL, *n = 0;
-  if (!f) return snprintf(err, en, "waveform-file: cannot open '%.3900s'", path), -1;
+  if (!f) return snprintf(err, en, "waveform-file: cannot open '%.3800s': %s", path, hd_input_error()), -1;
   while (fgets(line, sizeof line, f)) {
     char *hash = strchr(line, '#'), *s = line;
     double x, y;
@@ -95,10 +97,4 @@ done:
   fclose(f);
   free(t), free(v);
   return rc;
-}
-
-void fdtd_waveform_path(const char *name, const char *input, int from_input, char *out, size_t n) {
-  const char *slash = input ? strrchr(input, '/') : NULL;
-  if (name[0] == '/' || !from_input || !slash) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%.*s/%s", (int)(slash - input), input, name);
 }

@@ -13,8 +13,4 @@
  * it), *n the count.  0, or -1 with "path:line: what is wrong" in err. */
 int fdtd_waveform_read(const char *path, double **tab, long *n, char *err, size_t en);
 
-/* The file named by a key: as given when absolute or from the command
- * line, else beside the input file that named it. */
-void fdtd_waveform_path(const char *name, const char *input, int from_input, char *out, size_t n);
-
 #endif
