@@ -70,6 +70,8 @@ bad 2 "--block: 0 is out of range" --input=good.in --block=0
 bad 2 "--time-block: '0' is not auto or a step count from 1 to 16" --input=good.in --time-block=0
 bad 2 "--time-block: '17' is not auto or a step count from 1 to 16" --input=good.in --time-block=17
 bad 2 "--time-block: '4x' is not auto or a step count" --input=good.in --time-block=4x
+bad 2 "dft-decimation: '0' is not auto or a step count from 1 to 1000000" --input=good.in --dft-decimation=0
+bad 2 "dft-decimation: 'every' is not auto or a step count" --input=good.in --dft-decimation=every
 bad 2 "boundary: pml and cpml on one grid" --input=good.in --boundary=pml --boundary-z=cpml
 bad 2 "cpml: expected 'KAPPA,ALPHA'" --input=good.in --boundary=cpml --cpml=0.5,0
 bad 2 "point: '+W' is not a direction" --input=good.in --point="Z 0.03 0.03 0.03 +W"

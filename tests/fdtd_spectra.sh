@@ -9,7 +9,9 @@
 #    balance within 2 %;
 #  - a lossless, reciprocal two-port (excite=all): S21 = S12 to 1e-6,
 #    |S11|^2 + |S21|^2 = 1 within 1 %; Touchstone written;
-#  - a near-field map equals the DFT of probe records in a cell;
+#  - a near-field map equals the DFT of probe records in a cell, every
+#    step's or decimated (the records' every D-th step); auto's decimation
+#    within 1e-6 of every step's, through checkpoints byte for byte;
 #  - a PEC sphere under a plane wave: bistatic RCS against the Mie series
 #    within 1 dB wherever within 20 dB of its peak at ka = 1 and 3, the
 #    monostatic within 0.5 dB; an empty total-field box scatters nothing;
@@ -106,16 +108,47 @@ probe = hy 0.0125 0.005 0.0175
 frequencies = 1e9 2e9 2
 nearfield = hy z 0.0175
 EOF2
-run --input=nf.in --slice=none --volume=no
-dt=$(sed -n 's/^dt: //p' stdout)
-start=$(( $(grep -boa '<AppendedData encoding="raw">' out_near1.vtr | cut -d: -f1) + 31 ))
-for a in 0 1 2 3; do od -An -t f8 -j $((start + a * (8 + 400 * 8) + 8 + 212 * 8)) -N 8 out_near1.vtr; done >map
-awk -F, -v dt="$dt" 'NR > 1 { v = 0.5 * ($3 + $4); for (k = 0; k < 2; ++k) { w = 2 * 3.141592653589793 * 1e9 * (k + 1) * ($1 + 0.5) * dt
-  re[k] += v * cos(w) * dt; im[k] -= v * sin(w) * dt } }
-  END { for (k = 0; k < 2; ++k) printf "%.12e\n%.9f\n", sqrt(re[k]^2 + im[k]^2), atan2(im[k], re[k]) * 180 / 3.141592653589793 }' out_probes.csv >ref
-worst=$(paste map ref | awk '{ d = $1 - $2; if (d < 0) d = -d; if (NR % 2) d /= ($2 < 0 ? -$2 : $2); if (d > w) w = d } END { printf "%.2e", w }')
-result $({ ! grep -q '^#define HD_HAVE_PNG' "$config_h" || [ -s out_near1.png ]; } && [ "$(wc -l <map)" -eq 4 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }' && echo 0 || echo 1) \
+# map_vs_probes D: the map's Hy at both frequencies against the records'
+# DFT over steps 0, D, 2D, ..., each sample standing for D steps
+map_vs_probes() {
+  dt=$(sed -n 's/^dt: //p' stdout)
+  start=$(( $(grep -boa '<AppendedData encoding="raw">' out_near1.vtr | cut -d: -f1) + 31 ))
+  for a in 0 1 2 3; do od -An -t f8 -j $((start + a * (8 + 400 * 8) + 8 + 212 * 8)) -N 8 out_near1.vtr; done >map
+  awk -F, -v dt="$dt" -v D="$1" 'NR > 1 && ($1 - 1) % D == 0 { v = 0.5 * ($3 + $4); for (k = 0; k < 2; ++k) { w = 2 * 3.141592653589793 * 1e9 * (k + 1) * ($1 + 0.5) * dt
+    re[k] += v * cos(w) * D * dt; im[k] -= v * sin(w) * D * dt } }
+    END { for (k = 0; k < 2; ++k) printf "%.12e\n%.9f\n", sqrt(re[k]^2 + im[k]^2), atan2(im[k], re[k]) * 180 / 3.141592653589793 }' out_probes.csv >ref
+  worst=$(paste map ref | awk '{ d = $1 - $2; if (d < 0) d = -d; if (NR % 2) d /= ($2 < 0 ? -$2 : $2); if (d > w) w = d } END { printf "%.2e", w }')
+  [ "$(wc -l <map)" -eq 4 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-6) }'
+}
+run --input=nf.in --slice=none --volume=no --dft-decimation=1
+map_vs_probes 1
+mrc=$?
+result $({ ! grep -q '^#define HD_HAVE_PNG' "$config_h" || [ -s out_near1.png ]; } && [ $mrc -eq 0 ] && echo 0 || echo 1) \
   "near-field map: amplitude and phase of Hy in a cell = the DFT of its two probes' records (largest difference $worst)"
+run --input=nf.in --slice=none --volume=no
+every=$(sed -n 's/^dft_every: \([0-9]*\) (auto)$/\1/p' stdout)
+map_vs_probes "${every:-1}"
+mrc=$?
+result $([ $mrc -eq 0 ] && [ "${every:-0}" -gt 1 ] && echo 0 || echo 1) \
+  "decimated (auto: dft_every ${every:-?}): the map = the records' DFT over every ${every:-?}th step, each for ${every:-?} steps (largest difference $worst)"
+# decimated through a checkpoint: the straight run's map byte for byte; another spacing refused
+cp out_near1.vtr straight.vtr
+run --input=nf.in --slice=none --volume=no --checkpoint-every=203 --output=ck
+run --input=nf.in --slice=none --volume=no --restart=ck.ckpt.000000000203 --output=ck
+result $([ "$(cat rc)" -eq 0 ] && cmp -s straight.vtr ck_near1.vtr && echo 0 || echo 1) \
+  "decimated, checkpointed at step 203 (mid-window) and resumed: the straight run's map byte for byte"
+bad 2 "parameters differ: 'dft_every=${every:-?}' in the checkpoint, 'dft_every=4' now" \
+  --input=nf.in --slice=none --volume=no --restart=ck.ckpt.000000000203 --dft-decimation=4
+# the decimation's error: with the fields decayed (3000 steps, double) auto's
+# maps are every step's to 1e-6 of the peak; twice auto's spacing aliases
+for d in 1 auto $((2 * ${every:-1})); do
+  run --input=nf.in --steps=3000 --precision=double --nearfield=ez,z,0 --slice=none --volume=no --dft-decimation=$d --output=n$d
+done
+alias_err() { paste -d, n1_near2.csv "n$1_near2.csv" | awk -F, 'NR > 1 { for (k = 3; k <= 4; ++k) { e = $k - $(k + 4); e = e < 0 ? -e : e
+  if (e > w) w = e; if ($k > m) m = $k } } END { printf "%.2e", w / m }'; }
+e_auto=$(alias_err auto) e_twice=$(alias_err $((2 * ${every:-1})))
+result $(awk -v a="$e_auto" -v b="$e_twice" 'BEGIN { exit !(a < 1e-6 && b > 1e-4) }' && echo 0 || echo 1) \
+  "decimation auto (every ${every:-?} steps): maps within $e_auto of the peak of every step's; every $((2 * ${every:-1})) steps: $e_twice"
 
 # the whole volume at once: Ez's amplitude on the middle z layer is the
 # near-field map's (17 x 13 x 11 cells; layer 5), to rounding (double)

@@ -70,6 +70,7 @@ typedef struct fdtd_state {
   hd_real *surf_buf;           /* samples of the steps since the last multiple of HD_DFT_BUFFER */
   hd_idx npts;
   int flushed;                 /* buffer slots already in surf_acc (a flush for the spectra) */
+  int dft_every;               /* the surface, maps and volume sample steps 0, D, 2D, ... (D = dft_every), each for D steps */
   hd_dft_volume_args vol;      /* the whole volume's transform (vol.acc NULL: none) */
   int vol_flushed;
   hd_idx vol_nn[3];            /* its physical nodes per axis */

@@ -785,6 +785,7 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   }
   st->tuned = FDTD_HAS_TUNED && m->variant != HD_VARIANT_GENERIC;
   st->time_block = m->time_block > 1 ? m->time_block : 1;
+  st->dft_every = m->dft_every > 1 ? m->dft_every : 1;
   memcpy(st->block, m->block, sizeof st->block);
   for (a = 0; a < 3; ++a) { /* faces shared with another block, PML and Mur on H: E there too, from H outside */
     const int open = fd_layers(m->bc[a]) || (m->bc[a] == HD_FDTD_BC_MUR && m->mur_h);

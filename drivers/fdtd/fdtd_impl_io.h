@@ -78,9 +78,10 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *pro
   hd_status s = HD_OK;
   size_t i;
   int q;
-  if (st->npts && st->step % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(st->step % HD_DFT_BUFFER)); /* the steps so far */
-  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER)
-    s = fd_volume_flush(ctx, st, (int)(st->step % HD_DFT_VOLUME_BUFFER));
+  const long m = fd_field_samples(st, st->step);
+  const double fdt = st->dft_every * st->dt; /* the fields' samples each stand for dft_every steps */
+  if (st->npts && m % HD_DFT_BUFFER) s = fd_dft_flush(ctx, st, (int)(m % HD_DFT_BUFFER)); /* the samples so far */
+  if (s == HD_OK && st->vol.acc && m % HD_DFT_VOLUME_BUFFER) s = fd_volume_flush(ctx, st, (int)(m % HD_DFT_VOLUME_BUFFER));
   if (s == HD_OK && volume && st->vol.acc) { /* the physical nodes, in doubles, times dt */
     const hd_idx *nn = st->vol_nn, pad = st->a.g.ghost, span = st->vol.span;
     const size_t nv = (size_t)12 * st->nffreq;
@@ -92,7 +93,7 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *pro
       for (k3 = 0; k3 < nn[2]; ++k3)
         for (j3 = 0; j3 < nn[1]; ++j3)
           for (i3 = 0; i3 < nn[0]; ++i3)
-            volume[q++] = (double)host[v * span + hd_grid_at(&st->a.g, i3 + pad, j3 + pad, k3 + pad) - st->vol.first] * st->dt;
+            volume[q++] = (double)host[v * span + hd_grid_at(&st->a.g, i3 + pad, j3 + pad, k3 + pad) - st->vol.first] * fdt;
     hd_host_free(host);
   }
   for (q = 0; planes && q < st->nplane && s == HD_OK; ++q) {
@@ -100,7 +101,7 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *pro
     if (!np) continue;
     s = hd_dev_download(ctx, planes[q], st->plane[q].acc, np * sizeof(double));
     if (s == HD_OK && st->twin) s = fd_add_twin(ctx, planes[q], st->twin->plane[q].acc, st->nffreq, st->plane[q].ncell);
-    for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= st->dt;
+    for (i = 0; s == HD_OK && i < np; ++i) planes[q][i] *= fdt;
   }
   if (s == HD_OK && probes && st->probe_acc) {
     const size_t np = (size_t)2 * st->nfreq * st->nprobe;
@@ -111,7 +112,7 @@ static hd_status fd_spectra(hd_ctx *ctx, void *state, double *feeds, double *pro
   if (s == HD_OK && feeds && st->feed_acc) s = hd_dev_download(ctx, feeds, st->feed_acc, nf * sizeof(double));
   for (i = 0; s == HD_OK && feeds && st->feed_acc && i < nf; ++i) feeds[i] *= st->dt; /* the DFT's dt */
   if (s == HD_OK && surface && st->surf_acc) s = hd_dev_download(ctx, surface, st->surf_acc, ns * sizeof(double));
-  for (i = 0; s == HD_OK && surface && st->surf_acc && i < ns; ++i) surface[i] *= st->dt;
+  for (i = 0; s == HD_OK && surface && st->surf_acc && i < ns; ++i) surface[i] *= fdt;
   for (i = 0; incident && st->inc_acc && i < (size_t)2 * st->nfreq; ++i) incident[i] = st->inc_acc[i] * st->dt;
   return s;
 }

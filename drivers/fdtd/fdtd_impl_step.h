@@ -121,20 +121,26 @@ static hd_status fd_e_exchanged(hd_ctx *ctx, fdtd_state *st, hd_status (*halo)(h
   return s;
 }
 
+/* The fields' running DFTs (surface, maps, volume) sample steps 0, D,
+ * 2D, ... (D = dft_every, hd_dft_decimation), each standing for D steps:
+ * whether step n is one, and how many of steps 0 .. steps - 1 are. */
+static int fd_field_due(const fdtd_state *st, long n) { return n % st->dft_every == 0; }
+static long fd_field_samples(const fdtd_state *st, long steps) { return (steps + st->dft_every - 1) / st->dft_every; }
+
 /* The buffered surface samples into the sums, chunk by chunk of
- * frequencies: slot t holds step (step - step % B) + t, B = HD_DFT_BUFFER,
- * a window aligned on the step count so that any split of a run into
- * advances, restarts or ranks flushes the same steps together.  Flushes
+ * frequencies: slot t holds sample (m - m % B) + t, B = HD_DFT_BUFFER, a
+ * window aligned on the sample count so that any split of a run into
+ * advances, restarts or ranks flushes the same samples together.  Flushes
  * slots flushed .. upto - 1. */
 static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
-  const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_BUFFER; /* the window of the last step taken */
+  const long m = fd_field_samples(st, st->step) - 1, m0 = m - m % HD_DFT_BUFFER; /* the window of the last sample */
   hd_status s = HD_OK;
   int k0;
   for (k0 = 0; k0 < st->nffreq && upto > st->flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_surface_args sa;
     hd_dft_phase_step(&sa.ph, st->ffreq + k0, st->nffreq - k0 < HD_DFT_CHUNK ? st->nffreq - k0 : HD_DFT_CHUNK,
-                      step0 + st->flushed, st->dt);
-    hd_dft_rotation(sa.rc, sa.rs, st->ffreq + k0, sa.ph.count, st->dt);
+                      (m0 + st->flushed) * st->dft_every, st->dt);
+    hd_dft_rotation(sa.rc, sa.rs, st->ffreq + k0, sa.ph.count, st->dft_every * st->dt);
     sa.buf = st->surf_buf, sa.acc = st->surf_acc, sa.npts = st->npts, sa.t0 = st->flushed, sa.t1 = upto, sa.k0 = k0;
     s = hd_dft_surface_loop(ctx, &sa, 0, st->npts);
   }
@@ -143,16 +149,17 @@ static hd_status fd_dft_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
 }
 
 /* The volume's buffered samples into its sums (as fd_dft_flush, windows
- * of HD_DFT_VOLUME_BUFFER steps). */
+ * of HD_DFT_VOLUME_BUFFER samples). */
 static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
-  const long step0 = (st->step - 1) - (st->step - 1) % HD_DFT_VOLUME_BUFFER;
+  const long m = fd_field_samples(st, st->step) - 1, m0 = m - m % HD_DFT_VOLUME_BUFFER;
   hd_status s = HD_OK;
   int k0, t, k;
   for (k0 = 0; k0 < st->nffreq && upto > st->vol_flushed && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_volume_args va = st->vol;
     for (t = st->vol_flushed; t < upto; ++t) {
       hd_dft_phase ph;
-      hd_dft_phase_step(&ph, st->ffreq + k0, st->nffreq - k0 < HD_DFT_CHUNK ? st->nffreq - k0 : HD_DFT_CHUNK, step0 + t, st->dt);
+      hd_dft_phase_step(&ph, st->ffreq + k0, st->nffreq - k0 < HD_DFT_CHUNK ? st->nffreq - k0 : HD_DFT_CHUNK,
+                        (m0 + t) * st->dft_every, st->dt);
       for (va.count = ph.count, k = 0; k < ph.count; ++k)
         va.c[0][t][k] = ph.c[0][k], va.s[0][t][k] = ph.s[0][k], va.c[1][t][k] = ph.c[1][k], va.s[1][t][k] = ph.s[1][k];
     }
@@ -160,6 +167,16 @@ static hd_status fd_volume_flush(hd_ctx *ctx, fdtd_state *st, int upto) {
     s = hd_dft_volume_loop(ctx, &va, va.span, 6);
   }
   st->vol_flushed = upto == HD_DFT_VOLUME_BUFFER ? 0 : upto;
+  return s;
+}
+
+/* After step st->step - 1: the buffers whose window it filled, flushed. */
+static hd_status fd_field_flush(hd_ctx *ctx, fdtd_state *st) {
+  const long m = fd_field_samples(st, st->step);
+  hd_status s = HD_OK;
+  if (!fd_field_due(st, st->step - 1)) return HD_OK;
+  if (st->npts && m % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
+  if (s == HD_OK && st->vol.acc && m % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
   return s;
 }
 
@@ -172,6 +189,7 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
   const int nf = after_h ? st->nffreq : st->nfreq;
   hd_status s = HD_OK;
   int k0, k;
+  if (after_h && !fd_field_due(st, st->step)) return HD_OK;
   for (k0 = 0; k0 < nf && s == HD_OK; k0 += HD_DFT_CHUNK) {
     hd_dft_phase ph;
     hd_dft_phase_step(&ph, freq + k0, nf - k0 < HD_DFT_CHUNK ? nf - k0 : HD_DFT_CHUNK, st->step, st->dt);
@@ -195,12 +213,12 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     hd_dft_sample_args sa;
     memcpy(sa.f, st->a.f, sizeof sa.f);
     sa.g = st->a.g, sa.node = st->surf_node, sa.face = st->surf_face, sa.buf = st->surf_buf;
-    sa.npts = st->npts, sa.slot = (int)(st->step % HD_DFT_BUFFER);
+    sa.npts = st->npts, sa.slot = (int)(fd_field_samples(st, st->step) % HD_DFT_BUFFER);
     s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
   }
   if (s == HD_OK && after_h && st->vol.acc) {
     hd_dft_volume_args va = st->vol;
-    va.slot = (int)(st->step % HD_DFT_VOLUME_BUFFER);
+    va.slot = (int)(fd_field_samples(st, st->step) % HD_DFT_VOLUME_BUFFER);
     s = hd_dft_volume_sample_loop(ctx, &va, va.span, 1);
   }
   return s;
@@ -361,8 +379,7 @@ static hd_status fd_step_end(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
     if (s == HD_OK && st->probe_acc) s = fd_probe_dft(ctx, st, rec);
   }
   ++st->step;
-  if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
-  if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
+  if (s == HD_OK) s = fd_field_flush(ctx, st);
   return s;
 }
 

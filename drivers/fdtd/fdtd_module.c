@@ -99,6 +99,7 @@ static void ckpt_template(const fdtd_input *in, const fdtd_model *m, size_t real
       hd_ckpt_param(ck, "cpml", "%.17g,%.17g", m->cpml_kappa, m->cpml_alpha);
       break;
     }
+  if (m->dft_every > 1) hd_ckpt_param(ck, "dft_every", "%d", m->dft_every); /* the samples' spacing in the DFT buffers */
   hd_ckpt_param(ck, "mesh_crc", "%08x", mesh);
   hd_ckpt_param(ck, "materials_crc", "%08x", mat);
   hd_ckpt_param(ck, "sources_crc", "%08x", src);
@@ -140,9 +141,34 @@ static int parse_time_block(const char *arg, int backend, size_t real_size, fdtd
   return 0;
 }
 
+/* --dft-decimation=D|auto into the model: auto samples the fields' DFTs
+ * as sparsely as keeps the source's spectrum aliased onto their
+ * frequencies below FDTD_DFT_ALIAS of its least there (hd_dft_decimation;
+ * doc/fdtd.md gives the error against every step). */
+#define FDTD_DFT_ALIAS 1e-8
+static int parse_dft_every(const char *arg, int fields, fdtd_model *m, char *err, size_t n) {
+  const int autod = !arg[0] || !strcmp(arg, "auto");
+  char *end;
+  long d = autod ? 1 : strtol(arg, &end, 10);
+  if (!autod && (end == arg || *end || d < 1 || d > 1000000)) {
+    snprintf(err, n, "dft-decimation: '%s' is not auto or a step count from 1 to 1000000", arg);
+    return 1;
+  }
+  if (!fields) d = 1; /* no far field, maps or volume: nothing samples */
+  else if (autod) d = hd_dft_decimation(&m->wave, m->freq + m->field_first, m->nfield, m->dt, FDTD_DFT_ALIAS);
+  m->dft_every = (int)d;
+  return 0;
+}
+
 static void print_time_block(int t, const char *why) {
   if (why) printf("time_block: 1 (%s)\n", why);
   else printf("time_block: %d\n", t);
+}
+
+/* Where the fields are transformed, the steps between their samples. */
+static void print_dft_every(const fdtd_cli *c, const fdtd_model *m) {
+  if (c->sp.ntheta || c->nplane || c->nearvolume)
+    printf("dft_every: %d (%s)\n", m->dft_every, !c->dft_decimation[0] || !strcmp(c->dft_decimation, "auto") ? "auto" : "given");
 }
 
 static int options(void *self, cli_opt *opts, int max) {
@@ -152,6 +178,7 @@ static int options(void *self, cli_opt *opts, int max) {
       CLI_HEADING_ROW("Benchmark and kernels"),
       {"bench", CLI_INT, &c->bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched (default: the device's tuned shape)", 1, 1024, 3, &c->nblock, 0, 0, 0},
+      {"dft-decimation", CLI_STRING, c->dft_decimation, "D|auto", "the far field's, maps' and volume's running DFTs take every D-th step, each sample for D steps (feeds and probes take every step); auto: the largest D that keeps the source's spectrum aliased onto their frequencies below 1e-8 of its own there, 1 for a sine or a waveform file (default auto; doc/fdtd.md)", 1, 0, sizeof c->dft_decimation, NULL, 0, 0, 0},
       {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CPU backends; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
       CLI_HEADING_ROW("The model (doc/fdtd.md)"),
       {"xmesh", CLI_LIST, &c->in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ... (required)", 1, 0, 0, NULL, 0, 0, 0},
@@ -416,7 +443,8 @@ static int prepare(hd_drv_run *r) {
   }
   for (k = 0; k < c->nblock; ++k) m->block[k] = (int)c->block[k];
   if (parse_time_block(c->time_block, r->core->id, c->com.precision == 1 ? sizeof(float) : sizeof(double), m, r->err,
-                       sizeof r->err))
+                       sizeof r->err) ||
+      parse_dft_every(c->dft_decimation, c->sp.ntheta || c->nplane || c->nearvolume, m, r->err, sizeof r->err))
     return HD_DRV_BAD_INPUT;
   f->pad = fdtd_pad(m);
   f->nrec = c->in.nprobe + 2 * c->in.nfeed;
@@ -651,6 +679,7 @@ static int summary(hd_drv_run *r, FILE *out) {
   if (c->pw.on && f->m.bloch) /* the angle holds at the waveform's frequency; at f it is asin(c beta / (2 pi f)) */
     fprintf(out, "bloch: %c %.9g rad/m\n", 'x' + f->m.bloch_axis, f->m.bloch_beta);
   print_time_block(f->time_block, f->time_block_why);
+  print_dft_every(c, &f->m);
   if (c->res.on) {
     double t0 = c->res.t0;
     int k;
@@ -707,6 +736,7 @@ static int bench(hd_drv_run *r) {
          rounds, boundary(&c->in, 0), boundary(&c->in, 1), boundary(&c->in, 2), sec, r->bench_rate / 1e6, per,
          r->bench_rate * per / 1e9, bw / 1e9, bw > 0 ? r->bench_rate * per / bw : 0.0);
   print_time_block(f->time_block, f->time_block_why);
+  print_dft_every(c, &f->m);
   return HD_DRV_OK;
 }
 

@@ -21,7 +21,7 @@ typedef struct fdtd_cli {
   fdtd_input in;
   long bench, average_every, block[3];
   int nblock, volume, pieces;
-  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], resonances[128], wave_file[4096];
+  char slice[128], frequencies[128], ffrequencies[128], farfield[64], planewave[128], time_block[16], dft_decimation[16], resonances[128], wave_file[4096];
   fdtd_resonance_band res;
   fdtd_planewave pw;
   cli_list nearfield, nearline, flux;

@@ -67,6 +67,7 @@ typedef struct fdtd_model {
   const unsigned char *surf_face;
   const long *surf_ijk;
   int volume_dft;              /* every node's six components too */
+  int dft_every;               /* the surface, maps and volume sample every dft_every-th step (0, 1: every step) */
   int nplane;                  /* near-field maps: component, normal axis, cell layer of this block (-1: not here) */
   int plane_comp[FDTD_MAX_PLANES], plane_axis[FDTD_MAX_PLANES];
   long plane_layer[FDTD_MAX_PLANES];

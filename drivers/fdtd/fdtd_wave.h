@@ -202,6 +202,7 @@ typedef struct fd_tb_step {
   hd_dft_sample_args surf;
   hd_dft_volume_args vol;
   hd_real *vi;                 /* the feeds' V and I of this step */
+  int field_due;               /* the fields' DFTs sample this step (fd_field_due) */
 } fd_tb_step;
 
 /* x over thread t's points of plane k in schedule q (their indices:
@@ -288,11 +289,11 @@ static void fd_tb_record(const fdtd_state *st, const fd_tb *tb, const fd_tb_step
                          int nchunk, hd_idx k, int t, hd_idx j0, hd_idx j1) {
   hd_idx x;
   int q, c;
-  FD_TB_POINTS(tb->surf, tb, k, t, x) hd_dft_sample_pt(&a->surf, tb->surf.order[x]);
-  for (q = 0; q < st->nplane; ++q)
+  if (a->field_due) FD_TB_POINTS(tb->surf, tb, k, t, x) hd_dft_sample_pt(&a->surf, tb->surf.order[x]);
+  for (q = 0; q < st->nplane && a->field_due; ++q)
     for (c = 0; c < nchunk; ++c)
       FD_TB_POINTS(tb->plane[q], tb, k, t, x) hd_dft_plane_pt(&maps[q * nchunk + c], tb->plane[q].order[x]);
-  if (st->vol.acc) { /* the volume's elements in these rows of the plane */
+  if (st->vol.acc && a->field_due) { /* the volume's elements in these rows of the plane */
     const hd_grid *g = &st->a.g;
     hd_idx lo = hd_grid_at(g, 0, j0, k) - st->vol.first, hi = hd_grid_at(g, 0, j1, k) - st->vol.first, p;
     if (lo < 0) lo = 0;
@@ -371,9 +372,10 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
     if (nl) x->sf_probe.inc.line[0] = line + (q + 1) * 2 * nl, x->sf_probe.inc.line[1] = line + (q + 1) * 2 * nl + nl;
     memcpy(x->surf.f, st->a.f, sizeof x->surf.f);
     x->surf.g = st->a.g, x->surf.node = st->surf_node, x->surf.face = st->surf_face, x->surf.buf = st->surf_buf;
-    x->surf.npts = st->npts, x->surf.slot = (int)(n % HD_DFT_BUFFER);
+    x->surf.npts = st->npts, x->surf.slot = (int)(fd_field_samples(st, n) % HD_DFT_BUFFER);
     x->vol = st->vol;
-    x->vol.slot = (int)(n % HD_DFT_VOLUME_BUFFER);
+    x->vol.slot = (int)(fd_field_samples(st, n) % HD_DFT_VOLUME_BUFFER);
+    x->field_due = fd_field_due(st, n);
     for (c = 0; c < nchunk; ++c) {
       hd_dft_phase ph;
       const int k0 = c * HD_DFT_CHUNK;
@@ -417,8 +419,7 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
     if (st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, a[q].vi, 0);
     if (s == HD_OK && a[q].probe.rec && st->probe_acc) s = fd_probe_dft(ctx, st, a[q].probe.rec);
     ++st->step;
-    if (s == HD_OK && st->npts && st->step % HD_DFT_BUFFER == 0) s = fd_dft_flush(ctx, st, HD_DFT_BUFFER);
-    if (s == HD_OK && st->vol.acc && st->step % HD_DFT_VOLUME_BUFFER == 0) s = fd_volume_flush(ctx, st, HD_DFT_VOLUME_BUFFER);
+    if (s == HD_OK) s = fd_field_flush(ctx, st);
   }
   st->step = s0 + T;
   free(a), free(maps), free(line);
@@ -426,12 +427,15 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
 }
 
 /* Steps the next block may take of the `left` still to go: none past the
- * end of a DFT buffer's window (their slots would wrap before the flush). */
+ * last sample of a DFT buffer's window (their slots would wrap before the
+ * flush): of a window of B with r slots left, steps up to sample m + r. */
 static int fd_block_steps(const fdtd_state *st, long left) {
+  const long m = fd_field_samples(st, st->step), D = st->dft_every;
   long t = st->time_block < left ? st->time_block : left;
-  if (st->npts && t > HD_DFT_BUFFER - st->step % HD_DFT_BUFFER) t = HD_DFT_BUFFER - st->step % HD_DFT_BUFFER;
-  if (st->vol.acc && t > HD_DFT_VOLUME_BUFFER - st->step % HD_DFT_VOLUME_BUFFER)
-    t = HD_DFT_VOLUME_BUFFER - st->step % HD_DFT_VOLUME_BUFFER;
+  if (st->npts && t > (m + HD_DFT_BUFFER - m % HD_DFT_BUFFER) * D - st->step)
+    t = (m + HD_DFT_BUFFER - m % HD_DFT_BUFFER) * D - st->step;
+  if (st->vol.acc && t > (m + HD_DFT_VOLUME_BUFFER - m % HD_DFT_VOLUME_BUFFER) * D - st->step)
+    t = (m + HD_DFT_VOLUME_BUFFER - m % HD_DFT_VOLUME_BUFFER) * D - st->step;
   return (int)t;
 }
 

@@ -194,6 +194,47 @@ HD_HOST_FN void hd_dft_rotation(double *rc, double *rs, const double *freq, int 
     rs[k] = -sin(2.0 * 3.14159265358979323846 * fmod(freq[k] * dt, 1.0));
 }
 
+/* ---- decimation: sampling a running DFT every D steps ----------------------------- */
+
+/* |W(f)| of waveform w up to a constant factor, for the pulses whose
+ * transform is closed-form (Gaussian exp(-(pi f tau)^2), its derivative f
+ * times it, the modulated one the sum of its two shifted copies, an upper
+ * bound); -1 for the others (the ramped sine, a table). */
+HD_HOST_FN double hd_fdtd_wave_spectrum(const hd_fdtd_wave *w, double f) {
+  const double pi = 3.14159265358979323846, x = pi * w->tau * f, d = pi * w->tau * w->freq;
+  if (w->kind == HD_FDTD_GAUSSIAN) return exp(-x * x);
+  if (w->kind == HD_FDTD_DGAUSSIAN) return fabs(x) * exp(-x * x);
+  if (w->kind == HD_FDTD_MGAUSSIAN) return exp(-(x - d) * (x - d)) + exp(-(x + d) * (x + d));
+  return -1.0;
+}
+
+/* Steps between the samples of a running DFT at freq[0 .. n) driven by w:
+ * a transform sampled every D dt is the sum over k of X(f + k / (D dt)),
+ * so the nearest alias on any f lies at least 1/(D dt) - fmax away, and D
+ * is the largest for which w's spectrum beyond that is at most eps times
+ * its least at the frequencies (Meep's decimation chooses D from the
+ * sources' bandwidth likewise).  1 where w's spectrum is not closed-form. */
+HD_HOST_FN int hd_dft_decimation(const hd_fdtd_wave *w, const double *freq, int n, double dt, double eps) {
+  double fmax = 0.0, smin = HUGE_VAL, lo, hi, peak;
+  int k, it;
+  if (n <= 0 || !(dt > 0) || hd_fdtd_wave_spectrum(w, 0.0) < 0) return 1;
+  for (k = 0; k < n; ++k) fmax = fmax > fabs(freq[k]) ? fmax : fabs(freq[k]), smin = fmin(smin, hd_fdtd_wave_spectrum(w, freq[k]));
+  if (!(smin > 0)) return 1;
+  /* past the peak (0, 1/(pi tau sqrt 2), or freq) |W| only falls: bisect where it meets eps smin */
+  peak = w->kind == HD_FDTD_MGAUSSIAN ? w->freq : w->kind == HD_FDTD_DGAUSSIAN ? 1.0 / (3.14159265358979323846 * w->tau * sqrt(2.0)) : 0.0;
+  lo = fmax > peak ? fmax : peak, hi = 0.5 / dt;
+  if (lo >= hi || hd_fdtd_wave_spectrum(w, hi) > eps * smin) return 1;
+  for (it = 0; it < 200 && hi - lo > 1e-9 * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (hd_fdtd_wave_spectrum(w, mid) > eps * smin) lo = mid;
+    else hi = mid;
+  }
+  {
+    const double d = floor(1.0 / (dt * (fmax + hi)));
+    return d < 1.0 ? 1 : d > 1e6 ? 1000000 : (int)d;
+  }
+}
+
 /* The face points of the box of physical nodes lo[a] .. hi[a] (lo < hi),
  * face by face, x innermost where x lies in the face (neighbouring threads
  * then read neighbouring fields).  Returns their count; where the arrays
