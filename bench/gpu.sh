@@ -120,10 +120,11 @@ log "benchmarks"
     sh bench/fdtd_dft.sh drivers/hd-fdtd cuda 300 301
     echo "-- OpenFDTD's benchmark models with a full-volume DFT at one frequency (OpenFDTD on this H200: 9,200 / 9,900 Mcells.steps/s at 300 / 400) --"
     for n in 300 400; do
-      for v in no yes; do
-        printf 'N = %s, nearvolume = %s: ' $n $v
-        ./drivers/hd-fdtd --bench=$n --precision=single --frequencies=3e9 --nearvolume=$v --backend=cuda --progress=0 2>&1 |
-          sed -n 's/^mcells_steps_per_second: /Mcells.steps\/s /p; /error/p'
+      for v in no yes:auto yes:1; do
+        printf 'N = %s, nearvolume = %s, dft-decimation = %s: ' $n ${v%%:*} ${v#*:}
+        ./drivers/hd-fdtd --bench=$n --precision=single --frequencies=3e9 --nearvolume=${v%%:*} --dft-decimation=${v#*:} --backend=cuda --progress=0 2>&1 |
+          sed -n 's/^mcells_steps_per_second: /Mcells.steps\/s /p; s/^dft_every: /dft_every /p; /error/p' | tr '\n' ' '
+        echo
       done
     done
     echo "-- dispersive media: the benchmark model plain, its block Debye, the whole volume Debye (the ADE pass's cost an edge) --"
@@ -154,9 +155,10 @@ log "benchmarks"
       round=0
       while [ $round -lt "${OPENFDTD_ROUNDS:-3}" ]; do
         round=$((round + 1))
-        for v in no yes; do
+        for v in no yes every; do
           dft=
           [ $v = yes ] && dft="--frequencies=3e9 --nearvolume=yes"
+          [ $v = every ] && dft="--frequencies=3e9 --nearvolume=yes --dft-decimation=1"
           ./drivers/hd-fdtd --bench=$n --precision=single --backend=cuda --steps=1000 --progress=0 $dft 2>/dev/null |
             sed -n "s/^mcells_steps_per_second: /hd_$v /p"
         done
@@ -175,14 +177,15 @@ log "benchmarks"
           lo[k] = v[k, 1]; hi[k] = v[k, c]; return c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2 }
         { v[$1, ++cnt[$1]] = $2 }
         END { for (k in cnt) m[k] = med(k)
-          printf "benchmark%-4s %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx | %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx\n", n,
+          printf "benchmark%-4s %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx | %7.0f (%.0f-%.0f) %7.0f (%.0f-%.0f) %5.2fx | %7.0f (%.0f-%.0f) %5.2fx\n", n,
             m["hd_no"], lo["hd_no"], hi["hd_no"], m["ofd_no"], lo["ofd_no"], hi["ofd_no"], (m["ofd_no"] > 0 ? m["hd_no"] / m["ofd_no"] : 0),
-            m["hd_yes"], lo["hd_yes"], hi["hd_yes"], m["ofd_yes"], lo["ofd_yes"], hi["ofd_yes"], (m["ofd_yes"] > 0 ? m["hd_yes"] / m["ofd_yes"] : 0) }'
+            m["hd_yes"], lo["hd_yes"], hi["hd_yes"], m["ofd_yes"], lo["ofd_yes"], hi["ofd_yes"], (m["ofd_yes"] > 0 ? m["hd_yes"] / m["ofd_yes"] : 0),
+            m["hd_every"], lo["hd_every"], hi["hd_every"], (m["ofd_yes"] > 0 ? m["hd_every"] / m["ofd_yes"] : 0) }'
     done >"$w/rows"
     version=$(sed -n 's/.*Ver\.\([0-9.]*\).*/\1/p' "$w/s500-300.txt" | head -n 1)
     echo "-- FDTD beside OpenFDTD ${version:-(did not run: see its log)} CUDA, its benchmark files, single: Mcells.steps/s," \
       "median (spread) of ${OPENFDTD_ROUNDS:-3} interleaved rounds; OpenFDTD's loop by part-2 at 500 and 1500 steps --"
-    echo "model          hd loop           OpenFDTD loop     ratio | hd + volume DFT   OpenFDTD + DFT    ratio"
+    echo "model          hd loop           OpenFDTD loop     ratio | hd + volume DFT   OpenFDTD + DFT    ratio | hd, DFT every step ratio"
     cat "$w/rows"
     [ -s "$w/rows" ] && tail -n 30 "$w/s1500-400.txt" >"${OUT:-.}/openfdtd_last.txt" 2>/dev/null
     rm -rf "$w"
