@@ -182,8 +182,8 @@ static hd_status fd_field_flush(hd_ctx *ctx, fdtd_state *st) {
 
 /* This step's running DFTs: after the E half step (after_h = 0) the feeds'
  * V and I just recorded at vi and the plane wave's source (host), chunk by
- * chunk of frequencies; after the H half step the planes' fields, and the
- * surface's into the buffer. */
+ * chunk of frequencies; after the H half step of a step fd_field_due takes
+ * the planes' fields, and the surface's and volume's into their buffers. */
 static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int after_h) {
   const double *freq = after_h ? st->ffreq : st->freq;
   const int nf = after_h ? st->nffreq : st->nfreq;
