@@ -426,16 +426,20 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
   return s;
 }
 
-/* Steps the next block may take of the `left` still to go: none past the
- * last sample of a DFT buffer's window (their slots would wrap before the
- * flush): of a window of B with r slots left, steps up to sample m + r. */
+/* Steps from st->step through the last sample of the current window of a
+ * buffer of B samples (the DFT buffers' slots would wrap past it before
+ * the flush). */
+static long fd_window_steps(const fdtd_state *st, long B) {
+  const long m = fd_field_samples(st, st->step);
+  return (m + B - m % B) * st->dft_every - st->step;
+}
+
+/* Steps the next block may take of the `left` still to go: none past a
+ * DFT buffer's window. */
 static int fd_block_steps(const fdtd_state *st, long left) {
-  const long m = fd_field_samples(st, st->step), D = st->dft_every;
   long t = st->time_block < left ? st->time_block : left;
-  if (st->npts && t > (m + HD_DFT_BUFFER - m % HD_DFT_BUFFER) * D - st->step)
-    t = (m + HD_DFT_BUFFER - m % HD_DFT_BUFFER) * D - st->step;
-  if (st->vol.acc && t > (m + HD_DFT_VOLUME_BUFFER - m % HD_DFT_VOLUME_BUFFER) * D - st->step)
-    t = (m + HD_DFT_VOLUME_BUFFER - m % HD_DFT_VOLUME_BUFFER) * D - st->step;
+  if (st->npts && t > fd_window_steps(st, HD_DFT_BUFFER)) t = fd_window_steps(st, HD_DFT_BUFFER);
+  if (st->vol.acc && t > fd_window_steps(st, HD_DFT_VOLUME_BUFFER)) t = fd_window_steps(st, HD_DFT_VOLUME_BUFFER);
   return (int)t;
 }
 
