@@ -9,6 +9,7 @@
 #include <hd/heat.h>
 #include <hd/heat_balance.h>
 #include <hd/heat_blocked.h>
+#include <hd/heat_solve.h>
 #include <hd/memory.h>
 
 #include "media.h"
@@ -42,6 +43,18 @@ typedef struct heat_state {
   hd_heat_flow_args flow;   /* its accumulators (backend memory; NULL: not counted) */
   hd_heat_energy_args energy; /* its rows (backend memory) */
   double counts[HD_HEAT_MAX_MATERIALS]; /* interior cells of each material (uniform: all in 0) */
+  /* implicit steps (problem.scheme): the system, its right side, the
+     solver; the tables' host side (the ghost maps follow set_faces) */
+  int scheme;
+  double theta;
+  hd_heat_sys sys;
+  hd_heat_rhs_args rhs;
+  hd_heat_solver sv;
+  hd_real *itab;            /* backend memory: cap, qd, rc (nm each), the ghost maps (12 nm) */
+  int nm;
+  double mk[HD_HEAT_MAX_MATERIALS], mrhoc[HD_HEAT_MAX_MATERIALS], mq[HD_HEAT_MAX_MATERIALS];
+  heat_solves solves;
+  double *wsum, *wrows;     /* backend memory: material_sums' weights and rows */
 #if defined(HD_BACKEND_CUDA)
   /* overlapped halo steps: the slabs and the exchange on a high-priority
      stream, the inside on a low one, both non-blocking */
@@ -63,6 +76,10 @@ static void h_destroy(hd_ctx *ctx, void *state) {
 #endif
   if (st->map) hd_dev_free(ctx, st->map - st->lead);
   hd_dev_free(ctx, st->tables);
+  hd_heat_solver_close(ctx, &st->sv);
+  hd_dev_free(ctx, st->itab);
+  hd_dev_free(ctx, st->wsum);
+  hd_dev_free(ctx, st->wrows);
   hd_dev_free(ctx, st->ifaces);
   hd_dev_free(ctx, st->groups);
   hd_dev_free(ctx, st->qfield);
@@ -136,6 +153,8 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
     hd_heat_media_tables(nm, p->mat_k, p->mat_rhoc, p->mat_q, p->dt, dx, g->dim, tab, tab + nm * nm + nm,
                          tab + nm * nm + 2 * nm, tab + nm * nm + 3 * nm);
     for (d = 0; d < nm; ++d) tab[nm * nm + d] = (hd_real)p->mat_k[d];
+    if (p->face_mean) /* TeaLeaf's: the arithmetic mean of the two cells' k */
+      for (d = 0; d < nm * nm; ++d) tab[d] = (hd_real)(0.5 * (p->mat_k[d / nm] + p->mat_k[d % nm]));
     s = hd_dev_alloc(ctx, (void **)&st->map, (size_t)(g->total + st->lead));
     if (s == HD_OK) st->map += st->lead;
   }
@@ -161,12 +180,14 @@ static hd_status h_media(hd_ctx *ctx, heat_state *st, const heat_problem *p, con
   }
 #endif
   if (s == HD_OK && p->source_values) s = h_source(ctx, st, p, map, dx);
-  if (s == HD_OK && p->balance) { /* the cells of each material (the sources' heat) */
+  if (s == HD_OK) { /* the cells of each material (the sources' heat, material_sums) */
     const hd_range3 r = hd_grid_interior(g);
     hd_idx i, j, k;
     for (k = r.lo[2]; k < r.hi[2]; ++k)
       for (j = r.lo[1]; j < r.hi[1]; ++j)
         for (i = r.lo[0]; i < r.hi[0]; ++i) st->counts[hd_heat_mat(map[hd_grid_at(g, i, j, k)])] += 1.0;
+  }
+  if (s == HD_OK && p->balance) {
     s = hd_dev_alloc(ctx, (void **)&st->energy.rhoc, (size_t)nm * sizeof(double));
     if (s == HD_OK) s = hd_dev_upload(ctx, (void *)st->energy.rhoc, p->mat_rhoc, (size_t)nm * sizeof(double));
   }
@@ -207,8 +228,11 @@ static hd_status h_balance_open(hd_ctx *ctx, heat_state *st, const heat_problem 
   return s;
 }
 
-static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
+#include "heat_impl_implicit.h"
+
+static hd_status h_create(hd_ctx *ctx, const heat_problem *p0, void **out) {
   heat_state *st = (heat_state *)calloc(1, sizeof(heat_state));
+  heat_problem *p = (heat_problem *)malloc(sizeof *p);
   hd_heat_init ic;
   hd_grid g;
   double dx[3];
@@ -216,17 +240,27 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
   hd_status s;
   int d;
   *out = NULL;
-  if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory");
+  if (!st || !p) return free(st), free(p), hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory");
+  *p = *p0;
+  if (p->scheme != HEAT_SCHEME_EXPLICIT && !p->nmat) { /* implicit steps on the media: one material */
+    p->nmat = 1, p->nregion = 0;
+    p->mat_k[0] = p->k > 0 ? p->k : 1.0, p->mat_rhoc[0] = p->mat_k[0] / p->alpha, p->mat_q[0] = 0.0;
+  }
   if (!hd_grid_init(&g, p->dim, p->n[0], p->n[1], p->n[2], 1)) {
-    free(st);
+    free(st), free(p);
     return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is empty or too large",
-                   p->n[0], p->n[1], p->n[2]);
+                   p0->n[0], p0->n[1], p0->n[2]);
   }
   for (d = 0; d < 3; ++d) dx[d] = p->length[d] / (double)(p->cells[d] ? p->cells[d] : p->n[d]);
-  if ((s = hd_heat_setup(ctx, &st->a, &g, p->alpha, p->dt, dx, p->q)) != HD_OK) {
-    free(st);
+  /* implicit steps are not bound by the explicit limit: the explicit
+     coefficients are set up within it and unused */
+  if ((s = hd_heat_setup(ctx, &st->a, &g, p->alpha,
+                         p->scheme == HEAT_SCHEME_EXPLICIT ? p->dt : fmin(p->dt, 0.5 * hd_heat_dt_max(p->alpha, dx, p->dim)),
+                         dx, p->q)) != HD_OK) {
+    free(st), free(p);
     return s;
   }
+  if (p->scheme != HEAT_SCHEME_EXPLICIT) st->a.dt = (hd_real)p->dt, st->a.dtq = (hd_real)(p->dt * p->q);
   for (d = 0; d < HD_NFACES; ++d) /* conductivity 0: the unit default */
     st->a.bc[d] = hd_heat_face(p->bc_kind[d], p->bc_value[d], p->bc_h[d], p->k > 0 ? p->k : 1.0, dx[d / 2]);
 #if defined(HD_HEAT_HAS_TUNED)
@@ -245,8 +279,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
      (below): their exchange is told the pitch and the lead. */
   if (p->dim == 3) {
     if (!hd_grid_align_rows(&g, 128 / (hd_idx)sizeof(hd_real))) {
-      free(st);
-      return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is too large", p->n[0], p->n[1], p->n[2]);
+      free(st), free(p);
+      return hd_fail(ctx, HD_ERR_ARG, "heat: grid %ld x %ld x %ld is too large", p0->n[0], p0->n[1], p0->n[2]);
     }
     st->a.g = g;
     st->lead = 128 / (hd_idx)sizeof(hd_real) - 1;
@@ -254,8 +288,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
   if (p->overlap[2] || p->overlap[3] || p->overlap[4] || p->overlap[5]) { /* the block a view into the wide grid */
     const long *o = p->overlap;
     if (!hd_grid_init(&st->wide, p->dim, p->n[0], p->n[1] + o[2] + o[3], p->n[2] + o[4] + o[5], 1)) {
-      free(st);
-      return hd_fail(ctx, HD_ERR_ARG, "heat: a block of %ld x %ld x %ld cells is too large", p->n[0], p->n[1], p->n[2]);
+      free(st), free(p);
+      return hd_fail(ctx, HD_ERR_ARG, "heat: a block of %ld x %ld x %ld cells is too large", p0->n[0], p0->n[1], p0->n[2]);
     }
     st->off = st->lead = hd_grid_at(&st->wide, 0, o[2], o[4]);
     st->own[0] = 1 + (int)o[2], st->own[1] = 1 + (int)(o[2] + p->n[1]);
@@ -307,6 +341,8 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     s = hd_dev_upload(ctx, st->buf[0], host, (size_t)g.total * sizeof(hd_real));
     free(host);
     if (s != HD_OK) goto fail;
+  } else if (p->init_materials && (s = h_init_materials(ctx, st, p)) != HD_OK) {
+    goto fail;
   }
   st->a.t = st->buf[0];
   st->a.t_next = st->buf[0];
@@ -316,21 +352,26 @@ static hd_status h_create(hd_ctx *ctx, const heat_problem *p, void **out) {
     goto fail;
   st->a.t_next = st->buf[1];
   st->a.q = st->qfield;
+  if (p->scheme != HEAT_SCHEME_EXPLICIT && (s = h_implicit_open(ctx, st, p, dx)) != HD_OK) goto fail;
   if ((s = hd_ctx_sync(ctx)) != HD_OK) goto fail;
+  free(p);
   *out = st;
   return HD_OK;
 fail:
+  free(p);
   h_destroy(ctx, st);
   return s;
 }
 
 /* The heat the coming step moves through the counted faces (the generic
- * loops' own launch shape: ctx->block is the step kernels'). */
-static hd_status h_flow(hd_ctx *ctx, heat_state *st, const int block[3]) {
+ * loops' own launch shape: ctx->block is the step kernels'), weighted
+ * (an implicit step's share of the field now). */
+static hd_status h_flow(hd_ctx *ctx, heat_state *st, const int block[3], double weight) {
   hd_heat_flow_args fa = st->flow;
   int mine[3], d;
   hd_status s;
   fa.t = st->a.t;
+  for (d = 0; d < 3; ++d) fa.w[d] *= weight;
   for (d = 0; d < HD_NFACES; ++d)
     if (st->a.bc[d].kind == HD_HEAT_HALO) fa.acc[d] = NULL;
   memcpy(mine, ctx->block, sizeof mine);
@@ -358,6 +399,10 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
   memcpy(ctx->block, st->block, sizeof saved);
   for (n = 0; n < steps && s == HD_OK; ++n) {
     hd_real *t = st->a.t_next;
+    if (st->scheme != HEAT_SCHEME_EXPLICIT) {
+      s = h_implicit_step(ctx, st, saved);
+      continue;
+    }
     if (st->time_block > 1 && h_blockable(st)) {
       const int m = steps - n < st->time_block ? (int)(steps - n) : st->time_block;
       int in_next;
@@ -366,7 +411,7 @@ static hd_status h_advance(hd_ctx *ctx, void *state, long steps) {
       n += m - 1;
       continue;
     }
-    if (st->balance && (s = h_flow(ctx, st, saved)) != HD_OK) break;
+    if (st->balance && (s = h_flow(ctx, st, saved, 1.0)) != HD_OK) break;
     if (st->map) {
       st->media.a = st->a;
       s = st->tuned ? hd_heat_media_step_tuned(ctx, &st->media) : hd_heat_media_step(ctx, &st->media);
@@ -740,7 +785,7 @@ static hd_status h_set_faces(hd_ctx *ctx, void *state, const double value[6]) {
     if (kind != HD_HEAT_HALO && kind != HD_HEAT_ADIABATIC)
       st->a.bc[f] = hd_heat_face(kind, value[f], st->face_h[f], st->face_k, st->face_dx[f / 2]);
   }
-  return HD_OK;
+  return st->scheme != HEAT_SCHEME_EXPLICIT ? h_implicit_tables(ctx, st) : HD_OK; /* the ghost maps' g1 */
 }
 
 static hd_status h_probe(hd_ctx *ctx, void *state, const long ijk[3], double *out) {
@@ -795,4 +840,5 @@ static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum fa
 
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
                                         h_create, h_advance, h_advance_halo, h_stats, h_row_stats, h_download, h_destroy,
-                                        h_field, h_state_count, h_state_io, h_set_faces, h_probe, h_balance};
+                                        h_field, h_state_count, h_state_io, h_set_faces, h_probe, h_balance,
+                                        h_material_sums, h_solves};

@@ -22,11 +22,12 @@
 #include "output.h"
 #include "records.h"
 #include "sys.h"
+#include "tea.h"
 
 #define PROG "hd-heat"
 #define ABOUT \
-  "Explicit heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid; writes PREFIX.vti, " \
-  "PREFIX.csv and PREFIX.png." /* --help's line */
+  "Heat conduction dT/dt = alpha lap(T) + q on a 2-D or 3-D grid, explicit or implicit steps or the steady state; " \
+  "TeaLeaf's decks run as they are; writes PREFIX.vti, PREFIX.csv and PREFIX.png." /* --help's line */
 
 /* The maximum principle: forward Euler below its stability limit averages
  * neighbours, so |T| stays within the initial field, the fixed face values
@@ -228,12 +229,12 @@ static int options(void *self, cli_opt *opts, int max) {
       {"bc-yhi", CLI_STRING, c->bc_face[3], "BC", "condition on the y = Ly face (default: --bc's)", 1, 0, sizeof c->bc_face[3], NULL, 0, 0, 0},
       {"bc-zlo", CLI_STRING, c->bc_face[4], "BC", "condition on the z = 0 face (3-D; default: --bc's)", 1, 0, sizeof c->bc_face[4], NULL, 0, 0, 0},
       {"bc-zhi", CLI_STRING, c->bc_face[5], "BC", "condition on the z = Lz face (3-D; default: --bc's)", 1, 0, sizeof c->bc_face[5], NULL, 0, 0, 0},
-      {"material", CLI_LIST, &c->materials, "K,RHO,CP[,Q]", "a material: conductivity, density, heat capacity, volumetric source (repeat: numbered 1, 2, ...; 0 is the background: --conductivity, rho c = k / alpha)", 1, 0, 0, NULL, 0, 0, 0},
+      {"material", CLI_LIST, &c->materials, "K,RHO,CP[,Q[,T0]]", "a material: conductivity, density, heat capacity, volumetric source, initial temperature with --init=materials (repeat: numbered 1, 2, ...; 0 is the background: --conductivity, rho c = k / alpha, --t0)", 1, 0, 0, NULL, 0, 0, 0},
       {"region", CLI_LIST, &c->regions, "M,box,X0,X1,Y0,Y1[,Z0,Z1]|M,sphere,X,Y[,Z],R", "cells of material M (repeat; later regions win)", 1, 0, 0, NULL, 0, 0, 0},
       {"init-field", CLI_STRING, c->init_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "initial temperature from a file: a .vti (its first scalar cell array) or raw little-endian values, TYPE u8, i32, f32 or f64, x fastest (overrides --init; default: none)", 1, 0, sizeof c->init_field, NULL, 0, 0, 0},
       {"material-map", CLI_STRING, c->map_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "the material of every cell from a file (numbers of --material, 0 the background); --region paints over it (default: none)", 1, 0, sizeof c->map_field, NULL, 0, 0, 0},
       {"source-field", CLI_STRING, c->source_field, "FILE.vti|raw:TYPE:NX,NY[,NZ]:FILE", "volumetric heat source Q of every cell from a file (heats at Q / (rho c) of the cell's material) (default: none)", 1, 0, sizeof c->source_field, NULL, 0, 0, 0},
-      {"init", CLI_CHOICE, &c->init, "uniform|box|sphere|cosine|sine", "initial field (default box)", 1, 0, 0, NULL, 0, 0, 0},
+      {"init", CLI_CHOICE, &c->init, "uniform|box|sphere|cosine|sine|materials", "initial field (default box; materials: each material's T0, --material's fifth value)", 1, 0, 0, NULL, 0, 0, 0},
       {"t0", CLI_REAL, &c->t0, "T", "base temperature (default 0)", 1, 0, 0, NULL, 0, 0, 0},
       {"t-hot", CLI_REAL, &c->thot, "T", "box/sphere temperature or mode amplitude (default 1)", 1, 0, 0, NULL, 0, 0, 0},
       {"box", CLI_REALS, c->box, "X0,X1,Y0,Y1[,Z0,Z1]", "hot box (default: the middle half of each axis)", 1, 0, 6, &c->nbox, 0, 0, 0},
@@ -249,6 +250,17 @@ static int options(void *self, cli_opt *opts, int max) {
       {"max-growth", CLI_REAL, &c->max_growth, "G",
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness (default: tuned per device)", 1, 1024, 3, &c->nblock, 0, 0, 0},
+      {"scheme", CLI_CHOICE, &c->scheme, "explicit|implicit|cn|steady", "time steps: explicit (forward Euler, dt within the stability limit), implicit (backward Euler) or cn (Crank-Nicolson), any dt, each step a linear solve; steady: the steady state in one solve (default explicit)", 1, 0, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c->solver, "cg|chebyshev|ppcg|mg", "the implicit steps' solver: TeaLeaf's CG, Chebyshev and PPCG, or CG preconditioned by multigrid (default mg)", 1, 0, 0, NULL, 0, 0, 0},
+      {"tol", CLI_REAL, &c->tol, "R", "stop a solve when the residual norm falls to R times its first (default 1e-10; single precision 1e-5)", 0, 1, 0, NULL, 0, 0, 0},
+      {"tol-abs", CLI_REAL, &c->tol_abs, "E", "or below E (TeaLeaf's eps) (default 0)", 0, 1e300, 0, NULL, 0, 0, 0},
+      {"max-iters", CLI_INT, &c->max_iters, "N", "iterations a solve at most; a solve that misses its tolerance fails the run (default 10000)", 1, 1e9, 0, NULL, 0, 0, 0},
+      {"presteps", CLI_INT, &c->presteps, "N", "chebyshev, ppcg: CG iterations of the eigenvalue estimate (default 30)", 2, 10000, 0, NULL, 0, 0, 0},
+      {"ppcg-inner", CLI_INT, &c->inner, "N", "ppcg: Chebyshev steps of the preconditioner (default 10)", 1, 1000, 0, NULL, 0, 0, 0},
+      {"face-mean", CLI_CHOICE, &c->face_mean, "harmonic|arithmetic", "conductance between two materials: the harmonic mean of their k (the series resistance of the half cells) or the arithmetic mean (TeaLeaf's) (default harmonic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"tea-summary", CLI_FLAG, &c->tea_summary, "yes|no", "print TeaLeaf's field summary (tea_volume, tea_mass, tea_internal_energy, tea_temperature) (default no; TeaLeaf decks: yes)", 1, 0, 0, NULL, 0, 0, 0},
+      {"tea-densities", CLI_REALS, c->tea_densities, "RHO0,RHO1,...", "the density of each material, 0 first, for TeaLeaf's summary (TeaLeaf decks set it)", 1e-300, 1e300, HD_HEAT_MAX_MATERIALS, &c->ntea_densities, 0, 0, 0},
+      {"tea-expect", CLI_REAL, &c->tea_expect, "T", "check tea_temperature against T within TeaLeaf's 0.001 %; a miss fails the run (TeaLeaf decks: tea.problems' value beside the deck, where it has one)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (uniform medium, no --balance; on several ranks also no source field or face tables, and at most the thinnest block; doc/heat.md) (default auto: " HEAT_AUTO_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0}};
   c->dim = 2;
   c->n[0] = c->n[1] = c->n[2] = 256;
@@ -263,7 +275,10 @@ static int options(void *self, cli_opt *opts, int max) {
   c->vti = 1;
   c->png = HD_PNG_BUILT;
   c->max_growth = 10.0;
+  c->solver = HD_HEAT_SOLVER_MG;
+  c->tol = -1.0; /* the precision's default */
   strcpy(c->bc_all, "adiabatic");
+  cli_set_dialect(&heat_tea_dialect); /* --input=tea.in */
   return HD_DRV_ROWS(opts, max, o);
 }
 
@@ -273,6 +288,8 @@ static int setup(hd_drv_run *r) {
   heat_problem *p = &h->p;
   int d, bad;
   if (c->png && !HD_PNG_BUILT) return hd_drv_bad(r, "--png: " HD_NO_PNG);
+  if (r->root && heat_tea_note()[0]) fprintf(stderr, PROG ": %s: not used:%s\n", c->com.input, heat_tea_note());
+  if (c->scheme == HEAT_SCHEME_STEADY) c->steps = 1; /* one solve */
   bad = heat_build_problem(c, p, r->err, sizeof r->err);
   if (!bad) bad = heat_records_init(&h->rec, (const char(*)[256])c->table, &c->probes, p, r->err, sizeof r->err);
   cli_list_free(&c->materials), cli_list_free(&c->regions), cli_list_free(&c->probes);
@@ -285,7 +302,12 @@ static int setup(hd_drv_run *r) {
     if (!hd_grid_init(&g, p->dim, p->n[0], p->n[1], p->n[2], 1) || h->cells > 9e18)
       return hd_drv_bad(r, "--n: the grid is too large to index");
   }
+  if (c->tea_summary && c->ntea_densities != (p->nmat ? p->nmat : 1))
+    return hd_drv_bad(r, "--tea-densities: give %d densities, one a material (0 first)", p->nmat ? p->nmat : 1);
   if (hd_decomp_create(&h->hr.dc, p->dim, p->n, 0, 0, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
+  if (h->hr.dc.size > 1 && p->scheme != HEAT_SCHEME_EXPLICIT)
+    return hd_drv_bad(r, "--scheme=%s: implicit steps run on one rank so far", c->scheme == HEAT_SCHEME_STEADY ? "steady" : c->scheme == HEAT_SCHEME_CN ? "cn" : "implicit");
+  if (p->scheme != HEAT_SCHEME_EXPLICIT) p->time_block = 1; /* a solve a step */
   for (d = 0; d < c->nblock; ++d) p->block[d] = (int)c->block[d];
   h->pl = *p; /* this rank's block */
   for (d = 0; d < 3; ++d) h->pl.n[d] = h->hr.dc.ln[d], h->pl.origin[d] = h->hr.dc.off[d], h->pl.cells[d] = p->n[d];
@@ -334,6 +356,9 @@ static int open_backend(hd_drv_run *r) {
     padded *= ceil(row / per_line) * per_line / row;
   }
   r->dev_bytes = 2.0 * padded * ops->real_size;
+  if (p->scheme != HEAT_SCHEME_EXPLICIT) /* the solver's six vectors; multigrid's levels, the first four or five fields */
+    r->dev_bytes += (6.0 + (p->solver == HD_HEAT_SOLVER_MG ? (2.0 + p->dim) * (1.0 + 1.0 / ((1 << p->dim) - 1)) + 2.0 / ((1 << p->dim) - 1) : 0.0)) *
+                    padded * ops->real_size + padded;
   r->host_bytes = padded * ops->real_size + (double)pl->n[0] * pl->n[1] * pl->n[2] * 8.0 +
                   (r->root && (c->vti || c->png) && !c->com.bench && !c->pieces ? h->cells * 8.0 : 0.0);
   h->mem_gb = (r->dev_bytes + r->host_bytes) / 1e9;
@@ -486,7 +511,7 @@ static int after(hd_drv_run *r, long steps) {
   if (field_stats(&r->ctx, &h->hr, h->state, &h->st) != HD_OK) return HD_DRV_FAILED;
   if (h->st.nonfinite) return blowup(r, h);
   bound = growth_bound(p, &h->rec, &h->st0, step * p->dt);
-  if (fmax(fabs(h->st.min), fabs(h->st.max)) > h->c.max_growth * bound) {
+  if (p->scheme != HEAT_SCHEME_STEADY && fmax(fabs(h->st.min), fabs(h->st.max)) > h->c.max_growth * bound) {
     if (r->root)
       fprintf(stderr, PROG ": error: runaway growth after step %ld: max |T| = %g exceeds %g x the maximum-principle "
               "bound %g; dt = %g, limit %g%s\n", step, fmax(fabs(h->st.min), fabs(h->st.max)), h->c.max_growth, bound,
@@ -551,11 +576,48 @@ static int finish(hd_drv_run *r) {
   return write_field(r, h->c.vti ? &r->out[h->vti] : NULL, h->c.png ? &r->out[h->png] : NULL, h->c.com.output);
 }
 
+/* TeaLeaf's field summary (collective; rank 0 prints): the volume, the
+ * mass sum V rho, the initial internal energy sum V rho e0 = sum V u0 and
+ * the temperature sum V rho u, rho each material's density; with an
+ * expected temperature, TeaLeaf's check (within 0.001 %): a miss is exit 1. */
+static int tea_summary(hd_drv_run *r, heat_mod *h, FILE *out) {
+  const heat_problem *p = &h->p;
+  const int nm = p->nmat ? p->nmat : 1;
+  double counts[HD_HEAT_MAX_MATERIALS], mass = 0.0, ie = 0.0, temp, diff;
+  hd_xsum sum;
+  int m, bad = h->ops->material_sums(&r->ctx, h->state, h->c.tea_densities, &sum, counts) != HD_OK;
+  if (hd_par_any(bad)) return bad ? HD_DRV_FAILED : (hd_fail(&r->ctx, HD_ERR_IO, "the field summary failed on another rank"), HD_DRV_FAILED);
+  if (hd_xsum_allreduce(&sum, 1) || hd_par_sum_to_root(counts, HD_HEAT_MAX_MATERIALS))
+    return hd_fail(&r->ctx, HD_ERR_IO, "summing the field summary over the ranks failed"), HD_DRV_FAILED;
+  if (!r->root) return HD_DRV_OK;
+  for (m = 0; m < nm; ++m) mass += counts[m] * h->vol * h->c.tea_densities[m], ie += counts[m] * h->vol * p->mat_t0[m];
+  temp = hd_xsum_value(&sum);
+  fprintf(out, "tea_volume: %.17g\ntea_mass: %.17g\ntea_internal_energy: %.17g\ntea_temperature: %.17g\n",
+          h->cells * h->vol, mass, ie, temp);
+  if (!(h->c.tea_expect > 0)) return HD_DRV_OK;
+  diff = fabs(100.0 * (temp / h->c.tea_expect) - 100.0);
+  fprintf(out, "tea_expected: %.17g\ntea_difference_percent: %.3g\ntea_check: %s\n", h->c.tea_expect, diff,
+          diff < 0.001 ? "passed" : "failed");
+  if (diff < 0.001) return HD_DRV_OK;
+  fprintf(stderr, PROG ": error: tea_temperature %.15e differs from the expected %.15e by %.3g %% (TeaLeaf's check: within "
+          "0.001 %%)\n", temp, h->c.tea_expect, diff);
+  return 1;
+}
+
 static int summary(hd_drv_run *r, FILE *out) {
   heat_mod *h = (heat_mod *)r->self;
   const heat_problem *p = &h->p;
   const double done = h->cells * (double)(h->c.steps - r->step0);
-  int d;
+  int d, tea = HD_DRV_OK;
+  if (p->scheme != HEAT_SCHEME_EXPLICIT && r->root) {
+    static const char *const schemes[4] = {"explicit", "implicit", "cn", "steady"};
+    static const char *const solvers[4] = {"cg", "chebyshev", "ppcg", "mg"};
+    heat_solves sv;
+    h->ops->solves(h->state, &sv);
+    fprintf(out, "scheme: %s\nsolver: %s\nsolves: %ld\niterations: %ld\niterations_last: %ld\nresidual_first: %.6g\n"
+            "residual_last: %.6g\n", schemes[p->scheme], solvers[p->solver], sv.count, sv.iters, sv.iters_last, sv.res0, sv.res);
+  }
+  if (h->c.tea_summary && (tea = tea_summary(r, h, out)) == HD_DRV_FAILED) return tea;
   if (!r->root) return HD_DRV_OK;
   fprintf(out, "dim: %d\ncells: %ld", p->dim, p->n[0]);
   for (d = 1; d < p->dim; ++d) fprintf(out, " x %ld", p->n[d]);
@@ -570,7 +632,7 @@ static int summary(hd_drv_run *r, FILE *out) {
   if (p->balance) fprintf(out, "heat: %.17g\nheat_initial: %.17g\n", h->energy, h->energy0);
   /* the field's download, gather or pieces, write and commit */
   if (h->c.vti) fprintf(out, "field_write_seconds: %.6g\n", hd_wtime() - h->write_start);
-  return HD_DRV_OK;
+  return tea;
 }
 
 /* --bench: five rounds, each against a copy of one field. */

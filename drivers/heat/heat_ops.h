@@ -5,7 +5,7 @@
 #ifndef HD_DRV_HEAT_OPS_H
 #define HD_DRV_HEAT_OPS_H
 
-#include <hd/heat_media.h>
+#include <hd/heat_implicit.h>
 
 #include "backend.h"
 #include "xsum.h"
@@ -51,7 +51,25 @@ typedef struct heat_problem {
      the halo exchange fills time_block cells deep (hd_decomp_halo_deep);
      zeros: none */
   long overlap[6];
+  /* implicit steps and steady states (hd/heat_implicit.h, hd/heat_solve.h) */
+  int scheme;          /* HEAT_SCHEME_* */
+  int solver;          /* HD_HEAT_SOLVER_* */
+  double tol, tol_abs; /* stop at a residual tol x the first, or tol_abs */
+  long max_iters;
+  int presteps, inner; /* Chebyshev and PPCG: CG steps of the eigenvalue estimate; PPCG's inner steps */
+  int face_mean;       /* the face conductance of two materials: 0 harmonic mean, 1 arithmetic (TeaLeaf's) */
+  int init_materials;  /* the initial field: each cell its material's mat_t0 */
+  double mat_t0[HD_HEAT_MAX_MATERIALS];
 } heat_problem;
+
+enum { HEAT_SCHEME_EXPLICIT = 0, HEAT_SCHEME_IMPLICIT = 1, HEAT_SCHEME_CN = 2, HEAT_SCHEME_STEADY = 3 };
+
+/* The solves so far of an implicit run. */
+typedef struct heat_solves {
+  long count, iters;   /* solves, their iterations in all */
+  long iters_last;     /* the last solve's */
+  double res0, res;    /* its first and last residual norms */
+} heat_solves;
 
 /* The halo exchange of a shared grid, called after each step with the new
  * field's planes beside the shared faces final (heat_ops.advance_halo). */
@@ -95,6 +113,11 @@ typedef struct heat_ops {
      the heat a step of the source field adds (exact) */
   hd_status (*balance)(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum faces[6], double *counts,
                        hd_xsum *field_source);
+  /* with materials: sum V w_m T over the cells (w per material, exact)
+     and the interior cells of each material (HD_HEAT_MAX_MATERIALS) */
+  hd_status (*material_sums)(hd_ctx *ctx, void *state, const double *w, hd_xsum *sum, double *counts);
+  /* an implicit run's solves so far */
+  void (*solves)(void *state, heat_solves *out);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

@@ -81,6 +81,24 @@ static int parse_bc(const char *s, int *kind, double *value, double *h, char *ta
   return -1;
 }
 
+/* The implicit scheme's choices into p: the solver and its stopping, the
+ * face means; a steady state needs a face that holds the temperature. */
+static int heat_implicit_problem(const heat_cli *c, heat_problem *p, char *err, size_t n) {
+  int f, held = 0;
+  p->scheme = c->scheme, p->solver = c->solver, p->face_mean = c->face_mean;
+  p->tol = c->tol, p->tol_abs = c->tol_abs, p->max_iters = c->max_iters;
+  p->presteps = (int)c->presteps, p->inner = (int)c->inner;
+  if (c->scheme == HEAT_SCHEME_EXPLICIT) return 0;
+  if (p->balance && c->scheme == HEAT_SCHEME_STEADY)
+    return snprintf(err, n, "--balance: a steady state has no time to count heat over"), -1;
+  for (f = 0; f < 2 * p->dim; ++f)
+    held |= p->bc_kind[f] == HD_HEAT_FIXED || (p->bc_kind[f] == HD_HEAT_CONVECTIVE && p->bc_h[f] > 0);
+  if (c->scheme == HEAT_SCHEME_STEADY && !held)
+    return snprintf(err, n, "--scheme=steady: no face is fixed or convective, so no steady temperature is determined "
+                    "(give one with --bc or --bc-FACE)"), -1;
+  return 0;
+}
+
 /* Expand a list given with 1 or dim values into three axis values. */
 static int axis_list(const char *key, int count, int dim, double *v, char *err, size_t n) {
   int d;
@@ -117,13 +135,14 @@ int heat_build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
       return -1;
     }
   }
+  p->base = c->t0;
   if (heat_media_parse(&c->materials, &c->regions, p, err, n)) return -1;
   if (c->map_field[0] && !p->nmat) {
     snprintf(err, n, "--material-map: define the materials it numbers with --material");
     return -1;
   }
-  p->init_kind = c->init;
-  p->base = c->t0;
+  p->init_materials = c->init == HEAT_INIT_MATERIALS && p->nmat; /* one material: --t0 everywhere */
+  p->init_kind = c->init == HEAT_INIT_MATERIALS ? HD_HEAT_INIT_UNIFORM : c->init;
   p->value = c->thot;
   p->radius = c->radius > 0 ? c->radius : 0.25 * p->length[0];
   for (d = 0; d < 3; ++d) {
@@ -175,12 +194,14 @@ int heat_build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
       return snprintf(err, n, "--length: cells of %g give a stability limit of %g, which no time step meets", dx[0],
                       dtmax), -1;
     p->dt = c->dt > 0 ? c->dt : 0.9 * dtmax;
-    if (p->dt > dtmax && p->nmat) {
+    if (c->scheme != HEAT_SCHEME_EXPLICIT) {
+      /* implicit steps: any step */
+    } else if (p->dt > dtmax && p->nmat) {
       snprintf(err, n, "--dt: %g exceeds the explicit stability limit %g of these materials on this grid", p->dt,
                dtmax);
       return -1;
     }
-    if (p->dt > dtmax) {
+    if (p->dt > dtmax && c->scheme == HEAT_SCHEME_EXPLICIT) {
       snprintf(err, n,
                "--dt: %g exceeds the explicit stability limit %g for alpha = %g on this grid "
                "(need alpha*dt*sum(1/dx^2) <= 1/2)", p->dt, dtmax, p->alpha);
@@ -189,6 +210,7 @@ int heat_build_problem(heat_cli *c, heat_problem *p, char *err, size_t n) {
   }
   p->variant = c->com.variant;
   p->balance = c->balance;
+  if (heat_implicit_problem(c, p, err, n)) return -1;
   if (!c->time_block[0] || !strcmp(c->time_block, "auto")) {
     p->time_block = -1; /* the backend's choice (heat_auto_time_block) */
   } else {

@@ -7,6 +7,7 @@
 #include "heat_ops.h"
 
 #define HEAT_MAX_TIME_BLOCK 64
+#define HEAT_INIT_MATERIALS 5 /* --init=materials: after hd/heat.h's kinds */
 #define HEAT_AUTO_DOC \
   "where the two fields pass 16 MB on the CPU backends or 128 MB on CUDA: 8 (CUDA: 2-D 6 in single and 8 in double, " \
   "3-D 4 in single and 3 in double), else 1"
@@ -23,6 +24,12 @@ typedef struct heat_cli {
   int balance;
   char init_field[4200], map_field[4200], source_field[4200];
   char time_block[16];
+  /* implicit steps (doc/heat.md) and TeaLeaf's decks (tea.c) */
+  int scheme, solver, face_mean, tea_summary;
+  long max_iters, presteps, inner;
+  double tol, tol_abs, tea_expect;
+  double tea_densities[HD_HEAT_MAX_MATERIALS];
+  int ntea_densities;
 } heat_cli;
 
 struct hd_decomp;

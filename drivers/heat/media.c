@@ -58,12 +58,14 @@ int heat_media_parse(const cli_list *materials, const cli_list *regions, heat_pr
   if (p->nmat) {
     p->mat_k[0] = p->k > 0 ? p->k : 1.0, p->mat_rhoc[0] = p->mat_k[0] / p->alpha, p->mat_q[0] = 0.0;
   }
+  p->mat_t0[0] = p->base;
   for (k = 0; k < materials->count; ++k) {
-    double v[4] = {0, 0, 0, 0};
-    const int c = numbers(materials->value[k], 0, v, 4, NULL, 0);
-    if (c < 3 || c > 4)
-      return snprintf(err, n, "%s: material: expected 'K RHO CP [Q]' (conductivity, density, heat capacity, "
-                      "volumetric source)", materials->where[k]), -1;
+    double v[5] = {0, 0, 0, 0, 0};
+    const int c = numbers(materials->value[k], 0, v, 5, NULL, 0);
+    if (c < 3 || c > 5)
+      return snprintf(err, n, "%s: material: expected 'K RHO CP [Q [T0]]' (conductivity, density, heat capacity, "
+                      "volumetric source, initial temperature with --init=materials)", materials->where[k]), -1;
+    p->mat_t0[k + 1] = c == 5 ? v[4] : p->base;
     if (!(v[0] > 0 && v[1] > 0 && v[2] > 0))
       return snprintf(err, n, "%s: material: K, RHO and CP must be positive", materials->where[k]), -1;
     p->mat_k[k + 1] = v[0], p->mat_rhoc[k + 1] = v[1] * v[2], p->mat_q[k + 1] = v[3];

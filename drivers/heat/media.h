@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-/* Materials 1.. from "K RHO CP [Q]" and regions from "M box X0 X1 Y0 Y1
+/* Materials 1.. from "K RHO CP [Q [T0]]" (T0 for --init=materials; default
+ * p->base, material 0's) and regions from "M box X0 X1 Y0 Y1
  * [Z0 Z1]" or "M sphere X Y [Z] R" (later regions win), commas or spaces
  * between fields; material 0 is the background (k = p->k, rho c = k / alpha).
  * 0, or -1 with "WHERE: ..." in err. */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hd/heat_mg.h - geometric multigrid over the variable coefficients of an
+ * implicit heat system (hd/heat_implicit.h): the kernels of a V-cycle that
+ * hd/heat_solve.h runs as the preconditioner of CG.
+ *
+ * Each level stores its operator explicitly, per unit volume:
+ *   (A x)_c = mass_c x_c + sum_d [a_d(c) (x_c - x_(c - s_d)) + a_d(c + s_d) (x_c - x_(c + s_d))],
+ * a_d(c) the coefficient of the face below cell c along d (padded index
+ * 1 .. n_d + 1: the last is the face above the last cell), ghosts of x zero,
+ * so a face of the grid carries its ghost map's homogeneous part
+ * (w K (1 - g0)) and an inner face w K.  A coarse level halves every axis
+ * of more than one cell (cell I over fine cells 2I - 1, 2I; an odd axis's
+ * last coarse cell over one): its mass is the mean of its children's, a
+ * face's coefficient the mean of the fine faces it covers divided by the
+ * square of the axis's coarsening (the operator rediscretised on cells
+ * twice as wide, as AMReX's MLMG averages face coefficients down; exact
+ * for uniform media, and across a jump the parallel faces' mean).
+ * Restriction averages the residual over the children, prolongation
+ * copies the correction to them (piecewise constant): R = P^T / 2^dim,
+ * so with red-black Gauss-Seidel sweeps in one order before and the
+ * reverse after, the V-cycle is a symmetric operator. */
+#ifndef HD_HEAT_MG_H
+#define HD_HEAT_MG_H
+
+#include "heat_implicit.h"
+
+
+typedef struct hd_heat_mg_args {
+  hd_grid g;                   /* this level's padded grid (ghost 1) */
+  hd_real *mass, *a[3];        /* the operator (set-up kernels write them) */
+  hd_real *x, *b, *r;          /* correction, right side, residual */
+  int color;                   /* the sweep's cells: (i + j + k) % 2 */
+  /* the finer level (restriction, prolongation, coarsening) */
+  hd_grid fg;
+  hd_real *fmass, *fa[3], *fx, *fr;
+  int cf[3];                   /* coarsening of each axis: 2, or 1 (an axis of one cell) */
+} hd_heat_mg_args;
+
+/* The diagonal of row c and the sum of its neighbours' terms. */
+HD_FN hd_real hd_heat_mg_row(const hd_heat_mg_args *a, hd_idx c, hd_real *diag) {
+  hd_real d = a->mass[c], s = HD_R(0);
+  int e;
+  for (e = 0; e < a->g.dim; ++e) {
+    const hd_idx o = a->g.stride[e];
+    const hd_real lo = a->a[e][c], hi = a->a[e][c + o];
+    d += lo + hi;
+    s += lo * a->x[c - o] + hi * a->x[c + o];
+  }
+  *diag = d;
+  return s;
+}
+
+/* One colour of a Gauss-Seidel sweep. */
+HD_FN void hd_heat_mg_smooth_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = hd_grid_at(&a->g, i, j, k);
+  hd_real d, s;
+  if ((int)((i + j + k) & 1) != a->color) return;
+  s = hd_heat_mg_row(a, c, &d);
+  a->x[c] = (a->b[c] + s) / d;
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_smooth_loop, hd_heat_mg_smooth_pt, hd_heat_mg_args)
+
+/* r = b - A x. */
+HD_FN void hd_heat_mg_residual_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = hd_grid_at(&a->g, i, j, k);
+  hd_real d, s;
+  s = hd_heat_mg_row(a, c, &d);
+  a->r[c] = a->b[c] - d * a->x[c] + s;
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_residual_loop, hd_heat_mg_residual_pt, hd_heat_mg_args)
+
+/* The children of coarse cell (i, j, k) along axis d: fine lo .. hi. */
+HD_FN void hd_heat_mg_children(const hd_heat_mg_args *a, int d, hd_idx ic, hd_idx *lo, hd_idx *hi) {
+  if (d >= a->g.dim) {
+    *lo = *hi = 0;
+    return;
+  }
+  *lo = a->cf[d] * (ic - 1) + 1;
+  *hi = *lo + a->cf[d] - 1 < a->fg.n[d] ? *lo + a->cf[d] - 1 : a->fg.n[d];
+}
+
+/* Coarse b = the mean of the fine residual over the children, x = 0. */
+HD_FN void hd_heat_mg_restrict_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = hd_grid_at(&a->g, i, j, k);
+  hd_idx lo[3], hi[3], p, q, u;
+  hd_real s = HD_R(0);
+  int n = 0;
+  hd_heat_mg_children(a, 0, i, &lo[0], &hi[0]), hd_heat_mg_children(a, 1, j, &lo[1], &hi[1]);
+  hd_heat_mg_children(a, 2, k, &lo[2], &hi[2]);
+  for (u = lo[2]; u <= hi[2]; ++u)
+    for (q = lo[1]; q <= hi[1]; ++q)
+      for (p = lo[0]; p <= hi[0]; ++p, ++n) s += a->fr[hd_grid_at(&a->fg, p, q, u)];
+  a->b[c] = s / (hd_real)n;
+  a->x[c] = HD_R(0);
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_restrict_loop, hd_heat_mg_restrict_pt, hd_heat_mg_args)
+
+/* Fine x += the coarse correction of its parent (a point of the fine
+ * level: (i, j, k) fine). */
+HD_FN void hd_heat_mg_prolong_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx ic = (i - 1) / a->cf[0] + 1, jc = a->g.dim >= 2 ? (j - 1) / a->cf[1] + 1 : j;
+  const hd_idx kc = a->g.dim == 3 ? (k - 1) / a->cf[2] + 1 : k;
+  a->fx[hd_grid_at(&a->fg, i, j, k)] += a->x[hd_grid_at(&a->g, ic, jc, kc)];
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_prolong_loop, hd_heat_mg_prolong_pt, hd_heat_mg_args)
+
+/* The coarse operator at (i, j, k) of the box 1 .. n + 1: the mass of an
+ * interior cell and the faces below it along each axis whose other
+ * coordinates are interior. */
+HD_FN void hd_heat_mg_coarsen_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx ijk[3] = {i, j, k}, c = hd_grid_at(&a->g, i, j, k);
+  hd_idx lo[3], hi[3], p, q, u;
+  int d, out = 0, outs[3];
+  for (d = 0; d < 3; ++d) {
+    outs[d] = d < a->g.dim && ijk[d] > a->g.n[d];
+    out += outs[d];
+    hd_heat_mg_children(a, d, ijk[d], &lo[d], &hi[d]);
+  }
+  if (!out) {
+    hd_real s = HD_R(0);
+    int n = 0;
+    for (u = lo[2]; u <= hi[2]; ++u)
+      for (q = lo[1]; q <= hi[1]; ++q)
+        for (p = lo[0]; p <= hi[0]; ++p, ++n) s += a->fmass[hd_grid_at(&a->fg, p, q, u)];
+    a->mass[c] = s / (hd_real)n;
+  }
+  for (d = 0; d < a->g.dim; ++d) {
+    hd_idx flo[3], fhi[3];
+    hd_real s = HD_R(0);
+    int n = 0, e;
+    if (out - outs[d]) continue; /* another coordinate outside */
+    for (e = 0; e < 3; ++e) flo[e] = lo[e], fhi[e] = hi[e];
+    /* the fine face below the first child (the last face: after the last fine cell) */
+    flo[d] = a->cf[d] * (ijk[d] - 1) + 1;
+    if (flo[d] > a->fg.n[d] + 1) flo[d] = a->fg.n[d] + 1;
+    fhi[d] = flo[d];
+    for (u = flo[2]; u <= fhi[2]; ++u)
+      for (q = flo[1]; q <= fhi[1]; ++q)
+        for (p = flo[0]; p <= fhi[0]; ++p, ++n) s += a->fa[d][hd_grid_at(&a->fg, p, q, u)];
+    a->a[d][c] = s / ((hd_real)n * (hd_real)(a->cf[d] * a->cf[d]));
+  }
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_coarsen_loop, hd_heat_mg_coarsen_pt, hd_heat_mg_args)
+
+/* The finest level's operator from the system (hd_heat_sys_row's, the
+ * same terms): over the box 1 .. n + 1 as hd_heat_mg_coarsen_pt. */
+typedef struct hd_heat_mg_top_args {
+  hd_heat_sys s;
+  hd_real *mass, *a[3];
+} hd_heat_mg_top_args;
+
+HD_FN void hd_heat_mg_top_pt(const hd_heat_mg_top_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_heat_sys *s = &a->s;
+  const hd_idx ijk[3] = {i, j, k}, c = hd_grid_at(&s->g, i, j, k);
+  int d, out = 0, outs[3];
+  for (d = 0; d < 3; ++d) {
+    outs[d] = d < s->g.dim && ijk[d] > s->g.n[d];
+    out += outs[d];
+  }
+  if (!out) a->mass[c] = s->cap[hd_heat_mat(s->m[c])];
+  for (d = 0; d < s->g.dim; ++d) {
+    const hd_idx o = s->g.stride[d];
+    if (out - outs[d]) continue;
+    if (ijk[d] == 1 && s->mapped[2 * d]) { /* the low face: its ghost map */
+      const unsigned m = hd_heat_mat(s->m[c]);
+      a->a[d][c] = s->w[d] * s->kf[m * (unsigned)s->nm + hd_heat_mat(s->m[c - o])] *
+                   (HD_R(1) - s->gmap[2 * (2 * d * s->nm + (int)m)]);
+    } else if (outs[d] && s->mapped[2 * d + 1]) { /* the high face, below the ghost c */
+      const unsigned m = hd_heat_mat(s->m[c - o]);
+      a->a[d][c] = s->w[d] * s->kf[m * (unsigned)s->nm + hd_heat_mat(s->m[c])] *
+                   (HD_R(1) - s->gmap[2 * ((2 * d + 1) * s->nm + (int)m)]);
+    } else {
+      a->a[d][c] = s->w[d] * s->kf[hd_heat_mat(s->m[c - o]) * (unsigned)s->nm + hd_heat_mat(s->m[c])];
+    }
+  }
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_top_loop, hd_heat_mg_top_pt, hd_heat_mg_top_args)
+
+#endif /* HD_HEAT_MG_H */

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hd/heat_solve.h - the solvers of an implicit heat system (hd/heat_implicit.h):
+ * CG, Chebyshev and PPCG as TeaLeaf runs them, and CG preconditioned by a
+ * multigrid V-cycle (hd/heat_mg.h), on every backend through the kernels
+ * of those headers.  Host code: a solver holds its work vectors in backend
+ * memory (hd_heat_solver_open), then solves A x = b from x's value
+ * (hd_heat_solve) as often as the system stays the same.
+ *
+ * Stopping: sqrt(r . r) <= max(tol sqrt(r0 . r0), tol_abs) on the residual
+ * the iteration carries (TeaLeaf's test with tol 0 and tol_abs its eps).
+ * Chebyshev and PPCG need the extreme eigenvalues of A: estimated once, at
+ * opening, from the Lanczos matrix of `presteps` CG iterations on a fixed
+ * right side (hd_heat_noise_pt), widened by 5 % as TeaLeaf widens its own
+ * estimate; the same system gives the same bounds, so a restart solves as
+ * the run it resumes. */
+#ifndef HD_HEAT_SOLVE_H
+#define HD_HEAT_SOLVE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heat_mg.h"
+#include "memory.h"
+
+#define HD_HEAT_MG_MAX_LEVELS 32
+
+typedef struct hd_heat_mg_level {
+  hd_grid g;
+  hd_real *mass, *a[3], *x, *b, *r;
+  int cf[3];   /* this level's coarsening from the one above (level 0: unused) */
+  int owns_xb; /* x and b are its own (not the solver's vectors) */
+} hd_heat_mg_level;
+
+typedef struct hd_heat_solver {
+  int kind;
+  int max_iters; /* iterations a solve at most */
+  int presteps;  /* CG iterations of the eigenvalue estimate */
+  int inner;     /* PPCG: Chebyshev steps of the preconditioner */
+  int sweeps;    /* multigrid: red-black sweeps before and after */
+  double tol, tol_abs;
+  hd_idx origin[3], cells[3]; /* the block in the whole grid (the estimate's right side) */
+  /* set by hd_heat_solver_open */
+  hd_grid g;
+  hd_real *r, *p, *w, *z, *zo, *d;
+  int nlev;
+  hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
+  double eig[2]; /* the Chebyshev bounds */
+  /* the last solve */
+  long iters;
+  double res0, res;
+  int converged;
+} hd_heat_solver;
+
+/* Defaults: CG preconditioned by multigrid, 2 sweeps, TeaLeaf's 30
+ * presteps and 10 inner steps, tol 1e-10 (single: 1e-5), 10000 iterations. */
+HD_HOST_FN void hd_heat_solver_defaults(hd_heat_solver *sv) {
+  memset(sv, 0, sizeof *sv);
+  sv->kind = HD_HEAT_SOLVER_MG;
+  sv->max_iters = 10000, sv->presteps = 30, sv->inner = 10, sv->sweeps = 2;
+  sv->tol = sizeof(hd_real) == 4 ? 1e-5 : 1e-10;
+}
+
+HD_HOST_FN void hd_heat_solver_close(hd_ctx *ctx, hd_heat_solver *sv) {
+  hd_real **v[6];
+  int l, k, e;
+  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
+  for (k = 0; k < 6; ++k) hd_dev_free(ctx, *v[k]), *v[k] = NULL;
+  for (l = 0; l < sv->nlev; ++l) {
+    hd_heat_mg_level *L = &sv->lev[l];
+    hd_dev_free(ctx, L->mass), hd_dev_free(ctx, L->r);
+    for (e = 0; e < 3; ++e) hd_dev_free(ctx, L->a[e]);
+    if (L->owns_xb) hd_dev_free(ctx, L->x), hd_dev_free(ctx, L->b);
+  }
+  memset(sv->lev, 0, sizeof sv->lev);
+  sv->nlev = 0;
+}
+
+HD_HOST_FN hd_status hd_heat_vec_alloc(hd_ctx *ctx, const hd_grid *g, hd_real **v) {
+  const size_t bytes = (size_t)g->total * sizeof(hd_real);
+  hd_status s = hd_dev_alloc(ctx, (void **)v, bytes);
+  return s == HD_OK ? hd_dev_zero(ctx, *v, bytes) : s;
+}
+
+/* The vector kernels' arguments on the system. */
+HD_HOST_FN hd_heat_vec_args hd_heat_vec_make(const hd_heat_sys *sys) {
+  hd_heat_vec_args a;
+  memset(&a, 0, sizeof a);
+  a.s = *sys;
+  return a;
+}
+
+/* The level arguments of level l (with the finer level l - 1). */
+HD_HOST_FN hd_heat_mg_args hd_heat_mg_make(const hd_heat_solver *sv, int l) {
+  const hd_heat_mg_level *L = &sv->lev[l];
+  hd_heat_mg_args a;
+  int e;
+  memset(&a, 0, sizeof a);
+  a.g = L->g, a.mass = L->mass, a.x = L->x, a.b = L->b, a.r = L->r;
+  for (e = 0; e < 3; ++e) a.a[e] = L->a[e], a.cf[e] = L->cf[e];
+  if (l > 0) {
+    const hd_heat_mg_level *F = &sv->lev[l - 1];
+    a.fg = F->g, a.fmass = F->mass, a.fx = F->x, a.fr = F->r;
+    for (e = 0; e < 3; ++e) a.fa[e] = F->a[e];
+  }
+  return a;
+}
+
+/* The box 1 .. n + 1 of a grid (cells and the faces above the last). */
+HD_HOST_FN hd_range3 hd_heat_mg_faces_box(const hd_grid *g) {
+  hd_range3 r = hd_grid_interior(g);
+  int d;
+  for (d = 0; d < g->dim; ++d) r.hi[d] += 1;
+  return r;
+}
+
+/* The multigrid levels of the system: level 0 on the system's grid (its
+ * x and b the solver's z and r), coarser ones while an axis has more than
+ * 4 cells. */
+HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  hd_heat_mg_top_args top;
+  hd_status s;
+  int l, e;
+  sv->nlev = 1;
+  sv->lev[0].g = sys->g, sv->lev[0].x = sv->z, sv->lev[0].b = sv->r;
+  for (l = 0;; ++l) {
+    hd_heat_mg_level *L = &sv->lev[l];
+    hd_idx most = 0;
+    if ((s = hd_heat_vec_alloc(ctx, &L->g, &L->mass)) != HD_OK || (s = hd_heat_vec_alloc(ctx, &L->g, &L->r)) != HD_OK)
+      return s;
+    for (e = 0; e < L->g.dim; ++e)
+      if ((s = hd_heat_vec_alloc(ctx, &L->g, &L->a[e])) != HD_OK) return s;
+    if (l > 0) {
+      L->owns_xb = 1;
+      if ((s = hd_heat_vec_alloc(ctx, &L->g, &L->x)) != HD_OK || (s = hd_heat_vec_alloc(ctx, &L->g, &L->b)) != HD_OK)
+        return s;
+    }
+    for (e = 0; e < L->g.dim; ++e) most = L->g.n[e] > most ? L->g.n[e] : most;
+    if (most <= 4 || l + 1 == HD_HEAT_MG_MAX_LEVELS) break;
+    {
+      hd_heat_mg_level *C = &sv->lev[l + 1];
+      hd_idx n[3] = {1, 1, 1};
+      for (e = 0; e < 3; ++e) {
+        C->cf[e] = e < L->g.dim && L->g.n[e] > 1 ? 2 : 1;
+        n[e] = e < L->g.dim ? (L->g.n[e] + C->cf[e] - 1) / C->cf[e] : 1;
+      }
+      if (!hd_grid_init(&C->g, L->g.dim, n[0], n[1], n[2], 1)) return hd_fail(ctx, HD_ERR_ARG, "heat: bad multigrid level");
+      ++sv->nlev;
+    }
+  }
+  memset(&top, 0, sizeof top);
+  top.s = *sys, top.mass = sv->lev[0].mass;
+  for (e = 0; e < 3; ++e) top.a[e] = sv->lev[0].a[e];
+  if ((s = hd_heat_mg_top_loop(ctx, &top, hd_heat_mg_faces_box(&sys->g))) != HD_OK) return s;
+  for (l = 1; l < sv->nlev; ++l) {
+    const hd_heat_mg_args a = hd_heat_mg_make(sv, l);
+    if ((s = hd_heat_mg_coarsen_loop(ctx, &a, hd_heat_mg_faces_box(&a.g))) != HD_OK) return s;
+  }
+  return HD_OK;
+}
+
+/* Red-black sweeps on level l: `count` of them, red first (reverse: black
+ * first). */
+HD_HOST_FN hd_status hd_heat_mg_sweeps(hd_ctx *ctx, const hd_heat_solver *sv, int l, int count, int reverse) {
+  hd_heat_mg_args a = hd_heat_mg_make(sv, l);
+  const hd_range3 in = hd_grid_interior(&a.g);
+  hd_status s = HD_OK;
+  int n, h;
+  for (n = 0; n < count && s == HD_OK; ++n)
+    for (h = 0; h < 2 && s == HD_OK; ++h) {
+      a.color = reverse ? 1 - h : h;
+      s = hd_heat_mg_smooth_loop(ctx, &a, in);
+    }
+  return s;
+}
+
+/* The V-cycle from level l: x_l ~ A_l^-1 b_l from x_l = 0. */
+HD_HOST_FN hd_status hd_heat_mg_vcycle(hd_ctx *ctx, const hd_heat_solver *sv, int l) {
+  hd_heat_mg_args a = hd_heat_mg_make(sv, l);
+  hd_status s;
+  if (l == sv->nlev - 1) { /* the coarsest: sweeps there and back */
+    if ((s = hd_heat_mg_sweeps(ctx, sv, l, 8, 0)) != HD_OK) return s;
+    return hd_heat_mg_sweeps(ctx, sv, l, 8, 1);
+  }
+  if ((s = hd_heat_mg_sweeps(ctx, sv, l, sv->sweeps, 0)) != HD_OK) return s;
+  if ((s = hd_heat_mg_residual_loop(ctx, &a, hd_grid_interior(&a.g))) != HD_OK) return s;
+  a = hd_heat_mg_make(sv, l + 1);
+  if ((s = hd_heat_mg_restrict_loop(ctx, &a, hd_grid_interior(&a.g))) != HD_OK) return s;
+  if ((s = hd_heat_mg_vcycle(ctx, sv, l + 1)) != HD_OK) return s;
+  if ((s = hd_heat_mg_prolong_loop(ctx, &a, hd_grid_interior(&a.fg))) != HD_OK) return s;
+  return hd_heat_mg_sweeps(ctx, sv, l, sv->sweeps, 1);
+}
+
+/* The Chebyshev polynomial of `steps` steps on A z = r from z = 0 (the
+ * PPCG preconditioner): z, with d and v (its residual) as scratch. */
+HD_HOST_FN hd_status hd_heat_cheby_poly(hd_ctx *ctx, const hd_heat_solver *sv, const hd_heat_sys *sys, int steps) {
+  const double theta = 0.5 * (sv->eig[1] + sv->eig[0]), delta = 0.5 * (sv->eig[1] - sv->eig[0]);
+  const double sigma = theta / delta;
+  const hd_range3 in = hd_grid_interior(&sys->g);
+  hd_heat_vec_args a = hd_heat_vec_make(sys);
+  double rho = 1.0 / sigma;
+  hd_status s;
+  hd_dot2 acc;
+  int n;
+  a.u = sv->z;
+  if ((s = hd_heat_zero_loop(ctx, &a, in)) != HD_OK) return s;
+  a.z = sv->r, a.y = sv->d, a.u = sv->w, a.alpha = 1.0 / theta; /* d = r / theta, v = r */
+  if ((s = hd_heat_scale_loop(ctx, &a, in)) != HD_OK) return s;
+  for (n = 0; n < steps; ++n) {
+    const double rn = 1.0 / (2.0 * sigma - rho);
+    a.x = sv->d, a.u = sv->z, a.v = sv->w;
+    if ((s = hd_heat_cheby_step(ctx, &a, in, &acc)) != HD_OK) return s;
+    if (n + 1 == steps) break;
+    a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
+    if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
+    rho = rn;
+  }
+  return HD_OK;
+}
+
+/* z = M r for the preconditioned kinds. */
+HD_HOST_FN hd_status hd_heat_precondition(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  if (sv->kind == HD_HEAT_SOLVER_PPCG) return hd_heat_cheby_poly(ctx, sv, sys, sv->inner);
+  sv->lev[0].x = sv->z;
+  return hd_heat_mg_vcycle(ctx, sv, 0);
+}
+
+/* CG (preconditioned for PPCG and MG: flexible, Polak-Ribiere's beta) on
+ * A x = b from x; with alphas/betas (max entries) it records its
+ * coefficients (the eigenvalue estimate).  r holds the residual after. */
+HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b,
+                                 int max, double *alphas, double *betas) {
+  const hd_range3 in = hd_grid_interior(&sys->g);
+  const int pre = sv->kind == HD_HEAT_SOLVER_PPCG || sv->kind == HD_HEAT_SOLVER_MG;
+  hd_heat_vec_args a = hd_heat_vec_make(sys);
+  hd_dot2 acc;
+  double rz, rr, stop;
+  hd_status s;
+  int it;
+  a.x = x, a.y = sv->r, a.z = (hd_real *)b;
+  if ((s = hd_heat_residual(ctx, &a, in, &acc)) != HD_OK) return s;
+  rr = acc.a, sv->res0 = sv->res = sqrt(rr), sv->iters = 0;
+  stop = fmax(sv->tol * sv->res0, sv->tol_abs);
+  if ((sv->converged = sv->res <= stop)) return HD_OK;
+  if (pre && (s = hd_heat_precondition(ctx, sv, sys)) != HD_OK) return s;
+  a.v = sv->r, a.z = pre ? sv->z : sv->r, a.u = NULL;
+  if (pre && (s = hd_heat_dots(ctx, &a, in, &acc)) != HD_OK) return s;
+  rz = pre ? acc.a : rr;
+  a.u = sv->p, a.beta = 0.0;
+  if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
+  for (it = 0; it < max; ++it) {
+    double pw, beta;
+    a.x = sv->p, a.y = sv->w;
+    if ((s = hd_heat_apply_dot(ctx, &a, in, &acc)) != HD_OK) return s;
+    pw = acc.a;
+    if (!(pw > 0.0)) return hd_fail(ctx, HD_ERR_NOCONV, "heat: CG broke down (p.Ap = %g): the system is not positive definite", pw);
+    a.alpha = rz / pw, a.u = x, a.v = sv->r;
+    if ((s = hd_heat_cg_update(ctx, &a, in, &acc)) != HD_OK) return s;
+    rr = acc.a, sv->res = sqrt(fabs(rr)), sv->iters = it + 1;
+    if (!hd_isfinite(rr)) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
+    if ((sv->converged = sv->res <= stop)) break;
+    if (pre) {
+      hd_real *t = sv->zo;
+      sv->zo = sv->z, sv->z = t; /* the last z kept for beta */
+      if ((s = hd_heat_precondition(ctx, sv, sys)) != HD_OK) return s;
+      a.v = sv->r, a.z = sv->z, a.u = sv->zo;
+      if ((s = hd_heat_dots(ctx, &a, in, &acc)) != HD_OK) return s;
+      beta = (acc.a - acc.b) / rz, rz = acc.a;
+    } else {
+      beta = rr / rz, rz = rr;
+      a.z = sv->r;
+    }
+    if (alphas) alphas[it] = a.alpha, betas[it] = beta;
+    a.u = sv->p, a.beta = beta;
+    if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
+  }
+  return HD_OK;
+}
+
+/* The smallest and largest eigenvalues of the symmetric tridiagonal matrix
+ * (diagonal d, off-diagonal e[1 .. n-1]) by bisection on Sturm counts. */
+HD_HOST_FN int hd_tridiag_below(const double *d, const double *e, int n, double x) {
+  double q = 1.0;
+  int i, count = 0;
+  for (i = 0; i < n; ++i) {
+    q = d[i] - x - (i ? e[i] * e[i] / q : 0.0);
+    if (q == 0.0) q = -1e-300;
+    count += q < 0.0;
+  }
+  return count;
+}
+HD_HOST_FN void hd_tridiag_extremes(const double *d, const double *e, int n, double out[2]) {
+  double lo = d[0], hi = d[0];
+  int i, w;
+  for (i = 0; i < n; ++i) {
+    const double r = (i ? fabs(e[i]) : 0.0) + (i + 1 < n ? fabs(e[i + 1]) : 0.0);
+    lo = fmin(lo, d[i] - r), hi = fmax(hi, d[i] + r);
+  }
+  for (w = 0; w < 2; ++w) { /* the first eigenvalue (w 0) and the last */
+    double a = lo, b = hi;
+    for (i = 0; i < 200 && b - a > 1e-14 * fmax(fabs(a), fabs(b)); ++i) {
+      const double m = 0.5 * (a + b);
+      if (hd_tridiag_below(d, e, n, m) >= (w ? n : 1)) b = m;
+      else a = m;
+    }
+    out[w] = 0.5 * (a + b);
+  }
+}
+
+/* The eigenvalue bounds from `presteps` CG iterations on A y = noise. */
+HD_HOST_FN hd_status hd_heat_estimate(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  const int n = sv->presteps > 2 ? sv->presteps : 2, kind = sv->kind;
+  const double tol = sv->tol, tol_abs = sv->tol_abs;
+  double *al = (double *)calloc((size_t)(4 * n + 2), sizeof(double)), *be = al + n, *dg = be + n, *of = dg + n;
+  hd_heat_noise_args na;
+  hd_status s;
+  int k, m;
+  if (!al) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory");
+  memset(&na, 0, sizeof na);
+  na.g = sys->g, na.u = sv->d;
+  for (k = 0; k < 3; ++k) na.origin[k] = sv->origin[k], na.cells[k] = sv->cells[k] ? sv->cells[k] : sys->g.n[k];
+  s = hd_heat_noise_loop(ctx, &na, hd_grid_interior(&sys->g));
+  if (s == HD_OK) { /* y (in z) from 0 */
+    hd_heat_vec_args a = hd_heat_vec_make(sys);
+    a.u = sv->z;
+    s = hd_heat_zero_loop(ctx, &a, hd_grid_interior(&sys->g));
+  }
+  sv->kind = HD_HEAT_SOLVER_CG, sv->tol = 0.0, sv->tol_abs = 0.0;
+  if (s == HD_OK) s = hd_heat_pcg(ctx, sv, sys, sv->z, sv->d, n, al, be);
+  sv->kind = kind, sv->tol = tol, sv->tol_abs = tol_abs;
+  m = (int)sv->iters;
+  if (s == HD_OK && m < 2) s = hd_fail(ctx, HD_ERR_NOCONV, "heat: the eigenvalue estimate converged in %d iterations", m);
+  if (s == HD_OK) {
+    for (k = 0; k < m - 1; ++k) { /* the Lanczos matrix of CG's coefficients (the last step has no beta) */
+      dg[k] = 1.0 / al[k] + (k ? be[k - 1] / al[k - 1] : 0.0);
+      of[k] = k ? sqrt(be[k - 1]) / al[k - 1] : 0.0;
+    }
+    hd_tridiag_extremes(dg, of, m - 1, sv->eig);
+    sv->eig[0] *= 0.95, sv->eig[1] *= 1.05;
+    if (!(sv->eig[0] > 0.0))
+      s = hd_fail(ctx, HD_ERR_NOCONV, "heat: the eigenvalue estimate is not positive (%g): the system is not positive definite", sv->eig[0]);
+  }
+  free(al);
+  return s;
+}
+
+/* The work vectors (and levels, and bounds) of the solver's kind on the
+ * system. */
+HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  hd_real **v[6];
+  hd_status s = HD_OK;
+  int k;
+  sv->g = sys->g;
+  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
+  for (k = 0; k < 6 && s == HD_OK; ++k) s = hd_heat_vec_alloc(ctx, &sys->g, v[k]);
+  if (s == HD_OK && sv->kind == HD_HEAT_SOLVER_MG) s = hd_heat_mg_open(ctx, sv, sys);
+  if (s == HD_OK && (sv->kind == HD_HEAT_SOLVER_CHEBYSHEV || sv->kind == HD_HEAT_SOLVER_PPCG)) s = hd_heat_estimate(ctx, sv, sys);
+  if (s != HD_OK) hd_heat_solver_close(ctx, sv);
+  return s;
+}
+
+/* Chebyshev iteration on A x = b from x. */
+HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b) {
+  const double theta = 0.5 * (sv->eig[1] + sv->eig[0]), delta = 0.5 * (sv->eig[1] - sv->eig[0]);
+  const double sigma = theta / delta;
+  const hd_range3 in = hd_grid_interior(&sys->g);
+  hd_heat_vec_args a = hd_heat_vec_make(sys);
+  double rho = 1.0 / sigma, stop;
+  hd_dot2 acc;
+  hd_status s;
+  int it;
+  a.x = x, a.y = sv->r, a.z = (hd_real *)b;
+  if ((s = hd_heat_residual(ctx, &a, in, &acc)) != HD_OK) return s;
+  sv->res0 = sv->res = sqrt(acc.a), sv->iters = 0;
+  stop = fmax(sv->tol * sv->res0, sv->tol_abs);
+  if ((sv->converged = sv->res <= stop)) return HD_OK;
+  a.z = sv->r, a.y = sv->d, a.u = NULL, a.alpha = 1.0 / theta;
+  if ((s = hd_heat_scale_loop(ctx, &a, in)) != HD_OK) return s;
+  for (it = 0; it < sv->max_iters; ++it) {
+    const double rn = 1.0 / (2.0 * sigma - rho);
+    a.x = sv->d, a.u = x, a.v = sv->r;
+    if ((s = hd_heat_cheby_step(ctx, &a, in, &acc)) != HD_OK) return s;
+    sv->res = sqrt(acc.a), sv->iters = it + 1;
+    if (!hd_isfinite(acc.a)) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
+    if ((sv->converged = sv->res <= stop)) break;
+    a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
+    if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
+    rho = rn;
+  }
+  return HD_OK;
+}
+
+/* A x = b from x's value (sv->iters, res0, res, converged tell how). */
+HD_HOST_FN hd_status hd_heat_solve(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b) {
+  if (sv->kind == HD_HEAT_SOLVER_CHEBYSHEV) return hd_heat_chebyshev(ctx, sv, sys, x, b);
+  return hd_heat_pcg(ctx, sv, sys, x, b, sv->max_iters, NULL, NULL);
+}
+
+#endif /* HD_HEAT_SOLVE_H */
