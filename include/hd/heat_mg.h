@@ -30,6 +30,7 @@ typedef struct hd_heat_mg_args {
   hd_real *mass, *a[3];        /* the operator (set-up kernels write them) */
   hd_real *x, *b, *r;          /* correction, right side, residual */
   int color;                   /* the sweep's cells: (i + j + k) % 2 */
+  int first;                   /* the cycle's first sweep: from x = 0 */
   /* the finer level (restriction, prolongation, coarsening) */
   hd_grid fg;
   hd_real *fmass, *fa[3], *fx, *fr;
@@ -50,13 +51,17 @@ HD_FN hd_real hd_heat_mg_row(const hd_heat_mg_args *a, hd_idx c, hd_real *diag) 
   return s;
 }
 
-/* One colour of a Gauss-Seidel sweep. */
+/* One colour of a Gauss-Seidel sweep; the first of a cycle from x = 0
+ * (first): the colour's cells b / d, the others 0, whatever x held. */
 HD_FN void hd_heat_mg_smooth_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->g, i, j, k);
   hd_real d, s;
-  if ((int)((i + j + k) & 1) != a->color) return;
+  if ((int)((i + j + k) & 1) != a->color) {
+    if (a->first) a->x[c] = HD_R(0);
+    return;
+  }
   s = hd_heat_mg_row(a, c, &d);
-  a->x[c] = (a->b[c] + s) / d;
+  a->x[c] = (a->b[c] + (a->first ? HD_R(0) : s)) / d;
 }
 HD_DEFINE_FOR_3D(hd_heat_mg_smooth_loop, hd_heat_mg_smooth_pt, hd_heat_mg_args)
 
@@ -79,7 +84,7 @@ HD_FN void hd_heat_mg_children(const hd_heat_mg_args *a, int d, hd_idx ic, hd_id
   *hi = *lo + a->cf[d] - 1 < a->fg.n[d] ? *lo + a->cf[d] - 1 : a->fg.n[d];
 }
 
-/* Coarse b = the mean of the fine residual over the children, x = 0. */
+/* Coarse b = the mean of the fine residual over the children. */
 HD_FN void hd_heat_mg_restrict_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->g, i, j, k);
   hd_idx lo[3], hi[3], p, q, u;
@@ -91,7 +96,6 @@ HD_FN void hd_heat_mg_restrict_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, 
     for (q = lo[1]; q <= hi[1]; ++q)
       for (p = lo[0]; p <= hi[0]; ++p, ++n) s += a->fr[hd_grid_at(&a->fg, p, q, u)];
   a->b[c] = s / (hd_real)n;
-  a->x[c] = HD_R(0);
 }
 HD_DEFINE_FOR_3D(hd_heat_mg_restrict_loop, hd_heat_mg_restrict_pt, hd_heat_mg_args)
 

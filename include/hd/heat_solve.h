@@ -160,7 +160,7 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
 }
 
 /* Red-black sweeps on level l: `count` of them, red first (reverse: black
- * first). */
+ * first); the forward ones start from x = 0. */
 HD_HOST_FN hd_status hd_heat_mg_sweeps(hd_ctx *ctx, const hd_heat_solver *sv, int l, int count, int reverse) {
   hd_heat_mg_args a = hd_heat_mg_make(sv, l);
   const hd_range3 in = hd_grid_interior(&a.g);
@@ -169,12 +169,14 @@ HD_HOST_FN hd_status hd_heat_mg_sweeps(hd_ctx *ctx, const hd_heat_solver *sv, in
   for (n = 0; n < count && s == HD_OK; ++n)
     for (h = 0; h < 2 && s == HD_OK; ++h) {
       a.color = reverse ? 1 - h : h;
+      a.first = !reverse && n == 0 && h == 0;
       s = hd_heat_mg_smooth_loop(ctx, &a, in);
     }
   return s;
 }
 
-/* The V-cycle from level l: x_l ~ A_l^-1 b_l from x_l = 0. */
+/* The V-cycle from level l: x_l ~ A_l^-1 b_l from x_l = 0 (whatever x_l
+ * holds: the first sweep takes it as 0). */
 HD_HOST_FN hd_status hd_heat_mg_vcycle(hd_ctx *ctx, const hd_heat_solver *sv, int l) {
   hd_heat_mg_args a = hd_heat_mg_make(sv, l);
   hd_status s;
