@@ -245,7 +245,11 @@ static int keys(tea_out *o, const tea_deck *d, const char *path, char *err, size
   int s, m = 0;
 #define K(line, ...) \
   if (emit(o, line, __VA_ARGS__)) return snprintf(err, n, "%s: out of memory", path), -1
-  if (!d->has_end_step && d->end_time > 0) steps = (long)ceil(d->end_time / d->dt - 1e-9);
+  if (!d->has_end_step && d->end_time > 0) {
+    const double t = ceil(d->end_time / d->dt - 1e-9);
+    if (!(t <= 1e15)) return snprintf(err, n, "%s: end_time %g takes more than 1e15 steps of %g", path, d->end_time, d->dt), -1;
+    steps = (long)t;
+  }
   K(1, "dim = 2");
   K(1, "n = %ld,%ld", d->x_cells, d->y_cells);
   K(1, "length = %.17g,%.17g", d->xmax - d->xmin, d->ymax - d->ymin);

@@ -11,11 +11,12 @@ out=${FUZZ_OUT:-$(mktemp -d)}
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$top/drivers/common -I$top/drivers"
 mkdir -p "$here/crashes"
 status=0
-for h in input bodies checkpoint; do
+for h in input bodies checkpoint tea; do
   case $h in
     input) srcs="$top/drivers/common/cli.c" ;;
     bodies) srcs="$top/drivers/nbody/bodies.c" ;;
     checkpoint) srcs="$top/drivers/common/checkpoint.c $top/drivers/common/output.c" ;;
+    tea) srcs="$top/drivers/heat/tea.c" ;;
   esac
   srcs="$srcs $top/drivers/common/input_file.c" # every reader opens its files through it
   # shellcheck disable=SC2086
