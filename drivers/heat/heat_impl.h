@@ -841,4 +841,4 @@ static hd_status h_balance(hd_ctx *ctx, void *state, hd_xsum *energy, hd_xsum fa
 const heat_ops HD_OPS_NAME(heat_ops) = {HD_BACKEND_NAME, HD_REAL_NAME, sizeof(hd_real), HEAT_HAS_TUNED,
                                         h_create, h_advance, h_advance_halo, h_stats, h_row_stats, h_download, h_destroy,
                                         h_field, h_state_count, h_state_io, h_set_faces, h_probe, h_balance,
-                                        h_material_sums, h_solves};
+                                        h_material_sums, h_solves, h_solver_comm};

@@ -86,6 +86,7 @@ typedef struct heat_run {
   hd_stats *rows; /* the block's row statistics */
   size_t real_size;
   int depth; /* halos this many cells deep (time blocks) */
+  double *all_rows; /* every rank's row sums (solver_rowsum) */
 } heat_run;
 
 static hd_status halo(hd_ctx *ctx, void *arg) {
@@ -96,6 +97,30 @@ static hd_status halo(hd_ctx *ctx, void *arg) {
   if (hd_decomp_halo_padded(&r->dc, alloc, lead, pitch, r->real_size, r->depth, err, sizeof err))
     return hd_fail(ctx, HD_ERR_IO, "%s", err);
   return HD_OK;
+}
+
+/* The implicit solver's exchanges on a shared grid: a vector's ghosts (the
+ * field's pitch, its allocation from the ghost corner), and the sums over
+ * all rows in global row order (the same on any number of ranks). */
+static int solver_halo(void *arg, void *v) {
+  heat_run *r = (heat_run *)arg;
+  char err[256];
+  long lead, pitch;
+  (void)r->ops->field(r->state, &lead, &pitch);
+  return hd_decomp_halo_padded(&r->dc, v, 0, pitch, r->real_size, 1, err, sizeof err);
+}
+
+static int solver_rowsum(void *arg, const double *rows, hd_idx nrows, double out[2]) {
+  heat_run *r = (heat_run *)arg;
+  const long grows = r->dc.gn[1] * r->dc.gn[2];
+  char err[256];
+  long k;
+  (void)nrows;
+  if (!r->all_rows && !(r->all_rows = (double *)malloc((size_t)(2 * grows) * sizeof(double)))) return -1;
+  if (hd_decomp_rows_all(&r->dc, rows, 2, r->all_rows, err, sizeof err)) return -1;
+  out[0] = out[1] = 0.0;
+  for (k = 0; k < grows; ++k) out[0] += r->all_rows[2 * k], out[1] += r->all_rows[2 * k + 1];
+  return 0;
 }
 
 /* Steps from step `step`, each followed by the halo exchange when the grid
@@ -251,7 +276,7 @@ static int options(void *self, cli_opt *opts, int max) {
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness (default: tuned per device)", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"scheme", CLI_CHOICE, &c->scheme, "explicit|implicit|cn|steady", "time steps: explicit (forward Euler, dt within the stability limit), implicit (backward Euler) or cn (Crank-Nicolson), any dt, each step a linear solve; steady: the steady state in one solve (default explicit)", 1, 0, 0, NULL, 0, 0, 0},
-      {"solver", CLI_CHOICE, &c->solver, "cg|chebyshev|ppcg|mg", "the implicit steps' solver: TeaLeaf's CG, Chebyshev and PPCG, or CG preconditioned by multigrid (default mg)", 1, 0, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c->solver, "cg|chebyshev|ppcg|mg", "the implicit steps' solver: TeaLeaf's CG, Chebyshev and PPCG, or CG preconditioned by multigrid (default mg; on several ranks ppcg)", 1, 0, 0, NULL, 0, 0, 0},
       {"tol", CLI_REAL, &c->tol, "R", "stop a solve when the residual norm falls to R times its first (default 1e-10; single precision 1e-5)", 0, 1, 0, NULL, 0, 0, 0},
       {"tol-abs", CLI_REAL, &c->tol_abs, "E", "or below E (TeaLeaf's eps) (default 0)", 0, 1e300, 0, NULL, 0, 0, 0},
       {"max-iters", CLI_INT, &c->max_iters, "N", "iterations a solve at most; a solve that misses its tolerance fails the run (default 10000)", 1, 1e9, 0, NULL, 0, 0, 0},
@@ -275,7 +300,7 @@ static int options(void *self, cli_opt *opts, int max) {
   c->vti = 1;
   c->png = HD_PNG_BUILT;
   c->max_growth = 10.0;
-  c->solver = HD_HEAT_SOLVER_MG;
+  c->solver = -1; /* mg on one rank, ppcg on several */
   c->tol = -1.0; /* the precision's default */
   strcpy(c->bc_all, "adiabatic");
   cli_set_dialect(&heat_tea_dialect); /* --input=tea.in */
@@ -305,8 +330,10 @@ static int setup(hd_drv_run *r) {
   if (c->tea_summary && c->ntea_densities != (p->nmat ? p->nmat : 1))
     return hd_drv_bad(r, "--tea-densities: give %d densities, one a material (0 first)", p->nmat ? p->nmat : 1);
   if (hd_decomp_create(&h->hr.dc, p->dim, p->n, 0, 0, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
-  if (h->hr.dc.size > 1 && p->scheme != HEAT_SCHEME_EXPLICIT)
-    return hd_drv_bad(r, "--scheme=%s: implicit steps run on one rank so far", c->scheme == HEAT_SCHEME_STEADY ? "steady" : c->scheme == HEAT_SCHEME_CN ? "cn" : "implicit");
+  if (p->solver < 0) p->solver = h->hr.dc.size > 1 ? HD_HEAT_SOLVER_PPCG : HD_HEAT_SOLVER_MG;
+  if (h->hr.dc.size > 1 && p->scheme != HEAT_SCHEME_EXPLICIT && p->solver == HD_HEAT_SOLVER_MG)
+    return hd_drv_bad(r, "--solver=mg: multigrid runs on one rank so far; take ppcg (the default on several ranks), "
+                      "chebyshev or cg");
   if (p->scheme != HEAT_SCHEME_EXPLICIT) p->time_block = 1; /* a solve a step */
   for (d = 0; d < c->nblock; ++d) p->block[d] = (int)c->block[d];
   h->pl = *p; /* this rank's block */
@@ -415,6 +442,7 @@ static int create(hd_drv_run *r) {
   h->pl.init_values = h->pl.source_values = h->pl.map_values = NULL;
   hr->state = h->state;
   if (!bad && hr->dc.size > 1) bad = halo(&r->ctx, hr) != HD_OK;
+  if (!bad && hr->dc.size > 1 && pl->scheme != HEAT_SCHEME_EXPLICIT) h->ops->solver_comm(h->state, solver_halo, solver_rowsum, hr);
   if ((rc = hd_drv_take_state(r, bad, h->state, h->ops->state_count, h->ops->state_io)) != HD_DRV_OK) return rc;
   heat_ckpt_template(&h->p, (const char(*)[256])h->c.table, h->ops->real_size, r->ck); /* the whole grid's: the same on every rank */
   ckpt_records(h, r->ck);
@@ -430,7 +458,7 @@ static void destroy(hd_drv_run *r) {
   if (h->state) h->ops->destroy(&r->ctx, h->state);
   heat_records_free(&h->rec);
   free(h->probe_values), free(h->fin), free(h->fsrc), free(h->fmap);
-  free(h->hr.local), free(h->hr.rows);
+  free(h->hr.local), free(h->hr.rows), free(h->hr.all_rows);
   cli_list_free(&h->c.materials), cli_list_free(&h->c.regions), cli_list_free(&h->c.probes);
   hd_decomp_destroy(&h->hr.dc);
 }

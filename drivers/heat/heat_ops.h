@@ -5,7 +5,7 @@
 #ifndef HD_DRV_HEAT_OPS_H
 #define HD_DRV_HEAT_OPS_H
 
-#include <hd/heat_implicit.h>
+#include <hd/heat_solve.h>
 
 #include "backend.h"
 #include "xsum.h"
@@ -118,6 +118,10 @@ typedef struct heat_ops {
   hd_status (*material_sums)(hd_ctx *ctx, void *state, const double *w, hd_xsum *sum, double *counts);
   /* an implicit run's solves so far */
   void (*solves)(void *state, heat_solves *out);
+  /* an implicit run on a block of a shared grid: its solver's exchange of
+     a vector's ghosts (the field's layout from its first element) and its
+     sums over every rank's rows (hd/heat_solve.h) */
+  void (*solver_comm)(void *state, hd_heat_halo_fn halo, hd_heat_rowsum_fn rowsum, void *arg);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

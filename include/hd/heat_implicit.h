@@ -126,12 +126,7 @@ HD_FN void hd_heat_rhs_pt(const hd_heat_rhs_args *a, hd_idx i, hd_idx j, hd_idx 
 HD_DEFINE_FOR_3D(hd_heat_rhs_loop, hd_heat_rhs_pt, hd_heat_rhs_args)
 
 /* ---- the solvers' vector kernels (interior cells) ------------------------ */
-
-typedef struct hd_dot2 {
-  double a, b;
-} hd_dot2;
-HD_FN void hd_dot2_init(hd_dot2 *s) { s->a = 0.0, s->b = 0.0; }
-HD_FN void hd_dot2_merge(hd_dot2 *s, const hd_dot2 *o) { s->a += o->a, s->b += o->b; }
+/* Those with dots write two sums a row (HD_DEFINE_ROWS2_3D): acc[0], acc[1]. */
 
 /* The vectors of a kernel: y = A x, and the others each kernel names. */
 typedef struct hd_heat_vec_args {
@@ -141,34 +136,34 @@ typedef struct hd_heat_vec_args {
   double alpha, beta;
 } hd_heat_vec_args;
 
-/* y = A x; acc.a += x . y. */
-HD_FN void hd_heat_apply_dot_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, hd_dot2 *acc) {
+/* y = A x; acc[0] += x . y. */
+HD_FN void hd_heat_apply_dot_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real y = hd_heat_sys_row(&a->s, a->x, c, i, j, k);
   a->y[c] = y;
-  acc->a += (double)a->x[c] * (double)y;
+  acc[0] += (double)a->x[c] * (double)y;
 }
-HD_DEFINE_REDUCE_3D(hd_heat_apply_dot, hd_heat_vec_args, hd_dot2, hd_heat_apply_dot_pt, hd_dot2_init, hd_dot2_merge)
+HD_DEFINE_ROWS2_3D(hd_heat_apply_dot, hd_heat_vec_args, hd_heat_apply_dot_pt)
 
-/* The residual y = z - A x (z the right side); acc.a += y . y. */
-HD_FN void hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, hd_dot2 *acc) {
+/* The residual y = z - A x (z the right side); acc[0] += y . y. */
+HD_FN void hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real r = a->z[c] - hd_heat_sys_row(&a->s, a->x, c, i, j, k);
   a->y[c] = r;
-  acc->a += (double)r * (double)r;
+  acc[0] += (double)r * (double)r;
 }
-HD_DEFINE_REDUCE_3D(hd_heat_residual, hd_heat_vec_args, hd_dot2, hd_heat_residual_pt, hd_dot2_init, hd_dot2_merge)
+HD_DEFINE_ROWS2_3D(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
 
 /* The CG update: u += alpha x, v -= alpha y (x the direction, y = A x, u the
- * solution, v the residual); acc.a += v . v. */
-HD_FN void hd_heat_cg_update_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, hd_dot2 *acc) {
+ * solution, v the residual); acc[0] += v . v. */
+HD_FN void hd_heat_cg_update_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real al = (hd_real)a->alpha, r = a->v[c] - al * a->y[c];
   a->u[c] += al * a->x[c];
   a->v[c] = r;
-  acc->a += (double)r * (double)r;
+  acc[0] += (double)r * (double)r;
 }
-HD_DEFINE_REDUCE_3D(hd_heat_cg_update, hd_heat_vec_args, hd_dot2, hd_heat_cg_update_pt, hd_dot2_init, hd_dot2_merge)
+HD_DEFINE_ROWS2_3D(hd_heat_cg_update, hd_heat_vec_args, hd_heat_cg_update_pt)
 
 /* The next direction: u = z + beta u (u the direction, z the preconditioned
  * residual). */
@@ -179,25 +174,25 @@ HD_FN void hd_heat_direction_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, h
 HD_DEFINE_FOR_3D(hd_heat_direction_loop, hd_heat_direction_pt, hd_heat_vec_args)
 
 /* Two dots of the residual v with the preconditioned residual z and with
- * the one before it (u): acc.a += v . z, acc.b += v . u (the flexible
+ * the one before it (u): acc[0] += v . z, acc[1] += v . u (the flexible
  * CG's beta; u NULL: 0). */
-HD_FN void hd_heat_dots_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, hd_dot2 *acc) {
+HD_FN void hd_heat_dots_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
-  acc->a += (double)a->v[c] * (double)a->z[c];
-  if (a->u) acc->b += (double)a->v[c] * (double)a->u[c];
+  acc[0] += (double)a->v[c] * (double)a->z[c];
+  if (a->u) acc[1] += (double)a->v[c] * (double)a->u[c];
 }
-HD_DEFINE_REDUCE_3D(hd_heat_dots, hd_heat_vec_args, hd_dot2, hd_heat_dots_pt, hd_dot2_init, hd_dot2_merge)
+HD_DEFINE_ROWS2_3D(hd_heat_dots, hd_heat_vec_args, hd_heat_dots_pt)
 
 /* A Chebyshev step (Saad's recurrence as TeaLeaf runs it): u += x, v -= A x,
- * then (hd_heat_cheby_dir_loop) x = alpha x + beta v; acc.a += v . v. */
-HD_FN void hd_heat_cheby_step_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, hd_dot2 *acc) {
+ * then (hd_heat_cheby_dir_loop) x = alpha x + beta v; acc[0] += v . v. */
+HD_FN void hd_heat_cheby_step_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real r = a->v[c] - hd_heat_sys_row(&a->s, a->x, c, i, j, k);
   a->u[c] += a->x[c];
   a->v[c] = r;
-  acc->a += (double)r * (double)r;
+  acc[0] += (double)r * (double)r;
 }
-HD_DEFINE_REDUCE_3D(hd_heat_cheby_step, hd_heat_vec_args, hd_dot2, hd_heat_cheby_step_pt, hd_dot2_init, hd_dot2_merge)
+HD_DEFINE_ROWS2_3D(hd_heat_cheby_step, hd_heat_vec_args, hd_heat_cheby_step_pt)
 
 HD_FN void hd_heat_cheby_dir_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);

@@ -9,7 +9,7 @@
  * Stopping: sqrt(r . r) <= max(tol sqrt(r0 . r0), tol_abs) on the residual
  * the iteration carries (TeaLeaf's test with tol 0 and tol_abs its eps).
  * Chebyshev and PPCG need the extreme eigenvalues of A: estimated once, at
- * opening, from the Lanczos matrix of `presteps` CG iterations on a fixed
+ * the first solve, from the Lanczos matrix of `presteps` CG iterations on a fixed
  * right side (hd_heat_noise_pt), widened by 5 % as TeaLeaf widens its own
  * estimate; the same system gives the same bounds, so a restart solves as
  * the run it resumes. */
@@ -32,6 +32,14 @@ typedef struct hd_heat_mg_level {
   int owns_xb; /* x and b are its own (not the solver's vectors) */
 } hd_heat_mg_level;
 
+/* On a block of a grid shared by ranks: the ghosts of vector v across the
+ * shared faces (before each product with A), and the sums over every
+ * rank's rows (rows: this block's, two doubles a row, in its row order;
+ * out: the two sums over all rows in global row order, on every rank).
+ * 0, or non-zero on failure. */
+typedef int (*hd_heat_halo_fn)(void *arg, void *v);
+typedef int (*hd_heat_rowsum_fn)(void *arg, const double *rows, hd_idx nrows, double out[2]);
+
 typedef struct hd_heat_solver {
   int kind;
   int max_iters; /* iterations a solve at most */
@@ -40,9 +48,13 @@ typedef struct hd_heat_solver {
   int sweeps;    /* multigrid: red-black sweeps before and after */
   double tol, tol_abs;
   hd_idx origin[3], cells[3]; /* the block in the whole grid (the estimate's right side) */
+  hd_heat_halo_fn halo;         /* NULL: one block, no shared faces */
+  hd_heat_rowsum_fn rowsum;     /* NULL: this block's rows, in order */
+  void *arg;                    /* theirs */
   /* set by hd_heat_solver_open */
   hd_grid g;
   hd_real *r, *p, *w, *z, *zo, *d;
+  double *rows, *hrows;         /* two sums a row: backend memory and the host's */
   int nlev;
   hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
   double eig[2]; /* the Chebyshev bounds */
@@ -66,6 +78,8 @@ HD_HOST_FN void hd_heat_solver_close(hd_ctx *ctx, hd_heat_solver *sv) {
   int l, k, e;
   v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
   for (k = 0; k < 6; ++k) hd_dev_free(ctx, *v[k]), *v[k] = NULL;
+  hd_dev_free(ctx, sv->rows), free(sv->hrows);
+  sv->rows = sv->hrows = NULL;
   for (l = 0; l < sv->nlev; ++l) {
     hd_heat_mg_level *L = &sv->lev[l];
     hd_dev_free(ctx, L->mass), hd_dev_free(ctx, L->r);
@@ -88,6 +102,25 @@ HD_HOST_FN hd_heat_vec_args hd_heat_vec_make(const hd_heat_sys *sys) {
   memset(&a, 0, sizeof a);
   a.s = *sys;
   return a;
+}
+
+/* The two sums of the rows a kernel just wrote (status s: its launch), in
+ * global row order. */
+HD_HOST_FN hd_status hd_heat_sums(hd_ctx *ctx, hd_heat_solver *sv, hd_status s, double out[2]) {
+  const hd_idx nrows = sv->g.n[1] * sv->g.n[2];
+  hd_idx r;
+  if (s != HD_OK) return s;
+  if ((s = hd_dev_download(ctx, sv->hrows, sv->rows, (size_t)(2 * nrows) * sizeof(double))) != HD_OK) return s;
+  if (sv->rowsum) return sv->rowsum(sv->arg, sv->hrows, nrows, out) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's sums over the ranks failed") : HD_OK;
+  out[0] = out[1] = 0.0;
+  for (r = 0; r < nrows; ++r) out[0] += sv->hrows[2 * r], out[1] += sv->hrows[2 * r + 1];
+  return HD_OK;
+}
+
+/* The ghosts of v across shared faces, before a product with A. */
+HD_HOST_FN hd_status hd_heat_exchange(hd_ctx *ctx, const hd_heat_solver *sv, hd_real *v) {
+  if (!sv->halo) return HD_OK;
+  return sv->halo(sv->arg, (void *)v) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's halo exchange failed") : HD_OK;
 }
 
 /* The level arguments of level l (with the finer level l - 1). */
@@ -202,7 +235,6 @@ HD_HOST_FN hd_status hd_heat_cheby_poly(hd_ctx *ctx, const hd_heat_solver *sv, c
   hd_heat_vec_args a = hd_heat_vec_make(sys);
   double rho = 1.0 / sigma;
   hd_status s;
-  hd_dot2 acc;
   int n;
   a.u = sv->z;
   if ((s = hd_heat_zero_loop(ctx, &a, in)) != HD_OK) return s;
@@ -211,7 +243,8 @@ HD_HOST_FN hd_status hd_heat_cheby_poly(hd_ctx *ctx, const hd_heat_solver *sv, c
   for (n = 0; n < steps; ++n) {
     const double rn = 1.0 / (2.0 * sigma - rho);
     a.x = sv->d, a.u = sv->z, a.v = sv->w;
-    if ((s = hd_heat_cheby_step(ctx, &a, in, &acc)) != HD_OK) return s;
+    if ((s = hd_heat_exchange(ctx, sv, sv->d)) != HD_OK || (s = hd_heat_cheby_step(ctx, &a, in, sv->rows)) != HD_OK)
+      return s; /* its sums unread */
     if (n + 1 == steps) break;
     a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
     if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
@@ -235,30 +268,32 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
   const hd_range3 in = hd_grid_interior(&sys->g);
   const int pre = sv->kind == HD_HEAT_SOLVER_PPCG || sv->kind == HD_HEAT_SOLVER_MG;
   hd_heat_vec_args a = hd_heat_vec_make(sys);
-  hd_dot2 acc;
-  double rz, rr, stop;
+  double acc[2], rz, rr, stop;
   hd_status s;
   int it;
   a.x = x, a.y = sv->r, a.z = (hd_real *)b;
-  if ((s = hd_heat_residual(ctx, &a, in, &acc)) != HD_OK) return s;
-  rr = acc.a, sv->res0 = sv->res = sqrt(rr), sv->iters = 0;
+  if ((s = hd_heat_exchange(ctx, sv, x)) != HD_OK || (s = hd_heat_sums(ctx, sv, hd_heat_residual(ctx, &a, in, sv->rows), acc)) != HD_OK)
+    return s;
+  rr = acc[0], sv->res0 = sv->res = sqrt(rr), sv->iters = 0;
   stop = fmax(sv->tol * sv->res0, sv->tol_abs);
   if ((sv->converged = sv->res <= stop)) return HD_OK;
   if (pre && (s = hd_heat_precondition(ctx, sv, sys)) != HD_OK) return s;
   a.v = sv->r, a.z = pre ? sv->z : sv->r, a.u = NULL;
-  if (pre && (s = hd_heat_dots(ctx, &a, in, &acc)) != HD_OK) return s;
-  rz = pre ? acc.a : rr;
+  if (pre && (s = hd_heat_sums(ctx, sv, hd_heat_dots(ctx, &a, in, sv->rows), acc)) != HD_OK) return s;
+  rz = pre ? acc[0] : rr;
   a.u = sv->p, a.beta = 0.0;
   if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
   for (it = 0; it < max; ++it) {
     double pw, beta;
     a.x = sv->p, a.y = sv->w;
-    if ((s = hd_heat_apply_dot(ctx, &a, in, &acc)) != HD_OK) return s;
-    pw = acc.a;
+    if ((s = hd_heat_exchange(ctx, sv, sv->p)) != HD_OK ||
+        (s = hd_heat_sums(ctx, sv, hd_heat_apply_dot(ctx, &a, in, sv->rows), acc)) != HD_OK)
+      return s;
+    pw = acc[0];
     if (!(pw > 0.0)) return hd_fail(ctx, HD_ERR_NOCONV, "heat: CG broke down (p.Ap = %g): the system is not positive definite", pw);
     a.alpha = rz / pw, a.u = x, a.v = sv->r;
-    if ((s = hd_heat_cg_update(ctx, &a, in, &acc)) != HD_OK) return s;
-    rr = acc.a, sv->res = sqrt(fabs(rr)), sv->iters = it + 1;
+    if ((s = hd_heat_sums(ctx, sv, hd_heat_cg_update(ctx, &a, in, sv->rows), acc)) != HD_OK) return s;
+    rr = acc[0], sv->res = sqrt(fabs(rr)), sv->iters = it + 1;
     if (!hd_isfinite(rr)) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
     if ((sv->converged = sv->res <= stop)) break;
     if (pre) {
@@ -266,8 +301,8 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
       sv->zo = sv->z, sv->z = t; /* the last z kept for beta */
       if ((s = hd_heat_precondition(ctx, sv, sys)) != HD_OK) return s;
       a.v = sv->r, a.z = sv->z, a.u = sv->zo;
-      if ((s = hd_heat_dots(ctx, &a, in, &acc)) != HD_OK) return s;
-      beta = (acc.a - acc.b) / rz, rz = acc.a;
+      if ((s = hd_heat_sums(ctx, sv, hd_heat_dots(ctx, &a, in, sv->rows), acc)) != HD_OK) return s;
+      beta = (acc[0] - acc[1]) / rz, rz = acc[0];
     } else {
       beta = rr / rz, rz = rr;
       a.z = sv->r;
@@ -355,8 +390,10 @@ HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const 
   sv->g = sys->g;
   v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
   for (k = 0; k < 6 && s == HD_OK; ++k) s = hd_heat_vec_alloc(ctx, &sys->g, v[k]);
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&sv->rows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
+  if (s == HD_OK && !(sv->hrows = (double *)malloc((size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double))))
+    s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
   if (s == HD_OK && sv->kind == HD_HEAT_SOLVER_MG) s = hd_heat_mg_open(ctx, sv, sys);
-  if (s == HD_OK && (sv->kind == HD_HEAT_SOLVER_CHEBYSHEV || sv->kind == HD_HEAT_SOLVER_PPCG)) s = hd_heat_estimate(ctx, sv, sys);
   if (s != HD_OK) hd_heat_solver_close(ctx, sv);
   return s;
 }
@@ -367,13 +404,13 @@ HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd
   const double sigma = theta / delta;
   const hd_range3 in = hd_grid_interior(&sys->g);
   hd_heat_vec_args a = hd_heat_vec_make(sys);
-  double rho = 1.0 / sigma, stop;
-  hd_dot2 acc;
+  double rho = 1.0 / sigma, stop, acc[2];
   hd_status s;
   int it;
   a.x = x, a.y = sv->r, a.z = (hd_real *)b;
-  if ((s = hd_heat_residual(ctx, &a, in, &acc)) != HD_OK) return s;
-  sv->res0 = sv->res = sqrt(acc.a), sv->iters = 0;
+  if ((s = hd_heat_exchange(ctx, sv, x)) != HD_OK || (s = hd_heat_sums(ctx, sv, hd_heat_residual(ctx, &a, in, sv->rows), acc)) != HD_OK)
+    return s;
+  sv->res0 = sv->res = sqrt(acc[0]), sv->iters = 0;
   stop = fmax(sv->tol * sv->res0, sv->tol_abs);
   if ((sv->converged = sv->res <= stop)) return HD_OK;
   a.z = sv->r, a.y = sv->d, a.u = NULL, a.alpha = 1.0 / theta;
@@ -381,9 +418,11 @@ HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd
   for (it = 0; it < sv->max_iters; ++it) {
     const double rn = 1.0 / (2.0 * sigma - rho);
     a.x = sv->d, a.u = x, a.v = sv->r;
-    if ((s = hd_heat_cheby_step(ctx, &a, in, &acc)) != HD_OK) return s;
-    sv->res = sqrt(acc.a), sv->iters = it + 1;
-    if (!hd_isfinite(acc.a)) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
+    if ((s = hd_heat_exchange(ctx, sv, sv->d)) != HD_OK ||
+        (s = hd_heat_sums(ctx, sv, hd_heat_cheby_step(ctx, &a, in, sv->rows), acc)) != HD_OK)
+      return s;
+    sv->res = sqrt(acc[0]), sv->iters = it + 1;
+    if (!hd_isfinite(acc[0])) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
     if ((sv->converged = sv->res <= stop)) break;
     a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
     if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
@@ -392,8 +431,13 @@ HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd
   return HD_OK;
 }
 
-/* A x = b from x's value (sv->iters, res0, res, converged tell how). */
+/* A x = b from x's value (sv->iters, res0, res, converged tell how); the
+ * first solve of Chebyshev or PPCG estimates the bounds (after the caller
+ * has set halo and rowsum). */
 HD_HOST_FN hd_status hd_heat_solve(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b) {
+  const int cheby = sv->kind == HD_HEAT_SOLVER_CHEBYSHEV || sv->kind == HD_HEAT_SOLVER_PPCG;
+  hd_status s;
+  if (cheby && !(sv->eig[1] > 0.0) && (s = hd_heat_estimate(ctx, sv, sys)) != HD_OK) return s;
   if (sv->kind == HD_HEAT_SOLVER_CHEBYSHEV) return hd_heat_chebyshev(ctx, sv, sys, x, b);
   return hd_heat_pcg(ctx, sv, sys, x, b, sv->max_iters, NULL, NULL);
 }

@@ -182,6 +182,65 @@ HD_HOST_FN int hd_reduce_dims(const hd_range3 *r, dim3 *grid, dim3 *block) {
 
 #endif
 
+/* Row sums: two doubles for every row (j, k) of a range, each row folded
+ * in x order on the CPU (serial and OpenMP alike) and by one warp on CUDA
+ * (lane t the cells t, t + 32, ..., then a fixed shuffle tree), into
+ * out[2 row], out[2 row + 1], row = (j - lo) + (k - lo) * rows along y:
+ *
+ *   HD_DEFINE_ROWS2_3D(name, T, fn)
+ *     fn(const T *a, hd_idx i, hd_idx j, hd_idx k, double s[2])
+ *   -> hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out)
+ *
+ * A row's sums do not depend on how the rows are spread over threads or
+ * ranks (the decompositions never split x): summed in global row order
+ * they give one answer on any number of ranks (hd/heat_solve.h). */
+#if defined(HD_BACKEND_CUDA)
+#define HD_ROWS2_THREADS 256
+#define HD_DEFINE_ROWS2_3D(name, T, fn)                                            \
+  HD_KERNEL void __launch_bounds__(HD_ROWS2_THREADS) name##_hd_rows(HD_KPARAM(T) a, hd_range3 r, double *out) { \
+    const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
+    const hd_idx step = (hd_idx)gridDim.x * (HD_ROWS2_THREADS / 32);             \
+    const int lane = (int)(threadIdx.x & 31u);                                   \
+    hd_idx row;                                                                  \
+    for (row = ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < nrows; row += step) { \
+      const hd_idx j = r.lo[1] + row % ny, k = r.lo[2] + row / ny;               \
+      double s[2] = {0.0, 0.0};                                                  \
+      hd_idx i;                                                                  \
+      int o;                                                                     \
+      for (i = r.lo[0] + lane; i < r.hi[0]; i += 32) fn(&a, i, j, k, s);         \
+      for (o = 16; o > 0; o >>= 1) {                                             \
+        s[0] += __shfl_down_sync(0xffffffffu, s[0], o);                          \
+        s[1] += __shfl_down_sync(0xffffffffu, s[1], o);                          \
+      }                                                                          \
+      if (lane == 0) out[2 * row] = s[0], out[2 * row + 1] = s[1];               \
+    }                                                                            \
+  }                                                                              \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
+    const hd_idx nrows = (r.hi[1] - r.lo[1]) * (r.hi[2] - r.lo[2]);             \
+    if (nrows <= 0 || r.hi[0] <= r.lo[0]) return HD_OK;                          \
+    name##_hd_rows<<<hd_grid_extent(nrows, HD_ROWS2_THREADS / 32, 1 << 20), HD_ROWS2_THREADS, 0, \
+                     hd_stream(ctx)>>>(*a, r, out);                              \
+    return hd_check_launch(ctx, #name, __FILE__, __LINE__);                      \
+  }
+#else
+#define HD_DEFINE_ROWS2_3D(name, T, fn)                                            \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
+    const T la = *a;                                                             \
+    const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
+    hd_idx row;                                                                  \
+    (void)ctx;                                                                   \
+    HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                \
+    for (row = 0; row < nrows; ++row) {                                          \
+      const hd_idx j = r.lo[1] + row % ny, k = r.lo[2] + row / ny;               \
+      double s[2] = {0.0, 0.0};                                                  \
+      hd_idx i;                                                                  \
+      for (i = r.lo[0]; i < r.hi[0]; ++i) fn(&la, i, j, k, s);                   \
+      out[2 * row] = s[0], out[2 * row + 1] = s[1];                              \
+    }                                                                            \
+    return HD_OK;                                                                \
+  }
+#endif
+
 /* 1-D and 2-D reductions are 3-D reductions over a line or a plane. */
 #define HD_DEFINE_REDUCE_2D(name, T, A, fn, init, merge)                           \
   HD_FN void name##_hd_pt3(const T *a, hd_idx i, hd_idx j, hd_idx k, A *acc) {     \
