@@ -136,15 +136,6 @@ typedef struct hd_heat_vec_args {
   double alpha, beta;
 } hd_heat_vec_args;
 
-/* y = A x; acc[0] += x . y. */
-HD_FN void hd_heat_apply_dot_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
-  const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
-  const hd_real y = hd_heat_sys_row(&a->s, a->x, c, i, j, k);
-  a->y[c] = y;
-  acc[0] += (double)a->x[c] * (double)y;
-}
-HD_DEFINE_ROWS2_3D(hd_heat_apply_dot, hd_heat_vec_args, hd_heat_apply_dot_pt)
-
 /* The residual y = z - A x (z the right side); acc[0] += y . y. */
 HD_FN void hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
@@ -183,17 +174,8 @@ HD_FN void hd_heat_dots_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx
 }
 HD_DEFINE_ROWS2_3D(hd_heat_dots, hd_heat_vec_args, hd_heat_dots_pt)
 
-/* A Chebyshev step (Saad's recurrence as TeaLeaf runs it): u += x, v -= A x,
- * then (hd_heat_cheby_dir_loop) x = alpha x + beta v; acc[0] += v . v. */
-HD_FN void hd_heat_cheby_step_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
-  const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
-  const hd_real r = a->v[c] - hd_heat_sys_row(&a->s, a->x, c, i, j, k);
-  a->u[c] += a->x[c];
-  a->v[c] = r;
-  acc[0] += (double)r * (double)r;
-}
-HD_DEFINE_ROWS2_3D(hd_heat_cheby_step, hd_heat_vec_args, hd_heat_cheby_step_pt)
-
+/* The Chebyshev direction (Saad's recurrence as TeaLeaf runs it, after
+ * hd_heat_fcheby_step): y = alpha y + beta v. */
 HD_FN void hd_heat_cheby_dir_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   a->y[c] = (hd_real)a->alpha * a->y[c] + (hd_real)a->beta * a->v[c];

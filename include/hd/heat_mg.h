@@ -74,6 +74,37 @@ HD_FN void hd_heat_mg_residual_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, 
 }
 HD_DEFINE_FOR_3D(hd_heat_mg_residual_loop, hd_heat_mg_residual_pt, hd_heat_mg_args)
 
+/* The solvers' products with A from the finest level's stored faces (the
+ * same terms as hd_heat_sys_row; x's ghosts zero on the grid's own faces,
+ * as the solvers' vectors are): m.x the vector. */
+typedef struct hd_heat_fvec_args {
+  hd_heat_mg_args m;
+  hd_real *y, *u, *v;
+} hd_heat_fvec_args;
+
+/* y = A x; acc[0] += x . y. */
+HD_FN void hd_heat_fapply_dot_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+  const hd_idx c = hd_grid_at(&a->m.g, i, j, k);
+  hd_real d, s, y;
+  s = hd_heat_mg_row(&a->m, c, &d);
+  y = d * a->m.x[c] - s;
+  a->y[c] = y;
+  acc[0] += (double)a->m.x[c] * (double)y;
+}
+HD_DEFINE_ROWS2_3D(hd_heat_fapply_dot, hd_heat_fvec_args, hd_heat_fapply_dot_pt)
+
+/* A Chebyshev step: u += x, v -= A x; acc[0] += v . v. */
+HD_FN void hd_heat_fcheby_step_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+  const hd_idx c = hd_grid_at(&a->m.g, i, j, k);
+  hd_real d, s, r;
+  s = hd_heat_mg_row(&a->m, c, &d);
+  r = a->v[c] - (d * a->m.x[c] - s);
+  a->u[c] += a->m.x[c];
+  a->v[c] = r;
+  acc[0] += (double)r * (double)r;
+}
+HD_DEFINE_ROWS2_3D(hd_heat_fcheby_step, hd_heat_fvec_args, hd_heat_fcheby_step_pt)
+
 /* The children of coarse cell (i, j, k) along axis d: fine lo .. hi. */
 HD_FN void hd_heat_mg_children(const hd_heat_mg_args *a, int d, hd_idx ic, hd_idx *lo, hd_idx *hi) {
   if (d >= a->g.dim) {

@@ -58,6 +58,7 @@ typedef struct hd_heat_solver {
   int nlev;
   hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
   double eig[2]; /* the Chebyshev bounds */
+  int built, mapped[HD_NFACES]; /* the levels' operators, for these faces */
   /* the last solve */
   long iters;
   double res0, res;
@@ -104,25 +105,6 @@ HD_HOST_FN hd_heat_vec_args hd_heat_vec_make(const hd_heat_sys *sys) {
   return a;
 }
 
-/* The two sums of the rows a kernel just wrote (status s: its launch), in
- * global row order. */
-HD_HOST_FN hd_status hd_heat_sums(hd_ctx *ctx, hd_heat_solver *sv, hd_status s, double out[2]) {
-  const hd_idx nrows = sv->g.n[1] * sv->g.n[2];
-  hd_idx r;
-  if (s != HD_OK) return s;
-  if ((s = hd_dev_download(ctx, sv->hrows, sv->rows, (size_t)(2 * nrows) * sizeof(double))) != HD_OK) return s;
-  if (sv->rowsum) return sv->rowsum(sv->arg, sv->hrows, nrows, out) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's sums over the ranks failed") : HD_OK;
-  out[0] = out[1] = 0.0;
-  for (r = 0; r < nrows; ++r) out[0] += sv->hrows[2 * r], out[1] += sv->hrows[2 * r + 1];
-  return HD_OK;
-}
-
-/* The ghosts of v across shared faces, before a product with A. */
-HD_HOST_FN hd_status hd_heat_exchange(hd_ctx *ctx, const hd_heat_solver *sv, hd_real *v) {
-  if (!sv->halo) return HD_OK;
-  return sv->halo(sv->arg, (void *)v) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's halo exchange failed") : HD_OK;
-}
-
 /* The level arguments of level l (with the finer level l - 1). */
 HD_HOST_FN hd_heat_mg_args hd_heat_mg_make(const hd_heat_solver *sv, int l) {
   const hd_heat_mg_level *L = &sv->lev[l];
@@ -139,6 +121,34 @@ HD_HOST_FN hd_heat_mg_args hd_heat_mg_make(const hd_heat_solver *sv, int l) {
   return a;
 }
 
+/* The two sums of the rows a kernel just wrote (status s: its launch), in
+ * global row order. */
+HD_HOST_FN hd_status hd_heat_sums(hd_ctx *ctx, hd_heat_solver *sv, hd_status s, double out[2]) {
+  const hd_idx nrows = sv->g.n[1] * sv->g.n[2];
+  hd_idx r;
+  if (s != HD_OK) return s;
+  if ((s = hd_dev_download(ctx, sv->hrows, sv->rows, (size_t)(2 * nrows) * sizeof(double))) != HD_OK) return s;
+  if (sv->rowsum) return sv->rowsum(sv->arg, sv->hrows, nrows, out) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's sums over the ranks failed") : HD_OK;
+  out[0] = out[1] = 0.0;
+  for (r = 0; r < nrows; ++r) out[0] += sv->hrows[2 * r], out[1] += sv->hrows[2 * r + 1];
+  return HD_OK;
+}
+
+/* The stored-face product's arguments: x the vector, y, u, v the others. */
+HD_HOST_FN hd_heat_fvec_args hd_heat_fvec_make(const hd_heat_solver *sv, hd_real *x, hd_real *y, hd_real *u, hd_real *v) {
+  hd_heat_fvec_args f;
+  memset(&f, 0, sizeof f);
+  f.m = hd_heat_mg_make(sv, 0);
+  f.m.x = x, f.y = y, f.u = u, f.v = v;
+  return f;
+}
+
+/* The ghosts of v across shared faces, before a product with A. */
+HD_HOST_FN hd_status hd_heat_exchange(hd_ctx *ctx, const hd_heat_solver *sv, hd_real *v) {
+  if (!sv->halo) return HD_OK;
+  return sv->halo(sv->arg, (void *)v) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's halo exchange failed") : HD_OK;
+}
+
 /* The box 1 .. n + 1 of a grid (cells and the faces above the last). */
 HD_HOST_FN hd_range3 hd_heat_mg_faces_box(const hd_grid *g) {
   hd_range3 r = hd_grid_interior(g);
@@ -147,11 +157,11 @@ HD_HOST_FN hd_range3 hd_heat_mg_faces_box(const hd_grid *g) {
   return r;
 }
 
-/* The multigrid levels of the system: level 0 on the system's grid (its
- * x and b the solver's z and r), coarser ones while an axis has more than
- * 4 cells. */
+/* The memory of the system's stored faces (level 0, on the system's grid:
+ * every solver's products with A) and, for multigrid, of the coarser
+ * levels while an axis has more than 4 cells (level 0's x and b the
+ * solver's z and r); hd_heat_mg_build fills them. */
 HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
-  hd_heat_mg_top_args top;
   hd_status s;
   int l, e;
   sv->nlev = 1;
@@ -169,7 +179,7 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
         return s;
     }
     for (e = 0; e < L->g.dim; ++e) most = L->g.n[e] > most ? L->g.n[e] : most;
-    if (most <= 4 || l + 1 == HD_HEAT_MG_MAX_LEVELS) break;
+    if (sv->kind != HD_HEAT_SOLVER_MG || most <= 4 || l + 1 == HD_HEAT_MG_MAX_LEVELS) break;
     {
       hd_heat_mg_level *C = &sv->lev[l + 1];
       hd_idx n[3] = {1, 1, 1};
@@ -181,6 +191,16 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
       ++sv->nlev;
     }
   }
+  return HD_OK;
+}
+
+/* The levels' operators from the system, again where its faces changed
+ * (a face becomes shared when a run first steps on ranks). */
+HD_HOST_FN hd_status hd_heat_mg_build(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  hd_heat_mg_top_args top;
+  hd_status s;
+  int l, e;
+  if (sv->built && !memcmp(sv->mapped, sys->mapped, sizeof sv->mapped)) return HD_OK;
   memset(&top, 0, sizeof top);
   top.s = *sys, top.mass = sv->lev[0].mass;
   for (e = 0; e < 3; ++e) top.a[e] = sv->lev[0].a[e];
@@ -189,6 +209,8 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
     const hd_heat_mg_args a = hd_heat_mg_make(sv, l);
     if ((s = hd_heat_mg_coarsen_loop(ctx, &a, hd_heat_mg_faces_box(&a.g))) != HD_OK) return s;
   }
+  memcpy(sv->mapped, sys->mapped, sizeof sv->mapped);
+  sv->built = 1, sv->eig[0] = sv->eig[1] = 0.0; /* a new operator: new bounds */
   return HD_OK;
 }
 
@@ -242,11 +264,11 @@ HD_HOST_FN hd_status hd_heat_cheby_poly(hd_ctx *ctx, const hd_heat_solver *sv, c
   if ((s = hd_heat_scale_loop(ctx, &a, in)) != HD_OK) return s;
   for (n = 0; n < steps; ++n) {
     const double rn = 1.0 / (2.0 * sigma - rho);
-    a.x = sv->d, a.u = sv->z, a.v = sv->w;
-    if ((s = hd_heat_exchange(ctx, sv, sv->d)) != HD_OK || (s = hd_heat_cheby_step(ctx, &a, in, sv->rows)) != HD_OK)
+    const hd_heat_fvec_args f = hd_heat_fvec_make(sv, sv->d, NULL, sv->z, sv->w);
+    if ((s = hd_heat_exchange(ctx, sv, sv->d)) != HD_OK || (s = hd_heat_fcheby_step(ctx, &f, in, sv->rows)) != HD_OK)
       return s; /* its sums unread */
     if (n + 1 == steps) break;
-    a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
+    a.y = sv->d, a.v = sv->w, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
     if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
     rho = rn;
   }
@@ -285,9 +307,10 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
   if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
   for (it = 0; it < max; ++it) {
     double pw, beta;
+    const hd_heat_fvec_args f = hd_heat_fvec_make(sv, sv->p, sv->w, NULL, NULL);
     a.x = sv->p, a.y = sv->w;
     if ((s = hd_heat_exchange(ctx, sv, sv->p)) != HD_OK ||
-        (s = hd_heat_sums(ctx, sv, hd_heat_apply_dot(ctx, &a, in, sv->rows), acc)) != HD_OK)
+        (s = hd_heat_sums(ctx, sv, hd_heat_fapply_dot(ctx, &f, in, sv->rows), acc)) != HD_OK)
       return s;
     pw = acc[0];
     if (!(pw > 0.0)) return hd_fail(ctx, HD_ERR_NOCONV, "heat: CG broke down (p.Ap = %g): the system is not positive definite", pw);
@@ -393,7 +416,7 @@ HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const 
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&sv->rows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
   if (s == HD_OK && !(sv->hrows = (double *)malloc((size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double))))
     s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
-  if (s == HD_OK && sv->kind == HD_HEAT_SOLVER_MG) s = hd_heat_mg_open(ctx, sv, sys);
+  if (s == HD_OK) s = hd_heat_mg_open(ctx, sv, sys);
   if (s != HD_OK) hd_heat_solver_close(ctx, sv);
   return s;
 }
@@ -417,14 +440,14 @@ HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd
   if ((s = hd_heat_scale_loop(ctx, &a, in)) != HD_OK) return s;
   for (it = 0; it < sv->max_iters; ++it) {
     const double rn = 1.0 / (2.0 * sigma - rho);
-    a.x = sv->d, a.u = x, a.v = sv->r;
+    const hd_heat_fvec_args f = hd_heat_fvec_make(sv, sv->d, NULL, x, sv->r);
     if ((s = hd_heat_exchange(ctx, sv, sv->d)) != HD_OK ||
-        (s = hd_heat_sums(ctx, sv, hd_heat_cheby_step(ctx, &a, in, sv->rows), acc)) != HD_OK)
+        (s = hd_heat_sums(ctx, sv, hd_heat_fcheby_step(ctx, &f, in, sv->rows), acc)) != HD_OK)
       return s;
     sv->res = sqrt(acc[0]), sv->iters = it + 1;
     if (!hd_isfinite(acc[0])) return hd_fail(ctx, HD_ERR_NONFINITE, "heat: the solver's residual is not finite");
     if ((sv->converged = sv->res <= stop)) break;
-    a.y = sv->d, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
+    a.y = sv->d, a.v = sv->r, a.alpha = rn * rho, a.beta = 2.0 * rn / delta;
     if ((s = hd_heat_cheby_dir_loop(ctx, &a, in)) != HD_OK) return s;
     rho = rn;
   }
@@ -437,6 +460,7 @@ HD_HOST_FN hd_status hd_heat_chebyshev(hd_ctx *ctx, hd_heat_solver *sv, const hd
 HD_HOST_FN hd_status hd_heat_solve(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b) {
   const int cheby = sv->kind == HD_HEAT_SOLVER_CHEBYSHEV || sv->kind == HD_HEAT_SOLVER_PPCG;
   hd_status s;
+  if ((s = hd_heat_mg_build(ctx, sv, sys)) != HD_OK) return s;
   if (cheby && !(sv->eig[1] > 0.0) && (s = hd_heat_estimate(ctx, sv, sys)) != HD_OK) return s;
   if (sv->kind == HD_HEAT_SOLVER_CHEBYSHEV) return hd_heat_chebyshev(ctx, sv, sys, x, b);
   return hd_heat_pcg(ctx, sv, sys, x, b, sv->max_iters, NULL, NULL);
