@@ -327,6 +327,11 @@ static int setup(hd_drv_run *r) {
     if (!hd_grid_init(&g, p->dim, p->n[0], p->n[1], p->n[2], 1) || h->cells > 9e18)
       return hd_drv_bad(r, "--n: the grid is too large to index");
   }
+  if (c->tea_expect > 0 && cli_find(r->opts, "tea-expect")->seen == 1 &&
+      (cli_find(r->opts, "steps")->seen == 2 || cli_find(r->opts, "n")->seen == 2)) { /* the deck's value, another run */
+    if (r->root) fprintf(stderr, PROG ": %s: tea.problems' temperature is for the deck's cells and steps: not checked\n", c->com.input);
+    c->tea_expect = 0.0;
+  }
   if (c->tea_summary && c->ntea_densities != (p->nmat ? p->nmat : 1))
     return hd_drv_bad(r, "--tea-densities: give %d densities, one a material (0 first)", p->nmat ? p->nmat : 1);
   if (hd_decomp_create(&h->hr.dc, p->dim, p->n, 0, 0, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
