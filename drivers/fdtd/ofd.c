@@ -13,6 +13,8 @@
 
 #include <hd/fdtd.h>
 
+#include "dialect.h"
+
 #define OFD_TOKENS 64
 
 static char note[1024];
@@ -20,43 +22,6 @@ static int far_line; /* the plotfar line a far field was set from */
 
 const char *fdtd_ofd_note(void) { return note; }
 int fdtd_ofd_farfield_line(void) { return far_line; }
-
-typedef struct ofd_out {
-  char *text;
-  size_t len, cap;
-  int *line, nline, lcap;
-} ofd_out;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int emit(ofd_out *o, int line, const char *fmt, ...) {
-  char buf[2048];
-  va_list ap;
-  size_t n;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  n = strlen(buf);
-  if (o->len + n + 2 > o->cap) {
-    const size_t cap = 2 * o->cap + n + 4096;
-    char *t = (char *)realloc(o->text, cap);
-    if (!t) return -1;
-    o->text = t, o->cap = cap;
-  }
-  if (o->nline == o->lcap) {
-    const int cap = 2 * o->lcap + 64;
-    int *l = (int *)realloc(o->line, (size_t)cap * sizeof *l);
-    if (!l) return -1;
-    o->line = l, o->lcap = cap;
-  }
-  memcpy(o->text + o->len, buf, n);
-  o->len += n;
-  o->text[o->len++] = '\n';
-  o->text[o->len] = '\0';
-  o->line[o->nline++] = line;
-  return 0;
-}
 
 /* A line split on blanks: "key = v1 v2 ..." gives t[0] = key, t[1] = "=". */
 static int split(char *s, char *t[OFD_TOKENS]) {
@@ -93,7 +58,7 @@ static int post_key(const char *k) {
 
 /* OpenFDTD's plot keys as hd's (plots.h): 1 where translated (or off),
  * 0 where hd has no such picture yet (a note), -1 out of memory. */
-static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
+static int plot_key(hd_dialect_out *o, char *const *t, int nt, int line) {
   static const char *const named[][2] = {{"plotiter", "history"},    {"plotfeed", "feed-waveforms"}, {"plotpoint", "point-waveforms"},
                                          {"plotsmith", "smith"},     {"plotzin", "impedance"},       {"plotyin", "admittance"},
                                          {"plotref", "reflection"},  {"plotspara", "sparameters"},   {"plotcoupling", "coupling"},
@@ -103,47 +68,47 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
   size_t k;
   for (k = 0; k < sizeof named / sizeof named[0]; ++k)
     if (!strcmp(key, named[k][0])) /* "0" off; the frequency scales of plotzin etc. are OpenFDTD's to draw */
-      return !strcmp(t[2], "0") ? 1 : emit(o, line, "plot = %s", named[k][1]) ? -1 : 1;
-  if (!strcmp(key, "plotfar0d") && nt >= 4) return emit(o, line, "plot-far0d = %s %s", t[2], t[3]) ? -1 : 1;
+      return !strcmp(t[2], "0") ? 1 : hd_dialect_emit(o, line, "plot = %s", named[k][1]) ? -1 : 1;
+  if (!strcmp(key, "plotfar0d") && nt >= 4) return hd_dialect_emit(o, line, "plot-far0d = %s %s", t[2], t[3]) ? -1 : 1;
   if (!strcmp(key, "plotfar1d")) {
     join(t, 2, nt < 5 ? nt : 5, buf, sizeof buf);
-    return emit(o, line, "plot-far1d = %s", buf) ? -1 : 1;
+    return hd_dialect_emit(o, line, "plot-far1d = %s", buf) ? -1 : 1;
   }
   if ((!strcmp(key, "plotnear2d") && nt >= 5) || (!strcmp(key, "plotnear1d") && nt >= 6)) { /* "E", "Hx", ... */
     const int line1d = key[8] == '1';
     if (strlen(t[2]) > 2 || !strchr("EeHh", t[2][0]) || (t[2][1] && !strchr("XxYyZz", t[2][1])) || !strchr("XxYyZz", t[3][0]) ||
         t[3][1])
       return 0;
-    return emit(o, line, "%s = %c%c %c %s%s%s", line1d ? "nearline" : "nearfield", tolower((unsigned char)t[2][0]),
+    return hd_dialect_emit(o, line, "%s = %c%c %c %s%s%s", line1d ? "nearline" : "nearfield", tolower((unsigned char)t[2][0]),
                 t[2][1] ? tolower((unsigned char)t[2][1]) : ' ', tolower((unsigned char)t[3][0]), t[4], line1d ? " " : "",
                 line1d ? t[5] : "") ? -1 : 1;
   }
   if (!strcmp(key, "near1ddb") || !strcmp(key, "near2ddb") || !strcmp(key, "near2dcontour") || !strcmp(key, "near2dobj")) {
     const char *to = key[4] == '1' ? "near1d-db" : key[6] == 'd' ? "near2d-db" : key[6] == 'c' ? "near2d-contour" : "near2d-outline";
-    return emit(o, line, "%s = %s", to, strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+    return hd_dialect_emit(o, line, "%s = %s", to, strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   }
   if ((!strcmp(key, "near1dscale") && nt >= 4) || (!strcmp(key, "near2dscale") && nt >= 4))
-    return emit(o, line, "%s = %s %s", key[4] == '1' ? "near1d-scale" : "near2d-scale", t[2], t[3]) ? -1 : 1;
+    return hd_dialect_emit(o, line, "%s = %s %s", key[4] == '1' ? "near1d-scale" : "near2d-scale", t[2], t[3]) ? -1 : 1;
   if (!strcmp(key, "near1dnoinc") || !strcmp(key, "near2dnoinc"))
-    return emit(o, line, "%s = %s", key[4] == '1' ? "near1d-noinc" : "near2d-noinc", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+    return hd_dialect_emit(o, line, "%s = %s", key[4] == '1' ? "near1d-noinc" : "near2d-noinc", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "near2dzoom") && nt >= 6) /* OpenFDTD takes either order */
-    return emit(o, line, "near2d-zoom = %.17g %.17g %.17g %.17g", fmin(atof(t[2]), atof(t[3])), fmax(atof(t[2]), atof(t[3])),
+    return hd_dialect_emit(o, line, "near2d-zoom = %.17g %.17g %.17g %.17g", fmin(atof(t[2]), atof(t[3])), fmax(atof(t[2]), atof(t[3])),
                 fmin(atof(t[4]), atof(t[5])), fmax(atof(t[4]), atof(t[5]))) ? -1 : 1;
-  if (!strcmp(key, "near2dframe")) return emit(o, line, "near2d-frames = %s", t[2]) ? -1 : 1;
-  if (!strcmp(key, "matchingloss")) return emit(o, line, "matching-loss = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "near2dframe")) return hd_dialect_emit(o, line, "near2d-frames = %s", t[2]) ? -1 : 1;
+  if (!strcmp(key, "matchingloss")) return hd_dialect_emit(o, line, "matching-loss = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
   if (!strcmp(key, "near2ddim") || !strcmp(key, "far2dobj") || !strcmp(key, "freqdiv"))
     return 1; /* OpenFDTD's own views: hd draws the 2-D maps always, the 3-D ones are ParaView's, its ticks its own */
-  if (!strcmp(key, "far1dstyle")) return emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
-  if (!strcmp(key, "far1ddb")) return emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
-  if (!strcmp(key, "far1dnorm")) return emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
-  if (!strcmp(key, "far1dscale") && nt >= 4) return emit(o, line, "far1d-scale = %s %s", t[2], t[3]) ? -1 : 1;
+  if (!strcmp(key, "far1dstyle")) return hd_dialect_emit(o, line, "far1d-style = %s", strcmp(t[2], "1") ? "polar" : "cartesian") ? -1 : 1;
+  if (!strcmp(key, "far1ddb")) return hd_dialect_emit(o, line, "far1d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far1dnorm")) return hd_dialect_emit(o, line, "far1d-normalize = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far1dscale") && nt >= 4) return hd_dialect_emit(o, line, "far1d-scale = %s %s", t[2], t[3]) ? -1 : 1;
   if (!strcmp(key, "far1dcomponent") && nt >= 5) { /* pages of |E| with E_theta, E_phi; major, minor; RHCP, LHCP */
     static const char *const page[3] = {"theta,phi", "major,minor", "rhcp,lhcp"};
     int c;
     strcpy(buf, "total");
     for (c = 0; c < 3; ++c)
       if (strcmp(t[2 + c], "0")) strcat(strcat(buf, ","), page[c]);
-    return emit(o, line, "far1d-component = %s", buf) ? -1 : 1;
+    return hd_dialect_emit(o, line, "far1d-component = %s", buf) ? -1 : 1;
   }
   if (!strcmp(key, "far2dcomponent") && nt >= 9) { /* |E|, E_theta, E_phi, major, minor, RHCP, LHCP */
     static const char *const part[7] = {"total", "theta", "phi", "major", "minor", "rhcp", "lhcp"};
@@ -151,20 +116,14 @@ static int plot_key(ofd_out *o, char *const *t, int nt, int line) {
     buf[0] = '\0';
     for (c = 0; c < 7; ++c)
       if (strcmp(t[2 + c], "0")) strcat(strcat(buf, buf[0] ? "," : ""), part[c]);
-    return !buf[0] || !emit(o, line, "far2d-component = %s", buf) ? 1 : -1;
+    return !buf[0] || !hd_dialect_emit(o, line, "far2d-component = %s", buf) ? 1 : -1;
   }
-  if (!strcmp(key, "far2ddb")) return emit(o, line, "far2d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
-  if (!strcmp(key, "far2dscale") && nt >= 4) return emit(o, line, "far2d-scale = %s %s", t[2], t[3]) ? -1 : 1;
+  if (!strcmp(key, "far2ddb")) return hd_dialect_emit(o, line, "far2d-db = %s", strcmp(t[2], "0") ? "yes" : "no") ? -1 : 1;
+  if (!strcmp(key, "far2dscale") && nt >= 4) return hd_dialect_emit(o, line, "far2d-scale = %s %s", t[2], t[3]) ? -1 : 1;
   return 0;
 }
 
-void fdtd_ofd_add_note(const char *key, int line) {
-  char item[160], seen[96];
-  snprintf(seen, sizeof seen, " %s (", key);
-  if (strstr(note, seen)) return; /* each key once */
-  snprintf(item, sizeof item, "%s %s (line %d)", note[0] ? "," : "", key, line);
-  if (strlen(note) + strlen(item) + 1 < sizeof note) strcat(note, item);
-}
+void fdtd_ofd_add_note(const char *key, int line) { hd_dialect_note(note, sizeof note, key, line); }
 
 /* What other lines depend on, collected by a first pass: the feed
  * resistance, waveform, pulse width, frequencies, and the lines that ask
@@ -211,7 +170,7 @@ static int scan_line(ofd_scan *sc, char *const *t, int nt, int lineno, const cha
 
 /* material: 'epsr sigma mur sigmam', or from 2.2 '1 epsr ...' and the
  * dispersive '2 einf ae be ce'. */
-static int material_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+static int material_line(hd_dialect_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
                          size_t n) {
   const int first = sc->version < 22 ? 2 : 3, type = sc->version < 22 ? 1 : atoi(t[2]);
   double v[5];
@@ -224,13 +183,13 @@ static int material_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt,
     if (!num(t[first + k], &v[k]))
       return snprintf(err, n, "%s:%d: material: '%s' is not a number", path, lineno, t[first + k]), OFD_FAIL;
   if (type == 1)
-    return emit(o, lineno, "material = %s %s %s %s", t[first], t[first + 1], t[first + 2], t[first + 3]) ? OFD_OOM : 0;
+    return hd_dialect_emit(o, lineno, "material = %s %s %s %s", t[first], t[first + 1], t[first + 2], t[first + 3]) ? OFD_OOM : 0;
   { /* eps(w) = einf + ae/(jw) + be/(ce + jw): a conductivity and a Debye pole, or a Drude pole (be = -ae) */
     const double einf = v[0], ae = v[1], be = v[2], ce = v[3], two_pi = 6.283185307179586;
     if (ae > 0 && ce > 0 && fabs(be + ae) <= 1e-12 * ae)
-      return emit(o, lineno, "material = %.17g 0 1 0 drude %.17g %.17g", einf, sqrt(ae * ce) / two_pi, ce) ? OFD_OOM : 0;
+      return hd_dialect_emit(o, lineno, "material = %.17g 0 1 0 drude %.17g %.17g", einf, sqrt(ae * ce) / two_pi, ce) ? OFD_OOM : 0;
     if (ae >= 0 && be >= 0 && ce > 0)
-      return emit(o, lineno, "material = %.17g %.17g 1 0 debye %.17g %.17g", einf, HD_FDTD_EPS0 * ae, be / ce, 1.0 / ce)
+      return hd_dialect_emit(o, lineno, "material = %.17g %.17g 1 0 debye %.17g %.17g", einf, HD_FDTD_EPS0 * ae, be / ce, 1.0 / ce)
                  ? OFD_OOM
                  : 0;
   }
@@ -240,7 +199,7 @@ static int material_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt,
 }
 
 /* The sources and boundaries: feed, point, planewave, abc, pbc, solver. */
-static int source_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+static int source_line(hd_dialect_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
                        size_t n) {
   const char *key = t[0];
   double v, d;
@@ -250,45 +209,45 @@ static int source_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, i
       return snprintf(err, n, "%s:%d: feed: expected 'X|Y|Z x y z volts delay z0'", path, lineno), OFD_FAIL;
     if (d < 0) return snprintf(err, n, "%s:%d: feed: the delay must be >= 0", path, lineno), OFD_FAIL;
     /* OpenFDTD's Gaussian derivative has the opposite sign of hd's */
-    return emit(o, lineno, "feed = %s %s %s %s %.17g %.17g %s", t[2], t[3], t[4], t[5], sc->wf == 0 ? -v : v, sc->rfeed,
+    return hd_dialect_emit(o, lineno, "feed = %s %s %s %s %.17g %.17g %s", t[2], t[3], t[4], t[5], sc->wf == 0 ? -v : v, sc->rfeed,
                 t[7]) ? OFD_OOM : 0;
   }
   if (!strcmp(key, "point")) {
     if (nt < 6) return snprintf(err, n, "%s:%d: point: expected 'X|Y|Z x y z'", path, lineno), OFD_FAIL;
-    return emit(o, lineno, "point = %s %s %s %s%s%s", t[2], t[3], t[4], t[5], nt > 6 ? " " : "", nt > 6 ? t[6] : "")
+    return hd_dialect_emit(o, lineno, "point = %s %s %s %s%s%s", t[2], t[3], t[4], t[5], nt > 6 ? " " : "", nt > 6 ? t[6] : "")
                ? OFD_OOM
                : 0;
   }
   if (!strcmp(key, "planewave")) {
     if (nt < 5 || (strcmp(t[4], "1") && strcmp(t[4], "2")))
       return snprintf(err, n, "%s:%d: planewave: expected 'theta phi 1|2'", path, lineno), OFD_FAIL;
-    return emit(o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
-                   emit(o, lineno, "planewave-form = sf-closed")
+    return hd_dialect_emit(o, lineno, "planewave = %s %s %s", t[2], t[3], t[4][0] == '1' ? "V" : "H") ||
+                   hd_dialect_emit(o, lineno, "planewave-form = sf-closed")
                ? OFD_OOM
                : 0;
   }
   if (!strcmp(key, "abc")) {
-    if (!strcmp(t[2], "0")) return emit(o, lineno, "boundary = mur") ? OFD_OOM : 0;
+    if (!strcmp(t[2], "0")) return hd_dialect_emit(o, lineno, "boundary = mur") ? OFD_OOM : 0;
     if (!strcmp(t[2], "1") && nt >= 6)
-      return emit(o, lineno, "boundary = pml") || emit(o, lineno, "pml = %s,%s,%s", t[3], t[4], t[5]) ? OFD_OOM : 0;
+      return hd_dialect_emit(o, lineno, "boundary = pml") || hd_dialect_emit(o, lineno, "pml = %s,%s,%s", t[3], t[4], t[5]) ? OFD_OOM : 0;
     return snprintf(err, n, "%s:%d: abc: expected '0' (Mur) or '1 L M R0' (PML)", path, lineno), OFD_FAIL;
   }
   if (!strcmp(key, "pbc")) {
     if (nt < 5) return snprintf(err, n, "%s:%d: pbc: expected '0|1 0|1 0|1'", path, lineno), OFD_FAIL;
     for (a = 0; a < 3; ++a)
-      if (!strcmp(t[2 + a], "1") && emit(o, lineno, "boundary-%c = periodic", 'x' + a)) return OFD_OOM;
+      if (!strcmp(t[2 + a], "1") && hd_dialect_emit(o, lineno, "boundary-%c = periodic", 'x' + a)) return OFD_OOM;
     return 0;
   }
   /* solver */
   if (nt < 5) return snprintf(err, n, "%s:%d: solver: expected 'steps output-interval convergence'", path, lineno), OFD_FAIL;
-  return emit(o, lineno, "steps = %s", t[2]) || emit(o, lineno, "average-every = %s", t[3]) ||
-                 emit(o, lineno, "converge = %s", t[4])
+  return hd_dialect_emit(o, lineno, "steps = %s", t[2]) || hd_dialect_emit(o, lineno, "average-every = %s", t[3]) ||
+                 hd_dialect_emit(o, lineno, "converge = %s", t[4])
              ? OFD_OOM
              : 0;
 }
 
 /* A line of the second pass: its hd keys. */
-static int key_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
+static int key_line(hd_dialect_out *o, const ofd_scan *sc, char *const *t, int nt, int lineno, const char *path, char *err,
                     size_t n) {
   const char *key = t[0];
   char buf[2048];
@@ -298,7 +257,7 @@ static int key_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int 
     return 0; /* used in the first pass, or names only */
   if (!strcmp(key, "xmesh") || !strcmp(key, "ymesh") || !strcmp(key, "zmesh") || !strcmp(key, "load")) {
     join(t, 2, nt, buf, sizeof buf);
-    return emit(o, lineno, "%s = %s", key, buf) ? OFD_OOM : 0;
+    return hd_dialect_emit(o, lineno, "%s = %s", key, buf) ? OFD_OOM : 0;
   }
   if (!strcmp(key, "material")) return material_line(o, sc, t, nt, lineno, path, err, n);
   if (!strcmp(key, "geometry")) {
@@ -306,12 +265,12 @@ static int key_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int 
     if (nt < 4) return snprintf(err, n, "%s:%d: geometry: expected 'MATERIAL SHAPE COORDINATES'", path, lineno), OFD_FAIL;
     shape = atoi(t[3]), want = shape == 1 || shape == 2 || (shape >= 11 && shape <= 13) ? 6 : 8;
     join(t, 2, nt < 4 + want ? nt : 4 + want, buf, sizeof buf); /* OpenFDTD ignores what follows */
-    return emit(o, lineno, "geometry = %s", buf) ? OFD_OOM : 0;
+    return hd_dialect_emit(o, lineno, "geometry = %s", buf) ? OFD_OOM : 0;
   }
   if (!strcmp(key, "feed") || !strcmp(key, "point") || !strcmp(key, "planewave") || !strcmp(key, "abc") ||
       !strcmp(key, "pbc") || !strcmp(key, "solver"))
     return source_line(o, sc, t, nt, lineno, path, err, n);
-  if (!strcmp(key, "timestep")) return num(t[2], &v) && v > 0 && emit(o, lineno, "timestep = %s", t[2]) ? OFD_OOM : 0;
+  if (!strcmp(key, "timestep")) return num(t[2], &v) && v > 0 && hd_dialect_emit(o, lineno, "timestep = %s", t[2]) ? OFD_OOM : 0;
   if (post_key(key)) {
     const int r = plot_key(o, t, nt, lineno);
     if (r < 0) return OFD_OOM;
@@ -324,38 +283,38 @@ static int key_line(ofd_out *o, const ofd_scan *sc, char *const *t, int nt, int 
 /* After the lines: frequency1 for the feeds and points, frequency2 for the
  * far field, maps and cross-sections; the pulse from frequency1 where
  * given (OpenFDTD's rules); OpenFDTD's defaults and conventions. */
-static int closing_keys(ofd_out *o, ofd_scan *sc, const char *path, char *err, size_t n) {
+static int closing_keys(hd_dialect_out *o, ofd_scan *sc, const char *path, char *err, size_t n) {
   const int ports = sc->f1[2] >= 0 && (sc->nfeed || sc->npoint || sc->f2[2] < 0);
   const double *f = ports ? sc->f1 : sc->f2, *f2 = sc->f2;
   int *far = sc->far;
-  if (f[2] >= 0 && (f[2] > 0 ? emit(o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
-                             : emit(o, 1, "frequencies = %.17g", f[0])))
+  if (f[2] >= 0 && (f[2] > 0 ? hd_dialect_emit(o, 1, "frequencies = %.17g %.17g %.0f", f[0], f[1], f[2] + 1)
+                             : hd_dialect_emit(o, 1, "frequencies = %.17g", f[0])))
     return OFD_OOM;
   if (ports && f2[2] >= 0 && (sc->f1[0] != f2[0] || sc->f1[1] != f2[1] || sc->f1[2] != f2[2]) &&
-      (f2[2] > 0 ? emit(o, sc->f2line, "farfield-frequencies = %.17g %.17g %.0f", f2[0], f2[1], f2[2] + 1)
-                 : emit(o, sc->f2line, "farfield-frequencies = %.17g", f2[0])))
+      (f2[2] > 0 ? hd_dialect_emit(o, sc->f2line, "farfield-frequencies = %.17g %.17g %.0f", f2[0], f2[1], f2[2] + 1)
+                 : hd_dialect_emit(o, sc->f2line, "farfield-frequencies = %.17g", f2[0])))
     return OFD_OOM;
   if (!(sc->tw > 0) && sc->f1[2] >= 0) sc->tw = 1.27 / (0.5 * (sc->f1[0] + sc->f1[1]));
   if (!(sc->tw > 0) && f[2] >= 0) sc->tw = 1.27 / (0.5 * (f[0] + f[1]));
   if (!(sc->tw > 0))
     return snprintf(err, n, "%s: give frequency1, frequency2 or pulsewidth: the pulse is set from them", path), OFD_FAIL;
   /* OpenFDTD's pulse exp(-((t - tw)/(tw/4))^2) is hd's with tau = tw/4 = 1/(pi F) */
-  if (emit(o, 1, "frequency = %.17g", 4.0 / (3.14159265358979323846 * sc->tw)) ||
-      emit(o, 1, "waveform = %s", sc->wf == 0 ? "dgaussian" : "gaussian"))
+  if (hd_dialect_emit(o, 1, "frequency = %.17g", 4.0 / (3.14159265358979323846 * sc->tw)) ||
+      hd_dialect_emit(o, 1, "waveform = %s", sc->wf == 0 ? "dgaussian" : "gaussian"))
     return OFD_OOM;
-  if (sc->nfeed && sc->z0 > 0 && emit(o, 1, "z0 = %.17g", sc->z0)) return OFD_OOM;
+  if (sc->nfeed && sc->z0 > 0 && hd_dialect_emit(o, 1, "z0 = %.17g", sc->z0)) return OFD_OOM;
   /* OpenFDTD's step is the Courant limit itself, its fields single
    * precision, its Mur acts on H outside the faces, its feeds off
    * conductors are released after the pulse, its interfaces staircased */
-  if (emit(o, 1, "courant = 1") || emit(o, 1, "precision = single") || emit(o, 1, "mur = h") || emit(o, 1, "subpixel = no") ||
-      (sc->nfeed && emit(o, 1, "feed-release = yes")))
+  if (hd_dialect_emit(o, 1, "courant = 1") || hd_dialect_emit(o, 1, "precision = single") || hd_dialect_emit(o, 1, "mur = h") || hd_dialect_emit(o, 1, "subpixel = no") ||
+      (sc->nfeed && hd_dialect_emit(o, 1, "feed-release = yes")))
     return OFD_OOM;
-  if (!sc->solver && (emit(o, 1, "steps = 3000") || emit(o, 1, "average-every = 50") || emit(o, 1, "converge = 1e-3")))
+  if (!sc->solver && (hd_dialect_emit(o, 1, "steps = 3000") || hd_dialect_emit(o, 1, "average-every = 50") || hd_dialect_emit(o, 1, "converge = 1e-3")))
     return OFD_OOM; /* OpenFDTD's defaults */
   if (!far[2] && (sc->pwline || sc->far0d)) /* a plane wave's cross-sections and a direction's gain need the far field */
     far[0] = 18, far[1] = 36, far[2] = sc->far0d ? sc->far0d : sc->pwline;
   if (far[2] && f[2] >= 0) { /* the far field at the run's frequencies, from the faces as OpenFDTD */
-    if (emit(o, far[2], "farfield = %d %d", far[0], far[1]) || emit(o, far[2], "huygens-margin = 0")) return OFD_OOM;
+    if (hd_dialect_emit(o, far[2], "farfield = %d %d", far[0], far[1]) || hd_dialect_emit(o, far[2], "huygens-margin = 0")) return OFD_OOM;
     far_line = far[2];
   }
   return 0;
@@ -364,7 +323,7 @@ static int closing_keys(ofd_out *o, ofd_scan *sc, const char *path, char *err, s
 /* The whole file in two passes: the first collects what other lines
  * depend on (ofd_scan), the second writes the keys. */
 static int translate(const char *path, const char *text, char **out, int **lines, char *err, size_t n) {
-  ofd_out o;
+  hd_dialect_out o;
   ofd_scan sc;
   char *copy = (char *)malloc(strlen(text) + 1), *line, *t[OFD_TOKENS];
   int pass, lineno, rc = 0;

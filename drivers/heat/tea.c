@@ -16,6 +16,8 @@
  * radius of its (shifted) centre; a point the cell whose corner it is. */
 #include "tea.h"
 
+#include "dialect.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -29,49 +31,7 @@ static char note[1024];
 
 const char *heat_tea_note(void) { return note; }
 
-static void add_note(const char *key, int line) {
-  char item[160], seen[96];
-  snprintf(seen, sizeof seen, " %s (", key);
-  if (strstr(note, seen)) return; /* each key once */
-  snprintf(item, sizeof item, "%s %s (line %d)", note[0] ? "," : "", key, line);
-  if (strlen(note) + strlen(item) + 1 < sizeof note) strcat(note, item);
-}
-
-typedef struct tea_out {
-  char *text;
-  size_t len, cap;
-  int *line, nline, lcap;
-} tea_out;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int emit(tea_out *o, int line, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  size_t n;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  n = strlen(buf);
-  if (o->len + n + 2 > o->cap) {
-    size_t cap = 2 * o->cap + n + 256;
-    char *t = (char *)realloc(o->text, cap);
-    if (!t) return -1;
-    o->text = t, o->cap = cap;
-  }
-  if (o->nline == o->lcap) {
-    int cap = 2 * o->lcap + 32, *l = (int *)realloc(o->line, (size_t)cap * sizeof(int));
-    if (!l) return -1;
-    o->line = l, o->lcap = cap;
-  }
-  memcpy(o->text + o->len, buf, n);
-  o->len += n;
-  o->text[o->len++] = '\n';
-  o->text[o->len] = '\0';
-  o->line[o->nline++] = line;
-  return 0;
-}
+static void add_note(const char *key, int line) { hd_dialect_note(note, sizeof note, key, line); }
 
 typedef struct tea_state {
   double density, energy, v[5]; /* xmin xmax ymin ymax radius */
@@ -196,23 +156,33 @@ static int setting(tea_deck *d, char **w, int nw, const char *path, int line, ch
   return 0;
 }
 
-/* The cells [lo, hi] of one axis that TeaLeaf's rectangle from a to b
- * covers (vertices x0 + h k); 0 when none. */
+/* Whether TeaLeaf's rectangle from a to b covers cell k of an axis
+ * (vertices x0 + h k), in its own arithmetic. */
+static int rect_covers(double x0, double h, double a, double b, long k) {
+  return x0 + h * (double)(k + 1) >= a + h / 100.0 && x0 + h * (double)k < b - h / 100.0;
+}
+
+/* The cells [lo, hi] of one axis that the rectangle covers; 0 when none.
+ * The ends found by division, then moved to where TeaLeaf's test turns
+ * (no loop over the axis: a deck may give any number of cells). */
 static int rect_cells(double x0, double h, long cells, double a, double b, long *lo, long *hi) {
-  long k;
-  *lo = -1, *hi = -2;
-  for (k = 0; k < cells; ++k)
-    if (x0 + h * (double)(k + 1) >= a + h / 100.0 && x0 + h * (double)k < b - h / 100.0) {
-      if (*lo < 0) *lo = k;
-      *hi = k;
-    }
-  return *lo >= 0;
+  double e0 = floor((a + h / 100.0 - x0) / h) - 1.0, e1 = floor((b - h / 100.0 - x0) / h) + 1.0;
+  long k0, k1;
+  e0 = fmin(fmax(e0, 0.0), (double)(cells - 1)), e1 = fmin(fmax(e1, 0.0), (double)(cells - 1)); /* NaN: 0 */
+  k0 = (long)e0, k1 = (long)e1;
+  while (k0 > 0 && rect_covers(x0, h, a, b, k0 - 1)) --k0;
+  while (k0 < cells && !rect_covers(x0, h, a, b, k0) && k0 <= k1) ++k0;
+  while (k1 + 1 < cells && rect_covers(x0, h, a, b, k1 + 1)) ++k1;
+  while (k1 >= k0 && !rect_covers(x0, h, a, b, k1)) --k1;
+  *lo = k0, *hi = k1;
+  return k0 < cells && k0 <= k1;
 }
 
 /* The cell whose lower corner is TeaLeaf's point; 0 when none is. */
 static int point_cell(double x0, double h, long cells, double a, long *at) {
+  const double e = floor((a + h / 100.0 - x0) / h);
   long k;
-  for (k = 0; k < cells; ++k)
+  for (k = (long)fmax(0.0, fmin(e, (double)cells) - 1.0); k < cells && (double)k <= e + 1.0; ++k)
     if (x0 + h * (double)k == a + h / 100.0) return *at = k, 1;
   return 0;
 }
@@ -235,7 +205,7 @@ static int expected(const char *path, const tea_deck *d, double *value) {
   return found;
 }
 
-static int keys(tea_out *o, const tea_deck *d, const char *path, char *err, size_t n) {
+static int keys(hd_dialect_out *o, const tea_deck *d, const char *path, char *err, size_t n) {
   static const char *const solvers[3] = {"cg", "chebyshev", "ppcg"};
   const double hx = (d->xmax - d->xmin) / (double)d->x_cells, hy = (d->ymax - d->ymin) / (double)d->y_cells;
   const tea_state *bg = &d->state[0];
@@ -244,7 +214,7 @@ static int keys(tea_out *o, const tea_deck *d, const char *path, char *err, size
   long steps = d->end_step;
   int s, m = 0;
 #define K(line, ...) \
-  if (emit(o, line, __VA_ARGS__)) return snprintf(err, n, "%s: out of memory", path), -1
+  if (hd_dialect_emit(o, line, __VA_ARGS__)) return snprintf(err, n, "%s: out of memory", path), -1
   if (!d->has_end_step && d->end_time > 0) {
     const double t = ceil(d->end_time / d->dt - 1e-9);
     if (!(t <= 1e15)) return snprintf(err, n, "%s: end_time %g takes more than 1e15 steps of %g", path, d->end_time, d->dt), -1;
@@ -307,7 +277,7 @@ static int keys(tea_out *o, const tea_deck *d, const char *path, char *err, size
 }
 
 static int translate(const char *path, const char *text, char **out, int **lines, char *err, size_t n) {
-  tea_out o;
+  hd_dialect_out o;
   tea_deck *d = (tea_deck *)calloc(1, sizeof *d);
   char *copy = (char *)malloc(strlen(text) + 1), *line, *next, *w[64];
   int lineno, rc = 0, ended = 0;
@@ -333,7 +303,8 @@ static int translate(const char *path, const char *text, char **out, int **lines
     else if (!rc) add_note(w[0], lineno);
   }
   if (!rc && !d->nstate) rc = fail(err, n, path, lineno - 1, "no states: give at least 'state 1 density=... energy=...'");
-  if (!rc && !(d->xmax > d->xmin && d->ymax > d->ymin)) rc = fail(err, n, path, 1, "the mesh needs xmin < xmax and ymin < ymax");
+  if (!rc && !(d->xmax > d->xmin && d->ymax > d->ymin && isfinite(d->xmax - d->xmin) && isfinite(d->ymax - d->ymin)))
+    rc = fail(err, n, path, 1, "the mesh needs xmin < xmax and ymin < ymax, finite");
   if (!rc && (d->x_cells < 1 || d->y_cells < 1)) rc = fail(err, n, path, 1, "x_cells and y_cells must be positive");
   if (!rc && !(d->dt > 0)) rc = fail(err, n, path, 1, "initial_timestep must be positive");
   if (!rc) rc = keys(&o, d, path, err, n);

@@ -16,7 +16,7 @@ for h in input bodies checkpoint tea; do
     input) srcs="$top/drivers/common/cli.c" ;;
     bodies) srcs="$top/drivers/nbody/bodies.c" ;;
     checkpoint) srcs="$top/drivers/common/checkpoint.c $top/drivers/common/output.c" ;;
-    tea) srcs="$top/drivers/heat/tea.c" ;;
+    tea) srcs="$top/drivers/heat/tea.c $top/drivers/common/dialect.c" ;;
   esac
   srcs="$srcs $top/drivers/common/input_file.c" # every reader opens its files through it
   # shellcheck disable=SC2086
