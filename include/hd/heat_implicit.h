@@ -126,7 +126,7 @@ HD_FN void hd_heat_rhs_pt(const hd_heat_rhs_args *a, hd_idx i, hd_idx j, hd_idx 
 HD_DEFINE_FOR_3D(hd_heat_rhs_loop, hd_heat_rhs_pt, hd_heat_rhs_args)
 
 /* ---- the solvers' vector kernels (interior cells) ------------------------ */
-/* Those with dots write two sums a row (HD_DEFINE_ROWS2_3D): acc[0], acc[1]. */
+/* Those with dots give each cell's two terms (HD_DEFINE_ROWS2_3D): s0, s1. */
 
 /* The vectors of a kernel: y = A x, and the others each kernel names. */
 typedef struct hd_heat_vec_args {
@@ -136,23 +136,25 @@ typedef struct hd_heat_vec_args {
   double alpha, beta;
 } hd_heat_vec_args;
 
-/* The residual y = z - A x (z the right side); acc[0] += y . y. */
-HD_FN void hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+/* The residual y = z - A x (z the right side); s0: y . y. */
+HD_FN hd_sum2 hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real r = a->z[c] - hd_heat_sys_row(&a->s, a->x, c, i, j, k);
+  const hd_sum2 v = {(double)r * (double)r, 0.0};
   a->y[c] = r;
-  acc[0] += (double)r * (double)r;
+  return v;
 }
 HD_DEFINE_ROWS2_3D(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
 
 /* The CG update: u += alpha x, v -= alpha y (x the direction, y = A x, u the
- * solution, v the residual); acc[0] += v . v. */
-HD_FN void hd_heat_cg_update_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+ * solution, v the residual); s0: v . v. */
+HD_FN hd_sum2 hd_heat_cg_update_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
   const hd_real al = (hd_real)a->alpha, r = a->v[c] - al * a->y[c];
+  const hd_sum2 v = {(double)r * (double)r, 0.0};
   a->u[c] += al * a->x[c];
   a->v[c] = r;
-  acc[0] += (double)r * (double)r;
+  return v;
 }
 HD_DEFINE_ROWS2_3D(hd_heat_cg_update, hd_heat_vec_args, hd_heat_cg_update_pt)
 
@@ -165,12 +167,12 @@ HD_FN void hd_heat_direction_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, h
 HD_DEFINE_FOR_3D(hd_heat_direction_loop, hd_heat_direction_pt, hd_heat_vec_args)
 
 /* Two dots of the residual v with the preconditioned residual z and with
- * the one before it (u): acc[0] += v . z, acc[1] += v . u (the flexible
- * CG's beta; u NULL: 0). */
-HD_FN void hd_heat_dots_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+ * the one before it (u): s0 v . z, s1 v . u (the flexible CG's beta; u
+ * NULL: 0). */
+HD_FN hd_sum2 hd_heat_dots_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->s.g, i, j, k);
-  acc[0] += (double)a->v[c] * (double)a->z[c];
-  if (a->u) acc[1] += (double)a->v[c] * (double)a->u[c];
+  const hd_sum2 v = {(double)a->v[c] * (double)a->z[c], a->u ? (double)a->v[c] * (double)a->u[c] : 0.0};
+  return v;
 }
 HD_DEFINE_ROWS2_3D(hd_heat_dots, hd_heat_vec_args, hd_heat_dots_pt)
 

@@ -28,6 +28,7 @@
 typedef struct hd_heat_mg_args {
   hd_grid g;                   /* this level's padded grid (ghost 1) */
   hd_real *mass, *a[3];        /* the operator (set-up kernels write them) */
+  hd_real mass0;               /* the mass of every cell where mass is NULL */
   hd_real *x, *b, *r;          /* correction, right side, residual */
   int color;                   /* the sweep's cells: (i + j + k) % 2 */
   int first;                   /* the cycle's first sweep: from x = 0 */
@@ -37,16 +38,25 @@ typedef struct hd_heat_mg_args {
   int cf[3];                   /* coarsening of each axis: 2, or 1 (an axis of one cell) */
 } hd_heat_mg_args;
 
-/* The diagonal of row c and the sum of its neighbours' terms. */
+/* The diagonal of row c (into d) and the sum of its neighbours' terms
+ * (into s) with X(n) the vector at cell n. */
+#define HD_HEAT_MG_ROW(A, C, D, S, X)                                            \
+  do {                                                                           \
+    int e_;                                                                      \
+    D = (A)->mass ? (A)->mass[C] : (A)->mass0, S = HD_R(0);                      \
+    for (e_ = 0; e_ < (A)->g.dim; ++e_) {                                        \
+      const hd_idx o_ = (A)->g.stride[e_];                                       \
+      const hd_real lo_ = (A)->a[e_][C], hi_ = (A)->a[e_][(C) + o_];             \
+      D += lo_ + hi_;                                                            \
+      S += lo_ * X((C) - o_) + hi_ * X((C) + o_);                                \
+    }                                                                            \
+  } while (0)
+
 HD_FN hd_real hd_heat_mg_row(const hd_heat_mg_args *a, hd_idx c, hd_real *diag) {
-  hd_real d = a->mass[c], s = HD_R(0);
-  int e;
-  for (e = 0; e < a->g.dim; ++e) {
-    const hd_idx o = a->g.stride[e];
-    const hd_real lo = a->a[e][c], hi = a->a[e][c + o];
-    d += lo + hi;
-    s += lo * a->x[c - o] + hi * a->x[c + o];
-  }
+  hd_real d, s;
+#define HD_HEAT_X_(n) a->x[n]
+  HD_HEAT_MG_ROW(a, c, d, s, HD_HEAT_X_);
+#undef HD_HEAT_X_
   *diag = d;
   return s;
 }
@@ -80,78 +90,136 @@ HD_DEFINE_FOR_3D(hd_heat_mg_residual_loop, hd_heat_mg_residual_pt, hd_heat_mg_ar
 typedef struct hd_heat_fvec_args {
   hd_heat_mg_args m;
   hd_real *y, *u, *v;
+  double beta;
 } hd_heat_fvec_args;
 
-/* y = A x; acc[0] += x . y. */
-HD_FN void hd_heat_fapply_dot_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+/* y = A x; s0: x . y. */
+HD_FN hd_sum2 hd_heat_fapply_dot_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->m.g, i, j, k);
   hd_real d, s, y;
+  hd_sum2 v;
   s = hd_heat_mg_row(&a->m, c, &d);
   y = d * a->m.x[c] - s;
   a->y[c] = y;
-  acc[0] += (double)a->m.x[c] * (double)y;
+  v.s0 = (double)a->m.x[c] * (double)y, v.s1 = 0.0;
+  return v;
 }
-#if defined(HD_BACKEND_CUDA)
-HD_DEFINE_ROWS2_3D(hd_heat_fapply_dot, hd_heat_fvec_args, hd_heat_fapply_dot_pt)
-#else
-/* On the CPU a row at a time: the products in a loop that vectorises (the
- * point function's terms in its order), then the dot in the four chains of
- * HD_DEFINE_ROWS2_3D: the same bits as that macro's loop. */
-HD_HOST_FN hd_status hd_heat_fapply_dot(hd_ctx *ctx, const hd_heat_fvec_args *a, hd_range3 r, double *out) {
-  const hd_heat_fvec_args la = *a;
-  const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]), n = r.hi[0] - r.lo[0];
-  const int dim = la.m.g.dim;
-  hd_idx row;
-  (void)ctx;
-  HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))
-  for (row = 0; row < nrows; ++row) {
-    const hd_idx c0 = hd_grid_at(&la.m.g, r.lo[0], r.lo[1] + row % ny, r.lo[2] + row / ny);
-    const hd_idx sy = la.m.g.stride[1], sz = la.m.g.stride[2];
-    const hd_real *HD_RESTRICT x = la.m.x + c0, *HD_RESTRICT ms = la.m.mass + c0, *HD_RESTRICT ax = la.m.a[0] + c0;
-    const hd_real *HD_RESTRICT ay = la.m.a[1] + c0, *HD_RESTRICT az = dim == 3 ? la.m.a[2] + c0 : ay;
-    hd_real *HD_RESTRICT y = la.y + c0;
-    double s[4] = {0.0, 0.0, 0.0, 0.0};
-    hd_idx i;
-    if (dim == 3) {
-      HD_OMP_SIMD
-      for (i = 0; i < n; ++i) {
-        hd_real d = ms[i], t;
-        d += ax[i] + ax[i + 1], t = ax[i] * x[i - 1] + ax[i + 1] * x[i + 1];
-        d += ay[i] + ay[i + sy], t += ay[i] * x[i - sy] + ay[i + sy] * x[i + sy];
-        d += az[i] + az[i + sz], t += az[i] * x[i - sz] + az[i + sz] * x[i + sz];
-        y[i] = d * x[i] - t;
-      }
-    } else {
-      HD_OMP_SIMD
-      for (i = 0; i < n; ++i) {
-        hd_real d = ms[i], t;
-        d += ax[i] + ax[i + 1], t = ax[i] * x[i - 1] + ax[i + 1] * x[i + 1];
-        d += ay[i] + ay[i + sy], t += ay[i] * x[i - sy] + ay[i + sy] * x[i + sy];
-        y[i] = d * x[i] - t;
-      }
-    }
-    for (i = 0; i + 3 < n; i += 4) {
-      s[0] += (double)x[i] * (double)y[i], s[1] += (double)x[i + 1] * (double)y[i + 1];
-      s[2] += (double)x[i + 2] * (double)y[i + 2], s[3] += (double)x[i + 3] * (double)y[i + 3];
-    }
-    for (; i < n; ++i) s[i & 3] += (double)x[i] * (double)y[i];
-    out[2 * row] = (s[0] + s[1]) + (s[2] + s[3]), out[2 * row + 1] = 0.0;
-  }
-  return HD_OK;
-}
-#endif
 
-/* A Chebyshev step: u += x, v -= A x; acc[0] += v . v. */
-HD_FN void hd_heat_fcheby_step_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k, double acc[2]) {
+/* A Chebyshev step: u += x, v -= A x; s0: v . v. */
+HD_FN hd_sum2 hd_heat_fcheby_step_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx c = hd_grid_at(&a->m.g, i, j, k);
   hd_real d, s, r;
+  hd_sum2 v;
   s = hd_heat_mg_row(&a->m, c, &d);
   r = a->v[c] - (d * a->m.x[c] - s);
   a->u[c] += a->m.x[c];
   a->v[c] = r;
-  acc[0] += (double)r * (double)r;
+  v.s0 = (double)r * (double)r, v.s1 = 0.0;
+  return v;
 }
+
+/* CG's next direction and its product in one pass: p = z + beta u (z the
+ * residual, preconditioned or not: m.x; u the last direction) at the cell
+ * and at its neighbours, v = p, y = A p; s0: p . y.  The same bits as
+ * hd_heat_direction_pt, then hd_heat_fapply_dot_pt on v, with one pass
+ * fewer over the vectors (v apart from u: its neighbours read u).  A GPU
+ * kernel (HD_HEAT_FUSED_DIRECTION): the GPU's sweeps are bound by memory;
+ * the CPU's, over vectors in its caches, by the arithmetic this repeats
+ * (each p made at the cell and its 2 dim neighbours). */
+HD_FN hd_real hd_heat_fdir(const hd_heat_fvec_args *a, hd_idx c) {
+  return a->m.x[c] + (hd_real)a->beta * a->u[c];
+}
+HD_FN hd_sum2 hd_heat_fdir_apply_dot_pt(const hd_heat_fvec_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  const hd_idx c = hd_grid_at(&a->m.g, i, j, k);
+  const hd_real p = hd_heat_fdir(a, c);
+  hd_real d, s, y;
+  hd_sum2 v;
+#define HD_HEAT_P_(n) hd_heat_fdir(a, n)
+  HD_HEAT_MG_ROW(&a->m, c, d, s, HD_HEAT_P_);
+#undef HD_HEAT_P_
+  y = d * p - s;
+  a->v[c] = p, a->y[c] = y;
+  v.s0 = (double)p * (double)y, v.s1 = 0.0;
+  return v;
+}
+
+#if defined(HD_BACKEND_CUDA)
+HD_DEFINE_ROWS2_3D(hd_heat_fapply_dot, hd_heat_fvec_args, hd_heat_fapply_dot_pt)
 HD_DEFINE_ROWS2_3D(hd_heat_fcheby_step, hd_heat_fvec_args, hd_heat_fcheby_step_pt)
+HD_DEFINE_ROWS2_3D(hd_heat_fdir_apply_dot, hd_heat_fvec_args, hd_heat_fdir_apply_dot_pt)
+#define HD_HEAT_FUSED_DIRECTION 1
+#else
+#define HD_HEAT_FUSED_DIRECTION 0
+/* On the CPU the products of a row come first, in loops that vectorise
+ * (the axes and a uniform mass known outside the loop; hd_heat_mg_row's
+ * terms in its order), then the kernel's own part, then the chains of
+ * HD_DEFINE_ROWS2_3D: the same bits as the point functions in that macro. */
+#define HD_HEAT_FROW(mass, zaxis)                                                \
+  HD_OMP_SIMD                                                                    \
+  for (i = 0; i < n; ++i) {                                                      \
+    hd_real d = mass, t;                                                         \
+    d += ax[i] + ax[i + 1], t = ax[i] * x[i - 1] + ax[i + 1] * x[i + 1];         \
+    d += ay[i] + ay[i + sy], t += ay[i] * x[i - sy] + ay[i + sy] * x[i + sy];    \
+    zaxis;                                                                       \
+    y[i] = d * x[i] - t;                                                         \
+  }
+#define HD_HEAT_FROW_Z d += az[i] + az[i + sz], t += az[i] * x[i - sz] + az[i + sz] * x[i + sz]
+
+/* y[0 .. n) = (A x) at the n cells from padded cell c of a row. */
+HD_HOST_FN void hd_heat_frow(const hd_heat_mg_args *m, hd_idx c, hd_idx n, hd_real *HD_RESTRICT y) {
+  const hd_idx sy = m->g.stride[1], sz = m->g.stride[2];
+  const hd_real *HD_RESTRICT x = m->x + c, *HD_RESTRICT ax = m->a[0] + c, *HD_RESTRICT ay = m->a[1] + c;
+  const hd_real *HD_RESTRICT az = m->g.dim == 3 ? m->a[2] + c : ay;
+  const hd_real *HD_RESTRICT ms = m->mass ? m->mass + c : NULL, m0 = m->mass0;
+  hd_idx i;
+  if (m->g.dim == 3 && ms) HD_HEAT_FROW(ms[i], HD_HEAT_FROW_Z)
+  else if (m->g.dim == 3) HD_HEAT_FROW(m0, HD_HEAT_FROW_Z)
+  else if (ms) HD_HEAT_FROW(ms[i], (void)sz)
+  else HD_HEAT_FROW(m0, (void)az)
+}
+
+/* The CPU kernels of the stored-face products: each chunk of a row's
+ * products into ax[], then `tail` on them (t the cell of the chunk, p its
+ * padded index) writing the cell's term into b[t]. */
+#define HD_HEAT_FROWS(name, tail)                                                \
+  HD_HOST_FN hd_status name(hd_ctx *ctx, const hd_heat_fvec_args *a, hd_range3 r, double *out) { \
+    const hd_heat_fvec_args la = *a;                                             \
+    const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
+    hd_idx row;                                                                  \
+    (void)ctx;                                                                   \
+    HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                \
+    for (row = 0; row < nrows; ++row) {                                          \
+      const hd_idx c0 = hd_grid_at(&la.m.g, 0, r.lo[1] + row % ny, r.lo[2] + row / ny); \
+      double s[4] = {0.0, 0.0, 0.0, 0.0};                                        \
+      hd_idx i0;                                                                 \
+      for (i0 = r.lo[0]; i0 < r.hi[0]; i0 += HD_ROWS2_CHUNK) {                   \
+        const hd_idx n = r.hi[0] - i0 < HD_ROWS2_CHUNK ? r.hi[0] - i0 : HD_ROWS2_CHUNK; \
+        hd_real ax[HD_ROWS2_CHUNK];                                              \
+        double b[HD_ROWS2_CHUNK];                                                \
+        hd_idx t;                                                                \
+        hd_heat_frow(&la.m, c0 + i0, n, ax);                                     \
+        HD_OMP_SIMD                                                              \
+        for (t = 0; t < n; ++t) {                                                \
+          const hd_idx p = c0 + i0 + t;                                          \
+          tail;                                                                  \
+        }                                                                        \
+        hd_rows2_chains(s, b, n);                                                \
+      }                                                                          \
+      out[2 * row] = (s[0] + s[1]) + (s[2] + s[3]), out[2 * row + 1] = 0.0;      \
+    }                                                                            \
+    return HD_OK;                                                                \
+  }
+HD_HEAT_FROWS(hd_heat_fapply_dot, (la.y[p] = ax[t], b[t] = (double)la.m.x[p] * (double)ax[t]))
+HD_HEAT_FROWS(hd_heat_fcheby_step, {
+  const hd_real v = la.v[p] - ax[t];
+  la.u[p] += la.m.x[p];
+  la.v[p] = v;
+  b[t] = (double)v * (double)v;
+})
+#undef HD_HEAT_FROWS
+#undef HD_HEAT_FROW
+#undef HD_HEAT_FROW_Z
+#endif
 
 /* The children of coarse cell (i, j, k) along axis d: fine lo .. hi. */
 HD_FN void hd_heat_mg_children(const hd_heat_mg_args *a, int d, hd_idx ic, hd_idx *lo, hd_idx *hi) {

@@ -53,11 +53,13 @@ typedef struct hd_heat_solver {
   void *arg;                    /* theirs */
   /* set by hd_heat_solver_open */
   hd_grid g;
-  hd_real *r, *p, *w, *z, *zo, *d;
+  hd_real *r, *p, *w, *z, *zo, *d, *pn; /* pn: the next direction beside p */
   double *rows, *hrows;         /* two sums a row: backend memory and the host's */
   int nlev;
   hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
   double eig[2]; /* the Chebyshev bounds */
+  int uniform;   /* every material's C the same (mass0): level 0's products read no mass */
+  hd_real mass0;
   int built, mapped[HD_NFACES]; /* the levels' operators, for these faces */
   /* the last solve */
   long iters;
@@ -75,10 +77,10 @@ HD_HOST_FN void hd_heat_solver_defaults(hd_heat_solver *sv) {
 }
 
 HD_HOST_FN void hd_heat_solver_close(hd_ctx *ctx, hd_heat_solver *sv) {
-  hd_real **v[6];
+  hd_real **v[7];
   int l, k, e;
-  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
-  for (k = 0; k < 6; ++k) hd_dev_free(ctx, *v[k]), *v[k] = NULL;
+  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d, v[6] = &sv->pn;
+  for (k = 0; k < 7; ++k) hd_dev_free(ctx, *v[k]), *v[k] = NULL;
   hd_dev_free(ctx, sv->rows), free(sv->hrows);
   sv->rows = sv->hrows = NULL;
   for (l = 0; l < sv->nlev; ++l) {
@@ -112,6 +114,7 @@ HD_HOST_FN hd_heat_mg_args hd_heat_mg_make(const hd_heat_solver *sv, int l) {
   int e;
   memset(&a, 0, sizeof a);
   a.g = L->g, a.mass = L->mass, a.x = L->x, a.b = L->b, a.r = L->r;
+  if (l == 0 && sv->uniform) a.mass = NULL, a.mass0 = sv->mass0;
   for (e = 0; e < 3; ++e) a.a[e] = L->a[e], a.cf[e] = L->cf[e];
   if (l > 0) {
     const hd_heat_mg_level *F = &sv->lev[l - 1];
@@ -209,6 +212,15 @@ HD_HOST_FN hd_status hd_heat_mg_build(hd_ctx *ctx, hd_heat_solver *sv, const hd_
     const hd_heat_mg_args a = hd_heat_mg_make(sv, l);
     if ((s = hd_heat_mg_coarsen_loop(ctx, &a, hd_heat_mg_faces_box(&a.g))) != HD_OK) return s;
   }
+  { /* the C of each material (backend memory): one value, a scalar */
+    hd_real *cap = (hd_real *)calloc((size_t)sys->nm, sizeof(hd_real));
+    if (!cap) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
+    s = hd_dev_download(ctx, cap, sys->cap, (size_t)sys->nm * sizeof(hd_real));
+    sv->uniform = s == HD_OK, sv->mass0 = cap[0];
+    for (e = 1; e < sys->nm && s == HD_OK; ++e) sv->uniform &= cap[e] == cap[0];
+    free(cap);
+    if (s != HD_OK) return s;
+  }
   memcpy(sv->mapped, sys->mapped, sizeof sv->mapped);
   sv->built = 1, sv->eig[0] = sv->eig[1] = 0.0; /* a new operator: new bounds */
   return HD_OK;
@@ -284,7 +296,10 @@ HD_HOST_FN hd_status hd_heat_precondition(hd_ctx *ctx, hd_heat_solver *sv, const
 
 /* CG (preconditioned for PPCG and MG: flexible, Polak-Ribiere's beta) on
  * A x = b from x; with alphas/betas (max entries) it records its
- * coefficients (the eigenvalue estimate).  r holds the residual after. */
+ * coefficients (the eigenvalue estimate).  r holds the residual after.
+ * On one block on the GPU each direction after the first is made in the
+ * pass of its product (hd_heat_fdir_apply_dot); elsewhere, and across
+ * shared faces (before its exchange), by itself: the same bits. */
 HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys, hd_real *x, const hd_real *b,
                                  int max, double *alphas, double *betas) {
   const hd_range3 in = hd_grid_interior(&sys->g);
@@ -292,7 +307,7 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
   hd_heat_vec_args a = hd_heat_vec_make(sys);
   double acc[2], rz, rr, stop;
   hd_status s;
-  int it;
+  int it, fuse = 0; /* fuse: the direction waits for the next product */
   a.x = x, a.y = sv->r, a.z = (hd_real *)b;
   if ((s = hd_heat_exchange(ctx, sv, x)) != HD_OK || (s = hd_heat_sums(ctx, sv, hd_heat_residual(ctx, &a, in, sv->rows), acc)) != HD_OK)
     return s;
@@ -307,11 +322,22 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
   if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
   for (it = 0; it < max; ++it) {
     double pw, beta;
-    const hd_heat_fvec_args f = hd_heat_fvec_make(sv, sv->p, sv->w, NULL, NULL);
+#if HD_HEAT_FUSED_DIRECTION
+    if (fuse) { /* p = z + beta p and w = A p */
+      hd_real *t = sv->p;
+      hd_heat_fvec_args f = hd_heat_fvec_make(sv, (hd_real *)a.z, sv->w, sv->p, sv->pn);
+      f.beta = a.beta;
+      if ((s = hd_heat_sums(ctx, sv, hd_heat_fdir_apply_dot(ctx, &f, in, sv->rows), acc)) != HD_OK) return s;
+      sv->p = sv->pn, sv->pn = t;
+    } else
+#endif
+    {
+      const hd_heat_fvec_args f = hd_heat_fvec_make(sv, sv->p, sv->w, NULL, NULL);
+      if ((s = hd_heat_exchange(ctx, sv, sv->p)) != HD_OK ||
+          (s = hd_heat_sums(ctx, sv, hd_heat_fapply_dot(ctx, &f, in, sv->rows), acc)) != HD_OK)
+        return s;
+    }
     a.x = sv->p, a.y = sv->w;
-    if ((s = hd_heat_exchange(ctx, sv, sv->p)) != HD_OK ||
-        (s = hd_heat_sums(ctx, sv, hd_heat_fapply_dot(ctx, &f, in, sv->rows), acc)) != HD_OK)
-      return s;
     pw = acc[0];
     if (!(pw > 0.0)) return hd_fail(ctx, HD_ERR_NOCONV, "heat: CG broke down (p.Ap = %g): the system is not positive definite", pw);
     a.alpha = rz / pw, a.u = x, a.v = sv->r;
@@ -332,7 +358,7 @@ HD_HOST_FN hd_status hd_heat_pcg(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_
     }
     if (alphas) alphas[it] = a.alpha, betas[it] = beta;
     a.u = sv->p, a.beta = beta;
-    if ((s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
+    if (!(fuse = HD_HEAT_FUSED_DIRECTION && !sv->halo) && (s = hd_heat_direction_loop(ctx, &a, in)) != HD_OK) return s;
   }
   return HD_OK;
 }
@@ -407,12 +433,12 @@ HD_HOST_FN hd_status hd_heat_estimate(hd_ctx *ctx, hd_heat_solver *sv, const hd_
 /* The work vectors (and levels, and bounds) of the solver's kind on the
  * system. */
 HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
-  hd_real **v[6];
+  hd_real **v[7];
   hd_status s = HD_OK;
   int k;
   sv->g = sys->g;
-  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d;
-  for (k = 0; k < 6 && s == HD_OK; ++k) s = hd_heat_vec_alloc(ctx, &sys->g, v[k]);
+  v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d, v[6] = &sv->pn;
+  for (k = 0; k < 6 + HD_HEAT_FUSED_DIRECTION && s == HD_OK; ++k) s = hd_heat_vec_alloc(ctx, &sys->g, v[k]);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&sv->rows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
   if (s == HD_OK && !(sv->hrows = (double *)malloc((size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double))))
     s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");

@@ -183,49 +183,87 @@ HD_HOST_FN int hd_reduce_dims(const hd_range3 *r, dim3 *grid, dim3 *block) {
 #endif
 
 /* Row sums: two doubles for every row (j, k) of a range, each row folded
- * in x order on the CPU (serial and OpenMP alike) and by one warp on CUDA
- * (lane t the cells t, t + 32, ..., then a fixed shuffle tree), into
+ * in a fixed order that depends on the row's length only, into
  * out[2 row], out[2 row + 1], row = (j - lo) + (k - lo) * rows along y:
  *
  *   HD_DEFINE_ROWS2_3D(name, T, fn)
- *     fn(const T *a, hd_idx i, hd_idx j, hd_idx k, double s[2])
+ *     hd_sum2 fn(const T *a, hd_idx i, hd_idx j, hd_idx k)   (the cell's two terms)
  *   -> hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out)
  *
  * A row's sums do not depend on how the rows are spread over threads or
  * ranks (the decompositions never split x): summed in global row order
- * they give one answer on any number of ranks (hd/heat_solve.h). */
+ * they give one answer on any number of ranks (hd/heat_solve.h).  The
+ * terms come back by value (two scalars, not an array the point function
+ * writes into) so that the CPU's loop over a row vectorises. */
+typedef struct hd_sum2 {
+  double s0, s1;
+} hd_sum2;
+
 #if defined(HD_BACKEND_CUDA)
+/* CUDA: hd_rows2_width(n) threads a row, 32, 64, 128 or 256 (16 cells a
+ * thread or fewer: enough warps in flight on rows of thousands); thread
+ * t of a row takes cells t, t + width, ..., its warp folds them by a fixed
+ * shuffle tree and the row's first thread adds its warps in order. */
 #define HD_ROWS2_THREADS 256
+HD_FN int hd_rows2_width(hd_idx n) {
+  int w = 32;
+  while (w < HD_ROWS2_THREADS && 16 * (hd_idx)w < n) w *= 2;
+  return w;
+}
 #define HD_DEFINE_ROWS2_3D(name, T, fn)                                            \
-  HD_KERNEL void __launch_bounds__(HD_ROWS2_THREADS) name##_hd_rows(HD_KPARAM(T) a, hd_range3 r, double *out) { \
+  HD_KERNEL void __launch_bounds__(HD_ROWS2_THREADS) name##_hd_rows(HD_KPARAM(T) a, hd_range3 r, int width, double *out) { \
+    __shared__ double part[HD_ROWS2_THREADS / 32][2];                            \
     const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
-    const hd_idx step = (hd_idx)gridDim.x * (HD_ROWS2_THREADS / 32);             \
-    const int lane = (int)(threadIdx.x & 31u);                                   \
-    hd_idx row;                                                                  \
-    for (row = ((hd_idx)blockIdx.x * blockDim.x + threadIdx.x) / 32; row < nrows; row += step) { \
-      const hd_idx j = r.lo[1] + row % ny, k = r.lo[2] + row / ny;               \
-      double s[2] = {0.0, 0.0};                                                  \
-      hd_idx i;                                                                  \
+    const int per = HD_ROWS2_THREADS / width, t = (int)threadIdx.x % width;      \
+    const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x / 32u);  \
+    hd_idx base;                                                                 \
+    for (base = (hd_idx)blockIdx.x * per; base < nrows; base += (hd_idx)gridDim.x * per) { \
+      const hd_idx row = base + (hd_idx)threadIdx.x / width;                     \
+      double s0 = 0.0, s1 = 0.0;                                                 \
       int o;                                                                     \
-      for (i = r.lo[0] + lane; i < r.hi[0]; i += 32) fn(&a, i, j, k, s);         \
-      for (o = 16; o > 0; o >>= 1) {                                             \
-        s[0] += __shfl_down_sync(0xffffffffu, s[0], o);                          \
-        s[1] += __shfl_down_sync(0xffffffffu, s[1], o);                          \
+      if (row < nrows) {                                                         \
+        const hd_idx j = r.lo[1] + row % ny, k = r.lo[2] + row / ny;             \
+        hd_idx i;                                                                \
+        for (i = r.lo[0] + t; i < r.hi[0]; i += width) {                         \
+          const hd_sum2 v = fn(&a, i, j, k);                                     \
+          s0 += v.s0, s1 += v.s1;                                                \
+        }                                                                        \
       }                                                                          \
-      if (lane == 0) out[2 * row] = s[0], out[2 * row + 1] = s[1];               \
+      for (o = 16; o > 0; o >>= 1) {                                             \
+        s0 += __shfl_down_sync(0xffffffffu, s0, o);                              \
+        s1 += __shfl_down_sync(0xffffffffu, s1, o);                              \
+      }                                                                          \
+      if (lane == 0) part[warp][0] = s0, part[warp][1] = s1;                     \
+      __syncthreads();                                                           \
+      if (t == 0 && row < nrows) {                                               \
+        int w;                                                                   \
+        for (w = 1; w < width / 32; ++w) s0 += part[warp + w][0], s1 += part[warp + w][1]; \
+        out[2 * row] = s0, out[2 * row + 1] = s1;                                \
+      }                                                                          \
+      __syncthreads();                                                           \
     }                                                                            \
   }                                                                              \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
     const hd_idx nrows = (r.hi[1] - r.lo[1]) * (r.hi[2] - r.lo[2]);             \
+    const int width = hd_rows2_width(r.hi[0] - r.lo[0]);                         \
     if (nrows <= 0 || r.hi[0] <= r.lo[0]) return HD_OK;                          \
-    name##_hd_rows<<<hd_grid_extent(nrows, HD_ROWS2_THREADS / 32, 1 << 20), HD_ROWS2_THREADS, 0, \
-                     hd_stream(ctx)>>>(*a, r, out);                              \
+    name##_hd_rows<<<hd_grid_extent(nrows, (unsigned)(HD_ROWS2_THREADS / width), 1 << 20), HD_ROWS2_THREADS, 0, \
+                     hd_stream(ctx)>>>(*a, r, width, out);                       \
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                      \
   }
 #else
-/* on the CPU four interleaved sums a row (cells i = lo + 4t + q into sum q,
- * then (q0 + q1) + (q2 + q3)): the same bits serial and OpenMP, and four
- * chains of additions in flight instead of one */
+/* CPU: four interleaved sums a row (cells i = lo + 4t + q into sum q, then
+ * (q0 + q1) + (q2 + q3)): the same bits serial and OpenMP.  The point
+ * function runs as a vector loop over chunks of the row (it writes its own
+ * cell only: no dependence between cells), and the chunk's terms join the
+ * four chains after it. */
+#define HD_ROWS2_CHUNK 64
+/* s[q] += b[t] for t = q mod 4: a chunk's terms into the four chains. */
+HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
+  hd_idx t;
+  for (t = 0; t + 3 < n; t += 4) s[0] += b[t], s[1] += b[t + 1], s[2] += b[t + 2], s[3] += b[t + 3];
+  for (; t < n; ++t) s[t & 3] += b[t];
+}
 #define HD_DEFINE_ROWS2_3D(name, T, fn)                                            \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
     const T la = *a;                                                             \
@@ -235,15 +273,21 @@ HD_HOST_FN int hd_reduce_dims(const hd_range3 *r, dim3 *grid, dim3 *block) {
     HD_OMP_FOR(schedule(static) num_threads(hd_ctx_threads(ctx)))                \
     for (row = 0; row < nrows; ++row) {                                          \
       const hd_idx j = r.lo[1] + row % ny, k = r.lo[2] + row / ny;               \
-      double s[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};         \
-      hd_idx i;                                                                  \
-      for (i = r.lo[0]; i + 3 < r.hi[0]; i += 4) {                               \
-        fn(&la, i, j, k, s[0]), fn(&la, i + 1, j, k, s[1]);                      \
-        fn(&la, i + 2, j, k, s[2]), fn(&la, i + 3, j, k, s[3]);                  \
+      double s0[4] = {0.0, 0.0, 0.0, 0.0}, s1[4] = {0.0, 0.0, 0.0, 0.0};        \
+      hd_idx i0;                                                                 \
+      for (i0 = r.lo[0]; i0 < r.hi[0]; i0 += HD_ROWS2_CHUNK) {                   \
+        const hd_idx n = r.hi[0] - i0 < HD_ROWS2_CHUNK ? r.hi[0] - i0 : HD_ROWS2_CHUNK; \
+        double b0[HD_ROWS2_CHUNK], b1[HD_ROWS2_CHUNK];                           \
+        hd_idx t;                                                                \
+        HD_OMP_SIMD                                                              \
+        for (t = 0; t < n; ++t) {                                                \
+          const hd_sum2 v = fn(&la, i0 + t, j, k);                               \
+          b0[t] = v.s0, b1[t] = v.s1;                                            \
+        }                                                                        \
+        hd_rows2_chains(s0, b0, n), hd_rows2_chains(s1, b1, n);                  \
       }                                                                          \
-      for (; i < r.hi[0]; ++i) fn(&la, i, j, k, s[(i - r.lo[0]) & 3]);           \
-      out[2 * row] = (s[0][0] + s[1][0]) + (s[2][0] + s[3][0]);                  \
-      out[2 * row + 1] = (s[0][1] + s[1][1]) + (s[2][1] + s[3][1]);              \
+      out[2 * row] = (s0[0] + s0[1]) + (s0[2] + s0[3]);                          \
+      out[2 * row + 1] = (s1[0] + s1[1]) + (s1[2] + s1[3]);                      \
     }                                                                            \
     return HD_OK;                                                                \
   }
