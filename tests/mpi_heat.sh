@@ -4,8 +4,8 @@
 # (uneven splits, two split axes in 3-D) the same field, CSV and summary,
 # byte for byte, as on one rank, in 2-D and 3-D, both precisions, fixed,
 # convective and flux faces, materials, fields from files, sources and in
-# time blocks (halos T cells deep), implicit steps (CG, Chebyshev, PPCG;
-# a TeaLeaf deck); output by pieces; checkpoints on any
+# time blocks (halos T cells deep), implicit steps (CG, Chebyshev, PPCG,
+# multigrid CG; a TeaLeaf deck); output by pieces; checkpoints on any
 # rank count; CUDA ranks where a GPU answers; what it refuses.
 set -u
 . "${top_srcdir:-.}/tests/mpi_lib.sh"
@@ -32,15 +32,20 @@ same_as_one_rank heat <<CASES
 2-D double, implicit steps by PPCG, materials, faces, heat balance|--n=48,40 --scheme=implicit --solver=ppcg --dt=0.01 --material=20,1,1 --region=1,box,0.2,0.6,0.3,0.7 --bc-xlo=fixed:1 --bc-yhi=convective:3:0 --steps=6 --csv-every=2 --balance --backend=serial|.vti .csv _balance.csv|2 3 4
 3-D double, Crank-Nicolson by CG, OpenMP|--dim=3 --n=16,20,18 --scheme=cn --dt=0.01 --solver=cg --source=1 --bc-zlo=fixed:0 --steps=5 --backend=openmp|.vti .csv|2 4
 2-D single, Chebyshev, steady state|--n=40,44 --scheme=steady --solver=chebyshev --bc-xlo=fixed:1 --bc-xhi=convective:2:0 --source=3 --precision=single --backend=serial|.vti .csv|3
+2-D double, multigrid CG (levels shared as blocks: 2 on 2 ranks, 1 on 4, none on 3), materials, faces, heat balance|--n=160,136 --scheme=implicit --solver=mg --dt=0.01 --material=20,1,1 --region=1,box,0.2,0.6,0.3,0.7 --bc-xlo=fixed:1 --bc-yhi=convective:3:0 --steps=4 --csv-every=2 --balance --backend=serial|.vti .csv _balance.csv|2 3 4
+3-D double, Crank-Nicolson by multigrid CG, two split axes, OpenMP|--dim=3 --n=80,72,68 --scheme=cn --dt=0.01 --solver=mg --source=1 --bc-zlo=fixed:0 --steps=3 --backend=openmp|.vti .csv|2 4 6
+2-D single, steady state by multigrid CG|--n=144,130 --scheme=steady --solver=mg --bc-xlo=fixed:1 --bc-xhi=convective:2:0 --source=3 --precision=single --backend=serial|.vti .csv|2 3
 CASES
 # a TeaLeaf deck of our own (tests/heat_implicit.sh's) on 1 to 4 ranks: one temperature
 printf '*tea\nstate 1 density=10.0 energy=0.5\nstate 2 density=0.2 energy=30.0 geometry=rectangle xmin=1.0 xmax=3.5 ymin=2.0 ymax=4.3\nx_cells=48\ny_cells=40\nxmin=0\nymin=0\nxmax=10\nymax=10\ninitial_timestep=0.01\nend_step=4\nuse_ppcg\neps 1e-15\n*endtea\n' >tea.in
 bin="$top/drivers/hd-heat"
-mpirun 1 --input=tea.in --backend=serial --output=tea1 >tea1.txt 2>&1
-for np in 2 3 4; do
-  mpirun $np --input=tea.in --backend=serial --output=tea$np >tea$np.txt 2>&1 && cmp -s tea1.csv tea$np.csv &&
-    [ "$(grep -E '^(tea_temperature|iterations):' tea1.txt)" = "$(grep -E '^(tea_temperature|iterations):' tea$np.txt)" ]
-  result $? "a TeaLeaf deck by PPCG on $np ranks: one rank's temperature and iterations, bit for bit"
+for solver in ppcg mg; do
+  mpirun 1 --input=tea.in --solver=$solver --backend=serial --output=tea1 >tea1.txt 2>&1
+  for np in 2 3 4; do
+    mpirun $np --input=tea.in --solver=$solver --backend=serial --output=tea$np >tea$np.txt 2>&1 && cmp -s tea1.csv tea$np.csv &&
+      [ "$(grep -E '^(tea_temperature|iterations):' tea1.txt)" = "$(grep -E '^(tea_temperature|iterations):' tea$np.txt)" ]
+    result $? "a TeaLeaf deck by $solver on $np ranks: one rank's temperature and iterations, bit for bit"
+  done
 done
 
 # the exchange path for CUDA-aware MPI libraries (planes packed in backend
@@ -89,6 +94,10 @@ if [ "$gpu" = yes ]; then
 --dim=3 --n=40,120,300 --init=sine --bc=fixed:0 --bc-ylo=convective:2:1 --steps=38 --csv-every=19 --time-block=3|.vti .csv|4
 --dim=3 --n=40,150,200 --init=box --steps=40 --csv-every=20 --time-block=4 --precision=single|.vti .csv|2
 --dim=2 --n=70,45 --init=sine --bc=fixed:0 --steps=60 --csv-every=20 --time-block=8|.vti .csv|3
+--n=160,136 --scheme=implicit --solver=cg --dt=0.01 --material=20,1,1 --region=1,box,0.2,0.6,0.3,0.7 --bc-xlo=fixed:1 --steps=3|.vti .csv|2
+--n=160,136 --scheme=implicit --solver=mg --dt=0.01 --material=20,1,1 --region=1,box,0.2,0.6,0.3,0.7 --bc-xlo=fixed:1 --steps=3|.vti .csv|2
+--n=160,136 --scheme=implicit --solver=mg --dt=0.01 --material=20,1,1 --region=1,box,0.2,0.6,0.3,0.7 --bc-xlo=fixed:1 --steps=3|.vti .csv|3
+--dim=3 --n=80,72,68 --scheme=cn --dt=0.01 --solver=mg --source=1 --bc-zlo=fixed:0 --steps=2|.vti .csv|4
 GPUCASES
   # the other halo path: staged through page-locked host memory
   bin="$top/drivers/hd-heat"
@@ -190,6 +199,5 @@ mpibad 4 "cannot be shared by 4 ranks" --n=8,3 --steps=1
 mpibad 2 "bench: not available yet" --n=16 --steps=4 --bench
 [ "$gpu" = yes ] || mpibad 2 "'cuda' is not in this build\|no CUDA device" --n=16 --steps=4 --backend=cuda
 mpibad 2 "exceeds the explicit stability limit" --n=16 --steps=4 --dt=1
-mpibad 2 "--solver=mg: multigrid runs on one rank so far" --n=16 --steps=4 --scheme=implicit --solver=mg
 
 finish

@@ -451,6 +451,18 @@ int hd_decomp_halo_padded(hd_decomp *d, void *alloc, long lead, long pitch, size
   return halo_at(d, 1, &alloc, lead, pitch, real_size, depth, err, n);
 }
 
+int hd_decomp_halo_block(hd_decomp *d, void *field, long pitch, const long ln[3], size_t real_size, char *err, size_t n) {
+  long size[3];
+  int a;
+  for (a = 0; a < 3; ++a) size[a] = ln[a] + (a < d->dim ? 2 : 0);
+  if (pitch) size[0] = pitch;
+  for (a = 1; a < d->dim; ++a) {
+    const long at[4] = {1, ln[a], 0, ln[a] + 1};
+    if (exchange_at(d, 1, &field, 0, real_size, size, a, at, 1, err, n)) return -1;
+  }
+  return 0;
+}
+
 int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, char *err, size_t n) {
   return halo_at(d, 1, &field, 0, 0, real_size, depth, err, n);
 }

@@ -166,6 +166,10 @@ int hd_decomp_halo_deep(hd_decomp *d, void *field, size_t real_size, int depth, 
  * allocations): heat's rows aligned for vector loads. */
 int hd_decomp_halo_padded(hd_decomp *d, void *alloc, long lead, long pitch, size_t real_size, int depth, char *err,
                           size_t n);
+/* The one-cell halos of a field over a block of `ln` cells (not this
+ * rank's: a coarser grid's, the same neighbours, one ghost layer, rows
+ * `pitch` elements long; 0: ln[0] + 2) - multigrid's levels. */
+int hd_decomp_halo_block(hd_decomp *d, void *field, long pitch, const long ln[3], size_t real_size, char *err, size_t n);
 
 /* The general exchange behind hd_decomp_halo: along axis (1 or 2), on a
  * field of padded extents size[3] (x fastest), send the plane at

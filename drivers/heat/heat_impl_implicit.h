@@ -84,9 +84,10 @@ static hd_status h_implicit_step(hd_ctx *ctx, heat_state *st, const int block[3]
 
 static void h_solves(void *state, heat_solves *out) { *out = ((heat_state *)state)->solves; }
 
-static void h_solver_comm(void *state, hd_heat_halo_fn halo, hd_heat_rowsum_fn rowsum, void *arg) {
+static void h_solver_comm(void *state, hd_heat_halo_fn halo, hd_heat_rowsum_fn rowsum, hd_heat_gather_fn gather, int dist,
+                          void *arg) {
   heat_state *st = (heat_state *)state;
-  st->sv.halo = halo, st->sv.rowsum = rowsum, st->sv.arg = arg;
+  st->sv.halo = halo, st->sv.rowsum = rowsum, st->sv.gather = gather, st->sv.dist = dist, st->sv.arg = arg;
 }
 
 static hd_status h_material_sums(hd_ctx *ctx, void *state, const double *w, hd_xsum *sum, double *counts) {

@@ -87,6 +87,8 @@ typedef struct heat_run {
   size_t real_size;
   int depth; /* halos this many cells deep (time blocks) */
   double *all_rows; /* every rank's row sums (solver_rowsum) */
+  void *box;        /* every rank's block of a multigrid level (solver_gather) */
+  long all_box;     /* its size in cells */
 } heat_run;
 
 static hd_status halo(hd_ctx *ctx, void *arg) {
@@ -99,15 +101,94 @@ static hd_status halo(hd_ctx *ctx, void *arg) {
   return HD_OK;
 }
 
-/* The implicit solver's exchanges on a shared grid: a vector's ghosts (the
- * field's pitch, its allocation from the ghost corner), and the sums over
- * all rows in global row order (the same on any number of ranks). */
-static int solver_halo(void *arg, void *v) {
+/* The implicit solver's exchanges on a shared grid: a vector's ghosts (on
+ * the field's grid or a multigrid level's block), the sums over all rows
+ * in global row order (the same on any number of ranks), and a multigrid
+ * level gathered whole on every rank. */
+static int solver_halo(void *arg, const hd_grid *g, void *v) {
   heat_run *r = (heat_run *)arg;
+  const long ln[3] = {(long)g->n[0], (long)g->n[1], (long)g->n[2]};
   char err[256];
-  long lead, pitch;
-  (void)r->ops->field(r->state, &lead, &pitch);
-  return hd_decomp_halo_padded(&r->dc, v, 0, pitch, r->real_size, 1, err, sizeof err);
+  return hd_decomp_halo_block(&r->dc, v, (long)g->stride[1], ln, r->real_size, err, sizeof err);
+}
+
+/* Rank q's block of multigrid level l (whole level: n cells an axis) as
+ * the local index range lo .. hi (its cells, and its ghosts where it meets
+ * the grid's faces) and its offset in the whole level. */
+static void level_box(const heat_run *r, int q, int l, const hd_idx n[3], long lo[3], long hi[3], long off[3]) {
+  long ln[3], o[3];
+  int a;
+  hd_decomp_block(&r->dc, q, ln, o);
+  for (a = 0; a < 3; ++a) {
+    const int split = a < r->dc.dim && r->dc.dims[a] > 1;
+    const long m = split ? ln[a] >> l : (long)n[a];
+    off[a] = split ? o[a] >> l : 0;
+    lo[a] = a < r->dc.dim && off[a] == 0 ? 0 : 1;
+    hi[a] = a < r->dc.dim && off[a] + m == (long)n[a] ? m + 1 : m;
+    if (a >= r->dc.dim) lo[a] = hi[a] = 0;
+  }
+}
+
+static int solver_gather(void *arg, int level, const hd_grid *bg, const void *block, const hd_grid *wg, void *whole) {
+  heat_run *r = (heat_run *)arg;
+  const size_t rs = r->real_size;
+  long lo[3], hi[3], off[3], at = 0, mine = 0, total = 0;
+  int q;
+  char *buf;
+  for (q = 0; q < r->dc.size; ++q) { /* the boxes in rank order */
+    level_box(r, q, level, wg->n, lo, hi, off);
+    if (q == r->dc.rank) mine = total;
+    total += (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+  }
+  if (total > r->all_box) {
+    free(r->box);
+    if (!(r->box = malloc((size_t)total * rs))) return r->all_box = 0, -1;
+    r->all_box = total;
+  }
+  buf = (char *)r->box;
+  level_box(r, r->dc.rank, level, wg->n, lo, hi, off);
+  at = mine;
+  { /* this rank's box, x rows at a time */
+    long j, k;
+    for (k = lo[2]; k <= hi[2]; ++k)
+      for (j = lo[1]; j <= hi[1]; ++j, at += hi[0] - lo[0] + 1)
+        memcpy(buf + (size_t)at * rs, (const char *)block + (size_t)hd_grid_at(bg, lo[0], j, k) * rs, (size_t)(hi[0] - lo[0] + 1) * rs);
+  }
+  if (hd_par_allgather_items(buf, rs, mine, at)) return -1;
+  for (q = 0, at = 0; q < r->dc.size; ++q) {
+    long j, k;
+    level_box(r, q, level, wg->n, lo, hi, off);
+    for (k = lo[2]; k <= hi[2]; ++k)
+      for (j = lo[1]; j <= hi[1]; ++j, at += hi[0] - lo[0] + 1)
+        memcpy((char *)whole + (size_t)hd_grid_at(wg, lo[0] + off[0], j + off[1], k + off[2]) * rs, buf + (size_t)at * rs,
+               (size_t)(hi[0] - lo[0] + 1) * rs);
+  }
+  return 0;
+}
+
+/* The multigrid levels the ranks share as blocks (hd/heat_solve.h): while
+ * every block's origin and extent along each split axis stay even and the
+ * whole level is more than 64 cells along some axis; the rest of the cycle
+ * runs on the whole level, gathered. */
+#define HEAT_MG_GATHER_N 64
+static int solver_dist(const hd_decomp *dc, const long gn[3]) {
+  int l, q, a;
+  for (l = 0;; ++l) {
+    long most = 0;
+    for (a = 0; a < dc->dim; ++a) {
+      long n = gn[a];
+      int k;
+      for (k = 0; k < l; ++k) n = (n + (n > 1)) / (1 + (n > 1));
+      most = n > most ? n : most;
+    }
+    if (most <= HEAT_MG_GATHER_N) return l;
+    for (q = 0; q < dc->size; ++q) {
+      long ln[3], off[3];
+      hd_decomp_block(dc, q, ln, off);
+      for (a = 0; a < dc->dim; ++a)
+        if (dc->dims[a] > 1 && (((ln[a] >> l) & 1) || ((off[a] >> l) & 1))) return l;
+    }
+  }
 }
 
 static int solver_rowsum(void *arg, const double *rows, hd_idx nrows, double out[2]) {
@@ -276,7 +357,7 @@ static int options(void *self, cli_opt *opts, int max) {
        "stop when max |T| exceeds G x the maximum-principle bound (default 10)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA block shape (tuned kernel: X, Y threads and Z cells marched); CPU time blocks: Z the slab thickness (default: tuned per device)", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"scheme", CLI_CHOICE, &c->scheme, "explicit|implicit|cn|steady", "time steps: explicit (forward Euler, dt within the stability limit), implicit (backward Euler) or cn (Crank-Nicolson), any dt, each step a linear solve; steady: the steady state in one solve (default explicit)", 1, 0, 0, NULL, 0, 0, 0},
-      {"solver", CLI_CHOICE, &c->solver, "cg|chebyshev|ppcg|mg", "the implicit steps' solver: TeaLeaf's CG, Chebyshev and PPCG, or CG preconditioned by multigrid (default mg; on several ranks ppcg)", 1, 0, 0, NULL, 0, 0, 0},
+      {"solver", CLI_CHOICE, &c->solver, "cg|chebyshev|ppcg|mg", "the implicit steps' solver: TeaLeaf's CG, Chebyshev and PPCG, or CG preconditioned by multigrid (default mg)", 1, 0, 0, NULL, 0, 0, 0},
       {"tol", CLI_REAL, &c->tol, "R", "stop a solve when the residual norm falls to R times its first (default 1e-10; single precision 1e-5)", 0, 1, 0, NULL, 0, 0, 0},
       {"tol-abs", CLI_REAL, &c->tol_abs, "E", "or below E (TeaLeaf's eps) (default 0)", 0, 1e300, 0, NULL, 0, 0, 0},
       {"max-iters", CLI_INT, &c->max_iters, "N", "iterations a solve at most; a solve that misses its tolerance fails the run (default 10000)", 1, 1e9, 0, NULL, 0, 0, 0},
@@ -300,7 +381,7 @@ static int options(void *self, cli_opt *opts, int max) {
   c->vti = 1;
   c->png = HD_PNG_BUILT;
   c->max_growth = 10.0;
-  c->solver = -1; /* mg on one rank, ppcg on several */
+  c->solver = -1; /* mg */
   c->tol = -1.0; /* the precision's default */
   strcpy(c->bc_all, "adiabatic");
   cli_set_dialect(&heat_tea_dialect); /* --input=tea.in */
@@ -335,10 +416,7 @@ static int setup(hd_drv_run *r) {
   if (c->tea_summary && c->ntea_densities != (p->nmat ? p->nmat : 1))
     return hd_drv_bad(r, "--tea-densities: give %d densities, one a material (0 first)", p->nmat ? p->nmat : 1);
   if (hd_decomp_create(&h->hr.dc, p->dim, p->n, 0, 0, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
-  if (p->solver < 0) p->solver = h->hr.dc.size > 1 ? HD_HEAT_SOLVER_PPCG : HD_HEAT_SOLVER_MG;
-  if (h->hr.dc.size > 1 && p->scheme != HEAT_SCHEME_EXPLICIT && p->solver == HD_HEAT_SOLVER_MG)
-    return hd_drv_bad(r, "--solver=mg: multigrid runs on one rank so far; take ppcg (the default on several ranks), "
-                      "chebyshev or cg");
+  if (p->solver < 0) p->solver = HD_HEAT_SOLVER_MG;
   if (p->scheme != HEAT_SCHEME_EXPLICIT) p->time_block = 1; /* a solve a step */
   for (d = 0; d < c->nblock; ++d) p->block[d] = (int)c->block[d];
   h->pl = *p; /* this rank's block */
@@ -447,7 +525,8 @@ static int create(hd_drv_run *r) {
   h->pl.init_values = h->pl.source_values = h->pl.map_values = NULL;
   hr->state = h->state;
   if (!bad && hr->dc.size > 1) bad = halo(&r->ctx, hr) != HD_OK;
-  if (!bad && hr->dc.size > 1 && pl->scheme != HEAT_SCHEME_EXPLICIT) h->ops->solver_comm(h->state, solver_halo, solver_rowsum, hr);
+  if (!bad && hr->dc.size > 1 && pl->scheme != HEAT_SCHEME_EXPLICIT)
+    h->ops->solver_comm(h->state, solver_halo, solver_rowsum, solver_gather, solver_dist(&hr->dc, h->p.n), hr);
   if ((rc = hd_drv_take_state(r, bad, h->state, h->ops->state_count, h->ops->state_io)) != HD_DRV_OK) return rc;
   heat_ckpt_template(&h->p, (const char(*)[256])h->c.table, h->ops->real_size, r->ck); /* the whole grid's: the same on every rank */
   ckpt_records(h, r->ck);
@@ -463,7 +542,7 @@ static void destroy(hd_drv_run *r) {
   if (h->state) h->ops->destroy(&r->ctx, h->state);
   heat_records_free(&h->rec);
   free(h->probe_values), free(h->fin), free(h->fsrc), free(h->fmap);
-  free(h->hr.local), free(h->hr.rows), free(h->hr.all_rows);
+  free(h->hr.local), free(h->hr.rows), free(h->hr.all_rows), free(h->hr.box);
   cli_list_free(&h->c.materials), cli_list_free(&h->c.regions), cli_list_free(&h->c.probes);
   hd_decomp_destroy(&h->hr.dc);
 }

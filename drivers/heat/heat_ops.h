@@ -119,9 +119,10 @@ typedef struct heat_ops {
   /* an implicit run's solves so far */
   void (*solves)(void *state, heat_solves *out);
   /* an implicit run on a block of a shared grid: its solver's exchange of
-     a vector's ghosts (the field's layout from its first element) and its
-     sums over every rank's rows (hd/heat_solve.h) */
-  void (*solver_comm)(void *state, hd_heat_halo_fn halo, hd_heat_rowsum_fn rowsum, void *arg);
+     a vector's ghosts, its sums over every rank's rows, its multigrid's
+     gather of level `dist` (hd/heat_solve.h) */
+  void (*solver_comm)(void *state, hd_heat_halo_fn halo, hd_heat_rowsum_fn rowsum, hd_heat_gather_fn gather, int dist,
+                      void *arg);
 } heat_ops;
 
 HD_DECLARE_OPS(heat_ops, heat_ops)

@@ -255,6 +255,20 @@ HD_FN void hd_heat_mg_prolong_pt(const hd_heat_mg_args *a, hd_idx i, hd_idx j, h
 }
 HD_DEFINE_FOR_3D(hd_heat_mg_prolong_loop, hd_heat_mg_prolong_pt, hd_heat_mg_args)
 
+/* A block's cells from the whole level (multigrid on ranks): x at (i, j,
+ * k) of the block = wx at (i, j, k) + o of the whole. */
+typedef struct hd_heat_mg_take_args {
+  hd_grid g, wg;
+  hd_real *x;
+  const hd_real *wx;
+  hd_idx o[3];
+} hd_heat_mg_take_args;
+
+HD_FN void hd_heat_mg_take_pt(const hd_heat_mg_take_args *a, hd_idx i, hd_idx j, hd_idx k) {
+  a->x[hd_grid_at(&a->g, i, j, k)] = a->wx[hd_grid_at(&a->wg, i + a->o[0], j + a->o[1], k + a->o[2])];
+}
+HD_DEFINE_FOR_3D(hd_heat_mg_take_loop, hd_heat_mg_take_pt, hd_heat_mg_take_args)
+
 /* The coarse operator at (i, j, k) of the box 1 .. n + 1: the mass of an
  * interior cell and the faces below it along each axis whose other
  * coordinates are interior. */

@@ -32,13 +32,28 @@ typedef struct hd_heat_mg_level {
   int owns_xb; /* x and b are its own (not the solver's vectors) */
 } hd_heat_mg_level;
 
-/* On a block of a grid shared by ranks: the ghosts of vector v across the
- * shared faces (before each product with A), and the sums over every
- * rank's rows (rows: this block's, two doubles a row, in its row order;
- * out: the two sums over all rows in global row order, on every rank).
- * 0, or non-zero on failure. */
-typedef int (*hd_heat_halo_fn)(void *arg, void *v);
+/* On a block of a grid shared by ranks: the ghosts across the shared
+ * faces of vector v on grid g (the system's, before each product with A,
+ * or a multigrid level's block, see below); the sums over every rank's
+ * rows (rows: this block's, two doubles a row, in its row order; out: the
+ * two sums over all rows in global row order, on every rank); and the
+ * whole of multigrid level `level` (grid wg) on every rank from each
+ * rank's block (grid bg; host memory: each block gives its cells and,
+ * where it meets the grid's faces, its ghosts there).  0, or non-zero on
+ * failure.
+ *
+ * Multigrid on ranks: levels 0 .. dist - 1 are blocks, each rank's the
+ * halves of its block above (the caller picks dist so that every block's
+ * origin and extent along a shared axis are even on those levels: the
+ * blocks tile each level as one rank's grid, and red-black colours agree);
+ * level dist's blocks receive the restriction, are gathered, and the rest
+ * of the cycle runs on the whole level on every rank (the solver `whole`),
+ * each rank taking its block of the correction back.  Same operations on
+ * the same values as one rank: the iterations and the field of one rank,
+ * bit for bit. */
+typedef int (*hd_heat_halo_fn)(void *arg, const hd_grid *g, void *v);
 typedef int (*hd_heat_rowsum_fn)(void *arg, const double *rows, hd_idx nrows, double out[2]);
+typedef int (*hd_heat_gather_fn)(void *arg, int level, const hd_grid *bg, const void *block, const hd_grid *wg, void *whole);
 
 typedef struct hd_heat_solver {
   int kind;
@@ -50,6 +65,8 @@ typedef struct hd_heat_solver {
   hd_idx origin[3], cells[3]; /* the block in the whole grid (the estimate's right side) */
   hd_heat_halo_fn halo;         /* NULL: one block, no shared faces */
   hd_heat_rowsum_fn rowsum;     /* NULL: this block's rows, in order */
+  hd_heat_gather_fn gather;     /* NULL: multigrid on one block */
+  int dist;                     /* with gather: the levels shared as blocks */
   void *arg;                    /* theirs */
   /* set by hd_heat_solver_open */
   hd_grid g;
@@ -58,6 +75,8 @@ typedef struct hd_heat_solver {
   int nlev;
   hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
   double eig[2]; /* the Chebyshev bounds */
+  struct hd_heat_solver *whole; /* multigrid on ranks: the cycle from level dist on the whole level */
+  void *hblock, *hwhole;        /* their host copies for the gather */
   int uniform;   /* every material's C the same (mass0): level 0's products read no mass */
   hd_real mass0;
   int built, mapped[HD_NFACES]; /* the levels' operators, for these faces */
@@ -91,6 +110,9 @@ HD_HOST_FN void hd_heat_solver_close(hd_ctx *ctx, hd_heat_solver *sv) {
   }
   memset(sv->lev, 0, sizeof sv->lev);
   sv->nlev = 0;
+  if (sv->whole) hd_heat_solver_close(ctx, sv->whole), free(sv->whole);
+  free(sv->hblock), free(sv->hwhole);
+  sv->whole = NULL, sv->hblock = sv->hwhole = NULL;
 }
 
 HD_HOST_FN hd_status hd_heat_vec_alloc(hd_ctx *ctx, const hd_grid *g, hd_real **v) {
@@ -146,10 +168,15 @@ HD_HOST_FN hd_heat_fvec_args hd_heat_fvec_make(const hd_heat_solver *sv, hd_real
   return f;
 }
 
+/* The ghosts of level l's vector v across shared faces. */
+HD_HOST_FN hd_status hd_heat_mg_exchange(hd_ctx *ctx, const hd_heat_solver *sv, int l, hd_real *v) {
+  if (!sv->halo) return HD_OK;
+  return sv->halo(sv->arg, l ? &sv->lev[l].g : &sv->g, (void *)v) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's halo exchange failed") : HD_OK;
+}
+
 /* The ghosts of v across shared faces, before a product with A. */
 HD_HOST_FN hd_status hd_heat_exchange(hd_ctx *ctx, const hd_heat_solver *sv, hd_real *v) {
-  if (!sv->halo) return HD_OK;
-  return sv->halo(sv->arg, (void *)v) ? hd_fail(ctx, HD_ERR_IO, "heat: the solver's halo exchange failed") : HD_OK;
+  return hd_heat_mg_exchange(ctx, sv, 0, v);
 }
 
 /* The box 1 .. n + 1 of a grid (cells and the faces above the last). */
@@ -160,15 +187,13 @@ HD_HOST_FN hd_range3 hd_heat_mg_faces_box(const hd_grid *g) {
   return r;
 }
 
-/* The memory of the system's stored faces (level 0, on the system's grid:
- * every solver's products with A) and, for multigrid, of the coarser
- * levels while an axis has more than 4 cells (level 0's x and b the
- * solver's z and r); hd_heat_mg_build fills them. */
-HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+/* The memory of the levels below level 0 (its grid, x and b set), each
+ * halving every axis of more than one cell, to level `stop` or (stop < 0)
+ * while an axis has more than 4 cells; level 0's operator too. */
+HD_HOST_FN hd_status hd_heat_mg_levels(hd_ctx *ctx, hd_heat_solver *sv, int stop) {
   hd_status s;
   int l, e;
   sv->nlev = 1;
-  sv->lev[0].g = sys->g, sv->lev[0].x = sv->z, sv->lev[0].b = sv->r;
   for (l = 0;; ++l) {
     hd_heat_mg_level *L = &sv->lev[l];
     hd_idx most = 0;
@@ -182,7 +207,7 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
         return s;
     }
     for (e = 0; e < L->g.dim; ++e) most = L->g.n[e] > most ? L->g.n[e] : most;
-    if (sv->kind != HD_HEAT_SOLVER_MG || most <= 4 || l + 1 == HD_HEAT_MG_MAX_LEVELS) break;
+    if (sv->kind != HD_HEAT_SOLVER_MG || l == stop || (stop < 0 && most <= 4) || l + 1 == HD_HEAT_MG_MAX_LEVELS) break;
     {
       hd_heat_mg_level *C = &sv->lev[l + 1];
       hd_idx n[3] = {1, 1, 1};
@@ -197,20 +222,77 @@ HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_h
   return HD_OK;
 }
 
-/* The levels' operators from the system, again where its faces changed
- * (a face becomes shared when a run first steps on ranks). */
+/* The memory of the system's stored faces (level 0, on the system's grid:
+ * every solver's products with A) and, for multigrid, of the coarser
+ * levels (level 0's x and b the solver's z and r); on ranks (gather set)
+ * the blocks of levels 0 .. dist and the whole levels from dist down
+ * (sv->whole).  hd_heat_mg_build fills them. */
+HD_HOST_FN hd_status hd_heat_mg_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
+  const int ranks = sv->kind == HD_HEAT_SOLVER_MG && sv->gather;
+  hd_heat_solver *w;
+  hd_idx n[3];
+  hd_status s;
+  int l, e;
+  sv->lev[0].g = sys->g, sv->lev[0].x = sv->z, sv->lev[0].b = sv->r;
+  if ((s = hd_heat_mg_levels(ctx, sv, ranks ? sv->dist : -1)) != HD_OK || !ranks) return s;
+  if (sv->nlev != sv->dist + 1) return hd_fail(ctx, HD_ERR_ARG, "heat: %d multigrid levels shared by the ranks, not %d", sv->nlev - 1, sv->dist);
+  if (!(sv->whole = w = (hd_heat_solver *)calloc(1, sizeof *w))) return hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
+  w->kind = HD_HEAT_SOLVER_MG, w->sweeps = sv->sweeps;
+  for (e = 0; e < 3; ++e) { /* level dist of the whole grid */
+    n[e] = e < sys->g.dim ? (sv->cells[e] ? sv->cells[e] : sys->g.n[e]) : 1;
+    for (l = 0; l < sv->dist; ++l) n[e] = (n[e] + (n[e] > 1)) / (1 + (n[e] > 1));
+  }
+  if (!hd_grid_init(&w->lev[0].g, sys->g.dim, n[0], n[1], n[2], 1)) return hd_fail(ctx, HD_ERR_ARG, "heat: bad multigrid level");
+  w->lev[0].owns_xb = 1;
+  if ((s = hd_heat_vec_alloc(ctx, &w->lev[0].g, &w->lev[0].x)) != HD_OK || (s = hd_heat_vec_alloc(ctx, &w->lev[0].g, &w->lev[0].b)) != HD_OK ||
+      (s = hd_heat_mg_levels(ctx, w, -1)) != HD_OK)
+    return s;
+  sv->hblock = malloc((size_t)sv->lev[sv->dist].g.total * sizeof(hd_real));
+  sv->hwhole = malloc((size_t)w->lev[0].g.total * sizeof(hd_real));
+  return sv->hblock && sv->hwhole ? HD_OK : hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
+}
+
+/* The whole of level dist's array `block` (its blocks on every rank) into
+ * the whole solver's array `whole`. */
+HD_HOST_FN hd_status hd_heat_mg_gather(hd_ctx *ctx, hd_heat_solver *sv, const hd_real *block, hd_real *whole) {
+  hd_status s = hd_dev_download(ctx, sv->hblock, block, (size_t)sv->lev[sv->dist].g.total * sizeof(hd_real));
+  if (s != HD_OK) return s;
+  if (sv->gather(sv->arg, sv->dist, &sv->lev[sv->dist].g, sv->hblock, &sv->whole->lev[0].g, sv->hwhole)) return hd_fail(ctx, HD_ERR_IO, "heat: the solver's gather over the ranks failed");
+  return hd_dev_upload(ctx, whole, sv->hwhole, (size_t)sv->whole->lev[0].g.total * sizeof(hd_real));
+}
+
+/* The operators of levels from..nlev - 1, each from the one above. */
+HD_HOST_FN hd_status hd_heat_mg_coarsen_levels(hd_ctx *ctx, hd_heat_solver *sv, int from) {
+  hd_status s = HD_OK;
+  int l;
+  for (l = from; l < sv->nlev && s == HD_OK; ++l) {
+    const hd_heat_mg_args a = hd_heat_mg_make(sv, l);
+    s = hd_heat_mg_coarsen_loop(ctx, &a, hd_heat_mg_faces_box(&a.g));
+  }
+  return s;
+}
+
+/* The levels (at the first solve: the ranks' callbacks are set by then)
+ * and their operators from the system, again where its faces changed (a
+ * face becomes shared when a run first steps on ranks). */
 HD_HOST_FN hd_status hd_heat_mg_build(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
   hd_heat_mg_top_args top;
   hd_status s;
-  int l, e;
+  int e;
   if (sv->built && !memcmp(sv->mapped, sys->mapped, sizeof sv->mapped)) return HD_OK;
+  if (!sv->nlev && (s = hd_heat_mg_open(ctx, sv, sys)) != HD_OK) return s;
   memset(&top, 0, sizeof top);
   top.s = *sys, top.mass = sv->lev[0].mass;
   for (e = 0; e < 3; ++e) top.a[e] = sv->lev[0].a[e];
   if ((s = hd_heat_mg_top_loop(ctx, &top, hd_heat_mg_faces_box(&sys->g))) != HD_OK) return s;
-  for (l = 1; l < sv->nlev; ++l) {
-    const hd_heat_mg_args a = hd_heat_mg_make(sv, l);
-    if ((s = hd_heat_mg_coarsen_loop(ctx, &a, hd_heat_mg_faces_box(&a.g))) != HD_OK) return s;
+  if ((s = hd_heat_mg_coarsen_levels(ctx, sv, 1)) != HD_OK) return s;
+  if (sv->whole) { /* the whole level dist from the blocks, and below it */
+    const hd_heat_mg_level *L = &sv->lev[sv->dist];
+    hd_heat_mg_level *W = &sv->whole->lev[0];
+    if ((s = hd_heat_mg_gather(ctx, sv, L->mass, W->mass)) != HD_OK) return s;
+    for (e = 0; e < L->g.dim; ++e)
+      if ((s = hd_heat_mg_gather(ctx, sv, L->a[e], W->a[e])) != HD_OK) return s;
+    if ((s = hd_heat_mg_coarsen_levels(ctx, sv->whole, 1)) != HD_OK) return s;
   }
   { /* the C of each material (backend memory): one value, a scalar */
     hd_real *cap = (hd_real *)calloc((size_t)sys->nm, sizeof(hd_real));
@@ -237,9 +319,26 @@ HD_HOST_FN hd_status hd_heat_mg_sweeps(hd_ctx *ctx, const hd_heat_solver *sv, in
     for (h = 0; h < 2 && s == HD_OK; ++h) {
       a.color = reverse ? 1 - h : h;
       a.first = !reverse && n == 0 && h == 0;
-      s = hd_heat_mg_smooth_loop(ctx, &a, in);
+      if ((s = hd_heat_mg_smooth_loop(ctx, &a, in)) == HD_OK) s = hd_heat_mg_exchange(ctx, sv, l, a.x);
     }
   return s;
+}
+
+/* On ranks, the cycle from level dist: its right side gathered, the cycle
+ * on the whole level, this block's part of the correction taken back. */
+HD_HOST_FN hd_status hd_heat_mg_vcycle(hd_ctx *ctx, const hd_heat_solver *sv, int l);
+HD_HOST_FN hd_status hd_heat_mg_whole(hd_ctx *ctx, const hd_heat_solver *sv) {
+  hd_heat_mg_level *L = (hd_heat_mg_level *)&sv->lev[sv->dist];
+  hd_heat_mg_take_args t;
+  hd_status s;
+  int e;
+  if ((s = hd_heat_mg_gather(ctx, (hd_heat_solver *)sv, L->b, sv->whole->lev[0].b)) != HD_OK ||
+      (s = hd_heat_mg_vcycle(ctx, sv->whole, 0)) != HD_OK)
+    return s;
+  memset(&t, 0, sizeof t);
+  t.g = L->g, t.wg = sv->whole->lev[0].g, t.x = L->x, t.wx = sv->whole->lev[0].x;
+  for (e = 0; e < L->g.dim; ++e) t.o[e] = sv->origin[e] >> sv->dist;
+  return hd_heat_mg_take_loop(ctx, &t, hd_grid_interior(&L->g));
 }
 
 /* The V-cycle from level l: x_l ~ A_l^-1 b_l from x_l = 0 (whatever x_l
@@ -247,6 +346,7 @@ HD_HOST_FN hd_status hd_heat_mg_sweeps(hd_ctx *ctx, const hd_heat_solver *sv, in
 HD_HOST_FN hd_status hd_heat_mg_vcycle(hd_ctx *ctx, const hd_heat_solver *sv, int l) {
   hd_heat_mg_args a = hd_heat_mg_make(sv, l);
   hd_status s;
+  if (sv->whole && l == sv->dist) return hd_heat_mg_whole(ctx, sv);
   if (l == sv->nlev - 1) { /* the coarsest: sweeps there and back */
     if ((s = hd_heat_mg_sweeps(ctx, sv, l, 8, 0)) != HD_OK) return s;
     return hd_heat_mg_sweeps(ctx, sv, l, 8, 1);
@@ -256,7 +356,9 @@ HD_HOST_FN hd_status hd_heat_mg_vcycle(hd_ctx *ctx, const hd_heat_solver *sv, in
   a = hd_heat_mg_make(sv, l + 1);
   if ((s = hd_heat_mg_restrict_loop(ctx, &a, hd_grid_interior(&a.g))) != HD_OK) return s;
   if ((s = hd_heat_mg_vcycle(ctx, sv, l + 1)) != HD_OK) return s;
-  if ((s = hd_heat_mg_prolong_loop(ctx, &a, hd_grid_interior(&a.fg))) != HD_OK) return s;
+  if ((s = hd_heat_mg_prolong_loop(ctx, &a, hd_grid_interior(&a.fg))) != HD_OK ||
+      (s = hd_heat_mg_exchange(ctx, sv, l, a.fx)) != HD_OK)
+    return s;
   return hd_heat_mg_sweeps(ctx, sv, l, sv->sweeps, 1);
 }
 
@@ -430,8 +532,8 @@ HD_HOST_FN hd_status hd_heat_estimate(hd_ctx *ctx, hd_heat_solver *sv, const hd_
   return s;
 }
 
-/* The work vectors (and levels, and bounds) of the solver's kind on the
- * system. */
+/* The work vectors of the solver's kind on the system (its multigrid
+ * levels come at the first solve, its bounds at the first that needs them). */
 HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const hd_heat_sys *sys) {
   hd_real **v[7];
   hd_status s = HD_OK;
@@ -442,7 +544,6 @@ HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const 
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&sv->rows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
   if (s == HD_OK && !(sv->hrows = (double *)malloc((size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double))))
     s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
-  if (s == HD_OK) s = hd_heat_mg_open(ctx, sv, sys);
   if (s != HD_OK) hd_heat_solver_close(ctx, sv);
   return s;
 }
