@@ -144,7 +144,7 @@ HD_FN hd_sum2 hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j,
   a->y[c] = r;
   return v;
 }
-HD_DEFINE_ROWS2_3D(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
+HD_DEFINE_ROWS1_3D(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
 
 /* The CG update: u += alpha x, v -= alpha y (x the direction, y = A x, u the
  * solution, v the residual); s0: v . v. */
@@ -156,7 +156,7 @@ HD_FN hd_sum2 hd_heat_cg_update_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j
   a->v[c] = r;
   return v;
 }
-HD_DEFINE_ROWS2_3D(hd_heat_cg_update, hd_heat_vec_args, hd_heat_cg_update_pt)
+HD_DEFINE_ROWS1_3D(hd_heat_cg_update, hd_heat_vec_args, hd_heat_cg_update_pt)
 
 /* The next direction: u = z + beta u (u the direction, z the preconditioned
  * residual). */

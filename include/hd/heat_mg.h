@@ -144,9 +144,9 @@ HD_FN hd_sum2 hd_heat_fdir_apply_dot_pt(const hd_heat_fvec_args *a, hd_idx i, hd
 }
 
 #if defined(HD_BACKEND_CUDA)
-HD_DEFINE_ROWS2_3D(hd_heat_fapply_dot, hd_heat_fvec_args, hd_heat_fapply_dot_pt)
-HD_DEFINE_ROWS2_3D(hd_heat_fcheby_step, hd_heat_fvec_args, hd_heat_fcheby_step_pt)
-HD_DEFINE_ROWS2_3D(hd_heat_fdir_apply_dot, hd_heat_fvec_args, hd_heat_fdir_apply_dot_pt)
+HD_DEFINE_ROWS1_3D(hd_heat_fapply_dot, hd_heat_fvec_args, hd_heat_fapply_dot_pt)
+HD_DEFINE_ROWS1_3D(hd_heat_fcheby_step, hd_heat_fvec_args, hd_heat_fcheby_step_pt)
+HD_DEFINE_ROWS1_3D(hd_heat_fdir_apply_dot, hd_heat_fvec_args, hd_heat_fdir_apply_dot_pt)
 #define HD_HEAT_FUSED_DIRECTION 1
 #else
 #define HD_HEAT_FUSED_DIRECTION 0

@@ -189,6 +189,7 @@ HD_HOST_FN int hd_reduce_dims(const hd_range3 *r, dim3 *grid, dim3 *block) {
  *   HD_DEFINE_ROWS2_3D(name, T, fn)
  *     hd_sum2 fn(const T *a, hd_idx i, hd_idx j, hd_idx k)   (the cell's two terms)
  *   -> hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out)
+ *   HD_DEFINE_ROWS1_3D: the same where fn's s1 is 0 (out[2 row + 1] = 0)
  *
  * A row's sums do not depend on how the rows are spread over threads or
  * ranks (the decompositions never split x): summed in global row order
@@ -251,20 +252,21 @@ HD_FN int hd_rows2_width(hd_idx n) {
                      hd_stream(ctx)>>>(*a, r, width, out);                       \
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                      \
   }
+#define HD_DEFINE_ROWS1_3D(name, T, fn) HD_DEFINE_ROWS2_3D(name, T, fn)
 #else
 /* CPU: four interleaved sums a row (cells i = lo + 4t + q into sum q, then
  * (q0 + q1) + (q2 + q3)): the same bits serial and OpenMP.  The point
  * function runs as a vector loop over chunks of the row (it writes its own
  * cell only: no dependence between cells), and the chunk's terms join the
  * four chains after it. */
-#define HD_ROWS2_CHUNK 64
+#define HD_ROWS2_CHUNK 256
 /* s[q] += b[t] for t = q mod 4: a chunk's terms into the four chains. */
 HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
   hd_idx t;
   for (t = 0; t + 3 < n; t += 4) s[0] += b[t], s[1] += b[t + 1], s[2] += b[t + 2], s[3] += b[t + 3];
   for (; t < n; ++t) s[t & 3] += b[t];
 }
-#define HD_DEFINE_ROWS2_3D(name, T, fn)                                            \
+#define HD_DEFINE_ROWS_3D_(name, T, fn, two)                                       \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
     const T la = *a;                                                             \
     const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
@@ -282,15 +284,19 @@ HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
         HD_OMP_SIMD                                                              \
         for (t = 0; t < n; ++t) {                                                \
           const hd_sum2 v = fn(&la, i0 + t, j, k);                               \
-          b0[t] = v.s0, b1[t] = v.s1;                                            \
+          b0[t] = v.s0;                                                          \
+          if (two) b1[t] = v.s1;                                                 \
         }                                                                        \
-        hd_rows2_chains(s0, b0, n), hd_rows2_chains(s1, b1, n);                  \
+        hd_rows2_chains(s0, b0, n);                                              \
+        if (two) hd_rows2_chains(s1, b1, n);                                     \
       }                                                                          \
       out[2 * row] = (s0[0] + s0[1]) + (s0[2] + s0[3]);                          \
       out[2 * row + 1] = (s1[0] + s1[1]) + (s1[2] + s1[3]);                      \
     }                                                                            \
     return HD_OK;                                                                \
   }
+#define HD_DEFINE_ROWS2_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 1)
+#define HD_DEFINE_ROWS1_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 0)
 #endif
 
 /* 1-D and 2-D reductions are 3-D reductions over a line or a plane. */
