@@ -4,7 +4,8 @@
 # TeaLeaf's own decks: one row a program and solver, each by its own clock
 # (TeaLeaf: the last step's cumulative "Wallclock", its solves; hd: the
 # summary's steps_seconds, its steps), iterations in all, the temperature
-# and its difference from tea.problems (beside the deck) in percent.
+# and its difference from tea.problems (beside the deck or in the folder
+# above it) in percent.
 #   TEALEAF=/path/to/cuda-tealeaf sh bench/tealeaf.sh DRIVER BACKEND "DECK..." ["hd solvers"] ["tea solvers"]
 # hd solvers default "mg cg"; TeaLeaf's the deck's own and "chebyshev"
 # (use_cg, use_chebyshev, use_ppcg swapped into the deck).  Decks and
@@ -16,7 +17,8 @@ trap 'rm -rf "$w"' EXIT
 printf '%-14s %-8s %-10s %10s %10s %22s %12s\n' deck program solver iterations seconds temperature "diff %"
 for deck in $decks; do
   name=$(basename "$deck" .in)
-  cp "$(dirname "$deck")/tea.problems" "$w/" 2>/dev/null
+  # beside the deck, or (TeaLeaf's Benchmarks/) in the folder above it
+  cp "$(dirname "$deck")/tea.problems" "$w/" 2>/dev/null || cp "$(dirname "$deck")/../tea.problems" "$w/" 2>/dev/null
   for s in $solvers; do
     sed '/^ *use_\(cg\|chebyshev\|ppcg\|jacobi\)/d; s/^\*endtea/use_cg\n*endtea/' "$deck" >"$w/$name.in"
     "$drv" --input="$w/$name.in" --solver=$s --backend="$backend" --vti=no --png=no --progress=0 --output="$w/hd" >"$w/hd.txt" 2>&1
