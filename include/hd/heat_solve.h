@@ -71,7 +71,7 @@ typedef struct hd_heat_solver {
   /* set by hd_heat_solver_open */
   hd_grid g;
   hd_real *r, *p, *w, *z, *zo, *d, *pn; /* pn: the next direction beside p */
-  double *rows, *hrows;         /* two sums a row: backend memory and the host's */
+  double *rows, *hrows;         /* two sums a row: backend memory and the host's (page-locked) */
   int nlev;
   hd_heat_mg_level lev[HD_HEAT_MG_MAX_LEVELS];
   double eig[2]; /* the Chebyshev bounds */
@@ -100,7 +100,7 @@ HD_HOST_FN void hd_heat_solver_close(hd_ctx *ctx, hd_heat_solver *sv) {
   int l, k, e;
   v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d, v[6] = &sv->pn;
   for (k = 0; k < 7; ++k) hd_dev_free(ctx, *v[k]), *v[k] = NULL;
-  hd_dev_free(ctx, sv->rows), free(sv->hrows);
+  hd_dev_free(ctx, sv->rows), hd_pinned_free(ctx, sv->hrows);
   sv->rows = sv->hrows = NULL;
   for (l = 0; l < sv->nlev; ++l) {
     hd_heat_mg_level *L = &sv->lev[l];
@@ -542,8 +542,8 @@ HD_HOST_FN hd_status hd_heat_solver_open(hd_ctx *ctx, hd_heat_solver *sv, const 
   v[0] = &sv->r, v[1] = &sv->p, v[2] = &sv->w, v[3] = &sv->z, v[4] = &sv->zo, v[5] = &sv->d, v[6] = &sv->pn;
   for (k = 0; k < 6 + HD_HEAT_FUSED_DIRECTION && s == HD_OK; ++k) s = hd_heat_vec_alloc(ctx, &sys->g, v[k]);
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&sv->rows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
-  if (s == HD_OK && !(sv->hrows = (double *)malloc((size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double))))
-    s = hd_fail(ctx, HD_ERR_NOMEM, "heat: out of host memory for the solver");
+  /* page-locked: each solver iteration waits for these copies */
+  if (s == HD_OK) s = hd_pinned_alloc(ctx, (void **)&sv->hrows, (size_t)(2 * sys->g.n[1] * sys->g.n[2]) * sizeof(double));
   if (s != HD_OK) hd_heat_solver_close(ctx, sv);
   return s;
 }
