@@ -144,7 +144,7 @@ HD_FN hd_sum2 hd_heat_residual_pt(const hd_heat_vec_args *a, hd_idx i, hd_idx j,
   a->y[c] = r;
   return v;
 }
-HD_DEFINE_ROWS1_3D(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
+HD_DEFINE_ROWS1_3D_PLAIN(hd_heat_residual, hd_heat_vec_args, hd_heat_residual_pt)
 
 /* The CG update: u += alpha x, v -= alpha y (x the direction, y = A x, u the
  * solution, v the residual); s0: v . v. */

@@ -151,18 +151,22 @@ HD_DEFINE_ROWS1_3D(hd_heat_fdir_apply_dot, hd_heat_fvec_args, hd_heat_fdir_apply
 #else
 #define HD_HEAT_FUSED_DIRECTION 0
 /* On the CPU the products of a row come first, in loops that vectorise
- * (the axes and a uniform mass known outside the loop; hd_heat_mg_row's
- * terms in its order), then the kernel's own part, then the chains of
- * HD_DEFINE_ROWS2_3D: the same bits as the point functions in that macro. */
+ * (restrict pointers, the axes and a uniform mass known outside the loop;
+ * hd_heat_mg_row's terms in its order; no `omp simd`: clang 14 cannot
+ * vectorise the reuse of x along the row and warns where asked), then the
+ * kernel's own part, then the chains of HD_DEFINE_ROWS2_3D: the same bits
+ * as the point functions in that macro. */
 #define HD_HEAT_FROW(mass, zaxis)                                                \
-  HD_OMP_SIMD                                                                    \
-  for (i = 0; i < n; ++i) {                                                      \
-    hd_real d = mass, t;                                                         \
-    d += ax[i] + ax[i + 1], t = ax[i] * x[i - 1] + ax[i + 1] * x[i + 1];         \
-    d += ay[i] + ay[i + sy], t += ay[i] * x[i - sy] + ay[i + sy] * x[i + sy];    \
-    zaxis;                                                                       \
-    y[i] = d * x[i] - t;                                                         \
-  }
+  do {                                                                           \
+    hd_idx i;                                                                    \
+    for (i = 0; i < n; ++i) {                                                    \
+      hd_real d = mass, t;                                                       \
+      d += ax[i] + ax[i + 1], t = ax[i] * x[i - 1] + ax[i + 1] * x[i + 1];       \
+      d += ay[i] + ay[i + sy], t += ay[i] * x[i - sy] + ay[i + sy] * x[i + sy];  \
+      zaxis;                                                                     \
+      y[i] = d * x[i] - t;                                                       \
+    }                                                                            \
+  } while (0)
 #define HD_HEAT_FROW_Z d += az[i] + az[i + sz], t += az[i] * x[i - sz] + az[i + sz] * x[i + sz]
 
 /* y[0 .. n) = (A x) at the n cells from padded cell c of a row. */
@@ -171,11 +175,10 @@ HD_HOST_FN void hd_heat_frow(const hd_heat_mg_args *m, hd_idx c, hd_idx n, hd_re
   const hd_real *HD_RESTRICT x = m->x + c, *HD_RESTRICT ax = m->a[0] + c, *HD_RESTRICT ay = m->a[1] + c;
   const hd_real *HD_RESTRICT az = m->g.dim == 3 ? m->a[2] + c : ay;
   const hd_real *HD_RESTRICT ms = m->mass ? m->mass + c : NULL, m0 = m->mass0;
-  hd_idx i;
-  if (m->g.dim == 3 && ms) HD_HEAT_FROW(ms[i], HD_HEAT_FROW_Z)
-  else if (m->g.dim == 3) HD_HEAT_FROW(m0, HD_HEAT_FROW_Z)
-  else if (ms) HD_HEAT_FROW(ms[i], (void)sz)
-  else HD_HEAT_FROW(m0, (void)az)
+  if (m->g.dim == 3 && ms) HD_HEAT_FROW(ms[i], HD_HEAT_FROW_Z);
+  else if (m->g.dim == 3) HD_HEAT_FROW(m0, HD_HEAT_FROW_Z);
+  else if (ms) HD_HEAT_FROW(ms[i], (void)sz);
+  else HD_HEAT_FROW(m0, (void)az);
 }
 
 /* The CPU kernels of the stored-face products: each chunk of a row's

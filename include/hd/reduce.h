@@ -190,6 +190,9 @@ HD_HOST_FN int hd_reduce_dims(const hd_range3 *r, dim3 *grid, dim3 *block) {
  *     hd_sum2 fn(const T *a, hd_idx i, hd_idx j, hd_idx k)   (the cell's two terms)
  *   -> hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out)
  *   HD_DEFINE_ROWS1_3D: the same where fn's s1 is 0 (out[2 row + 1] = 0)
+ *   HD_DEFINE_ROWS1_3D_PLAIN: the same for a point function with branches
+ *     or inner loops, which the CPU's vector loop cannot take (clang warns
+ *     where asked): a scalar loop, the same sums
  *
  * A row's sums do not depend on how the rows are spread over threads or
  * ranks (the decompositions never split x): summed in global row order
@@ -253,6 +256,7 @@ HD_FN int hd_rows2_width(hd_idx n) {
     return hd_check_launch(ctx, #name, __FILE__, __LINE__);                      \
   }
 #define HD_DEFINE_ROWS1_3D(name, T, fn) HD_DEFINE_ROWS2_3D(name, T, fn)
+#define HD_DEFINE_ROWS1_3D_PLAIN(name, T, fn) HD_DEFINE_ROWS2_3D(name, T, fn)
 #else
 /* CPU: four interleaved sums a row (cells i = lo + 4t + q into sum q, then
  * (q0 + q1) + (q2 + q3)): the same bits serial and OpenMP.  The point
@@ -266,7 +270,7 @@ HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
   for (t = 0; t + 3 < n; t += 4) s[0] += b[t], s[1] += b[t + 1], s[2] += b[t + 2], s[3] += b[t + 3];
   for (; t < n; ++t) s[t & 3] += b[t];
 }
-#define HD_DEFINE_ROWS_3D_(name, T, fn, two)                                       \
+#define HD_DEFINE_ROWS_3D_(name, T, fn, two, simd)                                 \
   HD_HOST_FN hd_status name(hd_ctx *ctx, const T *a, hd_range3 r, double *out) { \
     const T la = *a;                                                             \
     const hd_idx ny = r.hi[1] - r.lo[1], nrows = ny * (r.hi[2] - r.lo[2]);      \
@@ -281,7 +285,7 @@ HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
         const hd_idx n = r.hi[0] - i0 < HD_ROWS2_CHUNK ? r.hi[0] - i0 : HD_ROWS2_CHUNK; \
         double b0[HD_ROWS2_CHUNK], b1[HD_ROWS2_CHUNK];                           \
         hd_idx t;                                                                \
-        HD_OMP_SIMD                                                              \
+        simd                                                                     \
         for (t = 0; t < n; ++t) {                                                \
           const hd_sum2 v = fn(&la, i0 + t, j, k);                               \
           b0[t] = v.s0;                                                          \
@@ -295,8 +299,9 @@ HD_HOST_FN void hd_rows2_chains(double s[4], const double *b, hd_idx n) {
     }                                                                            \
     return HD_OK;                                                                \
   }
-#define HD_DEFINE_ROWS2_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 1)
-#define HD_DEFINE_ROWS1_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 0)
+#define HD_DEFINE_ROWS2_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 1, HD_OMP_SIMD)
+#define HD_DEFINE_ROWS1_3D(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 0, HD_OMP_SIMD)
+#define HD_DEFINE_ROWS1_3D_PLAIN(name, T, fn) HD_DEFINE_ROWS_3D_(name, T, fn, 0, )
 #endif
 
 /* 1-D and 2-D reductions are 3-D reductions over a line or a plane. */
