@@ -108,7 +108,13 @@ static hd_status halo(hd_ctx *ctx, void *arg) {
 static int solver_halo(void *arg, const hd_grid *g, void *v) {
   heat_run *r = (heat_run *)arg;
   const long ln[3] = {(long)g->n[0], (long)g->n[1], (long)g->n[2]};
-  char err[256];
+  long lead, pitch;
+  char err[256], *field = (char *)r->ops->field(r->state, &lead, &pitch);
+  /* the field (the solution) by its allocation and the ghost corner's
+     place in it, which CUDA IPC needs (it maps whole allocations: 3-D
+     fields start 128 B in); the solver's own vectors are allocations */
+  if ((char *)v == field + (size_t)lead * r->real_size)
+    return hd_decomp_halo_padded(&r->dc, field, lead, pitch, r->real_size, 1, err, sizeof err);
   return hd_decomp_halo_block(&r->dc, v, (long)g->stride[1], ln, r->real_size, err, sizeof err);
 }
 
