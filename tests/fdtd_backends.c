@@ -64,6 +64,41 @@ static void plane_wave(fdtd_model *m) {
   hd_fdtd_plane_wave_dir(0.0, 0.0, 1, m->pw_k, m->pw_e, m->pw_h);
 }
 
+/* The CUDA marches' material segments (hd_fdtd_uniform_build) on a
+ * model's materials: a segment says a material only where its nodes'
+ * three components all have it, and says one wherever they do. */
+static void uniform_segments(const fdtd_model *m) {
+  hd_grid g;
+  hd_idx nseg, useg, urow, t, j, k, x, named = 0, mixed = 0;
+  int h, bad = 0;
+  unsigned char *seg;
+  if (!fdtd_node_grid(&g, m->n, fdtd_pad(m))) bail("no grid");
+  hd_fdtd_uniform_shape(&g, &nseg, &useg, &urow);
+  if (!(seg = (unsigned char *)malloc((size_t)(nseg * useg)))) bail("out of memory");
+  for (h = 0; h < 2; ++h) {
+    const unsigned char *const three[3] = {m->mat[3 * h], m->mat[3 * h + 1], m->mat[3 * h + 2]};
+    hd_fdtd_uniform_build(&g, three, seg);
+    for (k = 0; k < g.total / g.stride[2]; ++k)
+      for (j = 0; j < g.stride[2] / g.stride[1]; ++j)
+        for (t = 0; t < nseg; ++t) {
+          const hd_idx n0 = k * g.stride[2] + j * g.stride[1], x0 = g.ghost + t * HD_FDTD_SEG;
+          const unsigned u = seg[t * useg + j * urow + k], first = three[0][n0 + x0];
+          int same = first < 255;
+          for (x = x0; x < x0 + HD_FDTD_SEG && x < g.stride[1]; ++x) {
+            const unsigned char *const *q = three;
+            same = same && q[0][n0 + x] == first && q[1][n0 + x] == first && q[2][n0 + x] == first;
+            if (u && (q[0][n0 + x] != u - 1 || q[1][n0 + x] != u - 1 || q[2][n0 + x] != u - 1)) bad = 1;
+          }
+          if (same != (u != 0)) bad = 1;
+          named += u != 0, mixed += u == 0;
+        }
+  }
+  free(seg);
+  ok(!bad && named > 0 && mixed > 0,
+     "CUDA material segments of %ld nodes: %ld name one material, %ld mixed, each as its nodes' E and H components", (long)HD_FDTD_SEG,
+     (long)named, (long)mixed);
+}
+
 int main(void) {
   test_backend be[HD_B_COUNT];
   const int nb = test_backends_open(be);
@@ -79,6 +114,7 @@ int main(void) {
     model(&in, kind);
     fd_build(&in, &m);
     if (kind == PLANE_WAVE) plane_wave(&m);
+    if (kind == MUR) uniform_segments(&m);
     total = fd_total(&m);
     row = m.nprobe + 2 * m.nfeed;
     rr = (double *)malloc((size_t)steps * row * sizeof(double));

@@ -31,6 +31,7 @@ typedef struct fdtd_state {
   hd_real *field[6];           /* allocations; a.f = field + lead (fdtd_lead) */
   unsigned char *mat[6];       /* allocations; a.m = mat + lead */
   int64_t *row_run[6];         /* CPU tuned rows: the materials as runs (a.run, a.row_run) */
+  unsigned char *uni[2];       /* CUDA tuned marches: E's and H's shared materials by segments (a.uni) */
   hd_fdtd_run *run[6];
   hd_fdtd_mur *mur;
   hd_idx nmur;
@@ -73,6 +74,8 @@ typedef struct fdtd_state {
   int dft_every;               /* the surface, maps and volume sample steps 0, D, 2D, ... (D = dft_every), each for D steps */
   hd_dft_volume_args vol;      /* the whole volume's transform (vol.acc NULL: none) */
   int vol_flushed;
+  int vol_fuse;                /* CUDA: the H march may take the volume's samples (HD_FDTD_FUSED_SAMPLE=0: never) */
+  int vol_fused;               /* this step's sample was taken by the H march */
   hd_idx vol_nn[3];            /* its physical nodes per axis */
   hd_dft_plane_args plane[FDTD_MAX_PLANES]; /* near-field maps, acc and geometry */
   int nplane;
@@ -127,6 +130,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   for (c = 0; c < 6; ++c) {
     hd_dev_free(ctx, st->field[c]);
     hd_dev_free(ctx, st->mat[c]);
+    if (c < 2) hd_dev_free(ctx, st->uni[c]);
     free(st->row_run[c]);
     free(st->run[c]);
     free(st->lrun[c]), free(st->frun[c]), free(st->frow[c]);

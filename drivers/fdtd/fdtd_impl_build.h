@@ -758,6 +758,36 @@ static hd_status fd_build_sf(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
   return s;
 }
 
+#if defined(HD_BACKEND_CUDA)
+/* A diagnostic switch of the environment set to 0 (the faster paths'
+ * A/B checks: tests/fdtd_cuda_paths.sh, bench/gpu.sh). */
+static int fd_env_off(const char *name) {
+  const char *v = getenv(name);
+  return v && strcmp(v, "0") == 0;
+}
+
+/* The marches' shared materials by segments, E's and H's
+ * (hd_fdtd_uniform_build). */
+static hd_status fd_uniform(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) {
+  hd_idx nseg, useg, urow;
+  unsigned char *host;
+  hd_status s = HD_OK;
+  int h;
+  hd_fdtd_uniform_shape(&st->a.g, &nseg, &useg, &urow);
+  if (!(host = (unsigned char *)malloc((size_t)(nseg * useg))))
+    return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for the material segments");
+  for (h = 0; h < 2 && s == HD_OK; ++h) {
+    const unsigned char *const three[3] = {m->mat[3 * h], m->mat[3 * h + 1], m->mat[3 * h + 2]};
+    hd_fdtd_uniform_build(&st->a.g, three, host);
+    s = fd_upload(ctx, (void **)&st->uni[h], host, (size_t)(nseg * useg));
+    st->a.uni[h] = st->uni[h];
+  }
+  st->a.useg = useg, st->a.urow = urow;
+  free(host);
+  return s;
+}
+#endif
+
 static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
   fdtd_state *st = (fdtd_state *)calloc(1, sizeof(fdtd_state));
   const hd_idx pad = fdtd_pad(m), lead = fdtd_lead(m);
@@ -804,7 +834,10 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     st->a.f[c] = st->field[c] + lead;
     st->a.m[c] = st->mat[c] + lead;
   }
-#if !defined(HD_BACKEND_CUDA)
+#if defined(HD_BACKEND_CUDA)
+  if (s == HD_OK && st->tuned && !fd_env_off("HD_FDTD_SEGMENTS")) s = fd_uniform(ctx, st, m);
+  st->vol_fuse = st->tuned && !fd_env_off("HD_FDTD_FUSED_SAMPLE");
+#else
   for (c = 0; c < 6 && s == HD_OK && st->tuned; ++c) { /* the tuned rows take each row's materials as runs */
     const hd_idx rows = st->a.g.stride[2] / st->a.g.stride[1] * (st->a.g.n[2] + 2 * st->a.g.ghost);
     const int64_t nrun = hd_fdtd_runs_build(&st->a.g, m->mat[c], NULL, NULL);

@@ -216,7 +216,7 @@ static hd_status fd_dft_step(hd_ctx *ctx, fdtd_state *st, const hd_real *vi, int
     sa.npts = st->npts, sa.slot = (int)(fd_field_samples(st, st->step) % HD_DFT_BUFFER);
     s = hd_dft_sample_loop(ctx, &sa, 0, st->npts);
   }
-  if (s == HD_OK && after_h && st->vol.acc) {
+  if (s == HD_OK && after_h && st->vol.acc && !st->vol_fused) {
     hd_dft_volume_args va = st->vol;
     va.slot = (int)(fd_field_samples(st, st->step) % HD_DFT_VOLUME_BUFFER);
     s = hd_dft_volume_sample_loop(ctx, &va, va.span, 1);
@@ -342,6 +342,18 @@ static hd_status fd_step_e(hd_ctx *ctx, fdtd_state *st, hd_real *rec, hd_status 
   return s;
 }
 
+/* Whether the H march can take this step's volume sample: it is due, and
+ * no pass after the march sets E or H at a node (Mur on H, the plane
+ * waves' corrections, H's layers, periodic copies). */
+static int fd_volume_fusable(const fdtd_state *st) {
+  int a;
+  if (!st->vol_fuse || !st->vol.acc || !fd_field_due(st, st->step)) return 0;
+  if ((st->nmur && st->mur_h) || st->inc.n || st->pw_sf || st->twin) return 0;
+  for (a = 0; a < 3; ++a)
+    if (st->npml[3 + a] || st->bc[a] == HD_FDTD_BC_PERIODIC) return 0;
+  return 1;
+}
+
 /* The H half step. */
 static hd_status fd_step_h(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   const int sf_line = st->inc.n && st->pw_sf;
@@ -349,7 +361,12 @@ static hd_status fd_step_h(hd_ctx *ctx, fdtd_state *st, hd_real *rec) {
   int c;
   if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
   if (s == HD_OK && st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, rec ? rec + st->nprobe : st->vi, 0);
+  if ((st->vol_fused = fd_volume_fusable(st))) {
+    const int slot = (int)(fd_field_samples(st, st->step) % HD_DFT_VOLUME_BUFFER);
+    st->a.vbuf = st->vol.buf + (hd_idx)6 * slot * st->vol.span, st->a.vfirst = st->vol.first, st->a.vspan = st->vol.span;
+  }
   if (s == HD_OK) s = fd_half_step(ctx, st, 0);
+  st->a.vbuf = NULL;
   if (s == HD_OK && st->nmur && st->mur_h) s = fd_mur(ctx, st);
   if (s == HD_OK && sf_line) s = fd_sf_line(ctx, st, 0);
   if (s == HD_OK && st->pw_sf) s = fd_sf(ctx, st, 0);

@@ -56,6 +56,16 @@ typedef struct hd_fdtd_args {
    * component as runs of one material, hd_fdtd_runs_build */
   const struct hd_fdtd_run *run[6];
   const int64_t *row_run[6];   /* row r's runs: run[c][row_run[c][r] .. row_run[c][r + 1]) */
+  /* CUDA tuned marches (NULL: look each node's material up): the E (0)
+   * and H (1) components' shared material by segments of rows,
+   * hd_fdtd_uniform_build; useg, urow its strides */
+  const unsigned char *uni[2];
+  hd_idx useg, urow;
+  /* CUDA tuned H march (NULL: none): the six components of every
+   * physical node after it, stored at vbuf[c vspan + n - vfirst] (the
+   * volume transform's sample, hd/fdtd_dft.h) */
+  hd_real *vbuf;
+  hd_idx vfirst, vspan;
 } hd_fdtd_args;
 
 /* A stretch of a row of one material: nodes from lo (padded x) to the next
