@@ -97,12 +97,13 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
 static int fd_layers(int bc) { return bc == HD_FDTD_BC_PML || bc == HD_FDTD_BC_CPML; }
 
 #if !defined(HD_BACKEND_CUDA)
-/* The CPU rows' runs of component c's layer list: those on rows of the
- * physical nodes by row (frun, frow: marched with their row), the rest
+/* The CPU rows' runs of component c's layer list, each of one material
+ * (mat, the component's indices): those on rows of the physical nodes by row (frun, frow: marched with their row), the rest
  * (lrun: a pass of their own). */
-static hd_status fd_layer_runs(hd_ctx *ctx, fdtd_state *st, int c, const hd_fdtd_pml_point *list, hd_idx count) {
+static hd_status fd_layer_runs(hd_ctx *ctx, fdtd_state *st, int c, const hd_fdtd_pml_point *list, hd_idx count,
+                               const unsigned char *mat) {
   const hd_range3 box = hd_fdtd_nodes(&st->a);
-  const hd_idx nrun = hd_fdtd_layer_runs(list, count, NULL), rows = st->a.g.stride[2] / st->a.g.stride[1];
+  const hd_idx nrun = hd_fdtd_layer_runs(list, count, mat, NULL), rows = st->a.g.stride[2] / st->a.g.stride[1];
   const hd_idx nrow = rows * (st->a.g.n[2] + 2 * st->a.g.ghost);
   hd_fdtd_layer_run *all = (hd_fdtd_layer_run *)malloc((size_t)nrun * sizeof *all);
   hd_idx q, r, nf = 0;
@@ -113,7 +114,7 @@ static hd_status fd_layer_runs(hd_ctx *ctx, fdtd_state *st, int c, const hd_fdtd
     free(all);
     return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for PML points");
   }
-  hd_fdtd_layer_runs(list, count, all);
+  hd_fdtd_layer_runs(list, count, mat, all);
   for (q = 0; q < nrun; ++q) { /* in list order: the fused ones by row */
     const hd_fdtd_layer_run *x = &all[q];
     if (x->j >= box.lo[1] && x->j < box.hi[1] && x->k >= box.lo[2] && x->k < box.hi[2])
@@ -227,7 +228,7 @@ static hd_status fd_build_pml(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
         }
     s = fd_upload(ctx, (void **)&pa->pt, list, (size_t)count * sizeof *list);
 #if !defined(HD_BACKEND_CUDA)
-    if (s == HD_OK && st->tuned) s = fd_layer_runs(ctx, st, c, list, count);
+    if (s == HD_OK && st->tuned) s = fd_layer_runs(ctx, st, c, list, count, m->mat[c]);
 #endif
     free(list);
     if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&pa->s1, (size_t)count * sizeof(hd_real));

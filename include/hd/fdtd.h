@@ -215,22 +215,27 @@ typedef struct hd_fdtd_pml_point {
 } hd_fdtd_pml_point;
 
 /* A run of a layer list (the CPU rows): points p0 .. p0 + len of the
- * list, nodes n0 .. n0 + len of row (j, k) from x = i0 (padded). */
+ * list, nodes n0 .. n0 + len of row (j, k) from x = i0 (padded), all of
+ * material m. */
 typedef struct hd_fdtd_layer_run {
   hd_idx p0, n0;
-  int32_t i0, j, k, len;
+  int32_t i0, j, k, len, m;
 } hd_fdtd_layer_run;
 
-/* The runs of a list of count points (run NULL: count only); returns how
- * many. */
-HD_HOST_FN hd_idx hd_fdtd_layer_runs(const hd_fdtd_pml_point *pt, hd_idx count, hd_fdtd_layer_run *run) {
+/* The runs of a list of count points whose nodes have materials mat (the
+ * component's indices; run NULL: count only); returns how many. */
+HD_HOST_FN hd_idx hd_fdtd_layer_runs(const hd_fdtd_pml_point *pt, hd_idx count, const unsigned char *mat,
+                                     hd_fdtd_layer_run *run) {
   hd_idx p, n = 0;
   for (p = 0; p < count; ++p) {
-    if (p && pt[p].n == pt[p - 1].n + 1 && pt[p].j == pt[p - 1].j && pt[p].k == pt[p - 1].k) {
+    if (p && pt[p].n == pt[p - 1].n + 1 && pt[p].j == pt[p - 1].j && pt[p].k == pt[p - 1].k &&
+        mat[pt[p].n] == mat[pt[p - 1].n]) {
       if (run) ++run[n - 1].len;
       continue;
     }
-    if (run) run[n].p0 = p, run[n].n0 = pt[p].n, run[n].i0 = pt[p].i, run[n].j = pt[p].j, run[n].k = pt[p].k, run[n].len = 1;
+    if (run)
+      run[n].p0 = p, run[n].n0 = pt[p].n, run[n].i0 = pt[p].i, run[n].j = pt[p].j, run[n].k = pt[p].k, run[n].len = 1,
+      run[n].m = mat[pt[p].n];
     ++n;
   }
   return n;

@@ -140,19 +140,22 @@ HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_row(const hd_fdtd_args *a,
   }
 }
 
-/* The loop of a CPML run (hd_fdtd_cpml_pt's update): x of materials m,
+/* The loop of a CPML run (hd_fdtd_cpml_pt's update): x of one material
+ * (its coefficients k1, k2: no gathers),
  * its curl's differences of pu along u (stride su) and pv along v, over
  * the widths ru, rv and with the profiles bu, cu, iku along u and bv, cv,
  * ikv along v, per node where xu (xv: the axis is x), else their first
- * entry for the whole run; psi1, psi2 the run's own.  Restrict pointer
- * arguments: the loop vectorises. */
+ * entry for the whole run; psi1, psi2 the run's own.  z1 (z2): along u
+ * (v) the run lies outside the layers (its profile c zero): that psi
+ * stays +0, neither read nor written (bytes a point: 3 arrays of 5 where
+ * one layer is crossed), the same bits.  Restrict pointer arguments: the
+ * loop vectorises. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline void hd_fdtd_cpu_cpml_loop(int e, int xu, int xv, hd_idx len, hd_real *HD_RESTRICT x,
-                                         hd_real *HD_RESTRICT psi1, hd_real *HD_RESTRICT psi2,
-                                         const unsigned char *HD_RESTRICT m, const hd_real *HD_RESTRICT k1,
-                                         const hd_real *HD_RESTRICT k2, const hd_real *HD_RESTRICT pu, hd_idx su,
+static inline void hd_fdtd_cpu_cpml_loop(int e, int xu, int xv, int z1, int z2, hd_idx len, hd_real *HD_RESTRICT x,
+                                         hd_real *HD_RESTRICT psi1, hd_real *HD_RESTRICT psi2, hd_real k1, hd_real k2,
+                                         const hd_real *HD_RESTRICT pu, hd_idx su,
                                          const hd_real *HD_RESTRICT pv, hd_idx sv, const hd_real *HD_RESTRICT ru,
                                          const hd_real *HD_RESTRICT rv, const hd_real *HD_RESTRICT bu,
                                          const hd_real *HD_RESTRICT cu, const hd_real *HD_RESTRICT iku,
@@ -164,22 +167,21 @@ static inline void hd_fdtd_cpu_cpml_loop(int e, int xu, int xv, hd_idx len, hd_r
   for (t = 0; t < len; ++t) {
     const hd_real du = (xu ? ru[t] : ru0) * (e ? pu[t] - pu[t - su] : pu[t + su] - pu[t]);
     const hd_real dv = (xv ? rv[t] : rv0) * (e ? pv[t] - pv[t - sv] : pv[t + sv] - pv[t]);
-    hd_real q1 = psi1[t], q2 = psi2[t];
-    x[t] = hd_fdtd_cpml_value(e, x[t], k1[m[t]], k2[m[t]], du, dv, xu ? bu[t] : bu0, xu ? cu[t] : cu0, xu ? iku[t] : iku0,
+    hd_real q1 = z1 ? HD_R(0) : psi1[t], q2 = z2 ? HD_R(0) : psi2[t];
+    x[t] = hd_fdtd_cpml_value(e, x[t], k1, k2, du, dv, xu ? bu[t] : bu0, xu ? cu[t] : cu0, xu ? iku[t] : iku0,
                               xv ? bv[t] : bv0, xv ? cv[t] : cv0, xv ? ikv[t] : ikv0, &q1, &q2);
-    psi1[t] = q1, psi2[t] = q2;
+    if (!z1) psi1[t] = q1;
+    if (!z2) psi2[t] = q2;
   }
 }
 
 /* The same for the split-field PML (hd_fdtd_pml_pt's update): parts s1,
- * s2 with the profiles pru, prv and the medium's three numbers, mat per
- * material. */
+ * s2 with the profiles pru, prv and the run's medium's three numbers k. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
 static inline void hd_fdtd_cpu_pml_loop(int e, int xu, int xv, hd_idx len, hd_real *HD_RESTRICT x,
-                                        hd_real *HD_RESTRICT s1, hd_real *HD_RESTRICT s2,
-                                        const unsigned char *HD_RESTRICT m, const hd_real *HD_RESTRICT mat,
+                                        hd_real *HD_RESTRICT s1, hd_real *HD_RESTRICT s2, const hd_real *HD_RESTRICT k,
                                         const hd_real *HD_RESTRICT pu, hd_idx su, const hd_real *HD_RESTRICT pv,
                                         hd_idx sv, const hd_real *HD_RESTRICT ru, const hd_real *HD_RESTRICT rv,
                                         const hd_real *HD_RESTRICT pru, const hd_real *HD_RESTRICT prv) {
@@ -189,7 +191,6 @@ static inline void hd_fdtd_cpu_pml_loop(int e, int xu, int xv, hd_idx len, hd_re
   for (t = 0; t < len; ++t) {
     const hd_real du = (xu ? ru[t] : ru0) * (e ? pu[t] - pu[t - su] : pu[t + su] - pu[t]);
     const hd_real dv = (xv ? rv[t] : rv0) * (e ? pv[t] - pv[t - sv] : pv[t + sv] - pv[t]);
-    const hd_real *k = mat + 3 * m[t];
     const hd_real a = hd_fdtd_pml_part(s1[t], xu ? pru[t] : pru0, k, e ? du : -du);
     const hd_real b = hd_fdtd_pml_part(s2[t], xv ? prv[t] : prv0, k, e ? -dv : dv);
     s1[t] = a, s2[t] = b, x[t] = a + b;
@@ -217,17 +218,27 @@ static inline void hd_fdtd_cpu_layer_run(const hd_fdtd_cpu_layer_args *l, const 
   if (l->pml) {
     const hd_fdtd_pml_args *p = l->pml;
     const hd_real *pr[3] = {e ? p->pe[0] : p->ph[0], e ? p->pe[1] : p->ph[1], e ? p->pe[2] : p->ph[2]};
-    hd_fdtd_cpu_pml_loop(e, xu, xv, len, f->f[c] + r->n0, p->s1 + r->p0, p->s2 + r->p0, f->m[c] + r->n0, p->mat,
+    hd_fdtd_cpu_pml_loop(e, xu, xv, len, f->f[c] + r->n0, p->s1 + r->p0, p->s2 + r->p0, p->mat + 3 * r->m,
                          f->f[e ? 3 + v : v] + r->n0, s[u], f->f[e ? 3 + u : u] + r->n0, s[v],
                          (e ? f->rn[u] : f->rc[u]) + idx[u], (e ? f->rn[v] : f->rc[v]) + idx[v], pr[u] + idx[u],
                          pr[v] + idx[v]);
     return;
   }
-  hd_fdtd_cpu_cpml_loop(e, xu, xv, len, f->f[c] + r->n0, a->psi1 + r->p0, a->psi2 + r->p0, f->m[c] + r->n0,
-                        e ? f->c1 : f->d1, e ? f->c2 : f->d2, f->f[e ? 3 + v : v] + r->n0, s[u],
-                        f->f[e ? 3 + u : u] + r->n0, s[v], (e ? f->rn[u] : f->rc[u]) + idx[u],
-                        (e ? f->rn[v] : f->rc[v]) + idx[v], a->b[u] + idx[u], a->c[u] + idx[u], a->ik[u] + idx[u],
-                        a->b[v] + idx[v], a->c[v] + idx[v], a->ik[v] + idx[v]);
+  {
+    const int z1 = !xu && a->c[u][idx[u]] == HD_R(0), z2 = !xv && a->c[v][idx[v]] == HD_R(0);
+    const hd_real k1 = (e ? f->c1 : f->d1)[r->m], k2 = (e ? f->c2 : f->d2)[r->m];
+#define HD_FDTD_CPU_CPML_RUN(Z1, Z2)                                                                                  \
+  hd_fdtd_cpu_cpml_loop(e, xu, xv, Z1, Z2, len, f->f[c] + r->n0, a->psi1 + r->p0, a->psi2 + r->p0, k1, k2,          \
+                        f->f[e ? 3 + v : v] + r->n0, s[u],                                                         \
+                        f->f[e ? 3 + u : u] + r->n0, s[v], (e ? f->rn[u] : f->rc[u]) + idx[u],                     \
+                        (e ? f->rn[v] : f->rc[v]) + idx[v], a->b[u] + idx[u], a->c[u] + idx[u], a->ik[u] + idx[u], \
+                        a->b[v] + idx[v], a->c[v] + idx[v], a->ik[v] + idx[v])
+    if (z1 && z2) HD_FDTD_CPU_CPML_RUN(1, 1);
+    else if (z1) HD_FDTD_CPU_CPML_RUN(1, 0);
+    else if (z2) HD_FDTD_CPU_CPML_RUN(0, 1);
+    else HD_FDTD_CPU_CPML_RUN(0, 0);
+#undef HD_FDTD_CPU_CPML_RUN
+  }
 }
 
 /* Runs q0 .. q1 of component c (x is u for z components, v for y ones);
