@@ -98,8 +98,9 @@ static int fd_layers(int bc) { return bc == HD_FDTD_BC_PML || bc == HD_FDTD_BC_C
 
 #if !defined(HD_BACKEND_CUDA)
 /* The CPU rows' runs of component c's layer list, each of one material
- * (mat, the component's indices): those on rows of the physical nodes by row (frun, frow: marched with their row), the rest
- * (lrun: a pass of their own). */
+ * (mat: the component's indices): those on rows of the physical nodes by
+ * row (frun, frow: marched with their row), the rest (lrun: a pass of
+ * their own). */
 static hd_status fd_layer_runs(hd_ctx *ctx, fdtd_state *st, int c, const hd_fdtd_pml_point *list, hd_idx count,
                                const unsigned char *mat) {
   const hd_range3 box = hd_fdtd_nodes(&st->a);

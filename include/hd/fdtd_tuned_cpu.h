@@ -146,9 +146,9 @@ HD_CPU_CLONES_EXACT static HD_UNUSED void hd_fdtd_cpu_row(const hd_fdtd_args *a,
  * the widths ru, rv and with the profiles bu, cu, iku along u and bv, cv,
  * ikv along v, per node where xu (xv: the axis is x), else their first
  * entry for the whole run; psi1, psi2 the run's own.  z1 (z2): along u
- * (v) the run lies outside the layers (its profile c zero): that psi
- * stays +0, neither read nor written (bytes a point: 3 arrays of 5 where
- * one layer is crossed), the same bits.  Restrict pointer arguments: the
+ * (v) the run lies outside the layers (its profile c zero), so that psi
+ * stays +0: neither read nor written (a point of a face's slab moves x
+ * and one psi, not two), the same bits.  Restrict pointer arguments: the
  * loop vectorises. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
