@@ -17,25 +17,10 @@ case " $("$bin" --version | sed -n 's/^backends: //p') " in
 *" cuda "*) ;;
 *) echo "1..0 # SKIP no CUDA backend in this build" && exit 0 ;;
 esac
-cat >model.in <<'IN'
-xmesh = -0.08 15 0.07
-ymesh = -0.07 13 0.06
-zmesh = -0.09 17 0.08
-material = 3 0.02 1 0
-material = 1.5 0 2 300
-geometry = 2 box -0.06 0.0 -0.05 0.03 -0.09 0.0
-geometry = 3 sphere 0.03 0.03 0.02 0.025
-geometry = 1 box -0.08 -0.03 0.04 0.06 -0.02 0.02
-geometry = 1 box 0 0 0 0 -0.03 0.03
-feed = Z 0 0 0.001 1 50
-probe = ez 0.03 0.02 0.0
-probe = hx -0.04 -0.03 0.05
-frequency = 3e9
-frequencies = 1e9 3e9 3
-nearvolume = yes
-steps = 150
-slice = none
-IN
+# the sanitizer's model (every kind of part), longer, with the volume's
+# phasors at three frequencies
+grep -v -E '^(steps|slice) ' "$src/tests/fdtd_sanitize.in" >model.in
+printf 'steps = 150\nfrequencies = 4e9 8e9 3\nnearvolume = yes\nslice = none\n' >>model.in
 if ! "$bin" --progress=0 --input=model.in --backend=cuda --steps=1 --nearvolume=no --output=probe >/dev/null 2>&1; then
   echo "1..0 # SKIP no CUDA device here" && exit 0
 fi
