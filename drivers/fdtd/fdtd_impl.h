@@ -36,6 +36,7 @@ typedef struct fdtd_state {
   hd_fdtd_mur *mur;
   hd_idx nmur;
   int mur_h;                   /* the Mur points act on H outside the faces */
+  hd_idx *mrow;                /* CPU tuned rows: the points reading row r, mur[mrow[r] .. mrow[r + 1]) (NULL: none) */
   hd_fdtd_pml_args pml[6];     /* per component */
   int cpml;                    /* the layers are convolutional: cpml_args, psi in the pml split parts */
   hd_fdtd_cpml_args cpml_args[6];
@@ -134,6 +135,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
     free(st->row_run[c]);
     free(st->run[c]);
     free(st->lrun[c]), free(st->frun[c]), free(st->frow[c]);
+    if (!c) free(st->mrow);
     hd_dev_free(ctx, (void *)st->pml[c].pt);
     hd_dev_free(ctx, st->pml[c].s1);
     hd_dev_free(ctx, st->pml[c].s2);

@@ -29,6 +29,40 @@ static hd_real fd_mur_coef(const fdtd_model *m, int k, double d) {
   return k == HD_FDTD_PEC ? HD_R(-1) : (hd_real)((vdt - d) / (vdt + d));
 }
 
+/* The Mur points in order of the padded row of the value each reads (m1),
+ * stable (face 0's before face 1's as before: with one cell they meet);
+ * on the CPU tuned rows, each row's first and end (st->mrow), so that the
+ * points go with the march of that row.  No march writes a boundary value
+ * (m0) or reads another of its own field, and no point reads another's
+ * boundary value, so the order is free. */
+static hd_status fd_mur_rows(hd_ctx *ctx, fdtd_state *st, hd_fdtd_mur *list, hd_idx count) {
+  const hd_idx sy = st->a.g.stride[1], rows = st->a.g.total / sy;
+  hd_idx p, *at;
+  hd_fdtd_mur *sorted;
+  if (!count) return HD_OK;
+  at = (hd_idx *)calloc((size_t)rows + 1, sizeof *at);
+  sorted = (hd_fdtd_mur *)malloc((size_t)count * sizeof *sorted);
+  if (!at || !sorted) {
+    free(at), free(sorted);
+    return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for Mur points");
+  }
+  for (p = 0; p < count; ++p) ++at[list[p].m1 / sy + 1];
+  for (p = 0; p < rows; ++p) at[p + 1] += at[p];
+  for (p = 0; p < count; ++p) sorted[at[list[p].m1 / sy]++] = list[p];
+  memcpy(list, sorted, (size_t)count * sizeof *list);
+  free(sorted);
+  for (p = rows; p > 0; --p) at[p] = at[p - 1]; /* back to each row's first */
+  at[0] = 0;
+#if !defined(HD_BACKEND_CUDA)
+  if (st->tuned) {
+    st->mrow = at;
+    return HD_OK;
+  }
+#endif
+  free(at);
+  return HD_OK;
+}
+
 /* Mur points on both faces of every Mur axis, each with the speed of the
  * medium at the face.  On E (hd's): the two tangential E components of the
  * face, the third axis over the nodes where its tangential E is updated
@@ -88,7 +122,8 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
     }
   }
   st->nmur = count;
-  s = count ? fd_upload(ctx, (void **)&st->mur, list, (size_t)count * sizeof *list) : HD_OK;
+  s = fd_mur_rows(ctx, st, list, count);
+  if (s == HD_OK && count) s = fd_upload(ctx, (void **)&st->mur, list, (size_t)count * sizeof *list);
   free(list);
   return s;
 }

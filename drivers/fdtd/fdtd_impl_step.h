@@ -47,15 +47,36 @@ static void fd_layer_args(const fdtd_state *st, int c, hd_fdtd_cpu_layer_args *l
 }
 #endif
 
+static void fd_mur_args(const fdtd_state *st, hd_fdtd_mur_args *mu) {
+  const int first = st->mur_h ? HD_FDTD_HX : HD_FDTD_EX;
+  mu->f[0] = st->a.f[first], mu->f[1] = st->a.f[first + 1], mu->f[2] = st->a.f[first + 2];
+  mu->pt = st->mur;
+}
+
+/* Whether the Mur points go with the rows they read (st->mrow): on H
+ * they follow the march at once; on E the dispersive media, the
+ * scattered-field form and the layers come between (fd_step_e). */
+static int fd_mur_in_rows(const fdtd_state *st) {
+  int c;
+  if (!st->mrow) return 0;
+  if (st->mur_h) return 1;
+  for (c = 0; c < 6; ++c)
+    if (st->npml[c]) return 0;
+  return !st->nade && !st->pw_sf;
+}
+
 /* The fused E (efield) or H loop over the rows (j, k) of r (physical
  * nodes, rows whole). */
 static hd_status fd_half_step_box(hd_ctx *ctx, fdtd_state *st, int efield, hd_range3 r) {
 #if !defined(HD_BACKEND_CUDA)
-  if (st->frow[efield ? 0 : 3] || st->frow[efield ? 1 : 4] || st->frow[efield ? 2 : 5]) { /* with the rows' CPML runs */
-    hd_fdtd_cpu_layers l;
+  const int mur = efield == !st->mur_h && fd_mur_in_rows(st);
+  if (mur || st->frow[efield ? 0 : 3] || st->frow[efield ? 1 : 4] || st->frow[efield ? 2 : 5]) {
+    hd_fdtd_cpu_extras l;
     int c;
     for (c = 0; c < 6; ++c) fd_layer_args(st, c, &l.arg[c]), l.run[c] = st->frun[c], l.row[c] = st->frow[c];
-    return hd_fdtd_half_step_tuned_layers(ctx, &st->a, &l, efield, r);
+    fd_mur_args(st, &l.mur);
+    l.mrow = mur ? st->mrow : NULL;
+    return hd_fdtd_half_step_tuned_extras(ctx, &st->a, &l, efield, r);
   }
 #endif
 #if FDTD_HAS_TUNED
@@ -267,12 +288,12 @@ static hd_status fd_layers_step(hd_ctx *ctx, fdtd_state *st, int c) {
   return hd_fdtd_cpml_loop(ctx, &ca, 0, st->npml[c]);
 }
 
-/* The Mur points after the half step of the field they act on. */
+/* The Mur points after the half step of the field they act on (unless
+ * they went with its rows). */
 static hd_status fd_mur(hd_ctx *ctx, fdtd_state *st) {
-  const int first = st->mur_h ? HD_FDTD_HX : HD_FDTD_EX;
   hd_fdtd_mur_args mu;
-  mu.f[0] = st->a.f[first], mu.f[1] = st->a.f[first + 1], mu.f[2] = st->a.f[first + 2];
-  mu.pt = st->mur;
+  if (fd_mur_in_rows(st)) return HD_OK;
+  fd_mur_args(st, &mu);
   return hd_fdtd_mur_loop(ctx, &mu, 0, st->nmur);
 }
 

@@ -276,21 +276,26 @@ HD_HOST_FN hd_status hd_fdtd_layers_tuned(hd_ctx *ctx, const hd_fdtd_cpu_layer_a
   return HD_OK;
 }
 
-/* The layers' runs that lie on the rows of the physical nodes (the x faces'
- * layers, short runs at both ends of every row), marched with their row
- * while it is in cache: a pass of their own reads every row's ends back
- * from memory.  row[c][r] .. row[c][r + 1]: padded row r's runs of
- * component c. */
-typedef struct hd_fdtd_cpu_layers {
+/* What a row takes with it while it is in cache (a pass of their own
+ * reads every row's ends back from memory): the layers' runs that lie on
+ * the rows of the physical nodes (the x faces' layers, short runs at both
+ * ends of every row; row[c][r] .. row[c][r + 1]: padded row r's runs of
+ * component c), and the Mur points of this half step's field that read
+ * padded row r, mur.pt[mrow[r] .. mrow[r + 1]). */
+typedef struct hd_fdtd_cpu_extras {
   hd_fdtd_cpu_layer_args arg[6];
   const hd_fdtd_layer_run *run[6];
   const hd_idx *row[6]; /* NULL: none of that component */
-} hd_fdtd_cpu_layers;
+  hd_fdtd_mur_args mur;
+  const hd_idx *mrow; /* NULL: no Mur points with this half step */
+} hd_fdtd_cpu_extras;
 
 /* The tuned half step over the rows of r as hd_fdtd_half_step_tuned_box,
- * each row's layer runs after it (bit for bit the same: no update reads
- * another of its own field). */
-HD_HOST_FN hd_status hd_fdtd_half_step_tuned_layers(hd_ctx *ctx, const hd_fdtd_args *a, const hd_fdtd_cpu_layers *l,
+ * each row's extras after it in the order of the passes they stand for:
+ * the layers, Mur after them on E and before them on H (bit for bit the
+ * same: no update reads another of its own field, and a Mur point reads
+ * a value of this row and its own boundary value, which no march writes). */
+HD_HOST_FN hd_status hd_fdtd_half_step_tuned_extras(hd_ctx *ctx, const hd_fdtd_args *a, const hd_fdtd_cpu_extras *l,
                                                     int efield, hd_range3 r) {
   const hd_idx rows = a->g.stride[2] / a->g.stride[1];
   hd_idx j, k;
@@ -299,11 +304,16 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned_layers(hd_ctx *ctx, const hd_fdtd_a
   for (k = r.lo[2]; k < r.hi[2]; ++k)
     for (j = r.lo[1]; j < r.hi[1]; ++j) {
       const hd_idx row = j + k * rows;
+      hd_idx p;
       int c;
       hd_fdtd_cpu_row(a, j, k, efield);
+      if (l->mrow && !efield)
+        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_mur_pt(&l->mur, p);
       for (c = efield ? 0 : 3; c < (efield ? 3 : 6); ++c)
         if (l->row[c] && l->row[c][row] < l->row[c][row + 1])
           hd_fdtd_cpu_layers_any(&l->arg[c], l->run[c], l->row[c][row], l->row[c][row + 1]);
+      if (l->mrow && efield)
+        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_mur_pt(&l->mur, p);
     }
   return HD_OK;
 }
