@@ -34,9 +34,13 @@ typedef struct fdtd_state {
   unsigned char *uni[2];       /* CUDA tuned marches: E's and H's shared materials by segments (a.uni) */
   hd_fdtd_run *run[6];
   hd_fdtd_mur *mur;
+  hd_real *mur_prev;           /* each point's e[m1] of the previous step */
   hd_idx nmur;
   int mur_h;                   /* the Mur points act on H outside the faces */
-  hd_idx *mrow;                /* CPU tuned rows: the points reading row r, mur[mrow[r] .. mrow[r + 1]) (NULL: none) */
+#if !defined(HD_BACKEND_CUDA)
+  hd_fdtd_mur_run *mrun;       /* CPU tuned rows: the points by runs (hd/fdtd_tuned_cpu.h), */
+  hd_idx *mrow;                /* those reading row r mrun[mrow[r] .. mrow[r + 1]) (NULL: none) */
+#endif
   hd_fdtd_pml_args pml[6];     /* per component */
   int cpml;                    /* the layers are convolutional: cpml_args, psi in the pml split parts */
   hd_fdtd_cpml_args cpml_args[6];
@@ -135,7 +139,9 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
     free(st->row_run[c]);
     free(st->run[c]);
     free(st->lrun[c]), free(st->frun[c]), free(st->frow[c]);
-    if (!c) free(st->mrow);
+#if !defined(HD_BACKEND_CUDA)
+    if (!c) free(st->mrow), free(st->mrun);
+#endif
     hd_dev_free(ctx, (void *)st->pml[c].pt);
     hd_dev_free(ctx, st->pml[c].s1);
     hd_dev_free(ctx, st->pml[c].s2);
@@ -143,6 +149,7 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   hd_dev_free(ctx, st->coef);
   hd_dev_free(ctx, st->mesh);
   hd_dev_free(ctx, st->mur);
+  hd_dev_free(ctx, st->mur_prev);
   hd_dev_free(ctx, st->prof);
   hd_dev_free(ctx, st->feed);
   hd_dev_free(ctx, (void *)st->ade.edge);

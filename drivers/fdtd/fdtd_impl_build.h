@@ -31,10 +31,10 @@ static hd_real fd_mur_coef(const fdtd_model *m, int k, double d) {
 
 /* The Mur points in order of the padded row of the value each reads (m1),
  * stable (face 0's before face 1's as before: with one cell they meet);
- * on the CPU tuned rows, each row's first and end (st->mrow), so that the
- * points go with the march of that row.  No march writes a boundary value
- * (m0) or reads another of its own field, and no point reads another's
- * boundary value, so the order is free. */
+ * on the CPU tuned rows also by runs (hd_fdtd_mur_run), each row's first
+ * and end (st->mrow), so that the points go with the march of that row.
+ * No march writes a boundary value (m0) or reads another of its own
+ * field, and no point reads another's boundary value: the order is free. */
 static hd_status fd_mur_rows(hd_ctx *ctx, fdtd_state *st, hd_fdtd_mur *list, hd_idx count) {
   const hd_idx sy = st->a.g.stride[1], rows = st->a.g.total / sy;
   hd_idx p, *at;
@@ -51,12 +51,29 @@ static hd_status fd_mur_rows(hd_ctx *ctx, fdtd_state *st, hd_fdtd_mur *list, hd_
   for (p = 0; p < count; ++p) sorted[at[list[p].m1 / sy]++] = list[p];
   memcpy(list, sorted, (size_t)count * sizeof *list);
   free(sorted);
-  for (p = rows; p > 0; --p) at[p] = at[p - 1]; /* back to each row's first */
-  at[0] = 0;
 #if !defined(HD_BACKEND_CUDA)
-  if (st->tuned) {
+  if (st->tuned && (st->mrun = (hd_fdtd_mur_run *)malloc((size_t)count * sizeof *st->mrun)) != NULL) {
+    hd_idx r, nrun = 0;
+    for (r = 0, p = 0; r < rows; ++r) { /* at[r]: the end of row r's points */
+      const hd_idx end = at[r];
+      at[r] = nrun;
+      while (p < end) {
+        const hd_fdtd_mur *q = &list[p];
+        hd_idx len = 1;
+        while (p + len < end && list[p + len].comp == q->comp && list[p + len].g == q->g &&
+               list[p + len].m0 == q->m0 + len && list[p + len].m1 == q->m1 + len)
+          ++len;
+        st->mrun[nrun].m0 = q->m0, st->mrun[nrun].m1 = q->m1, st->mrun[nrun].g = q->g, st->mrun[nrun].comp = q->comp;
+        st->mrun[nrun].p = p, st->mrun[nrun++].len = len, p += len;
+      }
+    }
+    at[rows] = nrun;
     st->mrow = at;
     return HD_OK;
+  }
+  if (st->tuned) {
+    free(at);
+    return hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory for Mur points");
   }
 #endif
   free(at);
@@ -114,7 +131,6 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
             list[count].m0 = hd_grid_at(g, q[0] + pad, q[1] + pad, q[2] + pad);
             list[count].m1 = hd_grid_at(g, q1[0] + pad, q1[1] + pad, q1[2] + pad);
             list[count].g = fd_mur_coef(m, mat, d);
-            list[count].f = HD_R(0);
             list[count].comp = c;
             ++count;
           }
@@ -124,6 +140,8 @@ static hd_status fd_build_mur(hd_ctx *ctx, fdtd_state *st, const fdtd_model *m) 
   st->nmur = count;
   s = fd_mur_rows(ctx, st, list, count);
   if (s == HD_OK && count) s = fd_upload(ctx, (void **)&st->mur, list, (size_t)count * sizeof *list);
+  if (s == HD_OK && count) s = hd_dev_alloc(ctx, (void **)&st->mur_prev, (size_t)count * sizeof(hd_real));
+  if (s == HD_OK && count) s = hd_dev_zero(ctx, st->mur_prev, (size_t)count * sizeof(hd_real));
   free(list);
   return s;
 }

@@ -138,27 +138,14 @@ static void *fd_fetch(hd_ctx *ctx, const void *dev, hd_idx count, size_t size) {
   return h;
 }
 
-/* The keys of list `which` (FD_KEY_*), or the Mur points' one value
- * (FD_MUR_F, both ways); computed, never loaded. */
-enum { FD_KEY_PML = 0, FD_KEY_MUR = 6, FD_KEY_ADE, FD_KEY_PROBES, FD_KEY_FEEDS, FD_KEY_SURFACE, FD_KEY_VOLUME, FD_MUR_F,
+/* The keys of list `which` (FD_KEY_*); computed, never loaded. */
+enum { FD_KEY_PML = 0, FD_KEY_MUR = 6, FD_KEY_ADE, FD_KEY_PROBES, FD_KEY_FEEDS, FD_KEY_SURFACE, FD_KEY_VOLUME,
        FD_KEY_PLANE };
 static hd_status fd_list_io(hd_ctx *ctx, void *state, int which, void *host, int save) {
   fdtd_state *st = (fdtd_state *)state;
   hd_ckpt_key *key = (hd_ckpt_key *)host;
   hd_idx e, count = 0;
   void *h = NULL;
-  hd_status s = HD_OK;
-  if (which == FD_MUR_F) {
-    hd_fdtd_mur *mu = (hd_fdtd_mur *)fd_fetch(ctx, st->mur, st->nmur, sizeof *mu);
-    hd_real *f = (hd_real *)host;
-    if (!mu) return ctx->status != HD_OK ? ctx->status : hd_fail(ctx, HD_ERR_NOMEM, "fdtd: out of host memory");
-    for (e = 0; e < st->nmur; ++e)
-      if (save) f[e] = mu[e].f;
-      else mu[e].f = f[e];
-    if (!save) s = hd_dev_upload(ctx, st->mur, mu, (size_t)st->nmur * sizeof *mu);
-    free(mu);
-    return s;
-  }
   if (!save) return HD_OK;
   if (which < FD_KEY_MUR) {
     const hd_fdtd_pml_point *pt = (const hd_fdtd_pml_point *)(h = fd_fetch(ctx, st->pml[which].pt, count = st->npml[which], sizeof *pt));
@@ -223,7 +210,7 @@ static int fd_state_list(fdtd_state *st, hd_state_entry *e) {
   for (c = 0; c < 6; ++c) FD_ENTRY(fields[c], st->a.f[c], fb);
   if (st->nade) FD_ENTRY("ade", st->ade.state, (size_t)st->nade * st->ade.stride * sizeof(hd_real)), FD_KEYS("key_ade", FD_KEY_ADE, st->nade);
   if (st->nmur) {
-    FD_ENTRY("mur_f", NULL, (size_t)st->nmur * sizeof(hd_real))->io = fd_list_io, e[n - 1].which = FD_MUR_F;
+    FD_ENTRY("mur_f", st->mur_prev, (size_t)st->nmur * sizeof(hd_real));
     FD_KEYS("key_mur", FD_KEY_MUR, st->nmur);
   }
   for (c = 0; c < 6; ++c)

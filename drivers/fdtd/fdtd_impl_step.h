@@ -50,7 +50,7 @@ static void fd_layer_args(const fdtd_state *st, int c, hd_fdtd_cpu_layer_args *l
 static void fd_mur_args(const fdtd_state *st, hd_fdtd_mur_args *mu) {
   const int first = st->mur_h ? HD_FDTD_HX : HD_FDTD_EX;
   mu->f[0] = st->a.f[first], mu->f[1] = st->a.f[first + 1], mu->f[2] = st->a.f[first + 2];
-  mu->pt = st->mur;
+  mu->pt = st->mur, mu->prev = st->mur_prev;
 }
 
 /* Whether the Mur points go with the rows they read (st->mrow): on H
@@ -75,7 +75,7 @@ static hd_status fd_half_step_box(hd_ctx *ctx, fdtd_state *st, int efield, hd_ra
     int c;
     for (c = 0; c < 6; ++c) fd_layer_args(st, c, &l.arg[c]), l.run[c] = st->frun[c], l.row[c] = st->frow[c];
     fd_mur_args(st, &l.mur);
-    l.mrow = mur ? st->mrow : NULL;
+    l.mrun = st->mrun, l.mrow = mur ? st->mrow : NULL;
     return hd_fdtd_half_step_tuned_extras(ctx, &st->a, &l, efield, r);
   }
 #endif

@@ -148,7 +148,7 @@ static fd_tb *fd_tb_plan(const fdtd_state *st, int nt) {
   fine = tb->band && plane && row && (tb->vi || !st->nfeed);
   for (c = 0; fine && c <= nt; ++c) tb->band[c] = tb->rows * c / nt;
   for (c = 0; c < 3; ++c) tb->mur_args.f[c] = st->a.f[(st->mur_h ? HD_FDTD_HX : HD_FDTD_EX) + c];
-  tb->mur_args.pt = st->mur;
+  tb->mur_args.pt = st->mur, tb->mur_args.prev = st->mur_prev;
   for (c = 0; c < 6; ++c) { /* as fd_layers_step */
     tb->cpml[c] = st->cpml_args[c];
     tb->cpml[c].f = st->a, tb->cpml[c].pt = st->pml[c].pt, tb->cpml[c].comp = c;

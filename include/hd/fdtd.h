@@ -170,26 +170,31 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
 
 /* e[m0] is a boundary component, e[m1] the one a cell inwards along the
  * normal; g = (v dt - d)/(v dt + d) for the spacing d between them and the
- * medium's speed v, f holds e[m1] of the previous step:
+ * medium's speed v; prev[p] holds point p's e[m1] of the previous step:
  *   E0^{n+1} = E1^n + g (E1^{n+1} - E0^n)   (after the update of that field)
  * The same on the tangential E of the faces (hd's) or on the tangential H
- * half a cell outside them (OpenFDTD's); f[] holds the three components. */
+ * half a cell outside them (OpenFDTD's); f[] holds the three components.
+ * The points stay constant, the values they carry apart (prev): a pass
+ * reads 4 bytes a point of them, not the point. */
 typedef struct hd_fdtd_mur {
   hd_idx m0, m1;
-  hd_real g, f;
+  hd_real g;
   int comp;
 } hd_fdtd_mur;
 
 typedef struct hd_fdtd_mur_args {
   hd_real *f[3]; /* ex ey ez, or hx hy hz */
-  hd_fdtd_mur *pt;
+  const hd_fdtd_mur *pt;
+  hd_real *prev;
 } hd_fdtd_mur_args;
 
+HD_FN hd_real hd_fdtd_mur_value(hd_real prev, hd_real g, hd_real e1, hd_real e0) { return prev + g * (e1 - e0); }
+
 HD_FN void hd_fdtd_mur_pt(const hd_fdtd_mur_args *a, hd_idx p) {
-  hd_fdtd_mur *q = &a->pt[p];
+  const hd_fdtd_mur *q = &a->pt[p];
   hd_real *e = a->f[q->comp];
-  e[q->m0] = q->f + q->g * (e[q->m1] - e[q->m0]);
-  q->f = e[q->m1];
+  e[q->m0] = hd_fdtd_mur_value(a->prev[p], q->g, e[q->m1], e[q->m0]);
+  a->prev[p] = e[q->m1];
 }
 HD_DEFINE_FOR_1D(hd_fdtd_mur_loop, hd_fdtd_mur_pt, hd_fdtd_mur_args)
 

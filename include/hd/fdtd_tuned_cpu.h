@@ -276,17 +276,48 @@ HD_HOST_FN hd_status hd_fdtd_layers_tuned(hd_ctx *ctx, const hd_fdtd_cpu_layer_a
   return HD_OK;
 }
 
+/* Mur points p .. p + len - 1 of one component and one g whose boundary
+ * and inner values (from m0, m1) both step by one node along x (a y or z
+ * face's stretch of a row; an x face's points are runs of one), with the
+ * points' numbers: a row's points are one stream of these. */
+typedef struct hd_fdtd_mur_run {
+  hd_idx m0, m1, p, len;
+  hd_real g;
+  int comp;
+} hd_fdtd_mur_run;
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void hd_fdtd_cpu_mur_run(const hd_fdtd_mur_args *a, const hd_fdtd_mur_run *r) {
+  hd_real *HD_RESTRICT e0 = a->f[r->comp] + r->m0, *HD_RESTRICT prev = a->prev + r->p;
+  const hd_real *HD_RESTRICT e1 = a->f[r->comp] + r->m1;
+  const hd_real g = r->g;
+  hd_idx t;
+  if (r->len == 1) { /* an x face's: no loop to set up */
+    const hd_real b = e1[0];
+    e0[0] = hd_fdtd_mur_value(prev[0], g, b, e0[0]), prev[0] = b;
+    return;
+  }
+  HD_OMP_SIMD
+  for (t = 0; t < r->len; ++t) {
+    const hd_real b = e1[t];
+    e0[t] = hd_fdtd_mur_value(prev[t], g, b, e0[t]), prev[t] = b;
+  }
+}
+
 /* What a row takes with it while it is in cache (a pass of their own
  * reads every row's ends back from memory): the layers' runs that lie on
  * the rows of the physical nodes (the x faces' layers, short runs at both
  * ends of every row; row[c][r] .. row[c][r + 1]: padded row r's runs of
  * component c), and the Mur points of this half step's field that read
- * padded row r, mur.pt[mrow[r] .. mrow[r + 1]). */
+ * padded row r, by runs mrun[mrow[r] .. mrow[r + 1]). */
 typedef struct hd_fdtd_cpu_extras {
   hd_fdtd_cpu_layer_args arg[6];
   const hd_fdtd_layer_run *run[6];
   const hd_idx *row[6]; /* NULL: none of that component */
   hd_fdtd_mur_args mur;
+  const hd_fdtd_mur_run *mrun;
   const hd_idx *mrow; /* NULL: no Mur points with this half step */
 } hd_fdtd_cpu_extras;
 
@@ -306,14 +337,15 @@ HD_HOST_FN hd_status hd_fdtd_half_step_tuned_extras(hd_ctx *ctx, const hd_fdtd_a
       const hd_idx row = j + k * rows;
       hd_idx p;
       int c;
+      if (l->mrow) HD_PREFETCH(&l->mrun[l->mrow[row + 1]]); /* the next row's: in cache after this march */
       hd_fdtd_cpu_row(a, j, k, efield);
       if (l->mrow && !efield)
-        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_mur_pt(&l->mur, p);
+        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_cpu_mur_run(&l->mur, &l->mrun[p]);
       for (c = efield ? 0 : 3; c < (efield ? 3 : 6); ++c)
         if (l->row[c] && l->row[c][row] < l->row[c][row + 1])
           hd_fdtd_cpu_layers_any(&l->arg[c], l->run[c], l->row[c][row], l->row[c][row + 1]);
       if (l->mrow && efield)
-        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_mur_pt(&l->mur, p);
+        for (p = l->mrow[row]; p < l->mrow[row + 1]; ++p) hd_fdtd_cpu_mur_run(&l->mur, &l->mrun[p]);
     }
   return HD_OK;
 }
