@@ -174,8 +174,9 @@ HD_HOST_FN hd_range3 hd_fdtd_nodes(const hd_fdtd_args *a) {
  *   E0^{n+1} = E1^n + g (E1^{n+1} - E0^n)   (after the update of that field)
  * The same on the tangential E of the faces (hd's) or on the tangential H
  * half a cell outside them (OpenFDTD's); f[] holds the three components.
- * The points stay constant, the values they carry apart (prev): a pass
- * reads 4 bytes a point of them, not the point. */
+ * The points are constant and the values they carry lie apart (prev), so
+ * that a march taking the points by runs (the CPU rows) moves 4 bytes a
+ * point of its own. */
 typedef struct hd_fdtd_mur {
   hd_idx m0, m1;
   hd_real g;
