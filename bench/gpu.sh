@@ -127,6 +127,12 @@ log "benchmarks"
         echo
       done
     done
+    echo "-- the fused, time-blocked bulk march beside the tuned steps (bench/fdtd_fused.cu: issue 71's GPU time blocks, bit for bit) --"
+    if nvcc -O3 -arch=native -std=c++17 -I include bench/fdtd_fused.cu -o "$OUT/fdtd-fused" >"$OUT/fdtd-fused.log" 2>&1; then
+      for n in 300 400; do "$OUT/fdtd-fused" $n 120 3; done
+    else
+      tail -n 5 "$OUT/fdtd-fused.log"
+    fi
     echo "-- dispersive media: the benchmark model plain, its block Debye, the whole volume Debye (the ADE pass's cost an edge) --"
     sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 single
     sh bench/fdtd_ade.sh drivers/hd-fdtd cuda 300 501 double
