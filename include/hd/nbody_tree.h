@@ -77,27 +77,35 @@ HD_FN void hd_nbody_cell_pull(const hd_nbody_cell *c, hd_real dx, hd_real dy, hd
   *az += s * dz - qz * inv5;
 }
 
-/* Body at sorted position p: the walk from the root. */
-HD_FN void hd_nbody_walk_pt(const hd_nbody_walk_args *a, hd_idx p) {
-  const hd_real xi = a->x[p], yi = a->y[p], zi = a->z[p];
-  const int guard = !(a->eps2 > HD_R(0));
-  hd_real ax = HD_R(0), ay = HD_R(0), az = HD_R(0);
+/* The pull on a point (xi, yi, zi) of the ncell cells from the root, their
+ * leaves' bodies at x, y, z, m (the tree's own, or a local essential
+ * tree's, hd/nbody_let.h), added to *ax, *ay, *az. */
+HD_FN void hd_nbody_walk_from(const hd_nbody_cell *cells, hd_idx ncell, const hd_real *x, const hd_real *y,
+                              const hd_real *z, const hd_real *m, hd_real eps2, hd_real xi, hd_real yi, hd_real zi,
+                              hd_real *ax, hd_real *ay, hd_real *az) {
+  const int guard = !(eps2 > HD_R(0));
   hd_idx c = 0;
-  while (c < a->ncell) {
-    const hd_nbody_cell *cell = &a->cell[c];
+  while (c < ncell) {
+    const hd_nbody_cell *cell = &cells[c];
     const hd_real dx = cell->x - xi, dy = cell->y - yi, dz = cell->z - zi;
     if (dx * dx + dy * dy + dz * dz >= cell->open2) {
-      hd_nbody_cell_pull(cell, dx, dy, dz, a->eps2, &ax, &ay, &az);
+      hd_nbody_cell_pull(cell, dx, dy, dz, eps2, ax, ay, az);
       c = cell->next;
     } else if (cell->count > 0) {
       hd_idx j;
       for (j = cell->first; j < (hd_idx)cell->first + cell->count; ++j)
-        hd_nbody_pair(a->x[j] - xi, a->y[j] - yi, a->z[j] - zi, a->m[j], a->eps2, guard, &ax, &ay, &az);
+        hd_nbody_pair(x[j] - xi, y[j] - yi, z[j] - zi, m[j], eps2, guard, ax, ay, az);
       c = cell->next;
     } else {
       ++c;
     }
   }
+}
+
+/* Body at sorted position p: the walk from the root. */
+HD_FN void hd_nbody_walk_pt(const hd_nbody_walk_args *a, hd_idx p) {
+  hd_real ax = HD_R(0), ay = HD_R(0), az = HD_R(0);
+  hd_nbody_walk_from(a->cell, a->ncell, a->x, a->y, a->z, a->m, a->eps2, a->x[p], a->y[p], a->z[p], &ax, &ay, &az);
   a->ax[a->order[p]] = ax;
   a->ay[a->order[p]] = ay;
   a->az[a->order[p]] = az;
