@@ -17,9 +17,13 @@
  * every level unchanged; the halo's columns go wrong by one more column a
  * level and are never stored.  The updates are hd_fdtd_e_value and
  * hd_fdtd_h_value with the tuned marches' arguments in their order.
- * Measured on an H100 (doc/performance.md, runs 352-357): bit for bit the
- * single steps; 1.44x hd's tuned steps at 300^3 and 1.54x at 400^3 (T = 3,
- * 32 x 32), issue-bound (64 % of the SM's throughput, 30 % of DRAM's).
+ * A block whose columns and planes are all of one material (a map built
+ * on the host, as hd's material segments) reads no material bytes and
+ * takes its coefficients from registers.
+ * Measured on an H100 (doc/performance.md, runs 352-358): bit for bit the
+ * single steps; T = 3, 32 x 32 with the map 1.71x hd's tuned steps at
+ * 300^3 (segments of 32 planes) and 1.86x at 400^3; bound by instructions
+ * (64 % of the SM's throughput, 30 % of DRAM's, without the map).
  *
  *   nvcc -O3 -arch=native -std=c++17 -I include bench/fdtd_fused.cu -o fdtd-fused
  *   ./fdtd-fused [cells a side (300)] [steps (120)] [rounds (5)] [variants
@@ -51,15 +55,17 @@
   } while (0)
 
 /* The march's levels for one block (FACES: test each update against its
- * component's range; without, every update of the tile is inside them).
+ * component's range; without, every update of the tile is inside them;
+ * UNI: every node and component of the block is of material u).
  * All fields of a copy lie in one allocation, field c at c fs (materials
  * likewise), so that every load is one base and a 32-bit offset.  Level 0's
  * loads are issued an iteration ahead; level s takes the materials and z
  * widths level 0 loaded s iterations before. */
-template <int T, bool FACES>
+template <int T, bool FACES, bool UNI>
 static __device__ __forceinline__ void fb_levels(const hd_fdtd_args &a, const hd_real *__restrict__ src,
                                                  hd_real *__restrict__ dst, const unsigned char *__restrict__ mat,
-                                                 unsigned fs, int seg, const hd_real (*coef)[256], hd_real *sm) {
+                                                 unsigned fs, int seg, const hd_real (*coef)[256], hd_real *sm,
+                                                 unsigned u) {
   const int by = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y, nt = FB_BX * by, t = ty * FB_BX + tx;
   const int pad = (int)a.g.ghost, sy = (int)a.g.stride[1], sz = (int)a.g.stride[2], rows = sz / sy;
   const int planes = (int)(a.g.total / sz), nc0 = (int)a.nc[0], nc1 = (int)a.nc[1], nc2 = (int)a.nc[2];
@@ -79,7 +85,8 @@ static __device__ __forceinline__ void fb_levels(const hd_fdtd_args &a, const hd
   hd_real ec[T + 1][3], ep[T + 1][3], hc[T + 1][3], hp[T + 1][3], rnk[T + 1], rck[T + 1];
   unsigned me[T + 1], mh[T + 1];
   hd_real nxe[3], nxh[3], nrn, nrc;
-  unsigned nme, nmh;
+  unsigned nme = 0u, nmh = 0u;
+  const hd_real ue1 = coef[0][u], ue2 = coef[1][u], uh1 = coef[2][u], uh2 = coef[3][u]; /* UNI: the tile's */
   int p, s, c;
 #define FB_SH(s, par, c) (sm + ((s)*6 + (par)*3 + (c)) * nt)
 #define FB_SE(s, par, c) (sm + (6 * T + ((s)-1) * 6 + (par)*3 + (c)) * nt)
@@ -90,9 +97,11 @@ static __device__ __forceinline__ void fb_levels(const hd_fdtd_args &a, const hd
     const unsigned ne_ = col0 + (unsigned)qe_ * (unsigned)sz, nh_ = col0 + (unsigned)qh_ * (unsigned)sz;               \
     _Pragma("unroll") for (c = 0; c < 3; ++c) nxe[c] = __ldg(src + ne_ + c * fs),                                      \
                                               nxh[c] = __ldg(src + nh_ + (3 + c) * fs);                                \
-    nme = __ldg(mat + ne_) | (unsigned)__ldg(mat + ne_ + fs) << 8 | (unsigned)__ldg(mat + ne_ + 2 * fs) << 16;         \
-    nmh = __ldg(mat + nh_ + 3 * fs) | (unsigned)__ldg(mat + nh_ + 4 * fs) << 8 |                                       \
-          (unsigned)__ldg(mat + nh_ + 5 * fs) << 16;                                                                   \
+    if (!UNI) {                                                                                                        \
+      nme = __ldg(mat + ne_) | (unsigned)__ldg(mat + ne_ + fs) << 8 | (unsigned)__ldg(mat + ne_ + 2 * fs) << 16;       \
+      nmh = __ldg(mat + nh_ + 3 * fs) | (unsigned)__ldg(mat + nh_ + 4 * fs) << 8 |                                     \
+            (unsigned)__ldg(mat + nh_ + 5 * fs) << 16;                                                                 \
+    }                                                                                                                  \
     nrn = __ldg(a.rn[2] + qe_), nrc = __ldg(a.rc[2] + qh_);                                                            \
   }
 #pragma unroll
@@ -128,27 +137,27 @@ static __device__ __forceinline__ void fb_levels(const hd_fdtd_args &a, const hd
         const int tz = !FACES || hd_fdtd_tangential(&a, 2, pke);
         const unsigned mx = me[s] & 255u, my = me[s] >> 8 & 255u, mz = me[s] >> 16;
         if (ex_ok && tz)
-          ec[s][0] = hd_fdtd_e_value(ep[s - 1][0], coef[0][mx], coef[1][mx], rnj, hc[s - 1][2] - shz[down], rnk[s],
-                                     hc[s - 1][1] - hp[s - 1][1]);
+          ec[s][0] = hd_fdtd_e_value(ep[s - 1][0], UNI ? ue1 : coef[0][mx], UNI ? ue2 : coef[1][mx], rnj,
+                                     hc[s - 1][2] - shz[down], rnk[s], hc[s - 1][1] - hp[s - 1][1]);
         if (ey_ok && tz)
-          ec[s][1] = hd_fdtd_e_value(ep[s - 1][1], coef[0][my], coef[1][my], rnk[s], hc[s - 1][0] - hp[s - 1][0], rni,
-                                     hc[s - 1][2] - shz[left]);
+          ec[s][1] = hd_fdtd_e_value(ep[s - 1][1], UNI ? ue1 : coef[0][my], UNI ? ue2 : coef[1][my], rnk[s],
+                                     hc[s - 1][0] - hp[s - 1][0], rni, hc[s - 1][2] - shz[left]);
         if (ez_ok && (!FACES || pke < nc2))
-          ec[s][2] = hd_fdtd_e_value(ep[s - 1][2], coef[0][mz], coef[1][mz], rni, hc[s - 1][1] - shy[left], rnj,
-                                     hc[s - 1][0] - shx[down]);
+          ec[s][2] = hd_fdtd_e_value(ep[s - 1][2], UNI ? ue1 : coef[0][mz], UNI ? ue2 : coef[1][mz], rni,
+                                     hc[s - 1][1] - shy[left], rnj, hc[s - 1][0] - shx[down]);
       }
       if (phh) {
         const int zk = !FACES || pkh < nc2;
         const unsigned mx = mh[s] & 255u, my = mh[s] >> 8 & 255u, mz = mh[s] >> 16;
         if (hx_ok && zk)
-          hc[s][0] = hd_fdtd_h_value(hp[s - 1][0], coef[2][mx], coef[3][mx], rcj, sez[up] - ep[s][2], rck[s],
-                                     ec[s][1] - ep[s][1]);
+          hc[s][0] = hd_fdtd_h_value(hp[s - 1][0], UNI ? uh1 : coef[2][mx], UNI ? uh2 : coef[3][mx], rcj,
+                                     sez[up] - ep[s][2], rck[s], ec[s][1] - ep[s][1]);
         if (hy_ok && zk)
-          hc[s][1] = hd_fdtd_h_value(hp[s - 1][1], coef[2][my], coef[3][my], rck[s], ec[s][0] - ep[s][0], rci,
-                                     sez[right] - ep[s][2]);
+          hc[s][1] = hd_fdtd_h_value(hp[s - 1][1], UNI ? uh1 : coef[2][my], UNI ? uh2 : coef[3][my], rck[s],
+                                     ec[s][0] - ep[s][0], rci, sez[right] - ep[s][2]);
         if (hz_ok)
-          hc[s][2] = hd_fdtd_h_value(hp[s - 1][2], coef[2][mz], coef[3][mz], rci, sey[right] - ep[s][1], rcj,
-                                     sex[up] - ep[s][0]);
+          hc[s][2] = hd_fdtd_h_value(hp[s - 1][2], UNI ? uh1 : coef[2][mz], UNI ? uh2 : coef[3][mz], rci,
+                                     sey[right] - ep[s][1], rcj, sex[up] - ep[s][0]);
       }
       if (s == T) {
         if (out && phe && qe >= z0 && qe < z1) {
@@ -204,17 +213,24 @@ static __device__ __forceinline__ int fb_inside(const hd_fdtd_args &a, int T, in
 }
 
 template <int T, int THREADS, int MINB>
-__global__ void __launch_bounds__(THREADS, MINB) fb_march(hd_fdtd_args a, hd_real *dst, int seg) {
+__global__ void __launch_bounds__(THREADS, MINB)
+    fb_march(hd_fdtd_args a, hd_real *dst, int seg, const unsigned char *__restrict__ tiles) {
   extern __shared__ hd_real fb_smem[];
   __shared__ hd_real coef[4][256];
   const int nt = FB_BX * (int)blockDim.y, t = (int)threadIdx.y * FB_BX + (int)threadIdx.x;
   const unsigned fs = (unsigned)(a.f[1] - a.f[0]);
   for (int c = t; c < 256; c += nt)
     coef[0][c] = a.c1[c], coef[1][c] = a.c2[c], coef[2][c] = a.d1[c], coef[3][c] = a.d2[c];
-  if (fb_inside(a, T, seg))
-    fb_levels<T, false>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem);
+  const unsigned u = tiles ? tiles[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] : 0u;
+  __syncthreads(); /* the table */
+  if (u && fb_inside(a, T, seg))
+    fb_levels<T, false, true>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem, u - 1);
+  else if (u)
+    fb_levels<T, true, true>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem, u - 1);
+  else if (fb_inside(a, T, seg))
+    fb_levels<T, false, false>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem, 0);
   else
-    fb_levels<T, true>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem);
+    fb_levels<T, true, false>(a, a.f[0], dst, a.m[0], fs, seg, coef, fb_smem, 0);
 }
 
 typedef struct fb_grid {
@@ -323,11 +339,52 @@ static void fb_reset(const fb_grid *G, const std::vector<std::vector<hd_real>> &
  * fused march with T levels and blocks of 32 x by. */
 typedef struct fb_variant {
   const char *name;
-  int T, by, seg, uni, minb;
+  int T, by, seg, uni, minb, tiled;
+  unsigned char *tiles; /* tiled: 1 + the material a tile's every node and component has, else 0 (device) */
 } fb_variant;
 
 /* The kernels compiled: T, rows of 32 threads, blocks a multiprocessor. */
 #define FB_KERNELS(X) X(1, 16, 2) X(2, 16, 2) X(2, 32, 1) X(3, 16, 1) X(3, 32, 1) X(4, 32, 1)
+
+static dim3 fb_grid_of(const fb_grid *G, const fb_variant *v) {
+  const hd_idx nc = G->a.nc[0];
+  return dim3((unsigned)((nc + 1 + FB_BX - 2 * v->T - 1) / (FB_BX - 2 * v->T)),
+              (unsigned)((nc + 1 + v->by - 2 * v->T - 1) / (v->by - 2 * v->T)),
+              (unsigned)((nc + 1 + v->seg - 1) / v->seg));
+}
+
+/* The variant's tile map: 1 + the material every component has at every
+ * node of a block's columns and planes (halos and every level's planes
+ * included), else 0. */
+static void fb_tiles(const fb_grid *G, fb_variant *v) {
+  const hd_fdtd_args *a = &G->a;
+  const hd_idx pad = a->g.ghost, sy = a->g.stride[1], sz = a->g.stride[2], rows = sz / sy, planes = a->g.total / sz;
+  const dim3 grid = fb_grid_of(G, v);
+  std::vector<unsigned char> m((size_t)(6 * G->fs)), map((size_t)grid.x * grid.y * grid.z);
+  FB_CHECK(cudaMemcpy(m.data(), G->matblock, m.size(), cudaMemcpyDeviceToHost));
+  for (unsigned bz = 0; bz < grid.z; ++bz)
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (unsigned bx = 0; bx < grid.x; ++bx) {
+        const hd_idx i0 = std::max<hd_idx>(pad - v->T + bx * (FB_BX - 2 * v->T), 0), i1 = std::min(i0 + FB_BX, sy);
+        const hd_idx j0 = std::max<hd_idx>(pad - v->T + by * (v->by - 2 * v->T), 0), j1 = std::min(j0 + v->by, rows);
+        const hd_idx z0 = pad + (hd_idx)bz * v->seg, z1 = std::min(z0 + v->seg, pad + a->nc[2] + 1);
+        const hd_idx k0 = std::max<hd_idx>(z0 - 2 * v->T - 2, 0), k1 = std::min(z1 + v->T + 2, planes);
+        const unsigned u = m[(size_t)(FB_LEAD + i0 + j0 * sy + k0 * sz)];
+        int same = u < 255;
+        for (int c = 0; c < 6 && same; ++c)
+          for (hd_idx k = k0; k < k1 && same; ++k)
+            for (hd_idx j = j0; j < j1 && same; ++j)
+              for (hd_idx i = i0; i < i1 && same; ++i)
+                same = m[(size_t)(c * G->fs + FB_LEAD + i + j * sy + k * sz)] == u;
+        map[bx + grid.x * (by + grid.y * bz)] = (unsigned char)(same ? u + 1 : 0);
+      }
+  FB_CHECK(cudaMalloc(&v->tiles, map.size()));
+  FB_CHECK(cudaMemcpy(v->tiles, map.data(), map.size(), cudaMemcpyHostToDevice));
+  size_t uniform = 0;
+  for (size_t b = 0; b < map.size(); ++b)
+    uniform += map[b] != 0;
+  printf("# %s: %zu of %zu blocks of one material\n", v->name, uniform, map.size());
+}
 
 /* Runs `steps` steps; returns the copy holding the result. */
 static int fb_run(hd_ctx *ctx, const fb_grid *G, const fb_variant *v, long steps) {
@@ -342,10 +399,7 @@ static int fb_run(hd_ctx *ctx, const fb_grid *G, const fb_variant *v, long steps
       }
     return 0;
   }
-  const hd_idx nc = G->a.nc[0];
-  const dim3 block(FB_BX, (unsigned)v->by), grid((unsigned)((nc + 1 + FB_BX - 2 * v->T - 1) / (FB_BX - 2 * v->T)),
-                                                 (unsigned)((nc + 1 + v->by - 2 * v->T - 1) / (v->by - 2 * v->T)),
-                                                 (unsigned)((nc + 1 + v->seg - 1) / v->seg));
+  const dim3 block(FB_BX, (unsigned)v->by), grid = fb_grid_of(G, v);
   const size_t smem = (size_t)(12 * v->T) * FB_BX * v->by * sizeof(hd_real);
   int w = 0;
   for (long s = 0; s < steps; s += v->T, w ^= 1) {
@@ -353,7 +407,7 @@ static int fb_run(hd_ctx *ctx, const fb_grid *G, const fb_variant *v, long steps
     switch (v->T * 1000 + v->by * 10 + v->minb) {
 #define FB_CASE(T, BY, MINB)                                                                                           \
   case T * 1000 + BY * 10 + MINB:                                                                                      \
-    fb_march<T, 32 * BY, MINB><<<grid, block, smem>>>(a, b.f[0], v->seg);                                              \
+    fb_march<T, 32 * BY, MINB><<<grid, block, smem>>>(a, b.f[0], v->seg, v->tiles);                                    \
     break;
       FB_KERNELS(FB_CASE)
 #undef FB_CASE
@@ -380,11 +434,20 @@ int main(int argc, char **argv) {
   const long steps = argc > 2 ? atol(argv[2]) : 120, check = 12;
   const int rounds = argc > 3 ? atoi(argv[3]) : 5;
   const char *only = argc > 4 ? argv[4] : "";
-  const fb_variant vs[] = {{"hd tuned steps, segments", 0, 0, 0, 1, 0},   {"hd tuned steps", 0, 0, 0, 0, 0},
-                           {"fused T=1 32x16", 1, 16, 64, 0, 2},          {"fused T=2 32x16", 2, 16, 64, 0, 2},
-                           {"fused T=2 32x32", 2, 32, 64, 0, 1},          {"fused T=3 32x16", 3, 16, 64, 0, 1},
-                           {"fused T=3 32x32", 3, 32, 64, 0, 1},          {"fused T=3 32x32 seg 32", 3, 32, 32, 0, 1},
-                           {"fused T=3 32x32 seg 128", 3, 32, 128, 0, 1}, {"fused T=4 32x32", 4, 32, 64, 0, 1}};
+  fb_variant vs[] = {{"hd tuned steps, segments", 0, 0, 0, 1, 0, 0, NULL},
+                     {"hd tuned steps", 0, 0, 0, 0, 0, 0, NULL},
+                     {"fused T=1 32x16", 1, 16, 64, 0, 2, 0, NULL},
+                     {"fused T=2 32x16", 2, 16, 64, 0, 2, 0, NULL},
+                     {"fused T=2 32x16 tiles", 2, 16, 64, 0, 2, 1, NULL},
+                     {"fused T=2 32x32", 2, 32, 64, 0, 1, 0, NULL},
+                     {"fused T=3 32x16", 3, 16, 64, 0, 1, 0, NULL},
+                     {"fused T=3 32x32", 3, 32, 64, 0, 1, 0, NULL},
+                     {"fused T=3 32x32 tiles", 3, 32, 64, 0, 1, 1, NULL},
+                     {"fused T=3 32x32 seg 32", 3, 32, 32, 0, 1, 0, NULL},
+                     {"fused T=3 32x32 seg 32 tiles", 3, 32, 32, 0, 1, 1, NULL},
+                     {"fused T=3 32x32 seg 128", 3, 32, 128, 0, 1, 0, NULL},
+                     {"fused T=4 32x32", 4, 32, 64, 0, 1, 0, NULL},
+                     {"fused T=4 32x32 tiles", 4, 32, 64, 0, 1, 1, NULL}};
   const int nv = (int)(sizeof vs / sizeof vs[0]);
   hd_ctx ctx;
   fb_grid G;
@@ -428,6 +491,9 @@ int main(int argc, char **argv) {
   std::vector<int> same(nv), run(nv);
   for (int v = 0; v < nv; ++v)
     run[v] = v == 0 || strstr(vs[v].name, only) != NULL;
+  for (int v = 0; v < nv; ++v)
+    if (run[v] && vs[v].tiled)
+      fb_tiles(&G, &vs[v]);
   for (int v = 0; v < nv; ++v) {
     if (!run[v])
       continue;
