@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # hd-nbody on MPI ranks: each rank computes the forces and potentials of
-# its block of bodies and shares them; the same CSV and snapshots as one
+# its block of bodies and shares them (the tree: every rank builds it and
+# walks its block of the sorted bodies); the same CSV and snapshots as one
 # rank, byte for byte, with the tuned and the generic CPU kernels;
 # checkpoints; CUDA ranks where a GPU answers; what it refuses.
 set -u
@@ -9,12 +10,15 @@ set -u
 same_as_one_rank nbody <<CASES
 Plummer, tuned kernel, double|--n=333 --steps=40 --diag-every=10 --snapshot-every=20 --backend=openmp|.csv .pvd _000020.vtp _000040.vtp|2 3 4
 periodic square, generic kernel, single|--dim=2 --ic=uniform --n=200 --steps=30 --diag-every=10 --variant=generic --precision=single --backend=openmp|.csv _000030.vtp|2 4
+Plummer, the tree (each rank walks its block of the sorted bodies), double|--n=700 --method=tree --theta=0.6 --leaf=8 --steps=30 --diag-every=10 --snapshot-every=30 --backend=openmp|.csv _000030.vtp|2 3 4
+Plummer, the tree, single, serial|--n=500 --method=tree --steps=20 --diag-every=10 --snapshot-every=20 --precision=single --backend=serial|.csv _000020.vtp|3
 CASES
 
 if [ "$gpu" = yes ]; then
   gpu_same_as_one_rank nbody <<GPUCASES
 --n=1000 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1|.csv _000020.vtp
 --dim=2 --ic=uniform --n=700 --steps=20 --diag-every=5 --snapshot-every=20 --splits=1 --precision=single|.csv _000020.vtp|3
+--n=3000 --method=tree --steps=20 --diag-every=10 --snapshot-every=20|.csv _000020.vtp|2 3
 GPUCASES
   # N-body with the j range split (partial sums added per block of bodies):
   # within round-off of one CUDA rank, and every rank's bodies the same

@@ -28,6 +28,8 @@ typedef struct nbody_state {
   /* the tree method: built and walked on the backend each force evaluation
    * (tree.n = 0: direct sums); with timing, seconds by phase */
   hd_nbody_tree tree;
+  hd_real *sacc; /* on ranks: the tree's accelerations by sorted position, 3 n */
+  double *sphi;  /* and its potentials, n (allocated on first diagnostics) */
   hd_ctx *ctx;
   int timing;
   double phase[NBODY_PHASES], mark;
@@ -99,6 +101,7 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   if (!st) return;
   for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
   hd_dev_free(ctx, st->phi);
+  hd_dev_free(ctx, st->sacc), hd_dev_free(ctx, st->sphi);
   hd_pinned_free(ctx, st->mirror);
   hd_nbody_tree_free(ctx, &st->tree);
   free(st);
@@ -125,11 +128,20 @@ static void nb_mark(void *user, int phase) {
   st->mark = now;
 }
 
-/* The tree's forces: built from the positions and walked, on the backend. */
+/* The tree's forces: built from the positions and walked, on the backend.
+ * On ranks every rank builds the same tree of all bodies and walks its
+ * block [lo, hi) of the sorted order (bodies near one another), the
+ * accelerations by sorted position; the blocks are gathered as the direct
+ * sums' are (the first half travelling while the second is walked), then
+ * every rank puts them back in body order: a body's walk is the one rank's,
+ * bit for bit. */
 static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   hd_nbody_tree *t = &st->tree;
   const hd_idx n = st->n;
   hd_nbody_walk_args w;
+  hd_nbody_unsort_args u;
+  void *acc[3], *host[3], *h[2] = {NULL, NULL};
+  int part, bad = 0, k;
   hd_status s;
   if (st->timing) st->ctx = ctx, nb_mark(st, NBODY_PHASE_UPDATE); /* what came since the last walk */
   if ((s = hd_nbody_tree_build(ctx, t)) != HD_OK) return s;
@@ -138,9 +150,49 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   w.order = t->order;
   w.ax = st->a[NB_AX], w.ay = st->a[NB_AY], w.az = st->a[NB_AZ];
   w.eps2 = st->eps2;
-  s = hd_nbody_walk(ctx, &w, 0, n);
-  if (s == HD_OK && st->timing) nb_mark(st, NBODY_PHASE_WALK);
-  return s;
+  if (!st->share_start) {
+    s = hd_nbody_walk(ctx, &w, 0, n);
+    if (s == HD_OK && st->timing) nb_mark(st, NBODY_PHASE_WALK);
+    return s;
+  }
+  w.order = NULL, w.ax = st->sacc, w.ay = st->sacc + n, w.az = st->sacc + 2 * n;
+  for (k = 0; k < 3; ++k) acc[k] = st->sacc + k * n;
+  if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
+  for (part = 0; part < 2 && s == HD_OK; ++part) {
+    long lo, hi;
+    hd_par_half(st->lo, st->hi, part, &lo, &hi);
+    s = hd_nbody_walk(ctx, &w, lo, hi);
+    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
+    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)n, part)) bad = 1;
+  }
+  for (part = 0; part < 2; ++part)
+    if (h[part] && st->share_wait(h[part])) bad = 1;
+  if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  if (s == HD_OK) s = nb_mirror_in(ctx, st, acc, host, 3, sizeof(hd_real));
+  u.order = t->order, u.dfrom = NULL, u.dto = NULL;
+  for (k = 0; k < 3; ++k) u.from[k] = st->sacc + k * n, u.to[k] = st->a[NB_AX + k];
+  return s == HD_OK ? hd_nbody_unsort(ctx, &u, 0, n) : s;
+}
+
+/* The tree's potentials (of the last force evaluation's tree, at these
+ * positions); on ranks split and gathered as its forces are. */
+static hd_status nb_tree_potential(hd_ctx *ctx, nbody_state *st) {
+  const hd_idx n = st->n;
+  const hd_nbody_tree *t = &st->tree;
+  hd_nbody_walk_pot_args w;
+  hd_nbody_unsort_args u;
+  hd_status s = HD_OK;
+  void *phi;
+  w.cell = t->cell, w.ncell = t->ncell, w.order = t->order;
+  w.phi = st->phi, w.eps2 = (double)st->eps2;
+  w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
+  if (!st->share_start) return hd_nbody_walk_potential(ctx, &w, 0, n);
+  if (!st->sphi) s = hd_dev_alloc(ctx, (void **)&st->sphi, (size_t)n * sizeof(double));
+  w.order = NULL, w.phi = st->sphi, phi = st->sphi;
+  if (s == HD_OK) s = hd_nbody_walk_potential(ctx, &w, st->lo, st->hi);
+  if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double));
+  u.order = t->order, u.from[0] = NULL, u.dfrom = st->sphi, u.dto = st->phi;
+  return s == HD_OK ? hd_nbody_unsort(ctx, &u, 0, n) : s;
 }
 
 static void nb_timing(void *state, int on, double *seconds) {
@@ -156,10 +208,9 @@ static void nb_timing(void *state, int on, double *seconds) {
 
 static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_problem *p) {
   hd_nbody_tree *t = &st->tree;
-  (void)ctx;
   t->n = p->n, t->theta = p->theta, t->leaf = p->leaf > 0 ? p->leaf : 16;
   t->x = st->a[NB_X], t->y = st->a[NB_Y], t->z = st->a[NB_Z], t->m = st->a[NB_M];
-  return HD_OK;
+  return st->share_start ? hd_dev_alloc(ctx, (void **)&st->sacc, (size_t)(3 * p->n) * sizeof(hd_real)) : HD_OK;
 }
 
 static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
@@ -228,7 +279,7 @@ static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
   }
   hd_host_free(host);
   if (s == HD_OK && p->method == NBODY_TREE) {
-    if (p->periodic || p->share_start) s = hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 3-D free space on one rank");
+    if (p->periodic) s = hd_fail(ctx, HD_ERR_ARG, "nbody: the tree takes 3-D free space");
     else s = nb_tree_create(ctx, st, p);
   }
   if (s == HD_OK) s = nb_accelerations(ctx, st);
@@ -275,22 +326,14 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
   p.n = st->n;
   p.eps2 = (double)st->eps2;
   p.periodic = st->periodic;
-  if (st->tree.n) { /* the tree of the last force evaluation, at these positions */
-    hd_nbody_walk_pot_args w;
-    const hd_idx n = st->n;
-    const hd_nbody_tree *t = &st->tree;
-    w.cell = t->cell, w.ncell = t->ncell, w.order = t->order;
-    w.phi = st->phi, w.eps2 = (double)st->eps2;
-    w.x = t->sorted, w.y = t->sorted + n, w.z = t->sorted + 2 * n, w.m = t->sorted + 3 * n;
-    s = hd_nbody_walk_potential(ctx, &w, 0, n);
+  if (st->tree.n) {
+    s = nb_tree_potential(ctx, st);
   } else {
+    void *phi = st->phi;
     s = hd_nbody_potential(ctx, &p, st->lo, st->hi);
+    if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double));
   }
   if (s != HD_OK) return s;
-  {
-    void *phi = st->phi;
-    if ((s = nb_share(ctx, st, &phi, 1, sizeof(double))) != HD_OK) return s;
-  }
   d.x = st->a[NB_X], d.y = st->a[NB_Y], d.z = st->a[NB_Z];
   d.vx = st->a[NB_VX], d.vy = st->a[NB_VY], d.vz = st->a[NB_VZ], d.m = st->a[NB_M];
   d.phi = st->phi;

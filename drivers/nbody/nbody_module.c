@@ -67,7 +67,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"snapshot-every", CLI_INT, &c->snapshot_every, "N", "bodies every N steps as PREFIX_STEP.vtp (default 0: first and last)", 0, 1e15, 0, NULL, 0, 0, 0},
       {"format", CLI_CHOICE, &c->format, "vtp|vtk", "snapshot format: XML PolyData listed in PREFIX.pvd, or legacy VTK (no .pvd: it lists XML files only) (default vtp)", 1, 0, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, "yes|no", "picture of the final bodies seen along z as PREFIX.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
-      {"method", CLI_CHOICE, &c->method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D, one rank; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
+      {"method", CLI_CHOICE, &c->method, "direct|tree", "forces by all pairs, or by a Barnes-Hut tree with quadrupoles (3-D; on ranks each walks its share; doc/nbody.md) (default direct)", 1, 0, 0, NULL, 0, 0, 0},
       {"theta", CLI_REAL, &c->theta, "THETA", "tree: opening angle; 0 opens every cell (default 0.5)", 0, 1, 0, NULL, 0, 0, 0},
       {"leaf", CLI_INT, &c->leaf, "N", "tree: most bodies a leaf cell (default 16)", 1, 1024, 0, NULL, 0, 0, 0},
       {"splits", CLI_INT, &c->splits, "S", "CUDA tuned kernel: split the j range in S (default: sized from the SMs)", 1, 65535, 0, NULL, 0, 0, 0}};
@@ -201,7 +201,6 @@ static int setup(hd_drv_run *r) {
     return hd_drv_bad(r, "--n: too many bodies to index");
   if (c->format == FMT_VTK && c->n > 2147483647L)
     return hd_drv_bad(r, "--format=vtk: legacy VTK cannot hold more than 2^31 bodies");
-  if (c->method == NBODY_TREE && r->ranks > 1) return hd_drv_bad(r, "--method=tree runs on one rank");
   r->total = c->steps, r->dt = c->dt;
   r->replicated = 1; /* rank 0 writes; the others compute the same and discard */
   c->csv = hd_drv_slot(r, ".csv", 1, HD_DRV_SERIES);

@@ -57,7 +57,7 @@ typedef struct hd_nbody_cell {
 typedef struct hd_nbody_walk_args {
   const hd_nbody_cell *cell;
   const hd_real *x, *y, *z, *m; /* sorted */
-  const hd_idx *order;          /* sorted position -> body */
+  const hd_idx *order;          /* sorted position -> body (NULL: ax, ay, az by sorted position) */
   hd_real *ax, *ay, *az;        /* by body */
   hd_real eps2;
   hd_idx ncell;
@@ -105,12 +105,30 @@ HD_FN void hd_nbody_walk_from(const hd_nbody_cell *cells, hd_idx ncell, const hd
 /* Body at sorted position p: the walk from the root. */
 HD_FN void hd_nbody_walk_pt(const hd_nbody_walk_args *a, hd_idx p) {
   hd_real ax = HD_R(0), ay = HD_R(0), az = HD_R(0);
+  const hd_idx o = a->order ? a->order[p] : p;
   hd_nbody_walk_from(a->cell, a->ncell, a->x, a->y, a->z, a->m, a->eps2, a->x[p], a->y[p], a->z[p], &ax, &ay, &az);
-  a->ax[a->order[p]] = ax;
-  a->ay[a->order[p]] = ay;
-  a->az[a->order[p]] = az;
+  a->ax[o] = ax;
+  a->ay[o] = ay;
+  a->az[o] = az;
 }
 HD_DEFINE_FOR_1D(hd_nbody_walk, hd_nbody_walk_pt, hd_nbody_walk_args)
+
+/* Values by sorted position back to the bodies: to[k][order[p]] =
+ * from[k][p] (from[0] NULL: none), and the potential's (dfrom NULL: none). */
+typedef struct hd_nbody_unsort_args {
+  const hd_idx *order;
+  const hd_real *from[3];
+  hd_real *to[3];
+  const double *dfrom;
+  double *dto;
+} hd_nbody_unsort_args;
+
+HD_FN void hd_nbody_unsort_pt(const hd_nbody_unsort_args *a, hd_idx p) {
+  const hd_idx o = a->order[p];
+  if (a->from[0]) a->to[0][o] = a->from[0][p], a->to[1][o] = a->from[1][p], a->to[2][o] = a->from[2][p];
+  if (a->dfrom) a->dto[o] = a->dfrom[p];
+}
+HD_DEFINE_FOR_1D(hd_nbody_unsort, hd_nbody_unsort_pt, hd_nbody_unsort_args)
 
 /* The potential by the same walk, in double (diagnostics): a cell's
  * -M/r - (d.Q.d)/(2 r^5), the leaves' bodies but the body itself.  (A body
@@ -118,8 +136,8 @@ HD_DEFINE_FOR_1D(hd_nbody_walk, hd_nbody_walk_pt, hd_nbody_walk_args)
 typedef struct hd_nbody_walk_pot_args {
   const hd_nbody_cell *cell;
   const hd_real *x, *y, *z, *m; /* sorted */
-  const hd_idx *order;
-  double *phi; /* by body */
+  const hd_idx *order;          /* NULL: phi by sorted position */
+  double *phi;                  /* by body */
   double eps2;
   hd_idx ncell;
 } hd_nbody_walk_pot_args;
@@ -146,7 +164,7 @@ HD_FN void hd_nbody_walk_potential_pt(const hd_nbody_walk_pot_args *a, hd_idx p)
       ++c;
     }
   }
-  a->phi[a->order[p]] = phi;
+  a->phi[a->order ? a->order[p] : p] = phi;
 }
 HD_DEFINE_FOR_1D(hd_nbody_walk_potential, hd_nbody_walk_potential_pt, hd_nbody_walk_pot_args)
 
