@@ -128,6 +128,35 @@ static void nb_mark(void *user, int phase) {
   st->mark = now;
 }
 
+/* This rank's block [lo, hi) of three arrays acc computed by part(arg)
+ * in two halves, the first travelling to the other ranks while the second
+ * is computed, then every rank's blocks gathered (the direct sums' and the
+ * tree's forces). */
+typedef hd_status (*nb_part_fn)(hd_ctx *ctx, const nbody_state *st, void *arg, hd_idx lo, hd_idx hi);
+
+static hd_status nb_gather_halves(hd_ctx *ctx, nbody_state *st, void *const *acc, nb_part_fn part_fn, void *arg) {
+  void *host[3], *h[2] = {NULL, NULL};
+  hd_status s;
+  int part, bad = 0;
+  if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
+  for (part = 0; part < 2 && s == HD_OK; ++part) {
+    long lo, hi;
+    hd_par_half(st->lo, st->hi, part, &lo, &hi);
+    s = part_fn(ctx, st, arg, lo, hi);
+    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
+    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
+  }
+  for (part = 0; part < 2; ++part)
+    if (h[part] && st->share_wait(h[part])) bad = 1;
+  if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
+  return s == HD_OK ? nb_mirror_in(ctx, st, acc, host, 3, sizeof(hd_real)) : s;
+}
+
+static hd_status nb_walk_part(hd_ctx *ctx, const nbody_state *st, void *arg, hd_idx lo, hd_idx hi) {
+  (void)st;
+  return hd_nbody_walk(ctx, (const hd_nbody_walk_args *)arg, lo, hi);
+}
+
 /* The tree's forces: built from the positions and walked, on the backend.
  * On ranks every rank builds the same tree of all bodies and walks its
  * block [lo, hi) of the sorted order (bodies near one another), the
@@ -140,8 +169,8 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   const hd_idx n = st->n;
   hd_nbody_walk_args w;
   hd_nbody_unsort_args u;
-  void *acc[3], *host[3], *h[2] = {NULL, NULL};
-  int part, bad = 0, k;
+  void *acc[3];
+  int k;
   hd_status s;
   if (st->timing) st->ctx = ctx, nb_mark(st, NBODY_PHASE_UPDATE); /* what came since the last walk */
   if ((s = hd_nbody_tree_build(ctx, t)) != HD_OK) return s;
@@ -157,18 +186,7 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   }
   w.order = NULL, w.ax = st->sacc, w.ay = st->sacc + n, w.az = st->sacc + 2 * n;
   for (k = 0; k < 3; ++k) acc[k] = st->sacc + k * n;
-  if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
-  for (part = 0; part < 2 && s == HD_OK; ++part) {
-    long lo, hi;
-    hd_par_half(st->lo, st->hi, part, &lo, &hi);
-    s = hd_nbody_walk(ctx, &w, lo, hi);
-    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
-    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)n, part)) bad = 1;
-  }
-  for (part = 0; part < 2; ++part)
-    if (h[part] && st->share_wait(h[part])) bad = 1;
-  if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
-  if (s == HD_OK) s = nb_mirror_in(ctx, st, acc, host, 3, sizeof(hd_real));
+  s = nb_gather_halves(ctx, st, acc, nb_walk_part, &w);
   u.order = t->order, u.dfrom = NULL, u.dto = NULL;
   for (k = 0; k < 3; ++k) u.from[k] = st->sacc + k * n, u.to[k] = st->a[NB_AX + k];
   return s == HD_OK ? hd_nbody_unsort(ctx, &u, 0, n) : s;
@@ -213,12 +231,14 @@ static hd_status nb_tree_create(hd_ctx *ctx, nbody_state *st, const nbody_proble
   return st->share_start ? hd_dev_alloc(ctx, (void **)&st->sacc, (size_t)(3 * p->n) * sizeof(hd_real)) : HD_OK;
 }
 
+static hd_status nb_direct_part(hd_ctx *ctx, const nbody_state *st, void *arg, hd_idx lo, hd_idx hi) {
+  return nb_accel_range(ctx, st, (const hd_nbody_args *)arg, lo, hi);
+}
+
 static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   nbody_state *st = (nbody_state *)state;
   hd_nbody_args a;
-  hd_status s = HD_OK;
-  void *acc[3], *host[3], *h[2] = {NULL, NULL};
-  int part, bad = 0;
+  void *acc[3];
   if (st->tree.n) return nb_tree_forces(ctx, st);
   a.x = st->a[NB_X], a.y = st->a[NB_Y], a.z = st->a[NB_Z], a.m = st->a[NB_M];
   a.ax = st->a[NB_AX], a.ay = st->a[NB_AY], a.az = st->a[NB_AZ];
@@ -226,22 +246,9 @@ static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   a.eps2 = st->eps2;
   a.periodic = st->periodic;
   if (!st->share_start) return nb_accel_range(ctx, st, &a, st->lo, st->hi);
-  /* the first half of the block travels while the second is computed (a
-   * body's acceleration does not depend on the range it is computed in) */
+  /* a body's acceleration does not depend on the range it is computed in */
   acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
-  if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
-  for (part = 0; part < 2 && s == HD_OK; ++part) {
-    long lo, hi;
-    hd_par_half(st->lo, st->hi, part, &lo, &hi);
-    s = nb_accel_range(ctx, st, &a, lo, hi);
-    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
-    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
-  }
-  for (part = 0; part < 2; ++part)
-    if (h[part] && st->share_wait(h[part])) bad = 1;
-  if (s == HD_OK && bad) s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
-  if (s == HD_OK) s = nb_mirror_in(ctx, st, acc, host, 3, sizeof(hd_real));
-  return s;
+  return nb_gather_halves(ctx, st, acc, nb_direct_part, &a);
 }
 
 static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
