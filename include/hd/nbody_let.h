@@ -11,7 +11,7 @@
  * multipoles), and keeps the others, with their children and their
  * leaves' bodies.  The LET is stored as a tree (depth first, `next`
  * links) of its own, so hd_nbody_walk_from walks it as it walks the
- * tree: for a body inside b it visits the same cells in the same order
+ * tree: for a body inside a box it visits the same cells in the same order
  * and makes the same decisions, and its pull is bit for bit the pull of
  * the whole tree.  The domains' trees and their LETs then give a body
  * the sum, over the domains, of its walk of each domain's tree.  The boxes
