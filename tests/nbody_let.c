@@ -19,6 +19,9 @@
  *     then the others' LETs) against the direct sum: the relative RMS error
  *     within 10 % of one tree's over all bodies (issue 74's accuracy
  *     target; P trees of fewer bodies each open cells a little differently);
+ *   - hd_nbody_let_walk on the backend (the test's build: OpenMP) adds a
+ *     LET's pull to the walkers' accelerations bit for bit as the walk on
+ *     the host does;
  *   - theta = 0: the LET is the whole tree (every cell open, every body). */
 #include <math.h>
 
@@ -182,6 +185,28 @@ int main(void) {
           free(in);
         }
         free(mark);
+        if (P == 2) { /* the LET walked on the backend, added to the own tree's pull */
+          const hd_idx nw = dom[e].n;
+          hd_real *acc = malloc((size_t)(6 * nw) * sizeof(hd_real));
+          hd_nbody_let_walk_args wa;
+          hd_idx bad = 0;
+          if (!acc) bail("out of memory");
+          for (i = 0; i < nw; ++i) {
+            hd_real a[3] = {0, 0, 0};
+            walk_tree(&dom[e].t, sx[i], sy[i], sz[i], a);
+            for (j = 0; j < 3; ++j) acc[j * nw + i] = acc[(3 + j) * nw + i] = a[j];
+            walk_let(&l, sx[i], sy[i], sz[i], a);
+            for (j = 0; j < 3; ++j) acc[(3 + j) * nw + i] = a[j];
+          }
+          wa.cell = l.cell, wa.ncell = l.ncell, wa.lx = l.x, wa.ly = l.y, wa.lz = l.z, wa.lm = l.m;
+          wa.x = sx, wa.y = sy, wa.z = sz, wa.ax = acc, wa.ay = acc + nw, wa.az = acc + 2 * nw;
+          wa.eps2 = (hd_real)(EPS * EPS);
+          if (hd_nbody_let_walk(&ctx, &wa, 0, nw) != HD_OK) bail("%s", ctx.msg);
+          bad = memcmp(acc, acc + 3 * nw, (size_t)(3 * nw) * sizeof(hd_real)) != 0;
+          ok(!bad, "P = 2: domain %d's walkers: hd_nbody_let_walk on the %s backend adds the LET's pull to the own "
+                   "tree's bit for bit as the host's walk", e, HD_BACKEND_NAME);
+          free(acc);
+        }
         hd_nbody_let_free(&l);
       }
       free(box);

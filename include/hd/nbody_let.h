@@ -167,4 +167,23 @@ HD_HOST_FN hd_status hd_nbody_let_build(hd_ctx *ctx, const hd_nbody_cell *cell, 
   return HD_OK;
 }
 
+/* A LET's pull added to the walkers at sorted positions p of a range:
+ * a[p] += the walk of the LET from (x[p], y[p], z[p]); on the backend,
+ * the LET's arrays there (uploaded). */
+typedef struct hd_nbody_let_walk_args {
+  const hd_nbody_cell *cell;
+  hd_idx ncell;
+  const hd_real *lx, *ly, *lz, *lm; /* the LET's bodies */
+  const hd_real *x, *y, *z;         /* the walkers */
+  hd_real *ax, *ay, *az;            /* by walker, added to */
+  hd_real eps2;
+} hd_nbody_let_walk_args;
+
+HD_FN void hd_nbody_let_walk_pt(const hd_nbody_let_walk_args *a, hd_idx p) {
+  hd_real ax = a->ax[p], ay = a->ay[p], az = a->az[p];
+  hd_nbody_walk_from(a->cell, a->ncell, a->lx, a->ly, a->lz, a->lm, a->eps2, a->x[p], a->y[p], a->z[p], &ax, &ay, &az);
+  a->ax[p] = ax, a->ay[p] = ay, a->az[p] = az;
+}
+HD_DEFINE_FOR_1D(hd_nbody_let_walk, hd_nbody_let_walk_pt, hd_nbody_let_walk_args)
+
 #endif /* HD_NBODY_LET_H */
