@@ -28,8 +28,9 @@ typedef struct fdtd_state {
   hd_fdtd_args a;
   hd_real *coef;               /* c1 c2 d1 d2: 4 x 256 */
   hd_real *mesh;               /* rn[3] then rc[3], each padded length */
-  hd_real *field[6];           /* allocations; a.f = field + lead (fdtd_lead) */
-  unsigned char *mat[6];       /* allocations; a.m = mat + lead */
+  hd_real *field[6];           /* field[0] + c fs, one allocation; a.f = field + lead (fdtd_lead) */
+  unsigned char *mat[6];       /* likewise; a.m = mat + lead */
+  hd_idx fs;                   /* nodes from one component's allocation to the next's */
   int64_t *row_run[6];         /* CPU tuned rows: the materials as runs (a.run, a.row_run) */
   unsigned char *uni[2];       /* CUDA tuned marches: E's and H's shared materials by segments (a.uni) */
   hd_fdtd_run *run[6];
@@ -116,6 +117,14 @@ typedef struct fdtd_state {
    * stream, the previous step done, the exchange and the E rows it feeds done */
   cudaStream_t xs;
   cudaEvent_t prev_done, rim_done;
+  /* the fused march (fdtd_fused.h), made at its first block: the second
+   * copy of the fields, the map of blocks of one material and of those
+   * with feeds or probes, Mur's g by face and material, T rows of the
+   * feeds' V, I when no record is kept */
+  hd_real *copy2;
+  unsigned char *ftiles, *fflag;
+  hd_real *fmur_g, *fvi;
+  int fT;
 #endif
 } fdtd_state;
 
@@ -131,10 +140,11 @@ static void fd_destroy(hd_ctx *ctx, void *state) {
   fd_tb_free(st->tb);
 #else
   if (st->xs) cudaStreamDestroy(st->xs), cudaEventDestroy(st->prev_done), cudaEventDestroy(st->rim_done);
+  hd_dev_free(ctx, st->copy2), hd_dev_free(ctx, st->ftiles), hd_dev_free(ctx, st->fflag);
+  hd_dev_free(ctx, st->fmur_g), hd_dev_free(ctx, st->fvi);
 #endif
+  hd_dev_free(ctx, st->field[0]), hd_dev_free(ctx, st->mat[0]); /* the allocations of all six */
   for (c = 0; c < 6; ++c) {
-    hd_dev_free(ctx, st->field[c]);
-    hd_dev_free(ctx, st->mat[c]);
     if (c < 2) hd_dev_free(ctx, st->uni[c]);
     free(st->row_run[c]);
     free(st->run[c]);

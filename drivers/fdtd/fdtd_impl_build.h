@@ -879,13 +879,17 @@ static hd_status fd_create(hd_ctx *ctx, const fdtd_model *m, void **out) {
     st->a.elo[a] = m->halo[2 * a] || open || m->bc[a] == HD_FDTD_BC_PERIODIC ? 0 : 1;
     st->a.ehi[a] = m->halo[2 * a + 1] || open ? m->n[a] : m->n[a] - 1;
   }
-  /* fields and material indices */
-  bytes = (size_t)(st->a.g.total + lead) * sizeof(hd_real);
+  /* fields and material indices: six in one allocation each, component c
+   * at c fs (the fused CUDA march's offsets), fs a multiple of 128 nodes
+   * so that every component keeps the lead's alignment */
+  st->fs = (st->a.g.total + lead + 127) / 128 * 128;
+  bytes = (size_t)(6 * st->fs) * sizeof(hd_real);
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->field[0], bytes);
+  if (s == HD_OK) s = hd_dev_zero(ctx, st->field[0], bytes);
+  if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->mat[0], (size_t)(6 * st->fs));
   for (c = 0; c < 6 && s == HD_OK; ++c) {
-    s = hd_dev_alloc(ctx, (void **)&st->field[c], bytes);
-    if (s == HD_OK) s = hd_dev_zero(ctx, st->field[c], bytes);
-    if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->mat[c], (size_t)(st->a.g.total + lead));
-    if (s == HD_OK) s = hd_dev_upload(ctx, st->mat[c] + lead, m->mat[c], (size_t)st->a.g.total);
+    st->field[c] = st->field[0] + c * st->fs, st->mat[c] = st->mat[0] + c * st->fs;
+    s = hd_dev_upload(ctx, st->mat[c] + lead, m->mat[c], (size_t)st->a.g.total);
     st->a.f[c] = st->field[c] + lead;
     st->a.m[c] = st->mat[c] + lead;
   }

@@ -451,6 +451,9 @@ static int fd_time_block(void *state, const char **why) {
   *why = st->time_block > 1 ? fd_tb_refusal(st) : NULL;
   if (*why) st->time_block = 1;
   if (st->time_block > FD_TB_MAX) st->time_block = FD_TB_MAX;
+#if defined(HD_BACKEND_CUDA)
+  if (st->time_block > HD_FDTD_FUSED_MAX_T) st->time_block = HD_FDTD_FUSED_MAX_T;
+#endif
   return st->time_block;
 }
 
@@ -477,6 +480,13 @@ static hd_status fd_advance(hd_ctx *ctx, void *state, long steps, double *rec, h
       const int t = st->time_block > 1 && !halo ? fd_block_steps(st, chunk - k) : 1;
       if (t > 1) {
         s = fd_block(ctx, st, t, host ? st->rec + k * st->nrec : NULL);
+        k += t;
+        continue;
+      }
+#else
+      const int t = st->time_block > 1 && !halo && chunk - k >= st->time_block ? st->time_block : 1; /* one plan: one T */
+      if (t > 1) {
+        s = fd_fused_block(ctx, st, t, host ? st->rec + k * st->nrec : NULL);
         k += t;
         continue;
       }

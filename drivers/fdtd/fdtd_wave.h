@@ -40,11 +40,33 @@
 #define FD_TB_BARRIER {}
 #endif
 
+/* After a block of T steps from st->step: the running DFTs of its
+ * records, step by step (fd_step's order); step q's feeds' V, I at vi +
+ * q vstride, its probes at prec + q nrec (NULL: none kept). */
+static hd_status fd_block_records(hd_ctx *ctx, fdtd_state *st, int T, hd_real *vi, hd_idx vstride, hd_real *prec) {
+  const long s0 = st->step;
+  hd_status s = HD_OK;
+  int q;
+  for (q = 0; q < T && s == HD_OK; ++q) {
+    st->step = s0 + q;
+    if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
+    if (st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, vi + q * vstride, 0);
+    if (s == HD_OK && prec && st->probe_acc) s = fd_probe_dft(ctx, st, prec + (hd_idx)q * st->nrec);
+    ++st->step;
+    if (s == HD_OK) s = fd_field_flush(ctx, st);
+  }
+  st->step = s0 + T;
+  return s;
+}
+
+#if defined(HD_BACKEND_CUDA)
+#include "fdtd_fused.h"
+#endif
+
 /* Why this state cannot take time blocks (NULL: it can). */
 static const char *fd_tb_refusal(const fdtd_state *st) {
 #if defined(HD_BACKEND_CUDA)
-  (void)st;
-  return "time blocks run on the CPU backends so far";
+  return fd_fused_refusal(st);
 #else
   if (!st->tuned) return "time blocks use the tuned rows (--variant=generic steps singly)";
   if (st->bc[2] == HD_FDTD_BC_PERIODIC) return "a periodic z axis ties the first plane to the last every step";
@@ -412,16 +434,9 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
         FD_TB_BARRIER
       }
   }
-  /* the running DFTs of the records, step by step (fd_step's order) */
-  for (q = 0; q < T && s == HD_OK; ++q) {
-    st->step = s0 + q;
-    if (st->pw_sf) st->inc.src = (hd_real)(st->pw_e0 * hd_fdtd_waveform(&st->wave_h, (double)(st->step + 1) * st->dt));
-    if (st->nfreq && (st->nfeed || st->inc_acc)) s = fd_dft_step(ctx, st, a[q].vi, 0);
-    if (s == HD_OK && a[q].probe.rec && st->probe_acc) s = fd_probe_dft(ctx, st, a[q].probe.rec);
-    ++st->step;
-    if (s == HD_OK) s = fd_field_flush(ctx, st);
-  }
-  st->step = s0 + T;
+  st->step = s0;
+  s = fd_block_records(ctx, st, T, rec ? rec + st->nprobe : tb->vi, rec ? st->nrec : 2 * st->nfeed,
+                       rec && st->nprobe ? rec : NULL);
   free(a), free(maps), free(line);
   return s;
 }

@@ -199,6 +199,11 @@ HD_FN void hd_fdtd_mur_pt(const hd_fdtd_mur_args *a, hd_idx p) {
 }
 HD_DEFINE_FOR_1D(hd_fdtd_mur_loop, hd_fdtd_mur_pt, hd_fdtd_mur_args)
 
+/* Each point's e[m1] now, as hd_fdtd_mur_pt keeps it: after a march that
+ * applied the points itself (the fused CUDA march, hd/fdtd_fused_cuda.h). */
+HD_FN void hd_fdtd_mur_keep_pt(const hd_fdtd_mur_args *a, hd_idx p) { a->prev[p] = a->f[a->pt[p].comp][a->pt[p].m1]; }
+HD_DEFINE_FOR_1D(hd_fdtd_mur_keep_loop, hd_fdtd_mur_keep_pt, hd_fdtd_mur_args)
+
 /* ---- Berenger split-field PML -------------------------------------------- */
 
 /* A component inside the PML layers: its padded node and split parts, one
@@ -493,27 +498,38 @@ typedef struct hd_fdtd_feed_args {
   hd_real *rec;   /* gap voltage and current of each feed: 2 values, or NULL */
 } hd_fdtd_feed_args;
 
+/* The feed's edge after the E update: e its value then, cur the loop
+ * integral of H around it (its two differences, each over its width: H_v
+ * along u, then H_u along v), wd the waveform at the edge's time, c2 its
+ * material's coefficient, ru rv the transverse reciprocal widths, rc the
+ * edge's.  Returns the new E; v and i get the gap's voltage and current.
+ * One place for hd_fdtd_feed_pt and the fused CUDA march. */
+HD_FN hd_real hd_fdtd_feed_value(const hd_fdtd_feed *q, hd_real e, hd_real dhv, hd_real dhu, hd_real ru, hd_real rv,
+                                 hd_real rc, hd_real c2, double wd, hd_real *v, hd_real *i) {
+  const hd_real w = (hd_real)wd, cur = dhv / rv - dhu / ru;
+  const int set = q->r >= 0 && (q->hold || fabs(wd) > HD_FDTD_FEED_RELEASE);
+  if (q->r < 0) /* soft current source: the edge's current density */
+    e -= c2 * q->amp * w * ru * rv;
+  else if (set)
+    e = -(q->amp * w - q->r * cur) * rc;
+  *v = q->r < 0 || set ? -e / rc : q->amp * w - q->r * cur;
+  *i = cur;
+  return e;
+}
+
 HD_FN void hd_fdtd_feed_pt(const hd_fdtd_feed_args *a, hd_idx p) {
   const hd_fdtd_feed q = a->feed[p];
   const hd_fdtd_args *f = &a->f;
   const int c = q.comp, u = (c + 1) % 3, v = (c + 2) % 3; /* the two transverse axes */
   const hd_idx su = f->g.stride[u], sv = f->g.stride[v];
   const int idx[3] = {q.i, q.j, q.k};
-  const double wd = hd_fdtd_waveform(&a->wave, a->t - q.delay);
-  const hd_real w = (hd_real)wd;
   /* loop integral around the edge: H_v steps along u, H_u along v */
   const hd_real *hu = f->f[3 + u], *hv = f->f[3 + v];
-  const hd_real cur = (hv[q.n] - hv[q.n - su]) / f->rn[v][idx[v]] - (hu[q.n] - hu[q.n - sv]) / f->rn[u][idx[u]];
-  hd_real *e = f->f[c];
-  const int set = q.r >= 0 && (q.hold || fabs(wd) > HD_FDTD_FEED_RELEASE);
-  if (q.r < 0) /* soft current source: the edge's current density */
-    e[q.n] -= f->c2[f->m[c][q.n]] * q.amp * w * f->rn[u][idx[u]] * f->rn[v][idx[v]];
-  else if (set)
-    e[q.n] = -(q.amp * w - q.r * cur) * f->rc[c][idx[c]];
-  if (a->rec) {
-    a->rec[2 * p] = q.r < 0 || set ? -e[q.n] / f->rc[c][idx[c]] : q.amp * w - q.r * cur;
-    a->rec[2 * p + 1] = cur;
-  }
+  hd_real *e = f->f[c], volt, cur;
+  e[q.n] = hd_fdtd_feed_value(&q, e[q.n], hv[q.n] - hv[q.n - su], hu[q.n] - hu[q.n - sv], f->rn[u][idx[u]],
+                              f->rn[v][idx[v]], f->rc[c][idx[c]], f->c2[f->m[c][q.n]],
+                              hd_fdtd_waveform(&a->wave, a->t - q.delay), &volt, &cur);
+  if (a->rec) a->rec[2 * p] = volt, a->rec[2 * p + 1] = cur;
 }
 HD_DEFINE_FOR_1D(hd_fdtd_feed_loop, hd_fdtd_feed_pt, hd_fdtd_feed_args)
 
