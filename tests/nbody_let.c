@@ -25,6 +25,7 @@
  *   - theta = 0: the LET is the whole tree (every cell open, every body). */
 #include <math.h>
 
+#include "decomp.h"
 #include "hd/nbody_let.h"
 #include "tap.h"
 
@@ -252,6 +253,23 @@ int main(void) {
     hd_nbody_let_free(&l);
     hd_nbody_tree_free(&ctx, &a.t);
     free(a.x);
+  }
+  { /* the tree's blocks on ranks, moved to even the walks' measured seconds (hd_par_rebalance) */
+    const long b2[3] = {0, 100, 200}, b4[5] = {0, 10, 20, 30, 40};
+    const double c2[2] = {3, 1}, c4[4] = {1, 1, 1, 5}, even[4] = {2, 2, 2, 2}, none[4] = {0, 0, 0, 0};
+    long o[5];
+    hd_par_rebalance(b2, c2, 2, 0.0, o);
+    ok(o[0] == 0 && o[1] == 67 && o[2] == 200, "rebalance: 2 blocks costing 3 and 1 split at 67 of 200 (got %ld)", o[1]);
+    hd_par_rebalance(b2, c2, 2, 0.5, o);
+    ok(o[1] == 84, "rebalance: half the way from 100 to 67 is 84 (got %ld)", o[1]);
+    hd_par_rebalance(b4, c4, 4, 0.0, o);
+    ok(o[0] == 0 && o[1] == 20 && o[2] == 32 && o[3] == 36 && o[4] == 40,
+       "rebalance: 4 blocks costing 1, 1, 1, 5 give 0 20 32 36 40, each costing 2 (got %ld %ld %ld %ld %ld)", o[0], o[1],
+       o[2], o[3], o[4]);
+    hd_par_rebalance(b4, even, 4, 0.0, o);
+    ok(o[1] == 10 && o[2] == 20 && o[3] == 30, "rebalance: even costs keep the blocks");
+    hd_par_rebalance(b4, none, 4, 0.0, o);
+    ok(o[1] == 10 && o[2] == 20 && o[3] == 30 && o[4] == 40, "rebalance: no cost measured keeps the blocks");
   }
   free(x), free(y), free(z), free(vx), free(vy), free(vz), free(m), free(rec), free(direct), free(got);
   return done_testing();

@@ -82,10 +82,18 @@ int hd_par_alltoall(const void *send, void *recv, size_t elem, const long *count
 
 /* The same without waiting, for count arrays at once, each rank giving
  * `part` of its block: 0 or 1 its first or second half (hd_par_half), -1
- * all of it.  *handle (NULL on one rank) goes to hd_par_gather_wait, which
+ * all of it; rank r's block [bounds[r], bounds[r + 1]) (bounds NULL: as
+ * hd_par_block).  *handle (NULL on one rank) goes to hd_par_gather_wait, which
  * completes and frees it.  0, or -1 (nothing left to wait for). */
-int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, const long *bounds, int part);
 int hd_par_gather_wait(void *handle);
+/* Blocks of items balanced by measured cost: rank r's block [bounds[r],
+ * bounds[r + 1]) cost cost[r] (seconds, say), taken as even over its
+ * items; out gets the boundaries that split the total cost evenly, each
+ * moved only (1 - keep) of the way from the old one (keep 0: all the way;
+ * damps the swing of noisy measures), first and last kept.  Every rank
+ * given the same numbers computes the same blocks. */
+void hd_par_rebalance(const long *bounds, const double *cost, int size, double keep, long *out);
 /* Half `part` (0 or 1) of the items [lo, hi). */
 static inline void hd_par_half(long lo, long hi, int part, long *plo, long *phi) {
   const long mid = lo + (hi - lo) / 2;

@@ -182,6 +182,25 @@ void hd_par_block(long n, int rank, int size, long *lo, long *hi) {
   *hi = *lo + q + (rank < r);
 }
 
+void hd_par_rebalance(const long *bounds, const double *cost, int size, double keep, long *out) {
+  double total = 0.0;
+  int r, q = 0;
+  for (r = 0; r < size; ++r) total += cost[r] > 0.0 ? cost[r] : 0.0;
+  out[0] = bounds[0], out[size] = bounds[size];
+  for (r = 1; r < size; ++r) {
+    const double want = total * r / size; /* the cost before boundary r */
+    double before = 0.0, at;
+    long b;
+    q = 0;
+    while (q < size - 1 && before + (cost[q] > 0.0 ? cost[q] : 0.0) < want) before += cost[q] > 0.0 ? cost[q] : 0.0, ++q;
+    /* within block q the cost is taken as even over its items */
+    at = cost[q] > 0.0 ? (want - before) / cost[q] : 0.5;
+    b = total > 0.0 ? bounds[q] + (long)(at * (double)(bounds[q + 1] - bounds[q]) + 0.5) : bounds[r];
+    b = (long)(keep * (double)bounds[r] + (1.0 - keep) * (double)b + 0.5);
+    out[r] = b < out[r - 1] ? out[r - 1] : b > bounds[size] ? bounds[size] : b;
+  }
+}
+
 #if defined(HD_HAVE_MPI)
 typedef struct par_gather {
   int count;
@@ -190,7 +209,7 @@ typedef struct par_gather {
 } par_gather;
 #endif
 
-int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, int part) {
+int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem, long n, const long *bounds, int part) {
 #if defined(HD_HAVE_MPI)
   const int size = hd_par_size();
   par_gather *g;
@@ -208,7 +227,8 @@ int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem,
   g->displs = g->counts + size;
   for (r = 0; r < size; ++r) {
     long lo, hi;
-    hd_par_block(n, r, size, &lo, &hi);
+    if (bounds) lo = bounds[r], hi = bounds[r + 1];
+    else hd_par_block(n, r, size, &lo, &hi);
     if (part >= 0) hd_par_half(lo, hi, part, &lo, &hi);
     g->counts[r] = (int)((hi - lo) * (long)elem);
     g->displs[r] = (int)(lo * (long)elem);
@@ -224,7 +244,7 @@ int hd_par_gather_start(void **handle, void *const *arr, int count, size_t elem,
   }
   return 0;
 #else
-  (void)arr, (void)count, (void)elem, (void)n, (void)part;
+  (void)arr, (void)count, (void)elem, (void)n, (void)bounds, (void)part;
   *handle = NULL;
   return 0;
 #endif
@@ -247,7 +267,7 @@ int hd_par_gather_wait(void *handle) {
 
 int hd_par_allgather(void *arr, size_t elem, long n) {
   void *h;
-  return hd_par_gather_start(&h, &arr, 1, elem, n, -1) ? -1 : hd_par_gather_wait(h);
+  return hd_par_gather_start(&h, &arr, 1, elem, n, NULL, -1) ? -1 : hd_par_gather_wait(h);
 }
 
 int hd_par_allgather_items(void *arr, size_t elem, long lo, long hi) {

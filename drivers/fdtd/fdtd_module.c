@@ -183,7 +183,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"bench", CLI_INT, &c->bench, "N", "time the built-in N^3 benchmark (doc/fdtd.md), write nothing", 10, 2000, 0, NULL, 1, 0, 0},
       {"block", CLI_INTS, c->block, "X[,Y[,Z]]", "CUDA launch shape of the tuned kernels: X, Y threads and Z nodes marched (default: the device's tuned shape)", 1, 1024, 3, &c->nblock, 0, 0, 0},
       {"dft-decimation", CLI_STRING, c->dft_decimation, "D|auto", "the far field's, maps' and volume's running DFTs take every D-th step, each sample for D steps (feeds and probes take every step); auto: the largest D that keeps the source's spectrum aliased onto their frequencies below 1e-8 of its own there, 1 for a sine or a waveform file (default auto; doc/fdtd.md)", 1, 0, sizeof c->dft_decimation, NULL, 0, 0, 0},
-      {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CPU backends; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
+      {"time-block", CLI_STRING, c->time_block, "T|auto", "time steps a sweep of memory, bit-identical to single steps (CUDA: 2 or 3 a launch; doc/fdtd.md says what steps singly) (default auto: " FDTD_AUTO_TIME_BLOCK_DOC ")", 1, 0, sizeof c->time_block, NULL, 0, 0, 0},
       CLI_HEADING_ROW("The model (doc/fdtd.md)"),
       {"xmesh", CLI_LIST, &c->in.xmesh, "X0 N1 X1 [N2 X2 ...]", "mesh lines along x: from X0 to X1 in N1 cells, ... (required)", 1, 0, 0, NULL, 0, 0, 0},
       {"ymesh", CLI_LIST, &c->in.ymesh, "Y0 N1 Y1 ...", "mesh lines along y (required)", 1, 0, 0, NULL, 0, 0, 0},

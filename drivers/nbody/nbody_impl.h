@@ -5,6 +5,7 @@
 #include "nbody_ops.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <hd/memory.h>
 #include <hd/nbody.h>
@@ -20,7 +21,7 @@ typedef struct nbody_state {
   hd_real *a[NB_ARRAYS]; /* device arrays, n each */
   double *phi;           /* potential, allocated on first diagnostics */
   hd_idx n, lo, hi; /* forces of [lo, hi) here, the rest by share */
-  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, const long *bounds, int part);
   int (*share_wait)(void *handle);
   int periodic, integrator, tuned, splits;
   hd_real dt, eps2;
@@ -30,6 +31,12 @@ typedef struct nbody_state {
   hd_nbody_tree tree;
   hd_real *sacc; /* on ranks: the tree's accelerations by sorted position, 3 n */
   double *sphi;  /* and its potentials, n (allocated on first diagnostics) */
+  /* on ranks: each rank's block of the sorted order it walks, [walk[r],
+   * walk[r + 1]), moved after every walk to even the ranks' measured walk
+   * seconds (nb_balance); this rank's seconds of the last walk */
+  long *walk;
+  int rank, size;
+  double walked;
   hd_ctx *ctx;
   int timing;
   double phase[NBODY_PHASES], mark;
@@ -82,15 +89,17 @@ static hd_status nb_mirror_in(hd_ctx *ctx, const nbody_state *st, void *const *d
   return s;
 }
 
-/* After a partial computation: the other ranks' blocks of each array. */
-static hd_status nb_share(hd_ctx *ctx, nbody_state *st, void *const *arr, int count, size_t elem) {
+/* After a partial computation: the other ranks' blocks of each array
+ * (bounds: as hd_par_gather_start's, NULL: even blocks, this rank's [lo, hi)). */
+static hd_status nb_share(hd_ctx *ctx, nbody_state *st, void *const *arr, int count, size_t elem, const long *bounds) {
   void *h, *host[4];
   hd_status s;
   if (!st->share_start) return HD_OK;
   if ((s = nb_mirrors(ctx, st, arr, count, elem, host)) != HD_OK ||
-      (s = nb_mirror_out(ctx, st, arr, host, count, elem, (long)st->lo, (long)st->hi)) != HD_OK)
+      (s = nb_mirror_out(ctx, st, arr, host, count, elem, bounds ? bounds[st->rank] : (long)st->lo,
+                         bounds ? bounds[st->rank + 1] : (long)st->hi)) != HD_OK)
     return s;
-  if (st->share_start(&h, host, count, elem, (long)st->n, -1) || st->share_wait(h))
+  if (st->share_start(&h, host, count, elem, (long)st->n, bounds, -1) || st->share_wait(h))
     return hd_fail(ctx, HD_ERR_IO, "nbody: exchanging body blocks failed");
   return nb_mirror_in(ctx, st, arr, host, count, elem);
 }
@@ -102,6 +111,7 @@ static void nb_destroy(hd_ctx *ctx, void *state) {
   for (k = 0; k < NB_ARRAYS; ++k) hd_dev_free(ctx, st->a[k]);
   hd_dev_free(ctx, st->phi);
   hd_dev_free(ctx, st->sacc), hd_dev_free(ctx, st->sphi);
+  free(st->walk);
   hd_pinned_free(ctx, st->mirror);
   hd_nbody_tree_free(ctx, &st->tree);
   free(st);
@@ -128,23 +138,29 @@ static void nb_mark(void *user, int phase) {
   st->mark = now;
 }
 
-/* This rank's block [lo, hi) of three arrays acc computed by part(arg)
- * in two halves, the first travelling to the other ranks while the second
- * is computed, then every rank's blocks gathered (the direct sums' and the
- * tree's forces). */
+/* This rank's block of three arrays acc computed by part(arg) in two
+ * halves, the first travelling to the other ranks while the second is
+ * computed, then every rank's blocks gathered (the direct sums' and the
+ * tree's forces); the blocks: bounds (NULL: even, this rank's [lo, hi)).
+ * The seconds of this rank's two parts go to st->walked. */
 typedef hd_status (*nb_part_fn)(hd_ctx *ctx, const nbody_state *st, void *arg, hd_idx lo, hd_idx hi);
 
-static hd_status nb_gather_halves(hd_ctx *ctx, nbody_state *st, void *const *acc, nb_part_fn part_fn, void *arg) {
+static hd_status nb_gather_halves(hd_ctx *ctx, nbody_state *st, void *const *acc, nb_part_fn part_fn, void *arg,
+                                  const long *bounds) {
+  const long mlo = bounds ? bounds[st->rank] : (long)st->lo, mhi = bounds ? bounds[st->rank + 1] : (long)st->hi;
   void *host[3], *h[2] = {NULL, NULL};
   hd_status s;
   int part, bad = 0;
+  st->walked = 0.0;
   if ((s = nb_mirrors(ctx, st, acc, 3, sizeof(hd_real), host)) != HD_OK) return s;
   for (part = 0; part < 2 && s == HD_OK; ++part) {
+    const double t0 = hd_wtime();
     long lo, hi;
-    hd_par_half(st->lo, st->hi, part, &lo, &hi);
+    hd_par_half(mlo, mhi, part, &lo, &hi);
     s = part_fn(ctx, st, arg, lo, hi);
-    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi);
-    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)st->n, part)) bad = 1;
+    if (s == HD_OK) s = nb_mirror_out(ctx, st, acc, host, 3, sizeof(hd_real), lo, hi); /* waits for the part (CUDA) */
+    st->walked += hd_wtime() - t0;
+    if (s == HD_OK && st->share_start(&h[part], host, 3, sizeof(hd_real), (long)st->n, bounds, part)) bad = 1;
   }
   for (part = 0; part < 2; ++part)
     if (h[part] && st->share_wait(h[part])) bad = 1;
@@ -157,10 +173,38 @@ static hd_status nb_walk_part(hd_ctx *ctx, const nbody_state *st, void *arg, hd_
   return hd_nbody_walk(ctx, (const hd_nbody_walk_args *)arg, lo, hi);
 }
 
+/* After a walk on ranks: every rank's seconds gathered, and the blocks of
+ * the sorted order moved to even them (hd_par_rebalance, half the way a
+ * step: the measures are noisy).  A body's walk is the same on any rank,
+ * so the blocks change no result (HD_NBODY_BALANCE=0: even blocks, to
+ * measure the difference). */
+static hd_status nb_balance(hd_ctx *ctx, nbody_state *st) {
+  const char *off = getenv("HD_NBODY_BALANCE");
+  double *cost;
+  long *next;
+  void *h, *arr;
+  hd_status s = HD_OK;
+  if (off && !strcmp(off, "0")) return HD_OK;
+  cost = (double *)calloc((size_t)st->size, sizeof(double));
+  next = (long *)malloc((size_t)(st->size + 1) * sizeof(long));
+  if (!cost || !next) s = hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
+  else {
+    cost[st->rank] = st->walked, arr = cost;
+    if (st->share_start(&h, &arr, 1, sizeof(double), (long)st->size, NULL, -1) || st->share_wait(h))
+      s = hd_fail(ctx, HD_ERR_IO, "nbody: exchanging the walks' seconds failed");
+    else {
+      hd_par_rebalance(st->walk, cost, st->size, 0.5, next);
+      memcpy(st->walk, next, (size_t)(st->size + 1) * sizeof(long));
+    }
+  }
+  free(cost), free(next);
+  return s;
+}
+
 /* The tree's forces: built from the positions and walked, on the backend.
  * On ranks every rank builds the same tree of all bodies and walks its
- * block [lo, hi) of the sorted order (bodies near one another), the
- * accelerations by sorted position; the blocks are gathered as the direct
+ * block of the sorted order (bodies near one another; the blocks follow the
+ * ranks' measured walk seconds, nb_balance), the accelerations by sorted position; the blocks are gathered as the direct
  * sums' are (the first half travelling while the second is walked), then
  * every rank puts them back in body order: a body's walk is the one rank's,
  * bit for bit. */
@@ -186,7 +230,8 @@ static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
   }
   w.order = NULL, w.ax = st->sacc, w.ay = st->sacc + n, w.az = st->sacc + 2 * n;
   for (k = 0; k < 3; ++k) acc[k] = st->sacc + k * n;
-  s = nb_gather_halves(ctx, st, acc, nb_walk_part, &w);
+  s = nb_gather_halves(ctx, st, acc, nb_walk_part, &w, st->walk);
+  if (s == HD_OK) s = nb_balance(ctx, st);
   u.order = t->order, u.dfrom = NULL, u.dto = NULL;
   for (k = 0; k < 3; ++k) u.from[k] = st->sacc + k * n, u.to[k] = st->a[NB_AX + k];
   return s == HD_OK ? hd_nbody_unsort(ctx, &u, 0, n) : s;
@@ -207,8 +252,8 @@ static hd_status nb_tree_potential(hd_ctx *ctx, nbody_state *st) {
   if (!st->share_start) return hd_nbody_walk_potential(ctx, &w, 0, n);
   if (!st->sphi) s = hd_dev_alloc(ctx, (void **)&st->sphi, (size_t)n * sizeof(double));
   w.order = NULL, w.phi = st->sphi, phi = st->sphi;
-  if (s == HD_OK) s = hd_nbody_walk_potential(ctx, &w, st->lo, st->hi);
-  if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double));
+  if (s == HD_OK) s = hd_nbody_walk_potential(ctx, &w, st->walk[st->rank], st->walk[st->rank + 1]);
+  if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double), st->walk);
   u.order = t->order, u.from[0] = NULL, u.dfrom = st->sphi, u.dto = st->phi;
   return s == HD_OK ? hd_nbody_unsort(ctx, &u, 0, n) : s;
 }
@@ -248,7 +293,7 @@ static hd_status nb_accelerations(hd_ctx *ctx, void *state) {
   if (!st->share_start) return nb_accel_range(ctx, st, &a, st->lo, st->hi);
   /* a body's acceleration does not depend on the range it is computed in */
   acc[0] = a.ax, acc[1] = a.ay, acc[2] = a.az;
-  return nb_gather_halves(ctx, st, acc, nb_direct_part, &a);
+  return nb_gather_halves(ctx, st, acc, nb_direct_part, &a, NULL);
 }
 
 static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
@@ -265,6 +310,10 @@ static hd_status nb_create(hd_ctx *ctx, const nbody_problem *p, void **out) {
   st->share_start = p->share_start, st->share_wait = p->share_wait;
   st->lo = p->share_start ? p->lo : 0;
   st->hi = p->share_start ? p->hi : p->n;
+  st->rank = p->rank, st->size = p->size;
+  if (p->share_start && !(st->walk = (long *)malloc((size_t)(p->size + 1) * sizeof(long))))
+    s = hd_fail(ctx, HD_ERR_NOMEM, "nbody: out of host memory");
+  for (k = 0; st->walk && k < p->size; ++k) hd_par_block(p->n, k, p->size, &st->walk[k], &st->walk[k + 1]);
   st->periodic = p->periodic;
   st->integrator = p->integrator;
   st->tuned = p->variant != NBODY_VARIANT_GENERIC;
@@ -338,7 +387,7 @@ static hd_status nb_diagnostics(hd_ctx *ctx, void *state, hd_nbody_diag *out) {
   } else {
     void *phi = st->phi;
     s = hd_nbody_potential(ctx, &p, st->lo, st->hi);
-    if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double));
+    if (s == HD_OK) s = nb_share(ctx, st, &phi, 1, sizeof(double), NULL);
   }
   if (s != HD_OK) return s;
   d.x = st->a[NB_X], d.y = st->a[NB_Y], d.z = st->a[NB_Z];

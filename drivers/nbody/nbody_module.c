@@ -250,6 +250,7 @@ static int prepare(hd_drv_run *r) {
   p->x = b->x, p->y = b->y, p->z = b->z, p->vx = b->vx, p->vy = b->vy, p->vz = b->vz, p->m = b->m;
   if (r->ranks > 1) {
     hd_par_block(p->n, hd_par_rank(), r->ranks, &p->lo, &p->hi);
+    p->rank = hd_par_rank(), p->size = r->ranks;
     p->share_start = hd_par_gather_start, p->share_wait = hd_par_gather_wait;
   }
   return HD_DRV_OK;

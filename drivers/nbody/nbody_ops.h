@@ -22,18 +22,20 @@ typedef struct nbody_problem {
   int integrator; /* NBODY_LEAPFROG or NBODY_EULER */
   int variant;    /* NBODY_VARIANT_* */
   int splits;     /* CUDA: j-range splits of the tuned kernel, 0 = sized from the SMs */
-  int method;     /* NBODY_DIRECT or NBODY_TREE (hd/nbody_tree.h: 3-D, one rank) */
+  int method;     /* NBODY_DIRECT or NBODY_TREE (hd/nbody_tree.h: 3-D) */
   double theta;   /* the tree's opening angle */
   int leaf;       /* the tree's most bodies a leaf */
   double dt, eps;
   const double *x, *y, *z, *vx, *vy, *vz, *m; /* n each; z, vz zero in 2-D */
   /* Distributed runs (CPU backends): every rank holds all bodies but
-   * computes forces and potentials of [lo, hi) only; share_start begins
-   * filling in the other ranks' parts of count arrays (an in-place
-   * allgather of n items of elem bytes, part as hd_par_gather_start) and
-   * share_wait completes it (0 or -1).  NULL: all bodies here. */
+   * computes forces and potentials of [lo, hi) only (the tree: of blocks
+   * balanced by the walks' seconds); share_start begins filling in the
+   * other ranks' parts of count arrays (an in-place allgather of n items
+   * of elem bytes, bounds and part as hd_par_gather_start) and share_wait
+   * completes it (0 or -1).  NULL: all bodies here. */
   long lo, hi;
-  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, int part);
+  int rank, size;
+  int (*share_start)(void **handle, void *const *arr, int count, size_t elem, long n, const long *bounds, int part);
   int (*share_wait)(void *handle);
 } nbody_problem;
 
