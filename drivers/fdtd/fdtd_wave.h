@@ -435,7 +435,7 @@ static hd_status fd_block(hd_ctx *ctx, fdtd_state *st, int T, hd_real *rec) {
       }
   }
   st->step = s0;
-  s = fd_block_records(ctx, st, T, rec ? rec + st->nprobe : tb->vi, rec ? st->nrec : 2 * st->nfeed,
+  if (s == HD_OK) s = fd_block_records(ctx, st, T, rec ? rec + st->nprobe : tb->vi, rec ? st->nrec : 2 * st->nfeed,
                        rec && st->nprobe ? rec : NULL);
   free(a), free(maps), free(line);
   return s;

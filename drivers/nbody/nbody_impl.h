@@ -203,9 +203,9 @@ static hd_status nb_balance(hd_ctx *ctx, nbody_state *st) {
 
 /* The tree's forces: built from the positions and walked, on the backend.
  * On ranks every rank builds the same tree of all bodies and walks its
- * block of the sorted order (bodies near one another; the blocks follow the
- * ranks' measured walk seconds, nb_balance), the accelerations by sorted position; the blocks are gathered as the direct
- * sums' are (the first half travelling while the second is walked), then
+ * block of the sorted order (bodies near one another; the blocks follow
+ * the ranks' measured walk seconds, nb_balance), the accelerations by
+ * sorted position; the blocks are gathered as the direct sums' are (the first half travelling while the second is walked), then
  * every rank puts them back in body order: a body's walk is the one rank's,
  * bit for bit. */
 static hd_status nb_tree_forces(hd_ctx *ctx, nbody_state *st) {
