@@ -278,6 +278,10 @@ static __device__ __forceinline__ void hd_fdtd_fused_levels(const hd_fdtd_args &
 #pragma unroll
           for (c = 0; c < 2; ++c)
             HD_FF_SE(s, par ^ 1, c)[t] = ep[s][c];
+          if (s == T && out && qe - 1 >= z0 && qe - 1 < z1) { /* the face's plane went out an iteration ago */
+            const unsigned n = col0 + (unsigned)(qe - 1) * (unsigned)sz;
+            dst[n] = ep[s][0], dst[n + fs] = ep[s][1];
+          }
         }
         if (pts && col && phe) /* feeds: from H of the level before */
           for (int f = 0; f < x.nfeed; ++f) {
