@@ -27,7 +27,7 @@ static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonre
 typedef struct ns_run {
   hd_drv_common com; /* first: the loop's */
   int icase, bc[4], inviscid, png, pieces;
-  long n, steps, monitor_every;
+  long dim, n, steps, monitor_every;
   double lx, ly, mach, re, circulation, rc, gamma, pr, suth, sigma, sigma_side, beta, beta_side, sigma_in, dt, cfl, t_end;
   ns_problem p;
   hd_decomp dc;
@@ -43,6 +43,8 @@ typedef struct ns_run {
 static int options(void *self, cli_opt *opts, int max) {
   ns_run *c = (ns_run *)self;
   const cli_opt o[] = {
+      {"dim", CLI_INT, &c->dim, "D", "2, or 3: the 3-D solver in a periodic box, whose options hd-ns --dim=3 --help lists "
+       "(default 2)", 2, 3, 0, NULL, 1, 0, 0},
       {"case", CLI_CHOICE, &c->icase, "uniform|vortex|isentropic", "initial state (default vortex, Poinsot and Lele's convected vortex)", 1, 0, 0, NULL, 0, 0, 0},
       {"n", CLI_INT, &c->n, "N", "cells per unit length l (default 512)", 4, 1 << 20, 0, NULL, 0, 0, 0},
       {"lx", CLI_REAL, &c->lx, "L", "box width in units of l, centred on the vortex (default 1)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
@@ -78,7 +80,7 @@ static int options(void *self, cli_opt *opts, int max) {
       {"monitor-every", CLI_INT, &c->monitor_every, "N", "steps between history rows (default 10)", 1, 1e12, 0, NULL, 0, 0, 0},
       {"png", CLI_FLAG, &c->png, NULL, "write PREFIX_pressure.png and PREFIX_vorticity.png (default yes where libpng is)", 1, 0, 0, NULL, 0, 0, 0},
       {"pieces", CLI_FLAG, &c->pieces, "yes|no", "each rank (one too) writes its block of every frame as PREFIX_NNNN_pR.vtr and rank 0 the index PREFIX_NNNN.pvtr, which PREFIX.pvd names; no rank holds the whole grid (default no: rank 0 gathers PREFIX_NNNN.vtr; no pictures with pieces)", 1, 0, 0, NULL, 0, 0, 0}};
-  c->icase = HD_NS_IC_VORTEX, c->n = 512, c->lx = c->ly = 1, c->mach = 1.1, c->re = 1e4, c->circulation = -0.0005;
+  c->dim = 2, c->icase = HD_NS_IC_VORTEX, c->n = 512, c->lx = c->ly = 1, c->mach = 1.1, c->re = 1e4, c->circulation = -0.0005;
   c->rc = 0.15, c->gamma = 1.4, c->pr = 0.72, c->suth = 110.4 / 288.15, c->sigma = 0.25, c->cfl = 1.5, c->t_end = 2;
   c->monitor_every = 10;
   c->bc[0] = c->bc[1] = c->bc[2] = c->bc[3] = HD_NS_NONREFLECTING;
@@ -157,6 +159,7 @@ static int setup(hd_drv_run *r) {
   ns_problem *p = &c->p;
   long gn[3] = {0, 0, 1};
   int rc;
+  if (c->dim == 3) return hd_drv_bad(r, "dim: write --dim=3 (or --dim 3) on the command line");
   if (c->icase == HD_NS_IC_UNIFORM && !cli_find(r->opts, "circulation")->seen) c->circulation = 0;
   if (c->png && !HD_PNG_BUILT) return hd_drv_bad(r, "--png: " HD_NO_PNG);
   if (c->pieces) c->png = 0; /* the pictures would need the whole grid */

@@ -2,3 +2,4 @@
 #define HD_SERIAL 1
 #define HD_REAL_FLOAT 1
 #include "ns_impl.h"
+#include "ns3_impl.h"

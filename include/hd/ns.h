@@ -87,10 +87,13 @@ HD_FN hd_ns_prim hd_ns_load(const hd_ns_args *a, hd_idx n) {
   return hd_ns_primitive(a->gamma, a->q[0][n], a->q[1][n], a->q[2][n], a->q[3][n]);
 }
 
-/* Sutherland's law with T_ref = 1 (T in units of T_inf). */
-HD_FN hd_real hd_ns_mu(const hd_ns_args *a, hd_real t) {
-  return a->mu_ref * (HD_R(1) + a->suth) / (t + a->suth) * t * hd_sqrt(t);
+/* Sutherland's law with T_ref = 1 (T in units of T_inf); suth < 0: a
+ * constant viscosity mu_ref. */
+HD_FN hd_real hd_ns_viscosity(hd_real mu_ref, hd_real suth, hd_real t) {
+  return suth < 0 ? mu_ref : mu_ref * (HD_R(1) + suth) / (t + suth) * t * hd_sqrt(t);
 }
+
+HD_FN hd_real hd_ns_mu(const hd_ns_args *a, hd_real t) { return hd_ns_viscosity(a->mu_ref, a->suth, t); }
 
 /* Inviscid flux along x (dir 0) or y (dir 1). */
 HD_FN void hd_ns_flux(hd_real gamma, const hd_ns_prim *w, int dir, hd_real f[4]) {
@@ -193,23 +196,27 @@ HD_FN void hd_ns_update_old(const hd_ns_args *a, hd_idx n, hd_real q0[4], hd_rea
   }
 }
 
+/* The classical RK4's stage s of variable value k at a node: the next
+ * stage's input (out) and the accumulator, from the node's q0 and acc. */
+HD_FN void hd_ns_rk4(int stage, hd_real dt, hd_real k, hd_real q0, hd_real acc, hd_real *out, hd_real *acc_out) {
+  /* a = 1/2, 1/2, 1 (next stage input), b = 1/6, 1/3, 1/3, 1/6 (weights) */
+  const hd_real ta = stage == 2 ? dt : HD_R(0.5) * dt;
+  const hd_real tb = (stage == 0 || stage == 3 ? HD_R(1) / HD_R(6) : HD_R(1) / HD_R(3)) * dt;
+  if (stage == 0) {
+    *out = q0 + ta * k;
+    *acc_out = q0 + tb * k;
+  } else if (stage < 3) {
+    *out = q0 + ta * k;
+    *acc_out = acc + tb * k;
+  } else {
+    *out = acc + tb * k;
+  }
+}
+
 HD_FN void hd_ns_update_from(const hd_ns_args *a, hd_idx n, const hd_real k[4], const hd_real q0[4],
                              const hd_real acc[4]) {
-  /* a = 1/2, 1/2, 1 (next stage input), b = 1/6, 1/3, 1/3, 1/6 (weights) */
-  const hd_real ta = a->stage == 2 ? a->dt : HD_R(0.5) * a->dt;
-  const hd_real tb = (a->stage == 0 || a->stage == 3 ? HD_R(1) / HD_R(6) : HD_R(1) / HD_R(3)) * a->dt;
   int c;
-  for (c = 0; c < 4; ++c) {
-    if (a->stage == 0) {
-      a->out[c][n] = q0[c] + ta * k[c];
-      a->acc[c][n] = q0[c] + tb * k[c];
-    } else if (a->stage < 3) {
-      a->out[c][n] = q0[c] + ta * k[c];
-      a->acc[c][n] = acc[c] + tb * k[c];
-    } else {
-      a->out[c][n] = acc[c] + tb * k[c];
-    }
-  }
+  for (c = 0; c < 4; ++c) hd_ns_rk4(a->stage, a->dt, k[c], q0[c], acc[c], &a->out[c][n], &a->acc[c][n]);
 }
 
 HD_FN void hd_ns_update(const hd_ns_args *a, hd_idx n, const hd_real k[4]) {

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The 3-D compressible-flow driver's view of a backend (hd/ns3.h): a
+ * problem in host doubles, an opaque state, and a table built once per
+ * backend and precision from ns3_impl.h. */
+#ifndef HD_DRV_NS3_OPS_H
+#define HD_DRV_NS3_OPS_H
+
+#include <hd/ns3.h>
+
+#include "backend.h"
+
+typedef struct ns3_problem {
+  long n[3];            /* cells (= nodes: every axis periodic) per axis */
+  double origin[3], length[3];
+  double gamma, pr, mu_ref, suth; /* suth < 0: constant viscosity */
+  int viscous;
+  int split;            /* inviscid fluxes in the split form (hd_ns3_split_flux), else the divergence form */
+  int generic;          /* 1: the one-pass stage (the check for the two-pass one) */
+  hd_ns3_ic ic;
+  double dt;
+} ns3_problem;
+
+typedef struct ns3_ops {
+  const char *backend, *precision;
+  size_t real_size;
+  hd_status (*create)(hd_ctx *ctx, const ns3_problem *p, void **state);
+  hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
+  /* HD_NS3_ROW values per row of nodes (j, k), rows in order j + k ny */
+  hd_status (*row_sums)(hd_ctx *ctx, void *state, double *rows);
+  /* rho, u, v, w, p, omega_x, omega_y, omega_z on the nodes, x fastest (any may be NULL) */
+  hd_status (*fields)(hd_ctx *ctx, void *state, double *const out[8]);
+  void (*destroy)(hd_ctx *ctx, void *state);
+  int (*state_count)(void *state); /* checkpoints: the arrays of the state */
+  hd_state_io_fn state_io;
+} ns3_ops;
+
+HD_DECLARE_OPS(ns3_ops, ns3_ops)
+
+#endif
