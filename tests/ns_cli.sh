@@ -10,6 +10,7 @@ parse_refusals n
 
 printf 'n = 32\nmach = 0.5\nmahc = 2\n' >typo.in
 printf 'n = 32\nre = 0\n' >re.in
+printf 'dim = 3\n' >dim3.in
 
 bad 2 "typo.in:3: unknown key 'mahc' (did you mean 'mach'?)" --input=typo.in
 bad 2 "re.in:2: re: 0 is out of range" --input=re.in
@@ -65,5 +66,42 @@ run --n=24 --steps=400 --circulation=-1 --rc=0.05 --png=no
 result $([ "$(cat rc)" -eq 1 ] && grep -q "the flow blew up by step [0-9]* (non-positive or non-finite state at node" stderr &&
   [ "$(cat out_history.csv)" = precious ] && [ ! -e out.pvd ] && echo 0 || echo 1) \
   "a blow-up exits 1 naming the step and the node; the history and the frame index are not committed"
+
+# --dim=3: the 3-D solver in a periodic box
+bad 2 "--dim: 4 is out of range" --dim=4
+bad 2 "dim3.in:1: 'dim' is accepted only on the command line" --input=dim3.in
+bad 2 "unknown option '--bc-left'" --dim=3 --bc-left=periodic
+bad 2 "n: the box needs at least 4 cells a side (y has 1)" --dim=3 --n=16 --ly=0.5
+bad 2 "lx, ly, lz: the box's sides must hold whole cells of one size" --dim=3 --n=10 --ly=4.9
+bad 2 "dt: 1 exceeds the RK4 stability limit" --dim=3 --n=16 --dt=1
+bad 2 "mach: the Taylor-Green vortex's pressure 1/gamma - 3 mach^2 / 8 goes negative at mach 1.5" --dim=3 --mach=1.5
+bad 2 "--case: 'vortex' is not one of uniform|taylor-green|vortex-tube" --dim=3 --case=vortex
+
+clean_dir
+run --dim 3 --n=12 --t-end=0.5 --frames=1
+result $([ "$(cat rc)" -eq 0 ] && head -n 1 out_history.csv | grep -q '^step,time,kinetic_energy,dissipation,enstrophy,mass,energy,max_dp$' &&
+  [ -f out_0000.vtr ] && [ -f out_0001.vtr ] && [ "$(grep -c DataSet out.pvd)" -eq 2 ] && grep -q '^dim: 3$' stdout &&
+  grep -q '^nodes: 12 x 12 x 12$' stdout && grep -q '^time: 0.5$' stdout && grep -q '^kinetic_energy_initial: 1.25' stdout &&
+  echo 0 || echo 1) "--dim=3: the Taylor-Green vortex writes its history (kinetic energy, dissipation, enstrophy), frames and .pvd"
+picture_made out_vorticity.png
+result $? "--dim=3: the vorticity picture is a PNG, named in the summary (or it says why there is none)"
+
+clean_dir
+run --dim=3 --case=uniform --n=8 --mach=0.3 --steps=10 --frames=0
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^kinetic_energy_final: 5.000000000e-01$' stdout &&
+  [ "$(tail -n 1 out_history.csv | cut -d, -f4,5,8)" = "0.000000000000e+00,0.000000000000e+00,0.000000000e+00" ] && echo 0 || echo 1) \
+  "--dim=3: uniform flow stays uniform (no dissipation, no enstrophy, max_dp 0)"
+
+clean_dir
+run --dim=3 --bench --n=16 --steps=2
+result $([ "$(cat rc)" -eq 0 ] && grep -q '^cell_stages_per_second: ' stdout && grep -q '^fraction_of_copy: ' stdout &&
+  nothing_written && echo 0 || echo 1) "--dim=3 --bench prints cell-stages per second and the fraction of copy bandwidth, writes nothing"
+
+clean_dir
+echo precious >out_history.csv
+run --dim=3 --mach=1.2 --inviscid --convection=divergence --n=8 --steps=400 --png=no
+result $([ "$(cat rc)" -eq 1 ] && grep -q "the flow blew up by step [0-9]* (non-positive or non-finite state at node" stderr &&
+  [ "$(cat out_history.csv)" = precious ] && [ ! -e out.pvd ] && echo 0 || echo 1) \
+  "--dim=3: a blow-up exits 1 naming the step and the node; the history and the frame index are not committed"
 
 finish

@@ -68,6 +68,7 @@ fdtd|--input=$src/tests/fdtd_sanitize.in --boundary=mur --mur=h --feed-release=y
 fdtd|--input=$src/tests/fdtd_scatter.in --planewave-form=sf --boundary=cpml --average-every=6 --point=X,0.03,0,0,-X
 cavity|--n=32 --re=100 --steady=0 --monitor-every=6
 ns|--n=24 --mach=0.5 --frames=3 --monitor-every=6
+ns|--dim=3 --n=12 --frames=3 --monitor-every=6
 CASES
 
 # A series that is missing or not the checkpoint's is refused in one line,
@@ -131,6 +132,7 @@ nbody|--n=64|--n=64 --bench
 fdtd|--input=$src/tests/fdtd_sanitize.in|--bench=20
 cavity|--n=16 --steady=0|--n=16 --bench
 ns|--n=16|--n=16 --bench
+ns|--dim=3 --n=8|--dim=3 --n=8 --bench
 CASES
 
 # A disk that fills up at a checkpoint (a small tmpfs, where this machine

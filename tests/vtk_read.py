@@ -4,6 +4,7 @@
 # check them against the run: bounds against the mesh, arrays' names,
 # sizes and values against the summaries, .pvd times against the run's,
 # pieces against the one-rank file.  TAP on stdout.
+import math
 import sys
 import xml.etree.ElementTree as ET
 
@@ -181,6 +182,22 @@ for time, f in frames:
         abs(time_of(g) - time) < 1e-7 * max(time, 1)
 result(good, "compressible flow .pvd: 3 surfaces of rho, velocity, p, vorticity on the 17^2 nodes at their TimeValues, "
        "the last at the run's time %s" % s["time"])
+
+s = summary("ns3.out")
+frames = pvd("ns3.pvd")
+h = 2 * math.pi / 8
+good = len(frames) == 2 and abs(frames[-1][0] - float(s["time"])) < 1e-5 * float(s["time"])
+for time, f in frames:
+    g = read(vtk.vtkXMLRectilinearGridReader, f)
+    good = good and close(g.GetBounds(), (-math.pi - h / 2, math.pi - h / 2) * 3, 1e-6) and g.GetNumberOfCells() == 8 ** 3 \
+        and names(g) == ["rho", "velocity", "p", "vorticity"] and components(g, "vorticity") == 3 and \
+        abs(time_of(g) - time) < 1e-7 * max(time, 1)
+# the first frame is the Taylor-Green vortex: u = 0.1 sin x cos y cos z at the node of cell 1 + 8 (2 + 8 * 3)
+u = cell_array(read(vtk.vtkXMLRectilinearGridReader, frames[0][1]), "velocity")
+x, y, z = (-math.pi + k * h for k in (1, 2, 3))
+good = good and abs(u[3 * (1 + 8 * (2 + 8 * 3))] - 0.1 * math.sin(x) * math.cos(y) * math.cos(z)) < 1e-12
+result(good, "3-D compressible flow .pvd: 2 volumes of rho, velocity, p, vorticity (3-vectors) on the 8^3 nodes of the "
+       "periodic box [-pi, pi)^3 at their TimeValues, the velocity the Taylor-Green vortex's at t = 0")
 
 print("1..%d" % n)
 sys.exit(1 if fails else 0)

@@ -34,4 +34,5 @@ run df.out fdtd --input="$src/doc/examples/dipole.in" --steps=40 --converge=0 --
 run f.out fdtd --input="$src/tests/fdtd_sanitize.in" --steps=5 --output=f
 run c.out cavity --n=16 --steps=10 --steady=0 --frames=2 --output=c
 run ns.out ns --n=16 --steps=6 --frames=2 --output=ns
+run ns3.out ns --dim=3 --n=8 --steps=4 --frames=1 --output=ns3
 "$py" "$src/tests/vtk_read.py"
