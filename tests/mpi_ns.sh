@@ -3,7 +3,8 @@
 # hd-ns on MPI ranks: blocks of rows exchange ghost rows before every
 # Runge-Kutta stage; the same history and frames as one rank, byte for
 # byte, with characteristic, wall, inflow, zero-gradient and periodic faces
-# (a periodic y wraps around the ranks); frames by pieces; checkpoints on
+# (a periodic y wraps around the ranks), and in 3-D (blocks along y and z,
+# both periodic); frames by pieces; checkpoints on
 # any rank count; CUDA ranks; what it refuses.
 set -u
 . "${top_srcdir:-.}/tests/mpi_lib.sh"
@@ -12,6 +13,8 @@ Poinsot and Lele's vortex, nonreflecting faces|--n=48 --steps=60 --frames=2 --mo
 walls, subsonic inflow, zero-gradient outflow|--n=40 --lx=1.2 --case=isentropic --circulation=0.05 --bc-bottom=noslip-wall --bc-top=slip-wall --bc-left=subsonic-in --bc-right=zero-gradient --mach=0.3 --steps=50 --frames=1 --png=no --backend=openmp|_history.csv _0001.vtr|2 4
 periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic --steps=40 --frames=1 --png=no --precision=single --backend=serial|_history.csv _0001.vtr|2 3
 periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
+3-D Taylor-Green vortex, blocks along y and z|--dim=3 --n=12 --steps=20 --frames=1 --monitor-every=5 --png=no --backend=serial|_history.csv _0001.vtr|2 3 4
+3-D vortex tube, single|--dim=3 --case=vortex-tube --n=12 --lz=3.14159265 --mach=0.3 --steps=20 --frames=1 --png=no --precision=single --backend=openmp|_history.csv _0001.vtr|2 4
 CASES
 
 # hd-ns --pieces: every frame as blocks of rows and a .pvtr the .pvd names;
@@ -45,7 +48,7 @@ result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow 
 
 # hd-ns's checkpoints load on any rank count too (ghost rows of the conserved variables; periodic in y too)
 bin="$top/drivers/hd-ns"
-for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=periodic --backend=serial"; do
+for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=periodic --backend=serial" "--dim=3 --n=12 --backend=serial"; do
   rm -rf ck && mkdir ck
   # shellcheck disable=SC2086
   mpirun 1 $nsa --steps=60 --frames=2 --monitor-every=5 --png=no --output=ck/s >/dev/null 2>&1 &&
@@ -59,6 +62,7 @@ done
 
 bin="$top/drivers/hd-ns"
 mpibad 6 "fewer than 3 node rows" --n=16 --steps=2
+mpibad 6 "6 ranks leave blocks thinner than 3 nodes (8 x 8 x 8 nodes in all)" --dim=3 --n=8 --steps=2
 mpibad 2 "bench: not available yet" --n=16 --steps=2 --bench
 
 finish

@@ -18,6 +18,9 @@ typedef struct ns3_state {
   hd_ns3_prim *prims;  /* every node's primitives, rebuilt each stage */
   size_t bytes;
   double *rows;        /* row sums, HD_NS3_ROW a row */
+  int shared[3];
+  int (*halo)(void *user, void *const q[5]);
+  void *halo_user;
 } ns3_state;
 
 static void ns3_destroy(hd_ctx *ctx, void *state) {
@@ -40,10 +43,14 @@ static hd_status ns3_create(hd_ctx *ctx, const ns3_problem *p, void **out) {
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "ns: out of host memory");
   a = &st->a;
-  if (!hd_grid_init(&a->g, 3, p->n[0], p->n[1], p->n[2], 1) || a->g.n[0] < 3 || a->g.n[1] < 3 || a->g.n[2] < 3) {
+  if (!hd_grid_init(&a->g, 3, ns3_block_nodes(p, 0), ns3_block_nodes(p, 1), ns3_block_nodes(p, 2), 1) ||
+      a->g.n[0] < 3 || a->g.n[1] < 3 || a->g.n[2] < 3) {
     free(st);
-    return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld x %ld is too small or too large", p->n[0], p->n[1], p->n[2]);
+    return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld x %ld is too small or too large", ns3_block_nodes(p, 0),
+                   ns3_block_nodes(p, 1), ns3_block_nodes(p, 2));
   }
+  for (d = 0; d < 3; ++d) st->shared[d] = p->shared[d];
+  st->halo = p->halo, st->halo_user = p->halo_user;
   st->bytes = (size_t)a->g.total * sizeof(hd_real);
   for (b = 0; b < 4 && s == HD_OK; ++b)
     for (c = 0; c < 5 && s == HD_OK; ++c) {
@@ -62,7 +69,7 @@ static hd_status ns3_create(hd_ctx *ctx, const ns3_problem *p, void **out) {
   if (s == HD_OK) {
     for (c = 0; c < 5; ++c) ia.q[c] = st->buf[0][c];
     ia.g = a->g, ia.ic = p->ic;
-    for (d = 0; d < 3; ++d) ia.x0[d] = p->origin[d], ia.h[d] = p->length[d] / p->n[d];
+    for (d = 0; d < 3; ++d) ia.x0[d] = p->origin[d], ia.h[d] = p->length[d] / p->n[d], ia.off[d] = p->block_off[d];
     s = hd_ns3_init_loop(ctx, &ia, hd_grid_interior(&a->g));
   }
   if (s == HD_OK) s = hd_dev_alloc(ctx, (void **)&st->rows, (size_t)(HD_NS3_ROW * a->g.n[1] * a->g.n[2]) * sizeof(double));
@@ -82,7 +89,12 @@ static hd_status ns3_prepare(hd_ctx *ctx, ns3_state *st, hd_real *const *in, hd_
   hd_status s;
   int c;
   for (c = 0; c < 5; ++c) a->q[c] = in[c];
-  s = hd_ns3_fill_ghosts(ctx, in, &a->g);
+  /* x, y, then z: each axis's ghosts span the ghosts of those before */
+  s = hd_ns3_fill_ghosts(ctx, in, &a->g, 0);
+  if (s == HD_OK && !st->shared[1]) s = hd_ns3_fill_ghosts(ctx, in, &a->g, 1);
+  if (s == HD_OK && st->halo && st->halo(st->halo_user, (void *const *)in))
+    s = hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
+  if (s == HD_OK && !st->shared[2]) s = hd_ns3_fill_ghosts(ctx, in, &a->g, 2);
   if (s == HD_OK && prims) {
     hd_ns3_args pa = *a;
     pa.prims = prims;

@@ -30,8 +30,9 @@ typedef struct ns3_run {
   hd_decomp dc;
   const ns3_ops *ops;
   void *state;
-  double *rows, *f[8];         /* row sums; the output fields */
-  long nodes, nrows;
+  double *rows, *all;          /* this rank's row sums; every row's */
+  double *f[8], *lf[8];        /* the output fields: rank 0's whole grid, this block's */
+  long nodes, nrows, lnodes;   /* the grid's nodes and rows; the block's nodes */
   int hist, png_w;             /* output slots */
   double s0[HD_NS3_ROW], s[HD_NS3_ROW]; /* the whole grid's sums: at the start, now */
   double ek_peak, ek_peak_t;   /* the largest dissipation seen and its time */
@@ -118,6 +119,19 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   return HD_DRV_OK;
 }
 
+/* The problem's halo hook: the ghost planes of the five variables from the
+ * neighbouring blocks (at most HD_DECOMP_FIELDS at once). */
+static int exchange(void *user, void *const q[5]) {
+  ns3_run *c = (ns3_run *)user;
+  char err[256];
+  if (hd_decomp_halo_fields(&c->dc, 4, q, c->ops->real_size, err, sizeof err) ||
+      hd_decomp_halo_fields(&c->dc, 1, q + 4, c->ops->real_size, err, sizeof err)) {
+    fprintf(stderr, PROG ": rank %d: %s\n", hd_par_rank(), err); /* the hook's caller only knows it failed */
+    return -1;
+  }
+  return 0;
+}
+
 static int setup(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
   ns3_problem *p = &c->p;
@@ -131,10 +145,18 @@ static int setup(hd_drv_run *r) {
   r->dt = p->dt * c->speed;
   gn[0] = p->n[0], gn[1] = p->n[1], gn[2] = p->n[2];
   c->nodes = gn[0] * gn[1] * gn[2], c->nrows = gn[1] * gn[2];
+  /* blocks along y and z, both wrapping around the ranks */
   if (hd_decomp_create(&c->dc, 3, gn, 0, 6, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
-  if (c->dc.size > 1)
-    return hd_drv_bad(r, "dim: the 3-D solver runs on one rank so far (%d given); issue 73 brings it to several",
-                      c->dc.size);
+  if (hd_par_any(c->dc.ln[1] < 3 || c->dc.ln[2] < 3))
+    return hd_drv_bad(r, "%d ranks leave blocks thinner than 3 nodes (%ld x %ld x %ld nodes in all); use fewer ranks",
+                      c->dc.size, gn[0], gn[1], gn[2]);
+  c->lnodes = c->dc.ln[0] * c->dc.ln[1] * c->dc.ln[2];
+  if (c->dc.size > 1) {
+    int a;
+    for (a = 0; a < 3; ++a)
+      p->block_nodes[a] = c->dc.ln[a], p->block_off[a] = c->dc.off[a], p->shared[a] = c->dc.dims[a] > 1;
+    p->halo = exchange, p->halo_user = c;
+  }
   c->hist = hd_drv_slot(r, "_history.csv", 1, HD_DRV_SERIES);
   r->frame_suffix = ".vtr";
   c->png_w = hd_drv_slot(r, "_vorticity.png", c->png, HD_DRV_PICTURE);
@@ -144,15 +166,18 @@ static int setup(hd_drv_run *r) {
 
 static int open_backend(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
-  const double padded = (double)(c->p.n[0] + 2) * (c->p.n[1] + 2) * (c->p.n[2] + 2);
+  const double padded = (double)(c->dc.ln[0] + 2) * (c->dc.ln[1] + 2) * (c->dc.ln[2] + 2);
   hd_decomp_use_backend(&c->dc, r->core, &r->ctx);
   if (!(c->ops = ns3_ops_get(r->core->id, c->com.precision == 1)))
     return hd_drv_bad(r, "no kernels for this backend and precision");
   r->precision = c->ops->precision;
-  /* device: 20 padded arrays and the primitives (7 reals a node); host:
-   * the eight output fields and the rows' sums */
+  /* device: 20 padded arrays of the block and its primitives (7 reals a
+   * node); host: its eight output fields, on rank 0 the grid's too, and
+   * every row's sums */
   r->dev_bytes = 27.0 * padded * c->ops->real_size;
-  r->host_bytes = c->com.bench ? 0.0 : 8.0 * (double)c->nodes * 8.0 + HD_NS3_ROW * 8.0 * (double)c->nrows;
+  r->host_bytes = c->com.bench ? 0.0
+                               : 64.0 * (double)c->lnodes + (r->root && c->dc.size > 1 ? 64.0 * (double)c->nodes : 0.0) +
+                                     HD_NS3_ROW * 8.0 * (double)c->nrows;
   return HD_DRV_OK;
 }
 
@@ -208,17 +233,23 @@ static int bench(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
-/* The whole grid's sums, rows folded in order: mass, momentum, energy,
- * kinetic energy, enstrophy and dE_k/dt summed; max |p - p_inf|, bad
- * nodes, and the first bad node's (i, row). */
+/* The whole grid's sums, rows folded in global order (the same on any
+ * number of ranks): mass, momentum, energy, kinetic energy, enstrophy and
+ * dE_k/dt summed; max |p - p_inf|, bad nodes, and the first bad node's
+ * index i + nx row. */
 static int monitor(hd_drv_run *r, ns3_run *c, double *out) {
   long j;
-  int k;
-  if (c->ops->row_sums(&r->ctx, c->state, c->rows) != HD_OK) return HD_DRV_FAILED;
+  int k, bad = c->ops->row_sums(&r->ctx, c->state, c->rows) != HD_OK;
+  if (hd_par_any(bad)) {
+    if (!bad) hd_fail(&r->ctx, HD_ERR_IO, "the monitor failed on another rank");
+    return HD_DRV_FAILED;
+  }
+  if (hd_decomp_rows_all(&c->dc, c->rows, HD_NS3_ROW, c->all, r->err, sizeof r->err))
+    return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
   for (k = 0; k < HD_NS3_ROW; ++k) out[k] = 0.0;
   out[10] = -1.0;
   for (j = 0; j < c->nrows; ++j) {
-    const double *v = c->rows + HD_NS3_ROW * j;
+    const double *v = c->all + HD_NS3_ROW * j;
     for (k = 0; k < 8; ++k) out[k] += v[k];
     out[8] = fmax(out[8], v[8]);
     if (v[9] > 0 && out[9] == 0) out[10] = v[10] + (double)c->p.n[0] * (double)j;
@@ -242,9 +273,14 @@ static void ckpt_template(const ns3_problem *p, size_t real_size, hd_ckpt *ck) {
 static int create(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
   int k, bad = 0, rc;
-  for (k = 0; k < 8; ++k) bad |= !(c->f[k] = (double *)malloc((size_t)c->nodes * sizeof(double)));
-  c->rows = (double *)malloc((size_t)(HD_NS3_ROW * c->nrows) * sizeof(double));
-  bad |= !c->rows;
+  for (k = 0; k < 8; ++k) {
+    c->lf[k] = (double *)malloc((size_t)c->lnodes * sizeof(double));
+    c->f[k] = c->dc.size == 1 ? c->lf[k] : r->root ? (double *)malloc((size_t)c->nodes * sizeof(double)) : NULL;
+    bad |= !c->lf[k] || (r->root && !c->f[k]);
+  }
+  c->rows = (double *)malloc((size_t)(HD_NS3_ROW * c->dc.ln[1] * c->dc.ln[2]) * sizeof(double));
+  c->all = (double *)malloc((size_t)(HD_NS3_ROW * c->nrows) * sizeof(double));
+  bad |= !c->rows || !c->all;
   if (!bad) bad = c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK;
   if ((rc = hd_drv_take_state(r, bad, c->state, c->ops->state_count, c->ops->state_io)) != HD_DRV_OK) return rc;
   ckpt_template(&c->p, c->ops->real_size, r->ck);
@@ -256,8 +292,11 @@ static void destroy(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
   int k;
   if (c->state) c->ops->destroy(&r->ctx, c->state);
-  for (k = 0; k < 8; ++k) free(c->f[k]);
-  free(c->rows);
+  for (k = 0; k < 8; ++k) {
+    if (c->f[k] != c->lf[k]) free(c->f[k]);
+    free(c->lf[k]);
+  }
+  free(c->rows), free(c->all);
   hd_decomp_destroy(&c->dc);
 }
 
@@ -288,8 +327,21 @@ static int start(hd_drv_run *r) {
   return HD_DRV_OK;
 }
 
-/* A frame: PREFIX_NNNN.vtr, the nodes as cells, velocity and vorticity as
- * vectors. */
+/* The eight output fields of every block on rank 0 (c->f), from this
+ * block's; collective. */
+static int fields(hd_drv_run *r, ns3_run *c) {
+  int k;
+  /* no agreement here: the backend exchanges halos inside, so a failure
+   * goes to the loop's MPI_Abort */
+  if (c->ops->fields(&r->ctx, c->state, c->lf) != HD_OK) return HD_DRV_FAILED;
+  for (k = 0; k < 8; ++k)
+    if (c->lf[k] != c->f[k] && hd_decomp_gather(&c->dc, c->lf[k], c->f[k], r->err, sizeof r->err))
+      return hd_fail(&r->ctx, HD_ERR_IO, "%s", r->err), HD_DRV_FAILED;
+  return HD_DRV_OK;
+}
+
+/* A frame: PREFIX_NNNN.vtr from rank 0's whole grid, the nodes as cells,
+ * velocity and vorticity as vectors; collective. */
 static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
   ns3_run *c = (ns3_run *)r->self;
   const ns3_problem *p = &c->p;
@@ -304,7 +356,8 @@ static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
   long i;
   int a, bad = 0;
   (void)prefix;
-  if (c->ops->fields(&r->ctx, c->state, c->f) != HD_OK) return HD_DRV_FAILED;
+  if ((a = fields(r, c)) != HD_DRV_OK) return a;
+  if (!r->root) return HD_DRV_OK;
   for (a = 0; a < 3; ++a) {
     const double h = p->length[a] / (double)p->n[a];
     bad |= !(x[a] = (double *)malloc((size_t)(p->n[a] + 1) * sizeof(double)));
@@ -357,7 +410,7 @@ static int finish(hd_drv_run *r) {
   int rc;
   if ((rc = monitor(r, c, c->s)) != HD_DRV_OK) return rc;
   if (!c->png) return HD_DRV_OK;
-  if (c->ops->fields(&r->ctx, c->state, c->f) != HD_OK) return HD_DRV_FAILED;
+  if ((rc = fields(r, c)) != HD_DRV_OK || !r->root) return rc;
   if (!(img = (double *)malloc((size_t)(ny * nz) * sizeof(double))))
     return hd_fail(&r->ctx, HD_ERR_NOMEM, "out of host memory for a picture"), HD_DRV_FAILED;
   for (k = 0; k < nz; ++k)

@@ -18,16 +18,29 @@ typedef struct ns3_problem {
   int generic;          /* 1: the one-pass stage (the check for the two-pass one) */
   hd_ns3_ic ic;
   double dt;
+  /* a block of a grid split over ranks along y and z (all 0: the whole
+   * grid): its nodes and first node, the axes shared with neighbours
+   * (their ghosts come from them), and the hook that exchanges the halos
+   * of the five variables across them (0, or -1 on failure) */
+  long block_nodes[3], block_off[3];
+  int shared[3];
+  int (*halo)(void *user, void *const q[5]);
+  void *halo_user;
 } ns3_problem;
+
+/* Nodes per axis of this block. */
+static inline long ns3_block_nodes(const ns3_problem *p, int axis) {
+  return p->block_nodes[axis] ? p->block_nodes[axis] : p->n[axis];
+}
 
 typedef struct ns3_ops {
   const char *backend, *precision;
   size_t real_size;
   hd_status (*create)(hd_ctx *ctx, const ns3_problem *p, void **state);
   hd_status (*advance)(hd_ctx *ctx, void *state, long steps);
-  /* HD_NS3_ROW values per row of nodes (j, k), rows in order j + k ny */
+  /* HD_NS3_ROW values per row of nodes (j, k) of the block, rows in order j + k ny */
   hd_status (*row_sums)(hd_ctx *ctx, void *state, double *rows);
-  /* rho, u, v, w, p, omega_x, omega_y, omega_z on the nodes, x fastest (any may be NULL) */
+  /* rho, u, v, w, p, omega_x, omega_y, omega_z on the block's nodes, x fastest (any may be NULL) */
   hd_status (*fields)(hd_ctx *ctx, void *state, double *const out[8]);
   void (*destroy)(hd_ctx *ctx, void *state);
   int (*state_count)(void *state); /* checkpoints: the arrays of the state */

@@ -214,43 +214,41 @@ HD_DEFINE_FOR_3D(hd_ns3_prims_loop, hd_ns3_prims_pt, hd_ns3_args)
 
 /* ---- periodic ghosts -------------------------------------------------------------- */
 
-/* The ghost nodes of the faces across `axis`, each a copy of the interior
- * node it wraps to along every axis (edges and corners too), so that the
- * three launches read only interior nodes. */
+/* The ghost layers across `axis`, copies of the nodes they wrap to along
+ * it, over the whole padded extent of the axes before it and the interior
+ * of those after: filled x, then y, then z (each launch reads what the one
+ * before wrote), edges and corners come out right, and an axis split over
+ * ranks takes its ghosts from the halo exchange in its turn instead. */
 typedef struct hd_ns3_ghost_args {
   hd_real *q[5];
   hd_grid g;
   int axis;
 } hd_ns3_ghost_args;
 
-HD_FN hd_idx hd_ns3_wrap(hd_idx i, hd_idx n) { return i == 0 ? n : i == n + 1 ? 1 : i; }
-
 /* (u, v, side): the face's two other coordinates (padded) and 0 / 1 for
  * its low / high layer. */
 HD_FN void hd_ns3_ghost_pt(const hd_ns3_ghost_args *a, hd_idx u, hd_idx v, hd_idx side) {
   const hd_grid *g = &a->g;
-  hd_idx x[3], n, m;
-  int c;
   const int b = a->axis, e1 = b == 0 ? 1 : 0, e2 = b == 2 ? 1 : 2;
-  x[b] = side ? g->n[b] + 1 : 0, x[e1] = u, x[e2] = v;
-  n = hd_grid_at(g, x[0], x[1], x[2]);
-  m = hd_grid_at(g, hd_ns3_wrap(x[0], g->n[0]), hd_ns3_wrap(x[1], g->n[1]), hd_ns3_wrap(x[2], g->n[2]));
+  const hd_idx n = hd_grid_at(g, 0, 0, 0) + u * g->stride[e1] + v * g->stride[e2] + (side ? g->n[b] + 1 : 0) * g->stride[b];
+  const hd_idx m = n + (side ? -g->n[b] : g->n[b]) * g->stride[b];
+  int c;
   for (c = 0; c < 5; ++c) a->q[c][n] = a->q[c][m];
 }
 
 HD_DEFINE_FOR_3D(hd_ns3_ghost_loop, hd_ns3_ghost_pt, hd_ns3_ghost_args)
 
-HD_HOST_FN hd_status hd_ns3_fill_ghosts(hd_ctx *ctx, hd_real *const q[5], const hd_grid *g) {
+/* The ghosts across one axis (0, 1, 2), in the order above. */
+HD_HOST_FN hd_status hd_ns3_fill_ghosts(hd_ctx *ctx, hd_real *const q[5], const hd_grid *g, int axis) {
   hd_ns3_ghost_args a;
-  hd_status s = HD_OK;
+  const int e1 = axis == 0 ? 1 : 0, e2 = axis == 2 ? 1 : 2;
   int c;
   for (c = 0; c < 5; ++c) a.q[c] = q[c];
-  a.g = *g;
-  for (a.axis = 0; a.axis < 3 && s == HD_OK; ++a.axis) {
-    const int e1 = a.axis == 0 ? 1 : 0, e2 = a.axis == 2 ? 1 : 2;
-    s = hd_ns3_ghost_loop(ctx, &a, hd_range3_make(0, g->n[e1] + 2, 0, g->n[e2] + 2, 0, 2));
-  }
-  return s;
+  a.g = *g, a.axis = axis;
+  /* the axes before `axis` padded, those after it interior */
+  return hd_ns3_ghost_loop(ctx, &a,
+                           hd_range3_make(e1 < axis ? 0 : 1, g->n[e1] + (e1 < axis ? 2 : 1), e2 < axis ? 0 : 1,
+                                          g->n[e2] + (e2 < axis ? 2 : 1), 0, 2));
 }
 
 /* ---- monitor ---------------------------------------------------------------------- */
@@ -337,15 +335,16 @@ typedef struct hd_ns3_init_args {
   hd_real *q[5];
   hd_grid g;
   hd_ns3_ic ic;
-  double x0[3], h[3]; /* coordinates of physical node 0 and spacings */
+  double x0[3], h[3]; /* coordinates of physical node 0 of the whole grid and spacings */
+  hd_idx off[3];      /* the block's first node in the whole grid (0 unless split) */
 } hd_ns3_init_args;
 
 HD_FN void hd_ns3_init_pt(const hd_ns3_init_args *a, hd_idx i, hd_idx j, hd_idx k) {
   const hd_idx n = hd_grid_at(&a->g, i, j, k);
   double q[5];
   int c;
-  hd_ns3_ic_state(&a->ic, a->x0[0] + (double)(i - 1) * a->h[0], a->x0[1] + (double)(j - 1) * a->h[1],
-                  a->x0[2] + (double)(k - 1) * a->h[2], q);
+  hd_ns3_ic_state(&a->ic, a->x0[0] + (double)(i - 1 + a->off[0]) * a->h[0],
+                  a->x0[1] + (double)(j - 1 + a->off[1]) * a->h[1], a->x0[2] + (double)(k - 1 + a->off[2]) * a->h[2], q);
   for (c = 0; c < 5; ++c) a->q[c][n] = (hd_real)q[c];
 }
 
