@@ -456,3 +456,12 @@ void cli_print_help(const cli_opt *opts, const char *prog, const char *summary) 
   printf("  %-28s %s\n  %-28s %s\n", "--help", "this text", "--version",
          "version, backends and precision");
 }
+
+const char *cli_choice_name(const char *list, int k, char *buf, size_t n) {
+  const char *s = list, *e;
+  while (k-- > 0 && (s = strchr(s, '|')) != NULL) ++s;
+  if (!s) s = "?";
+  e = strchr(s, '|');
+  snprintf(buf, n, "%.*s", (int)(e ? (size_t)(e - s) : strlen(s)), s);
+  return buf;
+}

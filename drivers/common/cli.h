@@ -56,6 +56,9 @@ typedef struct cli_opt {
   int line;            /* input-file line that set it */
 } cli_opt;
 
+/* The k-th name of choices "a|b|c" into buf (for summaries); returns buf. */
+const char *cli_choice_name(const char *list, int k, char *buf, size_t n);
+
 /* Parse argv (and the file named by the option "input", if the table has
  * one and it is given).  Returns CLI_OK, CLI_ERROR (message in err, without
  * the program name), or CLI_HELP / CLI_VERSION when those were asked for

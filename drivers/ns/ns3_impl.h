@@ -18,7 +18,6 @@ typedef struct ns3_state {
   hd_ns3_prim *prims;  /* every node's primitives, rebuilt each stage */
   size_t bytes;
   double *rows;        /* row sums, HD_NS3_ROW a row */
-  int shared[3];
   int (*halo)(void *user, void *const q[5]);
   void *halo_user;
 } ns3_state;
@@ -39,7 +38,7 @@ static hd_status ns3_create(hd_ctx *ctx, const ns3_problem *p, void **out) {
   hd_ns3_args *a;
   hd_ns3_init_args ia;
   hd_status s = HD_OK;
-  int b, c, d;
+  int b, c, d, f;
   *out = NULL;
   if (!st) return hd_fail(ctx, HD_ERR_NOMEM, "ns: out of host memory");
   a = &st->a;
@@ -49,8 +48,17 @@ static hd_status ns3_create(hd_ctx *ctx, const ns3_problem *p, void **out) {
     return hd_fail(ctx, HD_ERR_ARG, "ns: grid %ld x %ld x %ld is too small or too large", ns3_block_nodes(p, 0),
                    ns3_block_nodes(p, 1), ns3_block_nodes(p, 2));
   }
-  for (d = 0; d < 3; ++d) st->shared[d] = p->shared[d];
   st->halo = p->halo, st->halo_user = p->halo_user;
+  for (f = 0; f < 6; ++f) {
+    const int ax = f / 2, t1 = ax == 0 ? 1 : 0, t2 = ax == 2 ? 1 : 2;
+    double k[3];
+    ns_nscbc_face(p->sigma, p->sigma_side, p->beta, p->beta_side, p->sigma_in, p->mach, fabs(p->u_inf[ax]),
+                  hypot(p->u_inf[t1], p->u_inf[t2]), p->length[ax], k);
+    a->bc[f] = p->bc[f], a->shared[f] = p->shared[f];
+    a->faces |= p->bc[f] != HD_NS_PERIODIC && !p->shared[f];
+    a->relax[f] = (hd_real)k[0], a->beta[f] = (hd_real)k[1], a->relax_in[f] = (hd_real)k[2];
+  }
+  for (d = 0; d < 3; ++d) a->u_inf[d] = (hd_real)p->u_inf[d];
   st->bytes = (size_t)a->g.total * sizeof(hd_real);
   for (b = 0; b < 4 && s == HD_OK; ++b)
     for (c = 0; c < 5 && s == HD_OK; ++c) {
@@ -89,12 +97,13 @@ static hd_status ns3_prepare(hd_ctx *ctx, ns3_state *st, hd_real *const *in, hd_
   hd_status s;
   int c;
   for (c = 0; c < 5; ++c) a->q[c] = in[c];
-  /* x, y, then z: each axis's ghosts span the ghosts of those before */
-  s = hd_ns3_fill_ghosts(ctx, in, &a->g, 0);
-  if (s == HD_OK && !st->shared[1]) s = hd_ns3_fill_ghosts(ctx, in, &a->g, 1);
+  /* x, y, then z: each axis's ghosts span the ghosts of those before; the
+   * halo exchange fills the shared faces' along y, then z */
+  s = hd_ns3_fill_ghosts(ctx, a, in, 0);
+  if (s == HD_OK) s = hd_ns3_fill_ghosts(ctx, a, in, 1);
   if (s == HD_OK && st->halo && st->halo(st->halo_user, (void *const *)in))
     s = hd_fail(ctx, HD_ERR_IO, "ns: the halo exchange failed");
-  if (s == HD_OK && !st->shared[2]) s = hd_ns3_fill_ghosts(ctx, in, &a->g, 2);
+  if (s == HD_OK) s = hd_ns3_fill_ghosts(ctx, a, in, 2);
   if (s == HD_OK && prims) {
     hd_ns3_args pa = *a;
     pa.prims = prims;

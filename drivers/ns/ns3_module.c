@@ -17,14 +17,19 @@
 
 #define PROG "hd-ns"
 #define ABOUT \
-  "3-D compressible Navier-Stokes in a periodic box (--dim=3); writes PREFIX_history.csv (kinetic energy, " \
-  "dissipation, enstrophy), PREFIX_NNNN.vtr with PREFIX.pvd, and a picture."
+  "3-D compressible Navier-Stokes (--dim=3) with periodic or characteristic (NSCBC) faces; writes " \
+  "PREFIX_history.csv (kinetic energy, dissipation, enstrophy), PREFIX_NNNN.vtr with PREFIX.pvd, and a picture."
+
+static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonreflecting|subsonic-in|slip-wall|"
+                                    "noslip-wall";
 
 typedef struct ns3_run {
   hd_drv_common com; /* first: the loop's */
-  int icase, inviscid, sutherland, divergence, png;
+  int icase, inviscid, sutherland, divergence, png, bc[6], bc_all;
   long dim, n, steps, monitor_every;
   double lx, ly, lz, mach, re, circulation, rc, gamma, pr, suth, dt, cfl, t_end;
+  double center[3], amplitude, sigma, sigma_side, beta, beta_side, sigma_in;
+  int ncenter;
   double speed;                /* U: time in L/U, energies in U^2 */
   ns3_problem p;
   hd_decomp dc;
@@ -32,7 +37,7 @@ typedef struct ns3_run {
   void *state;
   double *rows, *all;          /* this rank's row sums; every row's */
   double *f[8], *lf[8];        /* the output fields: rank 0's whole grid, this block's */
-  long nodes, nrows, lnodes;   /* the grid's nodes and rows; the block's nodes */
+  long nn[3], nodes, nrows, lnodes; /* the grid's nodes per axis, nodes and rows; the block's nodes */
   int hist, png_w;             /* output slots */
   double s0[HD_NS3_ROW], s[HD_NS3_ROW]; /* the whole grid's sums: at the start, now */
   double ek_peak, ek_peak_t;   /* the largest dissipation seen and its time */
@@ -42,9 +47,9 @@ static int options(void *self, cli_opt *opts, int max) {
   ns3_run *c = (ns3_run *)self;
   const cli_opt o[] = {
       {"dim", CLI_INT, &c->dim, "3", "3: this solver (2: the 2-D one, hd-ns --help)", 3, 3, 0, NULL, 1, 0, 0},
-      {"case", CLI_CHOICE, &c->icase, "uniform|taylor-green|vortex-tube",
+      {"case", CLI_CHOICE, &c->icase, "uniform|taylor-green|vortex-tube|pulse",
        "initial state (default taylor-green: the workshop's Taylor-Green vortex; vortex-tube: the isentropic vortex "
-       "along z carried along x)", 1, 0, 0, NULL, 0, 0, 0},
+       "along z carried along x; pulse: a spherical acoustic pulse)", 1, 0, 0, NULL, 0, 0, 0},
       {"n", CLI_INT, &c->n, "N", "cells along x (default 64); y and z take the same spacing", 4, 1 << 16, 0, NULL, 0, 0, 0},
       {"lx", CLI_REAL, &c->lx, "L", "box length along x in units of L (default 2 pi), centred on 0", 1e-3, 1e3, 0, NULL, 0, 0, 0},
       {"ly", CLI_REAL, &c->ly, "L", "box length along y (default 2 pi)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
@@ -63,7 +68,28 @@ static int options(void *self, cli_opt *opts, int max) {
       {"pr", CLI_REAL, &c->pr, "PR", "Prandtl number (default 0.71)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
       {"circulation", CLI_REAL, &c->circulation, "G", "vortex tube: its largest swirl speed / c (default 0.05)", -1, 1, 0,
        NULL, 0, 0, 0},
-      {"rc", CLI_REAL, &c->rc, "R", "vortex tube: its radius / L (default 0.5)", 1e-6, 100, 0, NULL, 0, 0, 0},
+      {"rc", CLI_REAL, &c->rc, "R", "vortex tube, pulse: its radius / L (default 0.5)", 1e-6, 100, 0, NULL, 0, 0, 0},
+      {"amplitude", CLI_REAL, &c->amplitude, "A", "pulse: its peak pressure / (rho_inf c^2) (default 0.01)", -0.5, 10, 0,
+       NULL, 0, 0, 0},
+      {"center", CLI_REALS, c->center, "X,Y,Z", "vortex tube (X, Y), pulse: its centre / L (default 0,0,0)", -1e3, 1e3, 3,
+       &c->ncenter, 0, 0, 0},
+      {"bc-left", CLI_CHOICE, &c->bc[0], bc_names, "face x = -lx/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc-right", CLI_CHOICE, &c->bc[1], bc_names, "face x = +lx/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc-bottom", CLI_CHOICE, &c->bc[2], bc_names, "face y = -ly/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc-top", CLI_CHOICE, &c->bc[3], bc_names, "face y = +ly/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc-back", CLI_CHOICE, &c->bc[4], bc_names, "face z = -lz/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc-front", CLI_CHOICE, &c->bc[5], bc_names, "face z = +lz/2 (default periodic)", 1, 0, 0, NULL, 0, 0, 0},
+      {"bc", CLI_CHOICE, &c->bc_all, bc_names, "every face at once (the bc-FACE options override it)", 1, 0, 0, NULL, 0,
+       0, 0},
+      {"sigma", CLI_REAL, &c->sigma, "S", "NSCBC pressure relaxation sigma (default 0.25)", 0, 100, 0, NULL, 0, 0, 0},
+      {"sigma-side", CLI_REAL, &c->sigma_side, "S", "the same on the faces the stream runs along (default 1, supersonic 4)",
+       -1, 100, 0, NULL, 0, 0, 0},
+      {"beta", CLI_REAL, &c->beta, "B", "NSCBC fraction of transverse terms kept (default min(mach, 1))", 0, 1, 0, NULL, 0,
+       0, 0},
+      {"beta-side", CLI_REAL, &c->beta_side, "B", "the same on the faces the stream runs along (default 0.5, supersonic "
+       "0.25)", -1, 1, 0, NULL, 0, 0, 0},
+      {"sigma-in", CLI_REAL, &c->sigma_in, "S", "NSCBC relaxation of the waves entering a supersonic inflow (default 16)",
+       0, 1000, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c->dt, "DT", "time step in L/U (default from --cfl)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
       {"cfl", CLI_REAL, &c->cfl, "C", "dt sum (|u_d|+c)/h_d, at most 2.8 (default 1.5)", 1e-6, HD_NS_CFL_MAX, 0, NULL, 0, 0, 0},
       {"t-end", CLI_REAL, &c->t_end, "T", "run to time T in L/U (default 20)", 0, 1e9, 0, NULL, 0, 0, 0},
@@ -73,7 +99,7 @@ static int options(void *self, cli_opt *opts, int max) {
        "libpng is)", 1, 0, 0, NULL, 0, 0, 0}};
   c->dim = 3, c->icase = HD_NS3_IC_TAYLOR_GREEN, c->n = 64, c->lx = c->ly = c->lz = 2.0 * M_PI, c->mach = 0.1;
   c->re = 1600, c->gamma = 1.4, c->pr = 0.71, c->suth = 110.4 / 288.15, c->circulation = 0.05, c->rc = 0.5;
-  c->cfl = 1.5, c->t_end = 20, c->monitor_every = 10, c->png = HD_PNG_BUILT;
+  c->cfl = 1.5, c->t_end = 20, c->monitor_every = 10, c->png = HD_PNG_BUILT, c->amplitude = 0.01, c->sigma = 0.25;
   return HD_DRV_ROWS(opts, max, o);
 }
 
@@ -81,15 +107,34 @@ static int options(void *self, cli_opt *opts, int max) {
 static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   const double len[3] = {c->lx, c->ly, c->lz};
   const double swirl = c->icase == HD_NS3_IC_VORTEX_TUBE ? fabs(c->circulation) : 0.0;
-  double h[3], speed[3], nu_eff, dtmax;
-  int d;
+  double h[3], speed[3], nu_eff, dtmax, swirl_pulse = 0.0;
+  int d, f;
   memset(p, 0, sizeof *p);
   c->speed = c->mach > 0 ? c->mach : 1.0;
+  for (f = 0; f < 6; ++f) {
+    static const char *const face[6] = {"left", "right", "bottom", "top", "back", "front"};
+    char key[16];
+    snprintf(key, sizeof key, "bc-%s", face[f]);
+    p->bc[f] = cli_find(r->opts, key)->seen || !cli_find(r->opts, "bc")->seen ? c->bc[f] : c->bc_all;
+  }
+  for (d = 0; d < 3; ++d)
+    if ((p->bc[2 * d] == HD_NS_PERIODIC) != (p->bc[2 * d + 1] == HD_NS_PERIODIC))
+      return hd_drv_bad(r, "bc: a periodic face needs a periodic opposite face (%c)", "xyz"[d]);
+  for (f = 0; f < 6; ++f)
+    if (p->bc[f] == HD_NS_SUPERSONIC_IN && c->mach <= 1)
+      return hd_drv_bad(r, "bc: supersonic-in needs mach > 1 (got %g)", c->mach);
   for (d = 0; d < 3; ++d) {
     p->n[d] = d == 0 ? c->n : (long)llround(c->n * len[d] / c->lx);
     if (p->n[d] < 4) return hd_drv_bad(r, "n: the box needs at least 4 cells a side (%c has %ld)", "xyz"[d], p->n[d]);
     p->length[d] = len[d], p->origin[d] = -0.5 * len[d], h[d] = len[d] / (double)p->n[d];
   }
+  p->mach = c->mach, p->sigma = c->sigma;
+  p->beta = cli_find(r->opts, "beta")->seen ? c->beta : (c->mach < 1 ? c->mach : 1.0);
+  p->sigma_side = c->mach >= 1 ? 4.0 : 1.0, p->beta_side = c->mach >= 1 ? 0.25 : 0.5, p->sigma_in = 16.0; /* 2-D's */
+  if (cli_find(r->opts, "sigma-side")->seen) p->sigma_side = c->sigma_side;
+  if (cli_find(r->opts, "beta-side")->seen) p->beta_side = c->beta_side;
+  if (cli_find(r->opts, "sigma-in")->seen) p->sigma_in = c->sigma_in;
+  if (c->icase != HD_NS3_IC_TAYLOR_GREEN) p->u_inf[0] = c->mach;
   if (fabs(h[1] / h[0] - 1) > 0.01 || fabs(h[2] / h[0] - 1) > 0.01)
     return hd_drv_bad(r, "lx, ly, lz: the box's sides must hold whole cells of one size within 1 %% (spacings %g, %g, %g)",
                       h[0], h[1], h[2]);
@@ -104,7 +149,12 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   p->ic.kind = c->icase, p->ic.gamma = c->gamma, p->ic.u0 = c->mach;
   p->ic.plane.kind = HD_NS_IC_ISENTROPIC, p->ic.plane.gamma = c->gamma, p->ic.plane.u_inf = c->mach;
   p->ic.plane.strength = c->circulation, p->ic.plane.rc = c->rc;
-  for (d = 0; d < 3; ++d) speed[d] = 1.0 + (c->icase == HD_NS3_IC_TAYLOR_GREEN || d == 0 ? c->mach : 0.0) + swirl;
+  p->ic.plane.x0 = c->center[0], p->ic.plane.y0 = c->center[1];
+  p->ic.strength = c->amplitude, p->ic.rc = c->rc;
+  for (d = 0; d < 3; ++d) p->ic.x0[d] = c->center[d];
+  if (c->icase == HD_NS3_IC_PULSE) swirl_pulse = fabs(c->amplitude);
+  for (d = 0; d < 3; ++d)
+    speed[d] = 1.0 + (c->icase == HD_NS3_IC_TAYLOR_GREEN || d == 0 ? c->mach : 0.0) + swirl + swirl_pulse;
   /* the largest diffusivity of momentum and heat, at T up to 1.2 */
   nu_eff = p->mu_ref * fmax(4.0 / 3.0, c->gamma / c->pr) * (c->sutherland ? 1.2 : 1.0);
   dtmax = hd_ns3_dt_max(speed, h, nu_eff);
@@ -136,25 +186,26 @@ static int setup(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
   ns3_problem *p = &c->p;
   long gn[3];
-  int rc;
+  int rc, a;
   if (c->png && !HD_PNG_BUILT) return hd_drv_bad(r, "--png: " HD_NO_PNG);
   if ((rc = build(r, c, p)) != HD_DRV_OK) return rc;
   /* times in L/U: the problem's in L/c */
   r->total = c->steps > 0 ? c->steps : (long)ceil(c->t_end / c->speed / p->dt - 1e-9);
   if (c->steps == 0 && r->total > 0) p->dt = c->t_end / c->speed / (double)r->total; /* land on t-end */
   r->dt = p->dt * c->speed;
-  gn[0] = p->n[0], gn[1] = p->n[1], gn[2] = p->n[2];
+  for (a = 0; a < 3; ++a) gn[a] = c->nn[a] = ns3_nodes(p, a);
   c->nodes = gn[0] * gn[1] * gn[2], c->nrows = gn[1] * gn[2];
-  /* blocks along y and z, both wrapping around the ranks */
-  if (hd_decomp_create(&c->dc, 3, gn, 0, 6, r->err, sizeof r->err)) return HD_DRV_BAD_INPUT;
+  /* blocks along y and z, a periodic axis wrapping around the ranks */
+  if (hd_decomp_create(&c->dc, 3, gn, 0, (p->bc[2] == HD_NS_PERIODIC ? 2 : 0) | (p->bc[4] == HD_NS_PERIODIC ? 4 : 0), r->err,
+                       sizeof r->err))
+    return HD_DRV_BAD_INPUT;
   if (hd_par_any(c->dc.ln[1] < 3 || c->dc.ln[2] < 3))
     return hd_drv_bad(r, "%d ranks leave blocks thinner than 3 nodes (%ld x %ld x %ld nodes in all); use fewer ranks",
                       c->dc.size, gn[0], gn[1], gn[2]);
   c->lnodes = c->dc.ln[0] * c->dc.ln[1] * c->dc.ln[2];
   if (c->dc.size > 1) {
-    int a;
-    for (a = 0; a < 3; ++a)
-      p->block_nodes[a] = c->dc.ln[a], p->block_off[a] = c->dc.off[a], p->shared[a] = c->dc.dims[a] > 1;
+    for (a = 0; a < 3; ++a) p->block_nodes[a] = c->dc.ln[a], p->block_off[a] = c->dc.off[a];
+    for (a = 0; a < 6; ++a) p->shared[a] = !hd_decomp_owns_face(&c->dc, a);
     p->halo = exchange, p->halo_user = c;
   }
   c->hist = hd_drv_slot(r, "_history.csv", 1, HD_DRV_SERIES);
@@ -183,7 +234,7 @@ static int open_backend(hd_drv_run *r) {
 
 static void banner(hd_drv_run *r, char *text, size_t n) {
   ns3_run *c = (ns3_run *)r->self;
-  const long *m = c->p.n;
+  const long *m = c->nn;
   if (c->com.bench)
     snprintf(text, n, "%ld x %ld x %ld nodes", m[0], m[1], m[2]);
   else
@@ -228,7 +279,7 @@ static int bench(hd_drv_run *r) {
   printf("stage: %s\nnodes: %ld x %ld x %ld\nsteps_a_round: %ld\nround_seconds: %.6g (%d rounds, the best)\n"
          "cell_stages_per_second: %.6g\nbytes_per_cell_stage: %.0f\neffective_GB_per_second: %.6g\n"
          "copy_GB_per_second: %.6g\nfraction_of_copy: %.3f\n",
-         p->generic ? "generic (one pass)" : "two-pass (primitives once a node)", p->n[0], p->n[1], p->n[2], steps, wall,
+         p->generic ? "generic (one pass)" : "two-pass (primitives once a node)", c->nn[0], c->nn[1], c->nn[2], steps, wall,
          rounds, r->bench_rate, per, r->bench_rate * per / 1e9, bw / 1e9, bw > 0 ? r->bench_rate * per / bw : 0.0);
   return HD_DRV_OK;
 }
@@ -252,21 +303,26 @@ static int monitor(hd_drv_run *r, ns3_run *c, double *out) {
     const double *v = c->all + HD_NS3_ROW * j;
     for (k = 0; k < 8; ++k) out[k] += v[k];
     out[8] = fmax(out[8], v[8]);
-    if (v[9] > 0 && out[9] == 0) out[10] = v[10] + (double)c->p.n[0] * (double)j;
+    if (v[9] > 0 && out[9] == 0) out[10] = v[10] + (double)c->nn[0] * (double)j;
     out[9] += v[9];
   }
   return HD_DRV_OK;
 }
 
 /* What a checkpoint of this run must match on restart. */
-static void ckpt_template(const ns3_problem *p, size_t real_size, hd_ckpt *ck) {
+static void ckpt_template(const ns3_run *c, size_t real_size, hd_ckpt *ck) {
+  const ns3_problem *p = &c->p;
+  int f;
   memset(ck, 0, sizeof *ck);
   snprintf(ck->driver, sizeof ck->driver, "hd-ns-3d");
   ck->real_size = (uint32_t)real_size;
-  ck->dims[0] = p->n[0], ck->dims[1] = p->n[1], ck->dims[2] = p->n[2];
+  ck->dims[0] = c->nn[0], ck->dims[1] = c->nn[1], ck->dims[2] = c->nn[2];
   hd_ckpt_param(ck, "box", "%.17g,%.17g,%.17g", p->length[0], p->length[1], p->length[2]);
   hd_ckpt_param(ck, "gas", "%.17g,%.17g,%.17g,%.17g,%d", p->gamma, p->pr, p->mu_ref, p->suth, p->viscous);
   hd_ckpt_param(ck, "convection", "%d", p->split);
+  for (f = 0; f < 6; ++f) hd_ckpt_param(ck, "bc", "%d", p->bc[f]);
+  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->sigma, p->sigma_side, p->beta, p->beta_side,
+                p->sigma_in, p->mach);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
 }
 
@@ -283,7 +339,7 @@ static int create(hd_drv_run *r) {
   bad |= !c->rows || !c->all;
   if (!bad) bad = c->ops->create(&r->ctx, &c->p, &c->state) != HD_OK;
   if ((rc = hd_drv_take_state(r, bad, c->state, c->ops->state_count, c->ops->state_io)) != HD_DRV_OK) return rc;
-  ckpt_template(&c->p, c->ops->real_size, r->ck);
+  ckpt_template(c, c->ops->real_size, r->ck);
   hd_drv_ckpt_blocks(&r->ckp, &c->dc, 1, 1);
   return HD_DRV_OK;
 }
@@ -346,7 +402,7 @@ static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
   ns3_run *c = (ns3_run *)r->self;
   const ns3_problem *p = &c->p;
   const int single = c->ops->real_size == 4;
-  const int64_t dims[3] = {p->n[0], p->n[1], p->n[2]};
+  const int64_t dims[3] = {c->nn[0], c->nn[1], c->nn[2]};
   double *x[3];
   hd_vti_array arr[4] = {{"rho", NULL, 0, "rho_inf", {NULL, NULL, NULL}},
                          {"velocity", NULL, 0, "c_inf", {NULL, NULL, NULL}},
@@ -360,8 +416,8 @@ static int frame(hd_drv_run *r, hd_out *o, const char *prefix) {
   if (!r->root) return HD_DRV_OK;
   for (a = 0; a < 3; ++a) {
     const double h = p->length[a] / (double)p->n[a];
-    bad |= !(x[a] = (double *)malloc((size_t)(p->n[a] + 1) * sizeof(double)));
-    for (i = 0; x[a] && i <= p->n[a]; ++i) x[a][i] = p->origin[a] + ((double)i - 0.5) * h;
+    bad |= !(x[a] = (double *)malloc((size_t)(c->nn[a] + 1) * sizeof(double)));
+    for (i = 0; x[a] && i <= c->nn[a]; ++i) x[a][i] = p->origin[a] + ((double)i - 0.5) * h;
   }
   arr[0].data = c->f[0], arr[2].data = c->f[4];
   for (a = 0; a < 3; ++a) arr[1].comp[a] = c->f[1 + a], arr[3].comp[a] = c->f[5 + a];
@@ -386,7 +442,7 @@ static int after(hd_drv_run *r, long steps) {
   (void)steps;
   if ((rc = monitor(r, c, c->s)) != HD_DRV_OK) return rc;
   if (c->s[9] > 0) {
-    const long bad = (long)c->s[10], nx = c->p.n[0], ny = c->p.n[1];
+    const long bad = (long)c->s[10], nx = c->nn[0], ny = c->nn[1];
     if (r->root)
       fprintf(stderr, PROG ": error: the flow blew up by step %ld (non-positive or non-finite state at node %ld, %ld, %ld); "
               "dt = %g L/U, try a smaller --cfl%s\n", step, bad % nx, bad / nx % ny, bad / nx / ny, r->dt,
@@ -402,7 +458,7 @@ static int after(hd_drv_run *r, long steps) {
 /* |omega| on the face x = -lx/2 (node plane i = 0), y across, z up. */
 static int finish(hd_drv_run *r) {
   ns3_run *c = (ns3_run *)r->self;
-  const long nx = c->p.n[0], ny = c->p.n[1], nz = c->p.n[2];
+  const long nx = c->nn[0], ny = c->nn[1], nz = c->nn[2];
   double *img, vmax = 0.0;
   long j, k;
   char title[128], extent[160];
@@ -434,10 +490,13 @@ static int summary(hd_drv_run *r, FILE *out) {
   ns3_run *c = (ns3_run *)r->self;
   const ns3_problem *p = &c->p;
   const double U = c->speed;
+  char nb[6][32];
+  int f;
   if (!r->root) return HD_DRV_OK;
-  fprintf(out, "dim: 3\nnodes: %ld x %ld x %ld\nbox: %g x %g x %g\nmach: %g\nre: %g\nbc: periodic\ndt: %.6g\nsteps: %ld\n"
-          "time: %.6g\n", p->n[0], p->n[1], p->n[2], p->length[0], p->length[1], p->length[2], c->mach,
-          c->inviscid ? 0.0 : c->re, r->dt, r->step, r->step * p->dt * U);
+  for (f = 0; f < 6; ++f) cli_choice_name(bc_names, p->bc[f], nb[f], sizeof nb[f]);
+  fprintf(out, "dim: 3\nnodes: %ld x %ld x %ld\nbox: %g x %g x %g\nmach: %g\nre: %g\nbc: %s %s %s %s %s %s\ndt: %.6g\n"
+          "steps: %ld\ntime: %.6g\n", c->nn[0], c->nn[1], c->nn[2], p->length[0], p->length[1], p->length[2], c->mach,
+          c->inviscid ? 0.0 : c->re, nb[0], nb[1], nb[2], nb[3], nb[4], nb[5], r->dt, r->step, r->step * p->dt * U);
   fprintf(out, "kinetic_energy_initial: %.9e\nkinetic_energy_final: %.9e\ndissipation_peak: %.6e\ndissipation_peak_time: %.4g\n",
           c->s0[5] / c->nodes / (U * U), c->s[5] / c->nodes / (U * U), c->ek_peak / c->nodes / (U * U * U), c->ek_peak_t);
   fprintf(out, "mass_change: %.3e\nenergy_change: %.3e\ncell_stages_per_second: %.6g\n", c->s[0] / c->s0[0] - 1.0,

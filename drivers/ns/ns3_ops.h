@@ -8,10 +8,14 @@
 #include <hd/ns3.h>
 
 #include "backend.h"
+#include "ns_ops.h"
 
 typedef struct ns3_problem {
-  long n[3];            /* cells (= nodes: every axis periodic) per axis */
+  long n[3];            /* cells per axis: n nodes on a periodic axis, else n + 1 (both faces) */
   double origin[3], length[3];
+  int bc[6];            /* HD_NS_* per face: x lo, x hi, y lo, y hi, z lo, z hi */
+  double sigma, sigma_side, beta, beta_side, sigma_in, mach; /* NSCBC, as ns_problem's */
+  double u_inf[3];      /* the free stream (the faces' NSCBC constants, their relaxation targets) */
   double gamma, pr, mu_ref, suth; /* suth < 0: constant viscosity */
   int viscous;
   int split;            /* inviscid fluxes in the split form (hd_ns3_split_flux), else the divergence form */
@@ -19,18 +23,23 @@ typedef struct ns3_problem {
   hd_ns3_ic ic;
   double dt;
   /* a block of a grid split over ranks along y and z (all 0: the whole
-   * grid): its nodes and first node, the axes shared with neighbours
-   * (their ghosts come from them), and the hook that exchanges the halos
-   * of the five variables across them (0, or -1 on failure) */
+   * grid): its nodes and first node, its faces joined to neighbours (no
+   * condition; their ghosts come from them), and the hook that exchanges
+   * the halos of the five variables across them (0, or -1 on failure) */
   long block_nodes[3], block_off[3];
-  int shared[3];
+  int shared[6];
   int (*halo)(void *user, void *const q[5]);
   void *halo_user;
 } ns3_problem;
 
+/* Nodes per axis of the whole grid: n (periodic) or n + 1. */
+static inline long ns3_nodes(const ns3_problem *p, int axis) {
+  return p->bc[2 * axis] == HD_NS_PERIODIC ? p->n[axis] : p->n[axis] + 1;
+}
+
 /* Nodes per axis of this block. */
 static inline long ns3_block_nodes(const ns3_problem *p, int axis) {
-  return p->block_nodes[axis] ? p->block_nodes[axis] : p->n[axis];
+  return p->block_nodes[axis] ? p->block_nodes[axis] : ns3_nodes(p, axis);
 }
 
 typedef struct ns3_ops {

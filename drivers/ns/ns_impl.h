@@ -65,19 +65,12 @@ static hd_status ns_create(hd_ctx *ctx, const ns_problem *p, void **out) {
       if (s == HD_OK) s = hd_dev_zero(ctx, st->buf[b][c], st->bytes);
     }
   for (f = 0; f < 4; ++f) {
-    /* K = sigma (1 - M_n^2) c / L, M_n the free stream's Mach number across
-     * the face; faces it runs along take sigma_side and beta_side.
-     * sigma_side < 0: the earlier K, every face with sigma and the free
-     * stream's Mach number; beta_side < 0: beta there too */
-    const int old = p->sigma_side < 0;
-    const double un = old ? p->mach : fabs(f < 2 ? p->ic.u_inf : p->ic.v_inf);
-    const double ut = old ? 0.0 : fabs(f < 2 ? p->ic.v_inf : p->ic.u_inf);
-    const double m = un < 1 ? un : 1.0, sigma = un == 0 && ut > 0 ? p->sigma_side : p->sigma;
+    double k[3];
+    ns_nscbc_face(p->sigma, p->sigma_side, p->beta, p->beta_side, p->sigma_in, p->mach,
+                  fabs(f < 2 ? p->ic.u_inf : p->ic.v_inf), fabs(f < 2 ? p->ic.v_inf : p->ic.u_inf), p->length[f / 2], k);
     a->bc[f] = p->bc[f];
     a->shared[f] = p->shared[f];
-    a->relax[f] = (hd_real)(sigma * (1.0 - m * m) / p->length[f / 2]);
-    a->beta[f] = (hd_real)(un == 0 && ut > 0 && p->beta_side >= 0 ? p->beta_side : p->beta);
-    a->relax_in[f] = (hd_real)(!old && un >= 1 ? p->sigma_in / p->length[f / 2] : 0.0); /* supersonic inflow */
+    a->relax[f] = (hd_real)k[0], a->beta[f] = (hd_real)k[1], a->relax_in[f] = (hd_real)k[2];
   }
 
   a->generic = p->generic;

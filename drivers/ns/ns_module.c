@@ -88,16 +88,6 @@ static int options(void *self, cli_opt *opts, int max) {
   return HD_DRV_ROWS(opts, max, o);
 }
 
-/* The k-th name of "a|b|c" (for the summary). */
-static const char *choice(const char *list, int k, char *buf, size_t n) {
-  const char *s = list, *e;
-  while (k-- > 0 && (s = strchr(s, '|')) != NULL) ++s;
-  if (!s) return "?";
-  e = strchr(s, '|');
-  snprintf(buf, n, "%.*s", (int)(e ? (size_t)(e - s) : strlen(s)), s);
-  return buf;
-}
-
 static double dip(const ns_run *c) { return c->circulation * c->circulation / (2.0 * c->rc * c->rc); }
 
 /* Fill the problem; 0, or HD_DRV_BAD_INPUT. */
@@ -491,8 +481,8 @@ static int summary(hd_drv_run *r, FILE *out) {
   if (!r->root) return HD_DRV_OK;
   fprintf(out, "nodes: %ld x %ld\nbox: %g x %g\nmach: %g\nre: %g\nbc: %s %s %s %s\ndt: %.6g\nsteps: %ld\ntime: %.6g\n",
           ns_nodes(p, 0), ns_nodes(p, 1), p->length[0], p->length[1], c->mach, c->inviscid ? 0.0 : c->re,
-          choice(bc_names, c->bc[0], nb[0], 32), choice(bc_names, c->bc[1], nb[1], 32),
-          choice(bc_names, c->bc[2], nb[2], 32), choice(bc_names, c->bc[3], nb[3], 32), p->dt, r->step, r->step * p->dt);
+          cli_choice_name(bc_names, c->bc[0], nb[0], 32), cli_choice_name(bc_names, c->bc[1], nb[1], 32),
+          cli_choice_name(bc_names, c->bc[2], nb[2], 32), cli_choice_name(bc_names, c->bc[3], nb[3], 32), p->dt, r->step, r->step * p->dt);
   fprintf(out, "max_dp_initial: %.6e\nmax_dp_final: %.6e\n", c->s0.dpmax, c->s.dpmax);
   if (c->icase == HD_NS_IC_VORTEX && dip(c) > 0) fprintf(out, "max_dp_final_over_vortex_dip: %.4f\n", c->s.dpmax / dip(c));
   fprintf(out, "mass_change: %.3e\nenergy_change: %.3e\ncell_stages_per_second: %.6g\n", c->s.mass / c->s0.mass - 1.0,

@@ -45,6 +45,23 @@ static inline void ns_nscbc_defaults(ns_problem *p) {
   p->sigma_in = 16.0;
 }
 
+/* A face's NSCBC constants (hd/nscbc.h, hd/nscbc3.h): K = sigma (1 - M_n^2)
+ * c / L, M_n the free stream's Mach number across the face (un; ut its
+ * speed along it, len the box's length across); faces it runs along take
+ * sigma_side and beta_side; a supersonic inflow relaxes its entering
+ * entropy and vorticity waves at sigma_in / L.  sigma_side < 0: the
+ * earlier K, every face with sigma and the free stream's Mach number
+ * `mach`; beta_side < 0: beta there too. */
+static inline void ns_nscbc_face(double sigma, double sigma_side, double beta, double beta_side, double sigma_in,
+                                 double mach, double un, double ut, double len, double out[3]) {
+  const int old = sigma_side < 0;
+  const double n = old ? mach : un, t = old ? 0.0 : ut;
+  const double m = n < 1 ? n : 1.0, s = n == 0 && t > 0 ? sigma_side : sigma;
+  out[0] = s * (1.0 - m * m) / len;
+  out[1] = n == 0 && t > 0 && beta_side >= 0 ? beta_side : beta;
+  out[2] = !old && n >= 1 ? sigma_in / len : 0.0;
+}
+
 /* Nodes per axis of the whole grid: n (periodic) or n + 1. */
 static inline long ns_nodes(const ns_problem *p, int axis) {
   return p->bc[2 * axis] == HD_NS_PERIODIC ? p->n[axis] : p->n[axis] + 1;
