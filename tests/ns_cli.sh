@@ -70,7 +70,9 @@ result $([ "$(cat rc)" -eq 1 ] && grep -q "the flow blew up by step [0-9]* (non-
 # --dim=3: the 3-D solver in a periodic box
 bad 2 "--dim: 4 is out of range" --dim=4
 bad 2 "dim3.in:1: 'dim' is accepted only on the command line" --input=dim3.in
-bad 2 "unknown option '--bc-left'" --dim=3 --bc-left=periodic
+bad 2 "bc: a periodic face needs a periodic opposite face (x)" --dim=3 --bc-left=nonreflecting
+bad 2 "bc: supersonic-in needs mach > 1 (got 0.1)" --dim=3 --bc=nonreflecting --bc-top=supersonic-in
+bad 2 "--bc-front: 'zero-gradient' is not one of" --dim=3 --bc-front=zero-gradient
 bad 2 "n: the box needs at least 4 cells a side (y has 1)" --dim=3 --n=16 --ly=0.5
 bad 2 "lx, ly, lz: the box's sides must hold whole cells of one size" --dim=3 --n=10 --ly=4.9
 bad 2 "dt: 1 exceeds the RK4 stability limit" --dim=3 --n=16 --dt=1

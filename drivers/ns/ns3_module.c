@@ -205,7 +205,8 @@ static int setup(hd_drv_run *r) {
   c->lnodes = c->dc.ln[0] * c->dc.ln[1] * c->dc.ln[2];
   if (c->dc.size > 1) {
     for (a = 0; a < 3; ++a) p->block_nodes[a] = c->dc.ln[a], p->block_off[a] = c->dc.off[a];
-    for (a = 0; a < 6; ++a) p->shared[a] = !hd_decomp_owns_face(&c->dc, a);
+    /* a periodic axis on one block wraps onto itself: its ghosts stay local */
+    for (a = 0; a < 6; ++a) p->shared[a] = c->dc.dims[a / 2] > 1 && !hd_decomp_owns_face(&c->dc, a);
     p->halo = exchange, p->halo_user = c;
   }
   c->hist = hd_drv_slot(r, "_history.csv", 1, HD_DRV_SERIES);
