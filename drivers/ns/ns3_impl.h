@@ -59,6 +59,7 @@ static hd_status ns3_create(hd_ctx *ctx, const ns3_problem *p, void **out) {
     a->relax[f] = (hd_real)k[0], a->beta[f] = (hd_real)k[1], a->relax_in[f] = (hd_real)k[2];
   }
   for (d = 0; d < 3; ++d) a->u_inf[d] = (hd_real)p->u_inf[d];
+  a->corners = p->corners;
   st->bytes = (size_t)a->g.total * sizeof(hd_real);
   for (b = 0; b < 4 && s == HD_OK; ++b)
     for (c = 0; c < 5 && s == HD_OK; ++c) {

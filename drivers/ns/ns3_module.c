@@ -25,7 +25,7 @@ static const char *const bc_names = "periodic|supersonic-in|supersonic-out|nonre
 
 typedef struct ns3_run {
   hd_drv_common com; /* first: the loop's */
-  int icase, inviscid, sutherland, divergence, png, bc[6], bc_all;
+  int icase, inviscid, sutherland, divergence, png, bc[6], bc_all, corners;
   long dim, n, steps, monitor_every;
   double lx, ly, lz, mach, re, circulation, rc, gamma, pr, suth, dt, cfl, t_end;
   double center[3], amplitude, sigma, sigma_side, beta, beta_side, sigma_in;
@@ -88,6 +88,9 @@ static int options(void *self, cli_opt *opts, int max) {
        0, 0},
       {"beta-side", CLI_REAL, &c->beta_side, "B", "the same on the faces the stream runs along (default 0.5, supersonic "
        "0.25)", -1, 1, 0, NULL, 0, 0, 0},
+      {"corners", CLI_CHOICE, &c->corners, "independent|coupled",
+       "where nonreflecting faces meet: each face's waves alone (default, as 2-D) or coupled through the other faces' "
+       "waves (Lodato et al. 2008)", 1, 0, 0, NULL, 0, 0, 0},
       {"sigma-in", CLI_REAL, &c->sigma_in, "S", "NSCBC relaxation of the waves entering a supersonic inflow (default 16)",
        0, 1000, 0, NULL, 0, 0, 0},
       {"dt", CLI_REAL, &c->dt, "DT", "time step in L/U (default from --cfl)", 1e-300, 1e300, 0, NULL, 0, 0, 0},
@@ -135,6 +138,7 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   if (cli_find(r->opts, "beta-side")->seen) p->beta_side = c->beta_side;
   if (cli_find(r->opts, "sigma-in")->seen) p->sigma_in = c->sigma_in;
   if (c->icase != HD_NS3_IC_TAYLOR_GREEN) p->u_inf[0] = c->mach;
+  p->corners = c->corners;
   if (fabs(h[1] / h[0] - 1) > 0.01 || fabs(h[2] / h[0] - 1) > 0.01)
     return hd_drv_bad(r, "lx, ly, lz: the box's sides must hold whole cells of one size within 1 %% (spacings %g, %g, %g)",
                       h[0], h[1], h[2]);
@@ -322,8 +326,8 @@ static void ckpt_template(const ns3_run *c, size_t real_size, hd_ckpt *ck) {
   hd_ckpt_param(ck, "gas", "%.17g,%.17g,%.17g,%.17g,%d", p->gamma, p->pr, p->mu_ref, p->suth, p->viscous);
   hd_ckpt_param(ck, "convection", "%d", p->split);
   for (f = 0; f < 6; ++f) hd_ckpt_param(ck, "bc", "%d", p->bc[f]);
-  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", p->sigma, p->sigma_side, p->beta, p->beta_side,
-                p->sigma_in, p->mach);
+  hd_ckpt_param(ck, "nscbc", "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d", p->sigma, p->sigma_side, p->beta, p->beta_side,
+                p->sigma_in, p->mach, p->corners);
   hd_ckpt_param(ck, "dt", "%.17g", p->dt);
 }
 

@@ -16,6 +16,7 @@ typedef struct ns3_problem {
   int bc[6];            /* HD_NS_* per face: x lo, x hi, y lo, y hi, z lo, z hi */
   double sigma, sigma_side, beta, beta_side, sigma_in, mach; /* NSCBC, as ns_problem's */
   double u_inf[3];      /* the free stream (the faces' NSCBC constants, their relaxation targets) */
+  int corners;          /* edges and corners: 1 coupled (Lodato et al.), 0 each face alone (as 2-D) */
   double gamma, pr, mu_ref, suth; /* suth < 0: constant viscosity */
   int viscous;
   int split;            /* inviscid fluxes in the split form (hd_ns3_split_flux), else the divergence form */

@@ -38,6 +38,7 @@ typedef struct hd_ns3_args {
   int bc[6];           /* HD_NS_* per face: x lo, x hi, y lo, y hi, z lo, z hi (hd/nscbc3.h) */
   int shared[6];       /* faces joined to a neighbouring block: no condition; the halo fills their ghosts */
   int faces;           /* some face has a condition (not periodic, not shared) */
+  int corners;         /* edges and corners: 1 coupled (Lodato et al.), 0 each face alone (as 2-D) */
   hd_real relax[6], beta[6], relax_in[6]; /* NSCBC per face, as hd_ns_args */
   hd_real u_inf[3];    /* the free stream */
   int split;           /* inviscid fluxes: 0 the divergence form (as 2-D), 1 the split form */
