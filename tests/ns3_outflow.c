@@ -36,11 +36,11 @@ int main(void) {
   const ns3_ops *ops = ns3_ops_get(HD_B_OPENMP, 0) ? ns3_ops_get(HD_B_OPENMP, 0) : ns3_ops_get(HD_B_SERIAL, 0);
   test_backend *b = ops == ns3_ops_get(HD_B_SERIAL, 0) ? &be[0] : &be[1];
   static const double times[4] = {0.45, 0.65, 0.85, 1.2};
-  static const int kinds[2] = {HD_NS_NONREFLECTING, HD_NS_SLIP_WALL};
+  static const int kinds[3] = {HD_NS_NONREFLECTING, HD_NS_SLIP_WALL, HD_NS_NONREFLECTING};
   const long n = 32;
   ns3_problem big = pulse_box(3 * n, 3.0, HD_NS_NONREFLECTING);
   const long mb = nodes3(&big), nbig = ns3_nodes(&big, 0);
-  double *ref[4], err[2][4];
+  double *ref[4], err[3][4];
   int k, t;
   { /* the large box's pressure at the four times */
     double *f[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
@@ -55,8 +55,9 @@ int main(void) {
     }
     ops->destroy(&b->ctx, sb);
   }
-  for (k = 0; k < 2; ++k) {
+  for (k = 0; k < 3; ++k) {
     ns3_problem small = pulse_box(n, 1.0, kinds[k]);
+    small.corners = k == 2;
     const long ns = ns3_nodes(&small, 0);
     double *f[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     void *ss = NULL;
@@ -80,7 +81,8 @@ int main(void) {
   }
   for (t = 0; t < 4; ++t) free(ref[t]);
   for (t = 0; t < 4; ++t)
-    diag("t = %.2f: nonreflecting faces %.3f %% of A, slip walls %.3f %%", times[t], 100 * err[0][t], 100 * err[1][t]);
+    diag("t = %.2f: nonreflecting faces %.3f %% of A (coupled edges and corners %.3f %%), slip walls %.3f %%", times[t],
+         100 * err[0][t], 100 * err[2][t], 100 * err[1][t]);
   ok(err[0][0] < 0.01 && err[0][1] < 0.01 && err[0][2] < 0.01 && err[0][3] < 0.01,
      "a spherical pulse leaving a 32^3 box through nonreflecting faces, edges and corners: the 3x box's pressure "
      "within 1 %% of its amplitude at every stage (faces %.3f %%, edges %.3f %%, corners %.3f %%, after %.3f %%)",
@@ -88,6 +90,9 @@ int main(void) {
   ok(err[0][1] < 0.1 * err[1][1] && err[0][2] < 0.2 * err[1][2],
      "... and the faces reflect a tenth to a fifth of what slip walls do (edges %.3f %% against %.3f %%, corners %.3f %% "
      "against %.3f %%)", 100 * err[0][1], 100 * err[1][1], 100 * err[0][2], 100 * err[1][2]);
+  ok(fabs(err[2][0] - err[0][0]) < 0.01 * err[0][0] && err[2][1] < 0.01 && err[2][2] < 0.01 && err[2][3] < 0.01 && err[2][2] != err[0][2],
+     "--corners=coupled: the same on the faces within 1 %% of it, within 1 %% of A (and not the same) at the edges and corners too (%.3f %%, %.3f %%, %.3f %%)",
+     100 * err[2][1], 100 * err[2][2], 100 * err[2][3]);
   test_backends_close(be, nb);
   return done_testing();
 }
