@@ -15,6 +15,8 @@ periodic y over the ranks, single|--n=32 --bc-bottom=periodic --bc-top=periodic 
 periodic both axes, isentropic vortex|--n=24 --case=isentropic --circulation=0.1 --bc-bottom=periodic --bc-top=periodic --bc-left=periodic --bc-right=periodic --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 4
 3-D Taylor-Green vortex, blocks along y and z|--dim=3 --n=12 --steps=20 --frames=1 --monitor-every=5 --png=no --backend=serial|_history.csv _0001.vtr|2 3 4
 3-D vortex tube, single|--dim=3 --case=vortex-tube --n=12 --lz=3.14159265 --mach=0.3 --steps=20 --frames=1 --png=no --precision=single --backend=openmp|_history.csv _0001.vtr|2 4
+3-D pulse through nonreflecting faces, edges and corners|--dim=3 --case=pulse --bc=nonreflecting --mach=0 --n=12 --lx=1 --ly=1 --lz=1 --rc=0.1 --center=0.1,0.1,0.1 --steps=30 --frames=1 --png=no --backend=serial|_history.csv _0001.vtr|2 3 4
+3-D vortex tube, walls and inflows, coupled corners|--dim=3 --case=vortex-tube --n=12 --lx=1 --ly=1 --lz=1 --rc=0.15 --mach=0.3 --bc-left=subsonic-in --bc-right=nonreflecting --bc-bottom=noslip-wall --bc-top=slip-wall --bc-back=nonreflecting --bc-front=nonreflecting --corners=coupled --steps=30 --frames=1 --png=no --backend=openmp|_history.csv _0001.vtr|2 4
 CASES
 
 # hd-ns --pieces: every frame as blocks of rows and a .pvtr the .pvd names;
@@ -48,7 +50,8 @@ result $? "hd-ns on 3 ranks: 30 + checkpoint + restart + 30 steps give the flow 
 
 # hd-ns's checkpoints load on any rank count too (ghost rows of the conserved variables; periodic in y too)
 bin="$top/drivers/hd-ns"
-for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=periodic --backend=serial" "--dim=3 --n=12 --backend=serial"; do
+for nsa in "--n=40 --backend=openmp" "--n=32 --bc-bottom=periodic --bc-top=periodic --backend=serial" "--dim=3 --n=12 --backend=serial" \
+  "--dim=3 --case=pulse --bc=nonreflecting --mach=0 --n=12 --lx=1 --ly=1 --lz=1 --rc=0.1 --backend=serial"; do
   rm -rf ck && mkdir ck
   # shellcheck disable=SC2086
   mpirun 1 $nsa --steps=60 --frames=2 --monitor-every=5 --png=no --output=ck/s >/dev/null 2>&1 &&

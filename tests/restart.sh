@@ -69,6 +69,7 @@ fdtd|--input=$src/tests/fdtd_scatter.in --planewave-form=sf --boundary=cpml --av
 cavity|--n=32 --re=100 --steady=0 --monitor-every=6
 ns|--n=24 --mach=0.5 --frames=3 --monitor-every=6
 ns|--dim=3 --n=12 --frames=3 --monitor-every=6
+ns|--dim=3 --case=pulse --bc=nonreflecting --bc-bottom=slip-wall --mach=0 --n=10 --lx=1 --ly=1 --lz=1 --rc=0.1 --frames=3 --monitor-every=6
 CASES
 
 # A series that is missing or not the checkpoint's is refused in one line,
