@@ -110,7 +110,7 @@ static int options(void *self, cli_opt *opts, int max) {
 static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   const double len[3] = {c->lx, c->ly, c->lz};
   const double swirl = c->icase == HD_NS3_IC_VORTEX_TUBE ? fabs(c->circulation) : 0.0;
-  double h[3], speed[3], nu_eff, dtmax, swirl_pulse = 0.0;
+  double h[3], speed[3], nu_eff, dtmax, pulse = 0.0;
   int d, f;
   memset(p, 0, sizeof *p);
   c->speed = c->mach > 0 ? c->mach : 1.0;
@@ -133,7 +133,7 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   }
   p->mach = c->mach, p->sigma = c->sigma;
   p->beta = cli_find(r->opts, "beta")->seen ? c->beta : (c->mach < 1 ? c->mach : 1.0);
-  p->sigma_side = c->mach >= 1 ? 4.0 : 1.0, p->beta_side = c->mach >= 1 ? 0.25 : 0.5, p->sigma_in = 16.0; /* 2-D's */
+  ns_nscbc_side_defaults(c->mach, &p->sigma_side, &p->beta_side, &p->sigma_in);
   if (cli_find(r->opts, "sigma-side")->seen) p->sigma_side = c->sigma_side;
   if (cli_find(r->opts, "beta-side")->seen) p->beta_side = c->beta_side;
   if (cli_find(r->opts, "sigma-in")->seen) p->sigma_in = c->sigma_in;
@@ -156,9 +156,9 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   p->ic.plane.x0 = c->center[0], p->ic.plane.y0 = c->center[1];
   p->ic.strength = c->amplitude, p->ic.rc = c->rc;
   for (d = 0; d < 3; ++d) p->ic.x0[d] = c->center[d];
-  if (c->icase == HD_NS3_IC_PULSE) swirl_pulse = fabs(c->amplitude);
+  if (c->icase == HD_NS3_IC_PULSE) pulse = fabs(c->amplitude);
   for (d = 0; d < 3; ++d)
-    speed[d] = 1.0 + (c->icase == HD_NS3_IC_TAYLOR_GREEN || d == 0 ? c->mach : 0.0) + swirl + swirl_pulse;
+    speed[d] = 1.0 + (c->icase == HD_NS3_IC_TAYLOR_GREEN || d == 0 ? c->mach : 0.0) + swirl + pulse;
   /* the largest diffusivity of momentum and heat, at T up to 1.2 */
   nu_eff = p->mu_ref * fmax(4.0 / 3.0, c->gamma / c->pr) * (c->sutherland ? 1.2 : 1.0);
   dtmax = hd_ns3_dt_max(speed, h, nu_eff);

@@ -38,11 +38,15 @@ typedef struct ns_problem {
  * along relax with sigma_side and keep 1 - beta_side of their transverse
  * terms (a supersonic stream: more of both); a supersonic inflow relaxes
  * its entering entropy and vorticity waves with sigma_in. */
+static inline void ns_nscbc_side_defaults(double mach, double *sigma_side, double *beta_side, double *sigma_in) {
+  const int super = mach >= 1;
+  *sigma_side = super ? 4.0 : 1.0;
+  *beta_side = super ? 0.25 : 0.5;
+  *sigma_in = 16.0;
+}
+
 static inline void ns_nscbc_defaults(ns_problem *p) {
-  const int super = p->mach >= 1;
-  p->sigma_side = super ? 4.0 : 1.0;
-  p->beta_side = super ? 0.25 : 0.5;
-  p->sigma_in = 16.0;
+  ns_nscbc_side_defaults(p->mach, &p->sigma_side, &p->beta_side, &p->sigma_in);
 }
 
 /* A face's NSCBC constants (hd/nscbc.h, hd/nscbc3.h): K = sigma (1 - M_n^2)
