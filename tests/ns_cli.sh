@@ -73,11 +73,12 @@ bad 2 "dim3.in:1: 'dim' is accepted only on the command line" --input=dim3.in
 bad 2 "bc: a periodic face needs a periodic opposite face (x)" --dim=3 --bc-left=nonreflecting
 bad 2 "bc: supersonic-in needs mach > 1 (got 0.1)" --dim=3 --bc=nonreflecting --bc-top=supersonic-in
 bad 2 "--bc-front: 'zero-gradient' is not one of" --dim=3 --bc-front=zero-gradient
+bad 2 "axis: the ring's axis needs a direction" --dim=3 --case=vortex-ring --axis=0,0,0
 bad 2 "n: the box needs at least 4 cells a side (y has 1)" --dim=3 --n=16 --ly=0.5
 bad 2 "lx, ly, lz: the box's sides must hold whole cells of one size" --dim=3 --n=10 --ly=4.9
 bad 2 "dt: 1 exceeds the RK4 stability limit" --dim=3 --n=16 --dt=1
 bad 2 "mach: the Taylor-Green vortex's pressure 1/gamma - 3 mach^2 / 8 goes negative at mach 1.5" --dim=3 --mach=1.5
-bad 2 "--case: 'vortex' is not one of uniform|taylor-green|vortex-tube" --dim=3 --case=vortex
+bad 2 "--case: 'vortex' is not one of uniform|taylor-green|vortex-tube|pulse|vortex-ring" --dim=3 --case=vortex
 
 clean_dir
 run --dim 3 --n=12 --t-end=0.5 --frames=1

@@ -28,8 +28,8 @@ typedef struct ns3_run {
   int icase, inviscid, sutherland, divergence, png, bc[6], bc_all, corners;
   long dim, n, steps, monitor_every;
   double lx, ly, lz, mach, re, circulation, rc, gamma, pr, suth, dt, cfl, t_end;
-  double center[3], amplitude, sigma, sigma_side, beta, beta_side, sigma_in;
-  int ncenter;
+  double center[3], amplitude, sigma, sigma_side, beta, beta_side, sigma_in, ring, axis[3];
+  int ncenter, naxis;
   double speed;                /* U: time in L/U, energies in U^2 */
   ns3_problem p;
   hd_decomp dc;
@@ -47,9 +47,10 @@ static int options(void *self, cli_opt *opts, int max) {
   ns3_run *c = (ns3_run *)self;
   const cli_opt o[] = {
       {"dim", CLI_INT, &c->dim, "3", "3: this solver (2: the 2-D one, hd-ns --help)", 3, 3, 0, NULL, 1, 0, 0},
-      {"case", CLI_CHOICE, &c->icase, "uniform|taylor-green|vortex-tube|pulse",
+      {"case", CLI_CHOICE, &c->icase, "uniform|taylor-green|vortex-tube|pulse|vortex-ring",
        "initial state (default taylor-green: the workshop's Taylor-Green vortex; vortex-tube: the isentropic vortex "
-       "along z carried along x; pulse: a spherical acoustic pulse)", 1, 0, 0, NULL, 0, 0, 0},
+       "along z carried along x; pulse: a spherical acoustic pulse; vortex-ring: a ring carried along x)", 1, 0, 0,
+       NULL, 0, 0, 0},
       {"n", CLI_INT, &c->n, "N", "cells along x (default 64); y and z take the same spacing", 4, 1 << 16, 0, NULL, 0, 0, 0},
       {"lx", CLI_REAL, &c->lx, "L", "box length along x in units of L (default 2 pi), centred on 0", 1e-3, 1e3, 0, NULL, 0, 0, 0},
       {"ly", CLI_REAL, &c->ly, "L", "box length along y (default 2 pi)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
@@ -66,9 +67,13 @@ static int options(void *self, cli_opt *opts, int max) {
       {"sutherland", CLI_REAL, &c->suth, "S", "Sutherland constant / T_inf (default 110.4/288.15)", 0, 1e3, 0, NULL, 0, 0, 0},
       {"gamma", CLI_REAL, &c->gamma, "G", "ratio of specific heats (default 1.4)", 1.0001, 5, 0, NULL, 0, 0, 0},
       {"pr", CLI_REAL, &c->pr, "PR", "Prandtl number (default 0.71)", 1e-3, 1e3, 0, NULL, 0, 0, 0},
-      {"circulation", CLI_REAL, &c->circulation, "G", "vortex tube: its largest swirl speed / c (default 0.05)", -1, 1, 0,
+      {"circulation", CLI_REAL, &c->circulation, "G", "vortex tube, ring: the largest swirl speed / c (default 0.05)", -1,
+       1, 0, NULL, 0, 0, 0},
+      {"ring-radius", CLI_REAL, &c->ring, "R", "vortex ring: its radius / L (default 1)", 1e-6, 1e3, 0, NULL, 0, 0, 0},
+      {"axis", CLI_REALS, c->axis, "X,Y,Z", "vortex ring: the direction of its axis (default 1,0,0)", -1e3, 1e3, 3,
+       &c->naxis, 0, 0, 0},
+      {"rc", CLI_REAL, &c->rc, "R", "vortex tube, pulse: its radius, ring: its core's / L (default 0.5)", 1e-6, 100, 0,
        NULL, 0, 0, 0},
-      {"rc", CLI_REAL, &c->rc, "R", "vortex tube, pulse: its radius / L (default 0.5)", 1e-6, 100, 0, NULL, 0, 0, 0},
       {"amplitude", CLI_REAL, &c->amplitude, "A", "pulse: its peak pressure / (rho_inf c^2) (default 0.01)", -0.5, 10, 0,
        NULL, 0, 0, 0},
       {"center", CLI_REALS, c->center, "X,Y,Z", "vortex tube (X, Y), pulse: its centre / L (default 0,0,0)", -1e3, 1e3, 3,
@@ -103,13 +108,16 @@ static int options(void *self, cli_opt *opts, int max) {
   c->dim = 3, c->icase = HD_NS3_IC_TAYLOR_GREEN, c->n = 64, c->lx = c->ly = c->lz = 2.0 * M_PI, c->mach = 0.1;
   c->re = 1600, c->gamma = 1.4, c->pr = 0.71, c->suth = 110.4 / 288.15, c->circulation = 0.05, c->rc = 0.5;
   c->cfl = 1.5, c->t_end = 20, c->monitor_every = 10, c->png = HD_PNG_BUILT, c->amplitude = 0.01, c->sigma = 0.25;
+  c->ring = 1.0, c->axis[0] = 1.0;
   return HD_DRV_ROWS(opts, max, o);
 }
 
 /* Fill the problem; 0, or HD_DRV_BAD_INPUT. */
 static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   const double len[3] = {c->lx, c->ly, c->lz};
-  const double swirl = c->icase == HD_NS3_IC_VORTEX_TUBE ? fabs(c->circulation) : 0.0;
+  const int swirls = c->icase == HD_NS3_IC_VORTEX_TUBE || c->icase == HD_NS3_IC_VORTEX_RING;
+  const double swirl = swirls ? fabs(c->circulation) : 0.0;
+  const double naxis = sqrt(c->axis[0] * c->axis[0] + c->axis[1] * c->axis[1] + c->axis[2] * c->axis[2]);
   double h[3], speed[3], nu_eff, dtmax, pulse = 0.0;
   int d, f;
   memset(p, 0, sizeof *p);
@@ -156,9 +164,13 @@ static int build(hd_drv_run *r, ns3_run *c, ns3_problem *p) {
   p->ic.plane.x0 = c->center[0], p->ic.plane.y0 = c->center[1];
   p->ic.strength = c->amplitude, p->ic.rc = c->rc;
   for (d = 0; d < 3; ++d) p->ic.x0[d] = c->center[d];
+  if (c->icase == HD_NS3_IC_VORTEX_RING && !(naxis > 0)) return hd_drv_bad(r, "axis: the ring's axis needs a direction");
+  p->ic.ring = c->ring;
+  for (d = 0; d < 3; ++d) p->ic.axis[d] = naxis > 0 ? c->axis[d] / naxis : 0.0;
   if (c->icase == HD_NS3_IC_PULSE) pulse = fabs(c->amplitude);
   for (d = 0; d < 3; ++d)
     speed[d] = 1.0 + (c->icase == HD_NS3_IC_TAYLOR_GREEN || d == 0 ? c->mach : 0.0) + swirl + pulse;
+  if (c->icase == HD_NS3_IC_VORTEX_RING) p->ic.strength = c->circulation;
   /* the largest diffusivity of momentum and heat, at T up to 1.2 */
   nu_eff = p->mu_ref * fmax(4.0 / 3.0, c->gamma / c->pr) * (c->sutherland ? 1.2 : 1.0);
   dtmax = hd_ns3_dt_max(speed, h, nu_eff);

@@ -155,7 +155,7 @@ HD_FN void hd_ns3_row_pt(const hd_ns3_args *a, hd_idx j, hd_idx k, double *row) 
 
 /* ---- initial states ------------------------------------------------------------- */
 
-enum { HD_NS3_IC_UNIFORM = 0, HD_NS3_IC_TAYLOR_GREEN, HD_NS3_IC_VORTEX_TUBE, HD_NS3_IC_PULSE };
+enum { HD_NS3_IC_UNIFORM = 0, HD_NS3_IC_TAYLOR_GREEN, HD_NS3_IC_VORTEX_TUBE, HD_NS3_IC_PULSE, HD_NS3_IC_VORTEX_RING };
 
 /* Uniform flow (u0, 0, 0) at rho = 1, p = 1/gamma, or
  *  TAYLOR_GREEN (the workshop's case, length L = 1, speed V = u0, at rest
@@ -166,12 +166,20 @@ enum { HD_NS3_IC_UNIFORM = 0, HD_NS3_IC_TAYLOR_GREEN, HD_NS3_IC_VORTEX_TUBE, HD_
  *    in every z plane;
  *  PULSE: a spherical acoustic pulse in the stream, p' = A exp(-r^2/rc^2)
  *    about x0, rho' = p' (c = 1), at rest in the stream: it leaves as a
- *    spherical shell through faces, edges and corners.
+ *    spherical shell through faces, edges and corners;
+ *  VORTEX_RING: a ring of radius R about x0 normal to the unit axis n,
+ *    the curl of the vector potential A_phi = psi(d) rho_c / R (rho_c the
+ *    distance from the axis, d from the ring's core circle,
+ *    psi = G rc e^(1/2) exp(-d^2 / 2 rc^2): a swirl of peak speed about G
+ *    around the core, divergence-free, regular on the axis), added to the
+ *    stream at rho = 1, p = p_inf (not in balance: a weak O(G^2)
+ *    acoustic start).
  * clip > 0: the uniform stream wherever a coordinate is farther than clip
  * from x0 (validation: a large box holds what a small one holds). */
 typedef struct hd_ns3_ic {
   int kind;
   double gamma, u0, strength, rc, x0[3], clip;
+  double ring, axis[3]; /* VORTEX_RING: R and n */
   hd_ns_ic plane;
 } hd_ns3_ic;
 
@@ -192,6 +200,14 @@ HD_FN void hd_ns3_ic_state(const hd_ns3_ic *ic, double x, double y, double z, do
     r = ic->gamma * p;
   } else {
     u = ic->u0;
+    if (ic->kind == HD_NS3_IC_VORTEX_RING && !clipped) {
+      const double *n = ic->axis, a2 = ic->rc * ic->rc, sx = dx * n[0] + dy * n[1] + dz * n[2];
+      const double px = dx - sx * n[0], py = dy - sx * n[1], pz = dz - sx * n[2]; /* from the axis */
+      const double rho = sqrt(px * px + py * py + pz * pz), d2 = sx * sx + (rho - ic->ring) * (rho - ic->ring);
+      const double psi = ic->strength * ic->rc * exp(0.5 - 0.5 * d2 / a2);
+      const double along = (2.0 - rho * (rho - ic->ring) / a2) * psi / ic->ring, out = psi * sx / (a2 * ic->ring);
+      u += along * n[0] + out * px, v += along * n[1] + out * py, w += along * n[2] + out * pz;
+    }
     if (ic->kind == HD_NS3_IC_PULSE && !clipped) {
       const double e = ic->strength * exp(-(dx * dx + dy * dy + dz * dz) / (ic->rc * ic->rc));
       p += e, r += e;
