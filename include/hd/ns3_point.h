@@ -18,7 +18,6 @@
 
 #include "ns.h"
 
-
 typedef struct hd_ns3_prim {
   hd_real r, u[3], p, t;
   hd_real mu; /* the viscosity where the right-hand side needs it, else 0 */
